@@ -1,0 +1,1 @@
+"""agenthop.runner"""
