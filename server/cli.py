@@ -82,3 +82,112 @@ def corpus_demo(out: Path, split: Path) -> None:
     from agenthop.server.demo import build_demo
 
     click.echo(json.dumps(build_demo(out, split), indent=2))
+
+
+# --- serve ------------------------------------------------------------------
+
+
+def _cap_option(name: str, default: int, help_text: str):
+    return click.option(f"--{name}", type=click.IntRange(min=0), default=default, show_default=True, help=help_text)
+
+
+@main.command()
+@click.option("--corpus", "corpus_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("corpus.sqlite"),
+              show_default=True, envvar="AGENTHOP_CORPUS", help="Corpus file (opened read-only).")
+@click.option("--item", help="Serve one item (stdio). Without it: explore mode over the whole corpus.")
+@click.option("--run", "run_label", help="Run label written into every log record.")
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address (loopback by default).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("agenthop-log.sqlite"),
+              show_default=True, envvar="AGENTHOP_LOG", help="Checkpoint log (SQLite); shared by many servers.")
+@_cap_option("budget", 30, "Budget points per item session.")
+@_cap_option("max-turns", 20, "Turn cap per item session (enforced by the client; shown to the agent).")
+@_cap_option("max-tokens", 200_000, "Token cap per item session (enforced by the client; shown to the agent).")
+@click.option("--explore-budget", type=click.IntRange(min=0), default=None, help="Budget for explore sessions (default: unlimited).")
+@click.option("--auth-token", envvar="AGENTHOP_AUTH_TOKEN", default=None,
+              help="HTTP only: require 'Authorization: Bearer TOKEN' on every request (or set AGENTHOP_AUTH_TOKEN).")
+@click.option("--log-level", default="WARNING", show_default=True, help="Python log level for stderr.")
+def serve(corpus_path: Path, item: str | None, run_label: str | None, transport: str, host: str, port: int, log_path: Path,
+          budget: int, max_turns: int, max_tokens: int, explore_budget: int | None, auth_token: str | None, log_level: str) -> None:
+    """Serve the seven metered tools over stdio (one session) or Streamable HTTP (many sessions)."""
+    _setup_logging(log_level)
+    from agenthop.server.checkpoint import CheckpointLog, LogError
+    from agenthop.server.mcp_app import make_sandbox
+    from agenthop.server.schema import CorpusError
+    from agenthop.server.sessions import Caps
+
+    caps = Caps(budget, max_turns, max_tokens)
+    try:
+        checkpoint = CheckpointLog(log_path)
+        sandbox = make_sandbox(corpus_path, checkpoint, caps)
+    except (CorpusError, LogError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if transport == "http":
+        if item:
+            raise click.UsageError("--item is for stdio; over HTTP, POST /sessions with {\"item\": ...} instead.")
+        _serve_http(sandbox, host, port, auth_token)
+        return
+    if item is not None and sandbox.corpus.item(item) is None:
+        raise click.ClickException(f"unknown item '{item}'; 'agenthop-server corpus info {corpus_path}' shows what the corpus holds.")
+    session_caps = caps if item else Caps(explore_budget, None, None)
+    sandbox.fixed_session = sandbox.sessions.create(sandbox.scope(item), run=run_label, caps=session_caps, transport="stdio")
+    _serve_stdio(sandbox)
+
+
+def _serve_stdio(sandbox) -> None:
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from agenthop.server.mcp_app import build_server
+
+    server = build_server(sandbox)
+
+    async def run() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(run)
+
+
+def _serve_http(sandbox, host: str, port: int, auth_token: str | None) -> None:
+    import uvicorn
+
+    from agenthop.server.http import build_app
+
+    app = build_app(sandbox, host=host, port=port, auth_token=auth_token)
+    log.warning("AgentHop serving on http://%s:%d (MCP at /mcp, sessions at /sessions)", host, port)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+# --- log --------------------------------------------------------------------
+
+
+@main.group("log")
+def log_group() -> None:
+    """Inspect checkpoint logs."""
+
+
+@log_group.command("export")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True)
+@click.option("--run", "run_label", default=None, help="Only records of this run label.")
+def log_export(path: Path, fmt: str, run_label: str | None) -> None:
+    """Print a checkpoint log's records, one JSON object per line."""
+    from agenthop.server.checkpoint import LogError, read_records
+
+    try:
+        for record in read_records(path, run=run_label):
+            click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
+    except LogError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@log_group.command("runs")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+def log_runs(path: Path) -> None:
+    """List the run labels in a checkpoint log."""
+    from agenthop.server.checkpoint import run_labels
+
+    for label in run_labels(path):
+        click.echo(label)

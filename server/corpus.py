@@ -1,0 +1,177 @@
+"""Read-side access to the public part of a corpus, scoped to an item or to everything.
+
+Each thread gets its own read-only connection (tool calls run in worker threads
+so that a deadline can be kept); every connection denies reads of gold tables.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from agenthop.server.schema import open_corpus, read_meta
+
+
+@dataclass(frozen=True)
+class Paper:
+    paper_id: str
+    arxiv_id: str | None
+    title: str
+    abstract: str
+    year: int | None
+    authors: list[str]
+    venue: str | None
+    has_text: bool
+
+
+@dataclass(frozen=True)
+class Reference:
+    paper: Paper
+    context: str | None
+
+
+@dataclass(frozen=True)
+class Item:
+    """What an agent may know about an item: never the answer or the gold papers."""
+
+    item_id: str
+    question_type: str
+    depth: int
+    reasoning_type: str
+    question: str
+    options: list[str]
+    seed_paper_id: str
+    seed_title: str
+
+
+_PAPER_COLUMNS = "p.paper_id, p.arxiv_id, p.title, p.abstract, p.year, p.authors, p.venue, p.has_text"
+
+
+def _paper(row) -> Paper:
+    pid, arxiv, title, abstract, year, authors, venue, has_text = row
+    return Paper(pid, arxiv, title, abstract or "", year, json.loads(authors or "[]"), venue, bool(has_text))
+
+
+class Corpus:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._local = threading.local()
+        conn = open_corpus(self.path)  # fails early with a clear message
+        self.meta = read_meta(conn)
+        self._items = {row[0]: row for row in conn.execute(
+            "SELECT item_id, question_type, depth, reasoning_type, question, options, seed_paper_id, seed_title "
+            "FROM items ORDER BY position"
+        )}
+        self._local.conn = conn
+
+    @property
+    def conn(self):
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = open_corpus(self.path)
+        return conn
+
+    @cached_property
+    def identity(self) -> dict:
+        return {"corpus_id": self.meta.get("corpus_id"), "schema_version": self.meta.get("schema_version")}
+
+    # --- items and scopes ---------------------------------------------------
+
+    def item_ids(self) -> list[str]:
+        return list(self._items)
+
+    def item(self, item_id: str) -> Item | None:
+        row = self._items.get(item_id)
+        if row is None:
+            return None
+        iid, qtype, depth, rtype, question, options, seed, seed_title = row
+        return Item(iid, qtype, depth, rtype, question, json.loads(options), seed, seed_title)
+
+    def scope_ids(self, item_id: str | None) -> list[str]:
+        """Paper IDs an agent may see, in a stable order (seed first for items)."""
+        if item_id is None:
+            return [r[0] for r in self.conn.execute("SELECT paper_id FROM papers ORDER BY rowid")]
+        return [r[0] for r in self.conn.execute(
+            "SELECT paper_id FROM item_nodes WHERE item_id = ? ORDER BY position", (item_id,)
+        )]
+
+    def in_scope(self, paper_id: str, item_id: str | None) -> bool:
+        if item_id is None:
+            return self.conn.execute("SELECT 1 FROM papers WHERE paper_id = ?", (paper_id,)).fetchone() is not None
+        return self.conn.execute(
+            "SELECT 1 FROM item_nodes WHERE item_id = ? AND paper_id = ?", (item_id, paper_id)
+        ).fetchone() is not None
+
+    def search_documents(self, item_id: str | None) -> tuple[list[str], list[str]]:
+        """(paper IDs, title + abstract) of the scope, for the search index."""
+        if item_id is None:
+            rows = self.conn.execute("SELECT paper_id, title, abstract FROM papers ORDER BY rowid")
+        else:
+            rows = self.conn.execute(
+                "SELECT p.paper_id, p.title, p.abstract FROM item_nodes n JOIN papers p USING (paper_id) "
+                "WHERE n.item_id = ? ORDER BY n.position",
+                (item_id,),
+            )
+        ids, texts = [], []
+        for pid, title, abstract in rows:
+            ids.append(pid)
+            texts.append(f"{title}\n{abstract or ''}")
+        return ids, texts
+
+    # --- papers ---------------------------------------------------------------
+
+    def paper(self, paper_id: str, item_id: str | None) -> Paper | None:
+        """The paper if it exists and is in scope; None otherwise (both look the same to an agent)."""
+        if item_id is None:
+            row = self.conn.execute(f"SELECT {_PAPER_COLUMNS} FROM papers p WHERE p.paper_id = ?", (paper_id,)).fetchone()
+        else:
+            row = self.conn.execute(
+                f"SELECT {_PAPER_COLUMNS} FROM item_nodes n JOIN papers p USING (paper_id) "
+                "WHERE n.item_id = ? AND n.paper_id = ?",
+                (item_id, paper_id),
+            ).fetchone()
+        return _paper(row) if row else None
+
+    def papers(self, paper_ids: list[str]) -> dict[str, Paper]:
+        marks = ",".join("?" * len(paper_ids))
+        rows = self.conn.execute(f"SELECT {_PAPER_COLUMNS} FROM papers p WHERE p.paper_id IN ({marks})", paper_ids)
+        return {row[0]: _paper(row) for row in rows}
+
+    def references(self, paper_id: str, item_id: str | None) -> list[Reference]:
+        """Cited papers in reference order; in item mode only the edges of the item's graph."""
+        if item_id is None:
+            rows = self.conn.execute(
+                f"SELECT {_PAPER_COLUMNS}, e.context FROM "
+                "(SELECT cited, MIN(position) AS pos FROM item_edges WHERE citing = ? GROUP BY cited) r "
+                "JOIN papers p ON p.paper_id = r.cited LEFT JOIN edges e ON e.citing = ? AND e.cited = r.cited "
+                "ORDER BY r.pos, r.cited",
+                (paper_id, paper_id),
+            )
+        else:
+            rows = self.conn.execute(
+                f"SELECT {_PAPER_COLUMNS}, e.context FROM item_edges r "
+                "JOIN papers p ON p.paper_id = r.cited LEFT JOIN edges e ON e.citing = r.citing AND e.cited = r.cited "
+                "WHERE r.item_id = ? AND r.citing = ? ORDER BY r.position",
+                (item_id, paper_id),
+            )
+        return [Reference(_paper(row[:8]), row[8]) for row in rows]
+
+    # --- text -----------------------------------------------------------------
+
+    def section_headers(self, arxiv_id: str) -> list[tuple[str, int]]:
+        """(header, length in characters) of each section, in document order."""
+        return list(self.conn.execute(
+            "SELECT header, length(text) FROM sections WHERE arxiv_id = ? ORDER BY position", (arxiv_id,)
+        ))
+
+    def section_text(self, arxiv_id: str, position: int) -> str:
+        row = self.conn.execute(
+            "SELECT text FROM sections WHERE arxiv_id = ? AND position = ?", (arxiv_id, position)
+        ).fetchone()
+        return row[0]
+
+    def counts(self) -> dict:
+        return self.meta.get("counts", {})

@@ -1,0 +1,211 @@
+"""Streamable HTTP: the MCP endpoint plus the small harness API that creates and ends sessions."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import socket
+import threading
+from dataclasses import dataclass
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from agenthop.server.checkpoint import CheckpointLog
+from agenthop.server.mcp_app import SESSION_HEADER, SESSION_PARAM, Sandbox, build_server, make_sandbox
+from agenthop.server.sessions import Caps
+from agenthop.server.tools import TOOLS
+
+log = logging.getLogger("agenthop.server")
+
+CLIENT_ENDABLE = ("token_limit", "max_turns", "error", "abandoned")
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _cap(body: dict, key: str, default: int | None) -> int | None:
+    if key not in body:
+        return default
+    value = body[key]
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"field '{key}' must be a non-negative integer or null, got {value!r}")
+    return value
+
+
+def _parse_session_request(body: object, defaults: Caps) -> dict:
+    if not isinstance(body, dict):
+        raise ValueError("the body must be a JSON object")
+    unknown = set(body) - {"item", "run", "budget", "max_turns", "max_tokens", "disabled_tools", "client"}
+    if unknown:
+        raise ValueError(f"unknown field(s) {sorted(unknown)}; allowed: item, run, budget, max_turns, max_tokens, disabled_tools, client")
+    item = body.get("item")
+    if item is not None and not isinstance(item, str):
+        raise ValueError("field 'item' must be an item ID string or null (explore mode)")
+    run = body.get("run")
+    if run is not None and (not isinstance(run, str) or len(run) > 200):
+        raise ValueError("field 'run' must be a string of at most 200 characters")
+    disabled = body.get("disabled_tools", [])
+    if not isinstance(disabled, list) or not all(isinstance(t, str) for t in disabled):
+        raise ValueError("field 'disabled_tools' must be a list of tool names")
+    unknown_tools = set(disabled) - set(TOOLS)
+    if unknown_tools:
+        raise ValueError(f"field 'disabled_tools' names unknown tools {sorted(unknown_tools)}; tools are {list(TOOLS)}")
+    client = body.get("client", {})
+    if not isinstance(client, dict) or len(json.dumps(client)) > 10_000:
+        raise ValueError("field 'client' must be a JSON object (at most 10 KB)")
+    # Explore sessions default to no budget; item sessions to the server's caps.
+    base = defaults if item is not None else Caps(None, None, None)
+    caps = Caps(_cap(body, "budget", base.budget), _cap(body, "max_turns", base.max_turns), _cap(body, "max_tokens", base.max_tokens))
+    return {"item": item, "run": run, "caps": caps, "disabled": frozenset(disabled), "client": client}
+
+
+def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
+    async def health(request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok", "corpus": sandbox.corpus.identity, "sessions": len(sandbox.sessions)})
+
+    async def create_session(request: Request) -> JSONResponse:
+        try:
+            body = json.loads(await request.body() or b"{}")
+            spec = _parse_session_request(body, sandbox.sessions.defaults)
+        except (ValueError, UnicodeDecodeError) as exc:
+            return _error(400, f"bad session request: {exc}")
+        if spec["item"] is not None and sandbox.corpus.item(spec["item"]) is None:
+            return _error(404, f"unknown item '{spec['item'][:100]}'; GET the agenthop://items resource or check the split file")
+        session = sandbox.sessions.create(
+            sandbox.scope(spec["item"]), run=spec["run"], caps=spec["caps"], disabled_tools=spec["disabled"],
+            client=spec["client"], transport="http",
+        )
+        sid = session.session_id
+        return JSONResponse({
+            "session_id": sid, "mcp_url": f"{public_url}/mcp?{SESSION_PARAM}={sid}",
+            "headers": {"X-AgentHop-Session": sid}, "item": session.item_id, "run": session.run,
+            "caps": session.caps.as_dict(), "disabled_tools": sorted(session.disabled_tools),
+        }, status_code=201)
+
+    def _session(request: Request):
+        return sandbox.sessions.get(request.path_params["session_id"])
+
+    async def get_session(request: Request) -> JSONResponse:
+        session = _session(request)
+        if session is None:
+            return _error(404, "unknown session")
+        return JSONResponse({
+            "session_id": session.session_id, "item": session.item_id, "run": session.run,
+            "caps": session.caps.as_dict(), "budget_used": session.spent, "ended": session.ended,
+            "termination": session.termination,
+        })
+
+    async def end_session(request: Request) -> JSONResponse:
+        session = _session(request)
+        if session is None:
+            return _error(404, "unknown session")
+        try:
+            body = json.loads(await request.body() or b"{}")
+        except ValueError:
+            return _error(400, "bad end request: the body must be JSON")
+        termination = body.get("termination") if isinstance(body, dict) else None
+        if termination not in CLIENT_ENDABLE:
+            return _error(400, f"field 'termination' must be one of {list(CLIENT_ENDABLE)} (answer and budget are set by the server)")
+        reason = body.get("reason")
+        if not session.end(termination, str(reason)[:2000] if reason is not None else None):
+            return _error(409, f"session already ended ({session.termination})")
+        return JSONResponse({"session_id": session.session_id, "termination": termination})
+
+    return [
+        Route("/health", health, methods=["GET"]),
+        Route("/sessions", create_session, methods=["POST"]),
+        Route("/sessions/{session_id}", get_session, methods=["GET"]),
+        Route("/sessions/{session_id}/end", end_session, methods=["POST"]),
+    ]
+
+
+class BearerAuth:
+    """Pure ASGI middleware: every HTTP request must carry 'Authorization: Bearer TOKEN'."""
+
+    def __init__(self, app, token: str):
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            supplied = dict(scope["headers"]).get(b"authorization", b"")
+            if not hmac.compare_digest(supplied, self.expected):
+                response = _error(401, "missing or wrong bearer token (Authorization: Bearer ...)")
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None = None) -> Starlette:
+    public_url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    server = build_server(sandbox)
+    app = server.streamable_http_app(
+        streamable_http_path="/mcp", json_response=True, host=host,
+        custom_starlette_routes=session_routes(sandbox, public_url),
+    )
+    if auth_token:
+        app.add_middleware(BearerAuth, token=auth_token)
+    return app
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class ServerThread:
+    """Serve the HTTP API in a background thread (the runner and tests use this)."""
+
+    corpus_path: str
+    log_path: str
+    host: str = "127.0.0.1"
+    port: int = 0
+    budget: int | None = 30
+    max_turns: int | None = 20
+    max_tokens: int | None = 200_000
+    auth_token: str | None = None
+
+    def __post_init__(self):
+        self.port = self.port or free_port(self.host)
+        self.log = CheckpointLog(self.log_path)
+        self.sandbox = make_sandbox(self.corpus_path, self.log, Caps(self.budget, self.max_turns, self.max_tokens))
+        app = build_app(self.sandbox, host=self.host, port=self.port, auth_token=self.auth_token)
+        config = uvicorn.Config(app, host=self.host, port=self.port, log_level="warning", lifespan="on")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, name="agenthop-http", daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> ServerThread:
+        self._thread.start()
+        ready = threading.Event()
+        # uvicorn sets .started once it is accepting connections.
+        while not self._server.started:
+            if not self._thread.is_alive():
+                raise RuntimeError(f"the AgentHop HTTP server failed to start on {self.base_url}")
+            ready.wait(0.01)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+        self.log.close()
+
+    def __enter__(self) -> ServerThread:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+

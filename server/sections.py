@@ -1,0 +1,79 @@
+"""Section aliases and the rules that turn an agent's section name into one section."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_ALIAS = re.compile(r"^\(?([A-Za-z]{1,3})\)?$")
+_APPENDIX_PREFIX = re.compile(r"^apdx(_[a-z0-9.]+)?\s*:\s*", re.IGNORECASE)
+_NUMBERING = re.compile(r"^(?:[ivxlcdm]+(?:-[a-z])?\.?\s+|\d+(?:\.\d+)*\.?\s+|[a-z]\.\s+)", re.IGNORECASE)
+_PUNCT = re.compile(r"[:\-–—_.,;()\[\]'\"/]+")
+_SPACES = re.compile(r"\s+")
+
+
+def alias(index: int) -> str:
+    """Bijective base-26: 0 -> A, 25 -> Z, 26 -> AA, 27 -> AB."""
+    letters = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        letters = chr(ord("A") + rem) + letters
+    return letters
+
+
+def alias_index(text: str) -> int | None:
+    match = _ALIAS.match(text.strip())
+    if not match:
+        return None
+    index = 0
+    for ch in match.group(1).upper():
+        index = index * 26 + (ord(ch) - ord("A") + 1)
+    return index - 1
+
+
+def normalise(header: str) -> str:
+    """Lowercase; drop an Apdx_X: prefix and leading numbering; punctuation to spaces."""
+    text = _APPENDIX_PREFIX.sub("", header.strip())
+    text = _NUMBERING.sub("", text)
+    text = _PUNCT.sub(" ", text.lower())
+    return _SPACES.sub(" ", text).strip()
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Either one section index, or the candidates that made it fail."""
+
+    index: int | None
+    ambiguous: bool = False
+    candidates: tuple[int, ...] = ()
+
+
+def resolve(query: str, headers: list[str]) -> Resolution:
+    """Find the one section ``query`` names; rules in order, the first match wins."""
+    query = query.strip()
+    if not query:
+        return Resolution(None, candidates=tuple(range(len(headers))))
+    index = alias_index(query)
+    if index is not None and index < len(headers):
+        return Resolution(index)
+    lowered = query.lower()
+    for rule in (
+        lambda h: h.lower() == lowered,
+        lambda h: normalise(h) == normalise(query),
+    ):
+        hits = [i for i, h in enumerate(headers) if rule(h)]
+        if hits:
+            # Duplicate headers: the first one, as a reader of the paper would expect.
+            return Resolution(hits[0])
+    norm_query = normalise(query)
+    for rule in (
+        lambda h: lowered in h.lower(),
+        lambda h: bool(norm_query) and norm_query in normalise(h),
+    ):
+        hits = [i for i, h in enumerate(headers) if rule(h)]
+        if len(hits) == 1:
+            return Resolution(hits[0])
+        if len(hits) > 1:
+            return Resolution(None, ambiguous=True, candidates=tuple(hits))
+    return Resolution(None, candidates=tuple(range(len(headers))))

@@ -1,0 +1,224 @@
+"""The seven tools: their arguments, costs, descriptions, and what each does.
+
+A tool here is pure with respect to the session: it reads the corpus and
+returns a ToolOutput; charging, logging and the status line are the session's
+job (sessions.py), so every tool is metered the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agenthop.server.corpus import Corpus, Paper
+from agenthop.server.search import SearchEngine
+from agenthop.server.sections import alias, resolve
+
+ABSTRACT_PREVIEW = 300
+PaperId = Annotated[str, Field(min_length=1, max_length=200, description="A paper ID as shown by the other tools (40 hex characters).")]
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class SearchArgs(_Args):
+    query: Annotated[str, Field(min_length=1, max_length=2000, description="Keywords to look for in titles and abstracts.")]
+    top_k: Annotated[int, Field(ge=1, le=10, description="How many results to return (1-10).")] = 5
+
+
+class PaperArgs(_Args):
+    paper_id: PaperId
+
+
+class ReadArgs(_Args):
+    paper_id: PaperId
+    section: Annotated[str, Field(min_length=1, max_length=500, description="The section's alias from list_sections (e.g. 'C'), its header, or a unique part of its header.")]
+
+
+class ThinkArgs(_Args):
+    reasoning: Annotated[str, Field(max_length=50_000, description="Your reasoning; it is logged and costs nothing.")]
+
+
+class SubmitArgs(_Args):
+    answer: Annotated[Literal["A", "B", "C", "D"], Field(description="The letter of the option you choose.")]
+    reasoning: Annotated[str, Field(max_length=50_000, description="Why this option: the evidence you found.")]
+
+
+@dataclass
+class ToolOutput:
+    outcome: str
+    text: str
+    data: dict = field(default_factory=dict)
+    exposed: list[dict] = field(default_factory=list)
+    delivered: dict | None = None
+    answer: str | None = None
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a call can see: the corpus, the search engine, and the item (None = explore)."""
+
+    corpus: Corpus
+    search: SearchEngine
+    item_id: str | None
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    title: str
+    cost: int
+    args: type[_Args]
+    description: str
+    run: Callable[[Scope, _Args], ToolOutput]
+    read_only: bool = True
+
+
+def _paper_line(p: Paper) -> str:
+    year = p.year if p.year is not None else "n.d."
+    return f"{p.title} ({year}) | full text: {'yes' if p.has_text else 'no'}"
+
+
+def _unknown(paper_id: str) -> ToolOutput:
+    return ToolOutput(
+        "not_found",
+        f"Paper '{paper_id}' is not in the papers available to you. Use IDs from search_papers or get_references.",
+        {"error": f"unknown paper ID {paper_id!r}"},
+    )
+
+
+def search_papers(scope: Scope, args: SearchArgs) -> ToolOutput:
+    hits = scope.search.search(scope.item_id, args.query, args.top_k)
+    if not hits:
+        return ToolOutput("ok", f"No papers match '{args.query}'. Try other keywords.", {"query": args.query, "results": []})
+    papers = scope.corpus.papers([h.paper_id for h in hits])
+    results, lines = [], [f"Search results for '{args.query}' ({len(hits)}):", ""]
+    for rank, hit in enumerate(hits, 1):
+        p = papers[hit.paper_id]
+        short = p.abstract[:ABSTRACT_PREVIEW] + ("..." if len(p.abstract) > ABSTRACT_PREVIEW else "")
+        results.append({"rank": rank, "paper_id": p.paper_id, "title": p.title, "year": p.year, "abstract": short, "has_text": p.has_text})
+        lines += [f"[{rank}] {p.paper_id}", f"    {_paper_line(p)}", f"    Abstract: {short or '(none)'}"]
+    return ToolOutput(
+        "ok", "\n".join(lines), {"query": args.query, "results": results},
+        exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in results],
+    )
+
+
+def get_paper_info(scope: Scope, args: PaperArgs) -> ToolOutput:
+    p = scope.corpus.paper(args.paper_id, scope.item_id)
+    if p is None:
+        return _unknown(args.paper_id)
+    text = "\n".join([
+        f"Paper: {p.paper_id}",
+        f"Title: {p.title}",
+        f"Authors: {', '.join(p.authors) if p.authors else 'unknown'}",
+        f"Year: {p.year if p.year is not None else 'unknown'}",
+        f"Venue: {p.venue or 'unknown'}",
+        f"Abstract: {p.abstract or '(not available)'}",
+        f"Full text available: {'yes (use list_sections)' if p.has_text else 'no (metadata only)'}",
+    ])
+    paper = {"paper_id": p.paper_id, "title": p.title, "authors": p.authors, "year": p.year, "venue": p.venue,
+             "abstract": p.abstract, "has_text": p.has_text}
+    return ToolOutput("ok", text, {"paper": paper})
+
+
+def get_references(scope: Scope, args: PaperArgs) -> ToolOutput:
+    p = scope.corpus.paper(args.paper_id, scope.item_id)
+    if p is None:
+        return _unknown(args.paper_id)
+    refs = scope.corpus.references(args.paper_id, scope.item_id)
+    if not refs:
+        return ToolOutput("ok", f"No references of '{p.title}' are available.", {"paper_id": p.paper_id, "references": []})
+    lines, out = [f"References of '{p.title}' ({len(refs)}):", ""], []
+    for rank, ref in enumerate(refs, 1):
+        q = ref.paper
+        out.append({"rank": rank, "paper_id": q.paper_id, "title": q.title, "year": q.year, "has_text": q.has_text,
+                    "context": ref.context})
+        lines += [f"[{rank}] {q.paper_id}", f"    {_paper_line(q)}"]
+        if ref.context:
+            lines.append(f"    Cited as: \"{ref.context}\"")
+    return ToolOutput(
+        "ok", "\n".join(lines), {"paper_id": p.paper_id, "references": out},
+        exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in out],
+    )
+
+
+def _no_text(p: Paper) -> ToolOutput:
+    return ToolOutput(
+        "no_text",
+        f"Paper '{p.paper_id}' ({p.title}) has no full text here; only its abstract is available, via get_paper_info.",
+        {"paper_id": p.paper_id, "title": p.title, "sections": [], "error": "no full text"},
+    )
+
+
+def list_sections(scope: Scope, args: PaperArgs) -> ToolOutput:
+    p = scope.corpus.paper(args.paper_id, scope.item_id)
+    if p is None:
+        return _unknown(args.paper_id)
+    if not p.has_text:
+        return _no_text(p)
+    headers = scope.corpus.section_headers(p.arxiv_id)
+    sections = [{"alias": alias(i), "header": h, "chars": n} for i, (h, n) in enumerate(headers)]
+    lines = [f"Sections of '{p.title}' ({len(sections)}); read one with read_section (5 points):", ""]
+    lines += [f"({s['alias']}) {s['header']} ({s['chars']:,} chars)" for s in sections]
+    return ToolOutput("ok", "\n".join(lines), {"paper_id": p.paper_id, "title": p.title, "sections": sections})
+
+
+def read_section(scope: Scope, args: ReadArgs) -> ToolOutput:
+    p = scope.corpus.paper(args.paper_id, scope.item_id)
+    if p is None:
+        return _unknown(args.paper_id)
+    if not p.has_text:
+        return _no_text(p)
+    headers = [h for h, _ in scope.corpus.section_headers(p.arxiv_id)]
+    found = resolve(args.section, headers)
+    if found.index is None:
+        candidates = [{"alias": alias(i), "header": headers[i]} for i in found.candidates]
+        listing = "; ".join(f"({c['alias']}) {c['header']}" for c in candidates)
+        if found.ambiguous:
+            text = f"Section '{args.section}' matches several sections of this paper: {listing}. Name one by its alias."
+            return ToolOutput("ambiguous", text, {"paper_id": p.paper_id, "candidates": candidates, "error": "ambiguous section"})
+        text = f"Section '{args.section}' is not in this paper. Its sections are: {listing}."
+        return ToolOutput("not_found", text, {"paper_id": p.paper_id, "candidates": candidates, "error": "unknown section"})
+    body = scope.corpus.section_text(p.arxiv_id, found.index)
+    section = {"alias": alias(found.index), "header": headers[found.index], "chars": len(body), "text": body}
+    text = f"=== ({section['alias']}) {section['header']} — {p.title} ===\n\n{body}"
+    delivered = {"paper_id": p.paper_id, "arxiv_id": p.arxiv_id, "section_index": found.index, "header": headers[found.index]}
+    return ToolOutput("ok", text, {"paper_id": p.paper_id, "section": section}, delivered=delivered)
+
+
+def think(scope: Scope, args: ThinkArgs) -> ToolOutput:
+    return ToolOutput("ok", "Noted.")
+
+
+def submit_answer(scope: Scope, args: SubmitArgs) -> ToolOutput:
+    return ToolOutput("ok", f"Answer submitted: {args.answer}. The session has ended.", {"answer": args.answer}, answer=args.answer)
+
+
+TOOLS: dict[str, Tool] = {t.name: t for t in [
+    Tool("search_papers", "Search papers", 1, SearchArgs,
+         "Keyword (BM25) search over the titles and abstracts of the papers you can explore. Returns ranked paper IDs "
+         "with title, year, a shortened abstract and whether full text exists. Costs 1 point. Use it to find papers on a "
+         "topic the question or a citation mentions.", search_papers),
+    Tool("get_paper_info", "Get paper info", 1, PaperArgs,
+         "Title, authors, year, venue and full abstract of one paper, and whether its full text can be read. Costs 1 point.",
+         get_paper_info),
+    Tool("get_references", "Get references", 1, PaperArgs,
+         "The papers a paper cites (ID, title, year, full text yes/no) and, where known, the sentence in which it cites "
+         "them. Costs 1 point. Start from the seed paper to follow the citation chain.", get_references),
+    Tool("list_sections", "List sections", 1, PaperArgs,
+         "The sections of a paper's full text, each with a short alias (A, B, ...) and its length in characters, so you "
+         "can decide what is worth reading. Costs 1 point.", list_sections),
+    Tool("read_section", "Read section", 5, ReadArgs,
+         "The whole text of one section of a paper. Costs 5 points, so read only sections likely to hold the evidence. "
+         "Name the section by its alias from list_sections, its header, or a unique part of the header.", read_section),
+    Tool("think", "Think", 0, ThinkArgs,
+         "Write down your reasoning or plan. Free; changes nothing.", think),
+    Tool("submit_answer", "Submit answer", 0, SubmitArgs,
+         "Submit your final answer (A, B, C or D) with a short justification. Free, but it ends the session: you can "
+         "submit only once.", submit_answer, read_only=False),
+]}
