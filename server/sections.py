@@ -7,7 +7,10 @@ from dataclasses import dataclass
 
 _ALIAS = re.compile(r"^\(?([A-Za-z]{1,3})\)?$")
 _APPENDIX_PREFIX = re.compile(r"^apdx(_[a-z0-9.]+)?\s*:\s*", re.IGNORECASE)
-_NUMBERING = re.compile(r"^(?:[ivxlcdm]+(?:-[a-z])?\.?\s+|\d+(?:\.\d+)*\.?\s+|[a-z]\.\s+)", re.IGNORECASE)
+# Leading "3.1", "IV." / "IV-B" (Roman numerals up to 39) or "A." numbering.
+_NUMBERING = re.compile(
+    r"^(?:(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})(?:-[a-z])?\.?\s+|\d+(?:\.\d+)*\.?\s+|[a-z]\.\s+)", re.IGNORECASE
+)
 _PUNCT = re.compile(r"[:\-–—_.,;()\[\]'\"/]+")
 _SPACES = re.compile(r"\s+")
 
