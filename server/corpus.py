@@ -173,5 +173,9 @@ class Corpus:
         ).fetchone()
         return row[0]
 
-    def counts(self) -> dict:
-        return self.meta.get("counts", {})
+    def public_description(self) -> dict:
+        """Identity and counts of the public tables only (nothing about labels or answers)."""
+        counts = self.meta.get("counts", {})
+        public = ("papers", "papers_with_text", "sections", "edges", "items", "items_by_cell")
+        return {**self.identity, "source": self.meta.get("provenance", {}).get("source"),
+                "counts": {k: counts[k] for k in public if k in counts}}

@@ -162,7 +162,7 @@ def build_server(sandbox: Sandbox) -> Server:
     async def read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
         if uri == "agenthop://corpus":
-            payload = {"server_version": agenthop.__version__, **sandbox.corpus.meta}
+            payload = {"server_version": agenthop.__version__, **sandbox.corpus.public_description()}
         elif uri == "agenthop://items":
             payload = [
                 {"item_id": it.item_id, "question_type": it.question_type, "depth": it.depth,
