@@ -1,0 +1,109 @@
+"""``agenthop-server corpus info``: what a corpus file holds and where it came from.
+
+Everything here reads only public tables (the file is opened with
+:func:`agenthop.server.schema.open_corpus`, which denies reads of ``gold_``
+tables), so describing a corpus can never print gold data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agenthop.server.schema import open_corpus, read_meta
+
+_CELLS = ("ST-d1", "ST-d2", "MT-d1", "MT-d2")
+
+
+def describe(path: str | Path) -> dict:
+    """Schema version, corpus id, provenance and live counts of a corpus file.
+
+    Raises :class:`agenthop.server.schema.CorpusError` for a missing,
+    non-SQLite or wrong-version file.
+    """
+    path = Path(path)
+    conn = open_corpus(path)
+    try:
+        meta = read_meta(conn)
+
+        def one(sql: str) -> int:
+            return conn.execute(sql).fetchone()[0]
+
+        by_type: dict[str, int] = {}
+        by_depth: dict[str, int] = {}
+        by_cell = dict.fromkeys(_CELLS, 0)
+        by_reasoning: dict[str, int] = {}
+        for qtype, depth, count in conn.execute("SELECT question_type, depth, COUNT(*) FROM items GROUP BY question_type, depth"):
+            by_type[qtype] = by_type.get(qtype, 0) + count
+            by_depth[str(depth)] = by_depth.get(str(depth), 0) + count
+            by_cell[f"{'ST' if qtype == 'single-target' else 'MT'}-d{depth}"] = count
+        for rtype, count in conn.execute("SELECT reasoning_type, COUNT(*) FROM items GROUP BY reasoning_type ORDER BY reasoning_type"):
+            by_reasoning[rtype] = count
+        nodes = conn.execute("SELECT MIN(n), AVG(n), MAX(n) FROM (SELECT COUNT(*) AS n FROM item_nodes GROUP BY item_id)").fetchone()
+        counts = {
+            "papers": one("SELECT COUNT(*) FROM papers"),
+            "papers_with_text": one("SELECT COUNT(*) FROM papers WHERE has_text = 1"),
+            "pool_papers": one("SELECT COUNT(*) FROM pool"),
+            "sections": one("SELECT COUNT(*) FROM sections"),
+            "edges": one("SELECT COUNT(*) FROM edges"),
+            "items": one("SELECT COUNT(*) FROM items"),
+            "items_by_type": dict(sorted(by_type.items())),
+            "items_by_depth": dict(sorted(by_depth.items())),
+            "items_by_cell": by_cell,
+            "items_by_reasoning_type": by_reasoning,
+            "nodes_per_item": {
+                "min": nodes[0] or 0,
+                "mean": round(nodes[1], 1) if nodes[1] is not None else 0,
+                "max": nodes[2] or 0,
+            },
+        }
+    finally:
+        conn.close()
+    return {
+        "path": str(path),
+        "file_size": path.stat().st_size,
+        "schema_version": meta.get("schema_version"),
+        "corpus_id": meta.get("corpus_id"),
+        "provenance": meta.get("provenance", {}),
+        "counts": counts,
+    }
+
+
+def _size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"
+
+
+def format_description(info: dict) -> str:
+    """The text ``agenthop-server corpus info PATH`` prints."""
+    c = info["counts"]
+    prov = info.get("provenance") or {}
+    lines = [
+        f"corpus        {info['path']} ({_size(info['file_size'])})",
+        f"schema        version {info['schema_version']}",
+        f"corpus id     {info.get('corpus_id') or 'unknown'}",
+        f"source        {prov.get('source', 'unknown')} (importer version {prov.get('importer_version', '?')})",
+    ]
+    for rel, sha in (prov.get("inputs") or {}).items():
+        lines.append(f"  input       {rel}  sha256 {sha}")
+    if prov:
+        lines.append(
+            f"import notes  {prov.get('skipped_labels', 0)} bad recall labels skipped, "
+            f"{prov.get('metadata_conflicts', 0)} paper metadata conflicts (first kept), "
+            f"{prov.get('items_without_labels', 0)} items without labels"
+        )
+    lines += [
+        "",
+        f"papers        {c['papers']} ({c['papers_with_text']} with text; pool {c['pool_papers']} papers, {c['sections']} sections)",
+        f"edges         {c['edges']}",
+        f"items         {c['items']}",
+        "  by type     " + ", ".join(f"{k} {v}" for k, v in c["items_by_type"].items()),
+        "  by depth    " + ", ".join(f"depth {k}: {v}" for k, v in c["items_by_depth"].items()),
+        "  by cell     " + ", ".join(f"{k} {v}" for k, v in c["items_by_cell"].items()),
+        "  reasoning   " + ", ".join(f"{k} {v}" for k, v in c["items_by_reasoning_type"].items()),
+        f"  nodes/item  min {c['nodes_per_item']['min']}, mean {c['nodes_per_item']['mean']}, max {c['nodes_per_item']['max']}",
+    ]
+    return "\n".join(lines)
