@@ -1,0 +1,166 @@
+"""The raw agent: an OpenAI-compatible chat-completions loop over the session's MCP tools.
+
+Turn = one model response. The token cap is checked after each response and
+before its tool calls run (calls of a response that passes the cap are
+discarded); the turn cap allows at most ``max_turns`` responses. Parallel tool
+calls of one response run one after another in emitted order. A response with
+no tool calls gets a nudge (and uses its turn); an empty one is a hard error.
+Malformed arguments (not a JSON object) are answered with a tool error
+message and never reach the server, so they cost nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from openai import AsyncOpenAI
+
+from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, FIRST_USER_MESSAGE, NUDGE, RunSettings
+from agenthop.runner.episode import Episode
+from agenthop.runner.retry import CallStats, HardModelError, call_with_retry
+from agenthop.runner.session import McpSession
+
+
+def make_client(settings: RunSettings) -> AsyncOpenAI:
+    import httpx2
+
+    from agenthop.runner.session import shared_ssl_context
+
+    http = httpx2.AsyncClient(
+        timeout=httpx2.Timeout(settings.retry.timeout, connect=min(10.0, settings.retry.timeout)),
+        limits=httpx2.Limits(max_connections=max(100, 2 * settings.workers), max_keepalive_connections=max(20, settings.workers)),
+        verify=shared_ssl_context(), follow_redirects=True,
+    )
+    return AsyncOpenAI(
+        base_url=settings.base_url, api_key=settings.api_key(), max_retries=0, timeout=settings.retry.timeout, http_client=http
+    )
+
+
+def openai_tools(mcp_tools: list) -> list[dict]:
+    return [
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description or "", "parameters": t.input_schema or {"type": "object", "properties": {}}},
+        }
+        for t in mcp_tools
+    ]
+
+
+def parse_arguments(raw) -> tuple[dict | None, str | None]:
+    """(arguments, None) or (None, why they are unusable)."""
+    if isinstance(raw, dict):
+        return raw, None
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except (TypeError, json.JSONDecodeError) as exc:
+        return None, f"not valid JSON ({exc})"
+    if not isinstance(value, dict):
+        return None, f"a JSON {type(value).__name__}, not an object"
+    return value, None
+
+
+def malformed_message(name: str, raw, why: str) -> str:
+    return (
+        f"Error: the arguments of your {name} call are {why}: {str(raw)[:300]!r}. The call was not executed and cost "
+        f"nothing. Call {name} again with a JSON object of arguments."
+    )
+
+
+_LETTER_PATTERNS = (
+    re.compile(r"\b(?:answer|option|choice)\s*(?:is|:|=)?\s*\(?\**([ABCD])\b", re.I),
+    re.compile(r"^\s*\(?\**([ABCD])\**\)?\s*[.:)]?\s*$", re.M),
+    re.compile(r"\(([ABCD])\)"),
+)
+
+
+def parse_letter(text: str) -> str | None:
+    for pattern in _LETTER_PATTERNS:
+        m = pattern.search(text or "")
+        if m:
+            return m.group(1).upper()
+    return None
+
+
+def _usage(resp) -> tuple[int, int, int]:
+    usage = getattr(resp, "usage", None)
+    if usage is None:
+        return 0, 0, 0
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) or 0
+    return int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0), int(cached)
+
+
+async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: RunSettings) -> str | None:
+    """Drive one session. Returns the runner-side termination (token_limit, max_turns) or None when the server ended it."""
+    prompt = await mcp.task_prompt()
+    specs = openai_tools(await mcp.list_tools())
+    first = CLOSED_BOOK_USER_MESSAGE if settings.closed_book else FIRST_USER_MESSAGE
+    messages: list[dict] = [{"role": "system", "content": prompt}, {"role": "user", "content": first}]
+    max_turns = 1 if settings.closed_book else settings.caps.max_turns
+    while not ep.ended:
+        if max_turns is not None and ep.turn >= max_turns:
+            return "max_turns"
+        stats = CallStats()
+        kwargs = {"model": settings.model, "messages": messages}
+        if specs:
+            kwargs["tools"] = specs
+        resp = await call_with_retry(lambda: client.chat.completions.create(**kwargs), settings.retry, stats)
+        try:
+            message = resp.choices[0].message
+            calls = list(message.tool_calls or [])
+            text = message.content or ""
+            emitted = [
+                {"id": tc.id or f"call_{ep.turn + 1}_{i}", "name": tc.function.name, "arguments": tc.function.arguments}
+                for i, tc in enumerate(calls)
+            ]
+            prompt_tokens, completion_tokens, cached = _usage(resp)
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise HardModelError(f"malformed chat-completions response ({type(exc).__name__}: {exc}): {str(resp)[:200]}", stats.retries) from exc
+        ep.start_turn(
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            cached_tokens=cached,
+            tool_calls=emitted,
+            latency_ms=stats.latency_ms,
+            retries=stats.retries,
+            transient_errors=stats.errors,
+        )
+        if ep.over_tokens:
+            ep.note_error(f"token cap passed ({ep.cumulative} > {settings.caps.max_tokens}); {len(calls)} tool call(s) discarded")
+            return "token_limit"
+        if not calls:
+            if not text.strip():
+                ep.note_error("empty response: no text and no tool calls")
+                raise HardModelError("empty model response (no text, no tool calls)", stats.retries)
+            messages.append({"role": "assistant", "content": text})
+            if settings.closed_book:
+                letter = parse_letter(text)
+                if letter is not None:
+                    await ep.call("submit_answer", {"answer": letter, "reasoning": text[:4000]}, forced=True)
+                    continue
+            messages.append({"role": "user", "content": NUDGE})
+            continue
+        messages.append(
+            {
+                "role": "assistant",
+                "content": text or None,
+                "tool_calls": [
+                    {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"] or "{}"}}
+                    for c in emitted
+                ],
+            }
+        )
+        for call in emitted:
+            args, why = parse_arguments(call["arguments"])
+            if why is not None:
+                ep.note_error(f"malformed arguments for {call['name']} ({call['id']}): {why}")
+                content = malformed_message(call["name"], call["arguments"], why)
+            else:
+                content = (await ep.tool(call["name"], args)).text
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+            if ep.ended:
+                break
+    return None

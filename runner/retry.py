@@ -1,0 +1,98 @@
+"""Transient vs hard model-API errors, and retrying in place with backoff.
+
+A transient error (HTTP 408/409/429, any 5xx, a timeout, a dropped
+connection) is retried in place: the same request is sent again after an
+exponential backoff, and no turn is used. Anything else (another 4xx, a
+response that cannot be parsed, an unexpected exception) or more than
+``max_retries`` transient failures in a row is a hard error: it ends the
+attempt, and the item is retried with a new session (see run.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import openai
+
+T = TypeVar("T")
+
+TRANSIENT_STATUS = {408, 409, 429}
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_retries: int = 6          # transient retries per model call before it becomes a hard error
+    backoff: float = 2.0          # first wait in seconds; doubles each time
+    backoff_max: float = 60.0     # ceiling of one wait
+    jitter: float = 0.1           # +- share of the wait, to de-synchronise workers
+    timeout: float = 300.0        # seconds for one model request
+
+    def delay(self, retry: int) -> float:
+        base = min(self.backoff * (2 ** (retry - 1)), self.backoff_max)
+        if self.jitter:
+            base *= 1 + random.uniform(-self.jitter, self.jitter)
+        return max(base, 0.0)
+
+
+class HardModelError(Exception):
+    """The model API failed for good in this attempt."""
+
+    def __init__(self, message: str, retries: int = 0):
+        super().__init__(message)
+        self.retries = retries
+
+
+def describe(exc: BaseException) -> str:
+    if isinstance(exc, openai.APIStatusError):
+        body = exc.body if isinstance(exc.body, (str, dict)) else None
+        return f"HTTP {exc.status_code}: {type(exc).__name__}: {str(body or exc.message)[:300]}"
+    return f"{type(exc).__name__}: {str(exc)[:300]}"
+
+
+def is_transient(exc: BaseException) -> bool:
+    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, asyncio.TimeoutError, TimeoutError)):
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in TRANSIENT_STATUS or exc.status_code >= 500
+    return False
+
+
+@dataclass
+class CallStats:
+    retries: int = 0
+    latency_ms: float = 0.0
+    errors: list[str] | None = None
+
+
+async def call_with_retry(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, stats: CallStats | None = None) -> T:
+    """Run ``fn`` until it succeeds, retrying transient failures in place.
+
+    ``stats`` (when given) receives the number of retries, the latency of the
+    successful call and the transient errors seen. Raises HardModelError.
+    """
+    stats = stats if stats is not None else CallStats()
+    stats.errors = stats.errors or []
+    while True:
+        t0 = time.perf_counter()
+        try:
+            result = await asyncio.wait_for(fn(), timeout=policy.timeout + 5)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - classified below
+            if not is_transient(exc):
+                raise HardModelError(describe(exc), stats.retries) from exc
+            stats.errors.append(describe(exc))
+            if stats.retries >= policy.max_retries:
+                raise HardModelError(
+                    f"transient model API errors persisted after {stats.retries} retries; last: {describe(exc)}", stats.retries
+                ) from exc
+            stats.retries += 1
+            await asyncio.sleep(policy.delay(stats.retries))
+            continue
+        stats.latency_ms = (time.perf_counter() - t0) * 1000
+        return result

@@ -1,0 +1,216 @@
+"""The sdk agent: an OpenAI Agents SDK agent with the session attached as a Streamable HTTP MCP server.
+
+- the model is ``OpenAIChatCompletionsModel`` over ``AsyncOpenAI(max_retries=0)``, wrapped so that
+  transient API errors are retried in place (no turn used) with the runner's backoff;
+- ``RunHooks.on_llm_end`` counts turns and tokens, writes turn records, and stops the run
+  (``TokenLimitReached``) as soon as the token cap is passed, before that response's tool calls run;
+- ``tool_meta_resolver`` sends ``agenthop/turn`` and ``agenthop/tokens`` with every call;
+- ``StopAtTools(["submit_answer"])`` ends the run at submit; a session the server ended for budget
+  stops the run before the next model call;
+- a response with no tool calls ends an SDK run; the runner then continues the conversation with
+  the same nudge as the raw loop (the turn is used), so both agents face the same rules;
+- tool calls of one response run one at a time in emitted order (``max_function_tool_concurrency=1``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents import (
+    Agent,
+    ModelSettings,
+    OpenAIChatCompletionsModel,
+    RunConfig,
+    RunHooks,
+    Runner,
+    StopAtTools,
+    ToolExecutionConfig,
+    set_tracing_disabled,
+)
+from agents.exceptions import MaxTurnsExceeded
+from agents.mcp import MCPServerStreamableHttp
+from agents.models.interface import Model
+from mcp.types import CallToolResult, TextContent
+from openai import AsyncOpenAI
+
+from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, FIRST_USER_MESSAGE, NUDGE, RunSettings
+from agenthop.runner.episode import Episode, SessionOver, TokenLimitReached
+from agenthop.runner.raw_agent import parse_arguments, parse_letter
+from agenthop.runner.retry import CallStats, HardModelError, call_with_retry
+from agenthop.runner.session import SessionInfo, ToolResult, http_client_factory, to_tool_result
+
+
+class RetryingModel(Model):
+    """Delegates to a real model; retries transient API errors in place and keeps the call's stats."""
+
+    def __init__(self, inner: Model, settings: RunSettings, ep_ref: "EpisodeRef"):
+        self.inner = inner
+        self.settings = settings
+        self.ep_ref = ep_ref
+        self.last_stats = CallStats()
+
+    async def get_response(self, *args, **kwargs):
+        if self.ep_ref.ep is not None and self.ep_ref.ep.ended:
+            raise SessionOver()
+        stats = CallStats()
+        response = await call_with_retry(lambda: self.inner.get_response(*args, **kwargs), self.settings.retry, stats)
+        self.last_stats = stats
+        return response
+
+    def stream_response(self, *args, **kwargs):
+        return self.inner.stream_response(*args, **kwargs)
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
+class EpisodeRef:
+    ep: Episode | None = None
+
+
+def _tool_error_message(ctx, error: Exception) -> str:
+    """What the model sees when a call fails before reaching the server (e.g. arguments that are not JSON)."""
+    return f"Error: {error}. The call was not executed and cost nothing; call the tool again with a JSON object of arguments."
+
+
+class SessionMCPServer(MCPServerStreamableHttp):
+    """The session's MCP server; every call goes through the Episode (gate, counters, ``_meta``)."""
+
+    def __init__(self, info: SessionInfo, settings: RunSettings, ep_ref: EpisodeRef):
+        self.ep_ref = ep_ref
+        super().__init__(
+            {"url": info.mcp_url, "headers": dict(info.headers), "timeout": settings.mcp_timeout, "sse_read_timeout": 300,
+             "httpx_client_factory": http_client_factory},
+            name="agenthop",
+            cache_tools_list=True,
+            client_session_timeout_seconds=max(30.0, settings.mcp_timeout),
+            tool_meta_resolver=lambda ctx: ep_ref.ep.meta() if ep_ref.ep is not None else None,
+            failure_error_function=_tool_error_message,
+        )
+
+    async def issue(self, name: str, args: dict, meta: dict) -> ToolResult:
+        return to_tool_result(await MCPServerStreamableHttp.call_tool(self, name, args, meta=meta))
+
+    async def call_tool(self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None) -> CallToolResult:
+        result = await self.ep_ref.ep.tool(tool_name, dict(arguments or {}), meta=meta)
+        if result.raw is not None:
+            return result.raw
+        return CallToolResult(
+            content=[TextContent(type="text", text=result.text)], structured_content=result.structured, is_error=result.is_error
+        )
+
+
+class Meter(RunHooks):
+    def __init__(self, ep: Episode, model: RetryingModel):
+        self.ep = ep
+        self.model = model
+
+    async def on_llm_start(self, context, agent, system_prompt, input_items) -> None:
+        if self.ep.ended:
+            raise SessionOver()
+
+    async def on_llm_end(self, context, agent, response) -> None:
+        usage = response.usage
+        details = getattr(usage, "input_tokens_details", None)
+        calls = [
+            {"id": getattr(item, "call_id", None), "name": getattr(item, "name", None), "arguments": getattr(item, "arguments", None)}
+            for item in response.output
+            if getattr(item, "type", None) == "function_call"
+        ]
+        stats = self.model.last_stats
+        malformed = [c for c in calls if parse_arguments(c["arguments"])[1] is not None]
+        self.ep.start_turn(
+            prompt_tokens=int(getattr(usage, "input_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+            cached_tokens=int(getattr(details, "cached_tokens", 0) or 0),
+            tool_calls=calls,
+            latency_ms=stats.latency_ms,
+            retries=stats.retries,
+            transient_errors=stats.errors,
+        )
+        for c in malformed:
+            self.ep.note_error(f"malformed arguments for {c['name']} ({c['id']}): {parse_arguments(c['arguments'])[1]}")
+        if self.ep.over_tokens:
+            self.ep.note_error(
+                f"token cap passed ({self.ep.cumulative} > {self.ep.caps.max_tokens}); {len(calls)} tool call(s) discarded"
+            )
+            raise TokenLimitReached()
+
+
+def _unwrap(exc: BaseException) -> BaseException:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, (TokenLimitReached, SessionOver, HardModelError, MaxTurnsExceeded)):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _final_text(output) -> str:
+    if output is None:
+        return ""
+    if isinstance(output, str):
+        return output
+    if isinstance(output, dict):
+        return str(output.get("text", ""))
+    return str(output)
+
+
+async def run_sdk(ep: Episode, server: SessionMCPServer, model: RetryingModel, settings: RunSettings) -> str | None:
+    """Drive one session (the server is connected). Returns token_limit/max_turns, or None when the server ended it."""
+    set_tracing_disabled(not settings.trace)
+    prompt = await server.get_prompt("research_task")
+    instructions = "\n\n".join(getattr(m.content, "text", "") for m in prompt.messages)
+    agent = Agent(
+        name="agenthop-sdk",
+        instructions=instructions,
+        model=model,
+        mcp_servers=[server],
+        mcp_config={"convert_schemas_to_strict": False},
+        model_settings=ModelSettings(),
+        tool_use_behavior=StopAtTools(stop_at_tool_names=["submit_answer"]),
+    )
+    run_config = RunConfig(
+        tracing_disabled=not settings.trace,
+        tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1),
+    )
+    hooks = Meter(ep, model)
+    max_turns = 1 if settings.closed_book else settings.caps.max_turns
+    run_input: Any = CLOSED_BOOK_USER_MESSAGE if settings.closed_book else FIRST_USER_MESSAGE
+    while True:
+        remaining = 10**9 if max_turns is None else max_turns - ep.turn
+        if remaining <= 0:
+            return "max_turns"
+        try:
+            result = await Runner.run(agent, run_input, max_turns=remaining, hooks=hooks, run_config=run_config)
+        except Exception as exc:  # noqa: BLE001 - sorted by _unwrap
+            inner = _unwrap(exc)
+            if isinstance(inner, TokenLimitReached):
+                return "token_limit"
+            if isinstance(inner, SessionOver) or ep.ended:
+                return None
+            if isinstance(inner, MaxTurnsExceeded):
+                return "max_turns"
+            if isinstance(inner, HardModelError):
+                raise inner from exc
+            raise
+        if ep.ended:
+            return None
+        text = _final_text(result.final_output)
+        if not text.strip():
+            ep.note_error("empty response: no text and no tool calls")
+            raise HardModelError("empty model response (no text, no tool calls)")
+        if settings.closed_book:
+            letter = parse_letter(text)
+            if letter is not None:
+                await ep.call("submit_answer", {"answer": letter, "reasoning": text[:4000]}, forced=True)
+            return None if ep.ended else "max_turns"
+        run_input = result.to_input_list() + [{"role": "user", "content": NUDGE}]
+
+
+def make_sdk_parts(info: SessionInfo, settings: RunSettings, client: AsyncOpenAI) -> tuple[SessionMCPServer, RetryingModel, EpisodeRef]:
+    ref = EpisodeRef()
+    server = SessionMCPServer(info, settings, ref)
+    model = RetryingModel(OpenAIChatCompletionsModel(model=settings.model, openai_client=client), settings, ref)
+    return server, model, ref

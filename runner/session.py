@@ -1,0 +1,188 @@
+"""The server's HTTP session API (docs/http-api.md) and an MCP client bound to one session."""
+
+from __future__ import annotations
+
+import os
+import ssl
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+TOKEN_ENV = "AGENTHOP_AUTH_TOKEN"
+ALL_TOOLS = ("search_papers", "get_paper_info", "get_references", "list_sections", "read_section", "think", "submit_answer")
+
+
+_SSL_CONTEXT: ssl.SSLContext | None = None
+
+
+def shared_ssl_context() -> ssl.SSLContext:
+    """One TLS context for every HTTP client: building one loads the CA store (~0.1 s each time)."""
+    global _SSL_CONTEXT
+    if _SSL_CONTEXT is None:
+        _SSL_CONTEXT = ssl.create_default_context()
+    return _SSL_CONTEXT
+
+
+def http_client_factory(headers: dict | None = None, timeout=None, auth=None) -> httpx2.AsyncClient:
+    """httpx2 clients for MCP connections (also the Agents SDK's ``httpx_client_factory``)."""
+    return httpx2.AsyncClient(
+        headers=headers, timeout=timeout if timeout is not None else httpx2.Timeout(60, read=300), auth=auth,
+        verify=shared_ssl_context(), follow_redirects=True,
+    )
+
+
+class ServerError(Exception):
+    """The sandbox server refused a request or could not be reached."""
+
+
+@dataclass
+class SessionInfo:
+    session_id: str
+    mcp_url: str
+    headers: dict[str, str]
+    item: str | None
+    caps: dict
+    disabled_tools: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ToolResult:
+    text: str
+    structured: dict
+    is_error: bool
+    raw: Any = None            # the mcp CallToolResult, when the server produced this result
+
+    @property
+    def outcome(self) -> str | None:
+        return self.structured.get("outcome")
+
+    @property
+    def ended(self) -> bool:
+        return bool(self.structured.get("session_ended")) or self.outcome == "session_ended"
+
+    @property
+    def budget_used(self) -> int | None:
+        return self.structured.get("budget_used")
+
+
+class ServerAPI:
+    """Creates and ends sessions over plain HTTP. One instance per run."""
+
+    def __init__(self, base_url: str, auth_token: str | None = None, timeout: float = 30.0):
+        self.base_url = base_url.rstrip("/")
+        self.auth_token = auth_token if auth_token is not None else os.environ.get(TOKEN_ENV)
+        headers = {"Authorization": f"Bearer {self.auth_token}"} if self.auth_token else {}
+        self._http = httpx2.AsyncClient(base_url=self.base_url, headers=headers, timeout=timeout, verify=shared_ssl_context())
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _request(self, method: str, path: str, **kw) -> tuple[int, dict]:
+        try:
+            resp = await self._http.request(method, path, **kw)
+        except httpx2.HTTPError as exc:
+            raise ServerError(f"cannot reach the AgentHop server at {self.base_url}: {type(exc).__name__}: {exc}") from exc
+        try:
+            body = resp.json()
+        except ValueError:
+            body = {"error": resp.text[:300]}
+        return resp.status_code, body
+
+    async def health(self) -> dict:
+        status, body = await self._request("GET", "/health")
+        if status != 200:
+            raise ServerError(f"GET /health answered {status}: {body.get('error', body)}")
+        return body
+
+    async def create_session(
+        self, item: str | None, run: str, caps: dict, disabled_tools: list[str], client: dict
+    ) -> SessionInfo:
+        payload = {"item": item, "run": run, **caps, "disabled_tools": list(disabled_tools), "client": client}
+        status, body = await self._request("POST", "/sessions", json=payload)
+        if status != 201 and status != 200:
+            raise ServerError(f"POST /sessions for item {item} answered {status}: {body.get('error', body)}")
+        headers = dict(body.get("headers") or {})
+        if self.auth_token:
+            headers.setdefault("Authorization", f"Bearer {self.auth_token}")
+        return SessionInfo(
+            session_id=body["session_id"],
+            mcp_url=body["mcp_url"],
+            headers=headers,
+            item=body.get("item"),
+            caps=body.get("caps") or {},
+            disabled_tools=list(body.get("disabled_tools") or []),
+        )
+
+    async def get_session(self, session_id: str) -> dict:
+        status, body = await self._request("GET", f"/sessions/{session_id}")
+        if status != 200:
+            raise ServerError(f"GET /sessions/{session_id} answered {status}: {body.get('error', body)}")
+        return body
+
+    async def end_session(self, session_id: str, termination: str, reason: str = "") -> bool:
+        """Report why the runner ended a session. False if the server had already ended it (409) or forgot it (404)."""
+        status, body = await self._request(
+            "POST", f"/sessions/{session_id}/end", json={"termination": termination, "reason": reason}
+        )
+        if status in (404, 409):
+            return False
+        if status != 200:
+            raise ServerError(f"POST /sessions/{session_id}/end answered {status}: {body.get('error', body)}")
+        return True
+
+
+def result_text(result: Any) -> str:
+    return "\n".join(getattr(b, "text", "") for b in (result.content or []) if getattr(b, "type", None) == "text")
+
+
+def to_tool_result(result: Any) -> ToolResult:
+    structured = result.structured_content if isinstance(getattr(result, "structured_content", None), dict) else {}
+    return ToolResult(text=result_text(result), structured=dict(structured), is_error=bool(result.is_error), raw=result)
+
+
+class McpSession:
+    """An MCP client connection for one sandbox session (async context manager)."""
+
+    def __init__(self, info: SessionInfo, timeout: float = 60.0):
+        self.info = info
+        self.timeout = timeout
+        self._stack: AsyncExitStack | None = None
+        self.client: Client | None = None
+
+    async def __aenter__(self) -> "McpSession":
+        stack = AsyncExitStack()
+        try:
+            http = await stack.enter_async_context(
+                http_client_factory(self.info.headers, httpx2.Timeout(self.timeout, read=max(self.timeout, 300)))
+            )
+            self.client = await stack.enter_async_context(
+                Client(streamable_http_client(self.info.mcp_url, http_client=http), read_timeout_seconds=self.timeout)
+            )
+        except BaseException:
+            await stack.aclose()
+            raise
+        self._stack = stack
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        if self._stack is not None:
+            await self._stack.aclose()
+
+    async def list_tools(self) -> list:
+        return list((await self.client.list_tools()).tools)
+
+    async def task_prompt(self) -> str:
+        prompt = await self.client.get_prompt("research_task")
+        parts = []
+        for msg in prompt.messages:
+            content = msg.content
+            parts.append(getattr(content, "text", "") if not isinstance(content, list) else "\n".join(getattr(c, "text", "") for c in content))
+        return "\n\n".join(p for p in parts if p)
+
+    async def call_tool(self, name: str, arguments: dict, meta: dict | None = None) -> ToolResult:
+        result = await self.client.call_tool(name, arguments, meta=meta)
+        return to_tool_result(result)

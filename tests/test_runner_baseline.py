@@ -1,0 +1,69 @@
+"""The offline baseline over the whole demo corpus: no model, no API key, clearly above chance."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agenthop.runner.cli import main
+from agenthop.runner.records import read_records
+from agenthop.server.checkpoint import read_records as read_checkpoint
+from agenthop.server.schema import open_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> tuple[Path, Path]:
+    corpus, split = ROOT / "corpus.sqlite", ROOT / "splits" / "demo.jsonl"
+    if corpus.exists() and split.exists():
+        return corpus, split
+    from agenthop.server.demo import build_demo
+
+    root = tmp_path_factory.mktemp("demo")
+    build_demo(root / "corpus.sqlite", root / "demo.jsonl")
+    return root / "corpus.sqlite", root / "demo.jsonl"
+
+
+def test_baseline_beats_chance_on_demo_corpus(demo, tmp_path):
+    corpus, split = demo
+    out = tmp_path / "baseline"
+    result = CliRunner().invoke(main, ["--items", str(split), "--agent", "baseline", "--corpus", str(corpus),
+                                       "--out", str(out), "--workers", "4", "--no-progress"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    recs = list(read_records(out / "runner.jsonl"))
+    ends = [r for r in recs if r["kind"] == "item_end"]
+    ids = [json.loads(line)["id"] for line in split.read_text().splitlines() if line.strip()]
+    assert sorted(e["item_id"] for e in ends) == sorted(ids)
+    conn = open_corpus(corpus, allow_gold=True)
+    gold = {i: c for i, c in conn.execute("SELECT item_id, correct_index FROM gold_items")}
+    conn.close()
+    correct = sum(1 for e in ends if e["answer"] and "ABCD".index(e["answer"]) == gold[e["item_id"]])
+    accuracy = correct / len(ends)
+    print(f"baseline accuracy on the demo corpus: {accuracy:.1%} ({correct}/{len(ends)})")
+    assert accuracy >= 0.45, accuracy  # chance is 25%
+    assert all(e["termination"] == "answer" and e["budget_used"] <= 30 and e["total_tokens"] == 0 for e in ends)
+    log = list(read_checkpoint(out / "server-log.sqlite"))
+    calls = [r for r in log if r["kind"] == "call"]
+    assert all(c["turn"] is not None and c["tokens"] == 0 for c in calls)
+    assert not any(c["outcome"] == "budget_rejected" for c in calls)
+    assert "accuracy" in result.output
+
+
+def test_baseline_closed_book_and_disabled_search(demo, tmp_path):
+    corpus, split = demo
+    for extra, name in ((["--closed-book"], "cb"), (["--disable-tools", "search_papers,get_paper_info"], "ns")):
+        out = tmp_path / name
+        result = CliRunner().invoke(main, ["--items", str(split), "--agent", "baseline", "--corpus", str(corpus),
+                                           "--out", str(out), "--limit", "4", "--no-progress", *extra], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        ends = [r for r in read_records(out / "runner.jsonl") if r["kind"] == "item_end"]
+        assert len(ends) == 4 and all(e["termination"] == "answer" for e in ends)
+        tools = {r["tool"] for r in read_checkpoint(out / "server-log.sqlite") if r["kind"] == "call"}
+        if name == "cb":
+            assert tools == {"submit_answer"} and all(e["turns"] == 1 for e in ends)
+        else:
+            assert "search_papers" not in tools and "read_section" in tools
