@@ -1,0 +1,136 @@
+"""Exposure/inspection audit: was a gold paper shown to the agent, and did it read it?
+
+* Inspected: a ``read_section`` call on a gold paper was *executed* (outcome ok,
+  not_found, no_text or ambiguous), whether or not it delivered text.
+* Exposed: a gold paper ID appeared in the ``exposed`` list of some call
+  (search hits, reference lists).
+
+Each item falls in exactly one category, checked in this order: unobservable,
+correct, incorrect_inspected, incorrect_exposed, incorrect_neither.
+"""
+
+from __future__ import annotations
+
+from .items import ItemOutcome
+from .logs import EXECUTED_OUTCOMES
+
+CATEGORIES = ("correct", "incorrect_inspected", "incorrect_exposed", "incorrect_neither", "unobservable")
+CATEGORY_LABELS = {
+    "correct": "Correct",
+    "incorrect_inspected": "Incorrect, target inspected",
+    "incorrect_exposed": "Incorrect, target exposed but not inspected",
+    "incorrect_neither": "Incorrect, neither",
+    "unobservable": "Unobservable (no log)",
+}
+RANK_BANDS = ("1-5", "6-20", "21-50", "51+")
+
+
+def rank_band(rank: int) -> str:
+    if rank <= 5:
+        return "1-5"
+    if rank <= 20:
+        return "6-20"
+    if rank <= 50:
+        return "21-50"
+    return "51+"
+
+
+def inspected_papers(item: ItemOutcome) -> set[str]:
+    """Paper IDs named by an executed read_section call."""
+    out = set()
+    for c in item.calls:
+        if c.tool == "read_section" and c.executed and c.outcome in EXECUTED_OUTCOMES:
+            pid = c.paper_id
+            if pid:
+                out.add(pid)
+    return out
+
+
+def exposed_papers(item: ItemOutcome) -> set[str]:
+    out = set()
+    for c in item.calls:
+        for e in c.exposed:
+            if isinstance(e, dict) and e.get("paper_id"):
+                out.add(e["paper_id"])
+    return out
+
+
+def audit_category(item: ItemOutcome) -> str:
+    if not item.observed:
+        return "unobservable"
+    if item.correct:
+        return "correct"
+    gold = set(item.gold.gold_paper_ids)
+    if gold & inspected_papers(item):
+        return "incorrect_inspected"
+    if gold & exposed_papers(item):
+        return "incorrect_exposed"
+    return "incorrect_neither"
+
+
+def first_exposures(item: ItemOutcome) -> list[dict]:
+    """Per gold paper: rank and tool of its first exposure, and whether an executed read followed."""
+    out = []
+    for pid in item.gold.gold_paper_ids:
+        first = None
+        for c in item.calls:
+            for e in c.exposed:
+                if isinstance(e, dict) and e.get("paper_id") == pid:
+                    first = (c.seq, int(e.get("rank") or 0), c.tool)
+                    break
+            if first:
+                break
+        if first is None:
+            out.append({"paper_id": pid, "exposed": False, "rank": None, "tool": None, "inspected_later": False})
+            continue
+        seq, rank, tool = first
+        later = any(
+            c.tool == "read_section" and c.executed and c.outcome in EXECUTED_OUTCOMES and c.paper_id == pid and c.seq > seq
+            for c in item.calls
+        )
+        out.append({"paper_id": pid, "exposed": True, "rank": rank, "tool": tool, "band": rank_band(rank),
+                    "inspected_later": later})
+    return out
+
+
+def summarize_exposure(per_item: list[list[dict]]) -> dict:
+    """Aggregate first exposures of gold papers over observed items."""
+    bands = {b: {"exposed": 0, "inspected_later": 0, "share_inspected": None} for b in RANK_BANDS}
+    ranks: list[int] = []
+    by_tool: dict[str, int] = {}
+    n_targets = 0
+    never = 0
+    for entries in per_item:
+        for e in entries:
+            n_targets += 1
+            if not e["exposed"]:
+                never += 1
+                continue
+            ranks.append(e["rank"])
+            by_tool[e["tool"]] = by_tool.get(e["tool"], 0) + 1
+            b = bands[e["band"]]
+            b["exposed"] += 1
+            b["inspected_later"] += int(e["inspected_later"])
+    for b in bands.values():
+        if b["exposed"]:
+            b["share_inspected"] = b["inspected_later"] / b["exposed"]
+    ranks.sort()
+    total_exposed = len(ranks)
+    total_later = sum(b["inspected_later"] for b in bands.values())
+    return {
+        "gold_targets": n_targets,
+        "exposed": total_exposed,
+        "never_exposed": never,
+        "inspected_later": total_later,
+        "share_inspected": total_later / total_exposed if total_exposed else None,
+        "first_rank_mean": sum(ranks) / total_exposed if total_exposed else None,
+        "first_rank_median": (ranks[(total_exposed - 1) // 2] + ranks[total_exposed // 2]) / 2 if total_exposed else None,
+        "first_exposed_by_tool": dict(sorted(by_tool.items())),
+        "by_rank_band": bands,
+    }
+
+
+def audit_counts(categories: list[str]) -> dict:
+    n = len(categories)
+    counts = {c: categories.count(c) for c in CATEGORIES}
+    return {"n": n, "counts": counts, "shares": {c: (counts[c] / n if n else None) for c in CATEGORIES}}

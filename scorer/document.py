@@ -1,0 +1,288 @@
+"""The content of a report as a renderer-neutral document (sections of text, tables and plots).
+
+report_md.py and report_html.py render the same document, so both reports
+always show the same numbers. A number that was not measured is never shown as
+a number: it reads ``n/a`` with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .audit import CATEGORIES, CATEGORY_LABELS, RANK_BANDS
+from .gold import CELLS
+from .trajectory import AFTER_NONGOLD
+
+NO_TURNS = "n/a (no turn data)"
+NO_TOKENS = "n/a (no token data)"
+
+
+@dataclass
+class Table:
+    header: list[str]
+    rows: list[list[str]]
+    caption: str | None = None
+
+
+@dataclass
+class Section:
+    title: str
+    paragraphs: list[str] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    plots: list[str] = field(default_factory=list)  # plot names
+    bullets: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Document:
+    title: str
+    sections: list[Section]
+    plots: dict[str, str] = field(default_factory=dict)
+
+
+def pct(x, na: str = "n/a") -> str:
+    return na if x is None else f"{100 * x:.1f}%"
+
+
+def num(x, digits: int = 1, na: str = "n/a") -> str:
+    if x is None:
+        return na
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and digits == 0):
+        return f"{int(x):,}"
+    return f"{x:,.{digits}f}"
+
+
+def ci(m: dict) -> str:
+    c = m.get("accuracy_ci95")
+    return "" if not c else f" [{100 * c[0]:.1f}, {100 * c[1]:.1f}]"
+
+
+def _frac(k, n) -> str:
+    return f"{k}/{n}"
+
+
+def axis_rows(metrics: dict) -> list[list[str]]:
+    """Rows of the main four-axis table: overall, ST, MT and the four cells."""
+    groups = [("overall", metrics["overall"])]
+    groups += [(k, v) for k, v in metrics["by_type"].items()]
+    groups += [(c, metrics["by_cell"][c]) for c in CELLS if metrics["by_cell"][c]["n"]]
+    rows = []
+    for name, m in groups:
+        rows.append([
+            name,
+            str(m["n"]),
+            pct(m["accuracy"]) + ci(m),
+            f"{pct(m['paper_recall'])} ({m['paper_recall_n']})",
+            pct(m["section_recall"]),
+            f"{pct(m['conversion'])} ({_frac(m['conversion_correct'], m['conversion_n'])})"
+            if m["conversion_n"] else "n/a (no recall)",
+            num(m["calls_per_turn"], 2, NO_TURNS),
+        ])
+    return rows
+
+
+AXIS_HEADER = ["group", "n", "accuracy [95% CI]", "paper recall", "section recall", "conversion", "calls/turn"]
+
+
+def _group_table(groups: dict, title: str) -> Table:
+    rows = [[k, str(m["n"]), pct(m["accuracy"]) + ci(m), pct(m["paper_recall"]), pct(m["section_recall"]),
+             pct(m["conversion"], "n/a (no recall)")] for k, m in groups.items()]
+    return Table(header=[title, "n", "accuracy [95% CI]", "paper recall", "section recall", "conversion"], rows=rows)
+
+
+def run_document(s: dict, plots: dict[str, str] | None = None) -> Document:
+    run = s["run"]
+    h = s["headline"]
+    res = s["resources"]
+    sections: list[Section] = []
+
+    prov = Section("Run and provenance")
+    caps = "; ".join(f"{e['value']} ({e['sessions']} sessions)" for e in s["sessions"]["caps"]) or "none recorded"
+    search = "; ".join(f"{e['value']}" for e in s["sessions"]["search"]) or "none recorded"
+    corpus = s["corpus"]
+    prov.bullets = [
+        f"run: {run['name']} (label {run['label']})",
+        f"agent: {run['agent'] or 'unknown'}; model: {run['model'] or 'unknown'}",
+        f"settings: {run['settings'] if run['settings'] is not None else 'not recorded'}",
+        f"corpus: {corpus['path']} (schema {corpus['schema_version']}, id {corpus.get('corpus_id') or 'n/a'})",
+        f"caps: {caps}",
+        f"search: {search}",
+        f"items: {s['items']['n']} ({s['items']['observed']} observed, {s['items']['unobservable']} unobservable, "
+        f"{s['items']['items_with_retries']} with retries; item set from {s['items']['expected_from']})",
+        f"scorer {s['scorer_version']}, summary schema {s['schema_version']}, generated {s['generated_at']}",
+    ]
+    sections.append(prov)
+
+    if s["warnings"]:
+        sections.append(Section("Warnings", bullets=list(s["warnings"])))
+
+    axes = Section("Four axes", tables=[Table(AXIS_HEADER, axis_rows(s["metrics"]),
+                                               "Accuracy with Wilson 95% interval; paper recall with the number of items "
+                                               "recalled; conversion = accuracy among recalled items.")],
+                   plots=["cell-accuracy", "cell-accuracy-vs-recall"])
+    cpt = s["calls_per_turn"]
+    axes.paragraphs.append(
+        f"Calls per turn: {num(cpt['value'], 2, NO_TURNS)}"
+        + (f" ({cpt['tool_calls']} tool calls over {cpt['turns_with_calls']} turns with calls"
+           + (f"; {cpt['turns_without_calls']} turns without calls not counted" if cpt["turns_without_calls"] is not None else "")
+           + f"; source: {cpt['source']})." if cpt["measured"] else ".")
+    )
+    sections.append(axes)
+
+    r = Section("Resources", plots=["budget-hist", "turns-hist", "tokens-hist"])
+    r.tables.append(Table(
+        ["resource", "mean", "median", "max", "items measured", "source"],
+        [
+            ["tokens", num(res["tokens"]["mean"], 0, NO_TOKENS), num(res["tokens"]["median"], 0, "n/a"),
+             num(res["tokens"]["max"], 0, "n/a"), str(res["tokens"]["n"]), ", ".join(res["tokens"]["sources"]) or "-"],
+            ["turns", num(res["turns"]["mean"], 2, NO_TURNS), num(res["turns"]["median"], 1, "n/a"),
+             num(res["turns"]["max"], 0, "n/a"), str(res["turns"]["n"]), ", ".join(res["turns"]["sources"]) or "-"],
+            ["budget points", num(res["budget"]["mean"], 2), num(res["budget"]["median"], 1),
+             num(res["budget"]["max"], 0), str(res["budget"]["n"]), "checkpoint"],
+        ]))
+    r.tables.append(Table(["ended by", "share of items"], [
+        ["token cap", pct(res["pct_token_cap"])], ["turn cap", pct(res["pct_turn_cap"])],
+        ["budget", pct(res["pct_budget"])], ["no submission (any reason)", pct(res["pct_no_submission"])],
+    ]))
+    r.tables.append(Table(["termination", "items"], [[k, str(v)] for k, v in res["termination_counts"].items()]))
+    sections.append(r)
+
+    bd = Section("Breakdowns")
+    bd.tables.append(_group_table(s["metrics"]["by_reasoning_type"], "reasoning type"))
+    bd.tables.append(_group_table(s["metrics"]["by_venue"], "venue"))
+    bd.tables.append(_group_table(s["metrics"]["by_consensus_tier"], "consensus tier"))
+    sections.append(bd)
+
+    au = s["audit"]
+    a = Section("Exposure/inspection audit")
+    a.tables.append(Table(["category", "items", "share", "ST", "MT"], [
+        [CATEGORY_LABELS[c], str(au["counts"][c]), pct(au["shares"][c]),
+         str(au["by_type"]["ST"]["counts"][c]), str(au["by_type"]["MT"]["counts"][c])] for c in CATEGORIES]))
+    ex = s["exposure"]
+    a.paragraphs.append(
+        f"Gold targets: {ex['gold_targets']}; exposed: {ex['exposed']}; never exposed: {ex['never_exposed']}; "
+        f"exposed and later inspected: {ex['inspected_later']} ({pct(ex['share_inspected'])}). "
+        f"Rank of first exposure: mean {num(ex['first_rank_mean'])}, median {num(ex['first_rank_median'])}."
+    )
+    a.tables.append(Table(["first-exposure rank", "targets exposed", "later inspected", "share inspected"], [
+        [b, str(ex["by_rank_band"][b]["exposed"]), str(ex["by_rank_band"][b]["inspected_later"]),
+         pct(ex["by_rank_band"][b]["share_inspected"])] for b in RANK_BANDS]))
+    sections.append(a)
+
+    tr = s["trajectory"]
+    t = Section("Trajectories", plots=["transition-heatmap"])
+    tools = tr["transitions"]["tools"]
+    t.tables.append(Table(["from \\ to"] + tools, [
+        [tools[i]] + [f"{p:.2f}" if tr["transitions"]["counts"][i][j] else "·" for j, p in enumerate(row)]
+        for i, row in enumerate(tr["transitions"]["row_normalised"])], "Row-normalised transition probabilities."))
+    bg = tr["bigrams"][:10]
+    t.tables.append(Table(["bigram", "items with", "acc. with", "items without", "acc. without", "difference"], [
+        [" → ".join(b["bigram"]), str(b["n_with"]), pct(b["accuracy_with"]), str(b["n_without"]),
+         pct(b["accuracy_without"]), "n/a" if b["difference"] is None else f"{100 * b['difference']:+.1f} pp"]
+        for b in bg], "Bigrams with the largest accuracy difference (top 10)."))
+    tg = tr["trigrams"]
+    if tg["most_frequent"]:
+        top = tg["most_frequent"]
+        t.paragraphs.append(f"Most frequent trigram: {' → '.join(top['trigram'])}, {top['count']} of {tg['total']} "
+                            f"trigrams ({pct(top['share'])}).")
+    else:
+        t.paragraphs.append("No trajectory has three calls; no trigrams.")
+    st = tr["st_stopping"]
+    t.tables.append(Table(["ST: after the first delivered gold read", "items", "share", "accuracy"], [
+        [k, str(v["n"]), pct(v["share"]), pct(v["accuracy"])] for k, v in st["categories"].items()],
+        f"{st['n']} ST items delivered a gold section."))
+    mt = tr["mt_failures"]
+    t.tables.append(Table(["MT failures", "items", "share"], [
+        [k, str(v["n"]), pct(v["share"])] for k, v in mt["categories"].items()], f"{mt['n']} wrong, observed MT items."))
+    an = tr["after_nongold_read"]
+    t.tables.append(Table(["after a read of a non-gold paper", "reads", "share"], [
+        [k, str(an["categories"][k]["n"]), pct(an["categories"][k]["share"])] for k in AFTER_NONGOLD],
+        f"{an['n']} delivered reads of non-gold papers."))
+    sections.append(t)
+
+    fa = s["failure_attribution"]
+    f = Section("Failure attribution")
+    f.tables.append(Table(["wrong answer chose", "items", "share of wrong"], [
+        [k, str(v), pct(fa["rates"][k])] for k, v in fa["counts"].items()], f"{fa['n_wrong']} wrong answers."))
+    pb = s["position_bias"]
+    f.tables.append(Table(["letter", "predicted", "correct", "accuracy when correct here"], [
+        [L, str(pb["predicted_distribution"][L]), str(pb["correct_distribution"][L]),
+         pct(pb["accuracy_by_correct_position"][L]["accuracy"])] for L in "ABCD"] +
+        [["none", str(pb["predicted_distribution"]["none"]), "-", "-"]], "Position bias."))
+    sections.append(f)
+
+    bv = s["budget_views"]
+    b = Section("Budget-aware views")
+    b.tables.append(Table(["cost per correct answer", "value"], [
+        ["budget points", num(bv["points_per_correct"], 2)],
+        ["tokens", num(bv["tokens_per_correct"], 0, NO_TOKENS)],
+        ["US dollars", "n/a (no priced runner records)" if bv["usd_per_correct"] is None else f"${bv['usd_per_correct']:.4f}"],
+    ]))
+    b.tables.append(Table(["budget spent", "items", "accuracy"], [
+        [k, str(v["n"]), pct(v["accuracy"])] for k, v in bv["accuracy_by_budget_band"].items()]))
+    sections.append(b)
+
+    return Document(title=f"AgentHop score report: {run['name']}", sections=sections, plots=plots or {})
+
+
+def comparison_document(c: dict, pair: dict | None = None, plots: dict[str, str] | None = None) -> Document:
+    sections = []
+    cols = ["run", "n", "accuracy", "paper recall ST", "paper recall MT", "section recall", "conversion ST",
+            "conversion MT", "calls/turn", "tokens", "turns", "budget", "token cap", "turn cap", "budget cap"]
+    rows = [[r["run"], str(r["n"]), pct(r["accuracy"]), pct(r["paper_recall_st"]), pct(r["paper_recall_mt"]),
+             pct(r["section_recall"]), pct(r["conversion_st"]), pct(r["conversion_mt"]),
+             num(r["calls_per_turn"], 2, NO_TURNS), num(r["mean_tokens"], 0, NO_TOKENS),
+             num(r["mean_turns"], 2, NO_TURNS), num(r["mean_budget"], 2), pct(r["pct_token_cap"]),
+             pct(r["pct_turn_cap"]), pct(r["pct_budget"])] for r in c["runs"]]
+    sections.append(Section("Runs", tables=[Table(cols, rows)], plots=["accuracy-vs-recall"]))
+    rel = c["reliability"]
+    itc = rel["item_total_correlation"]
+    sec = Section("Reliability across runs")
+    sec.paragraphs.append(
+        f"Cronbach's alpha over {rel['n_items']} common items x {rel['n_runs']} runs: "
+        f"{num(rel['cronbach_alpha'], 3, 'n/a (needs 2+ runs whose totals differ)')}. "
+        f"Corrected item-total correlation: {itc['n_defined']} items defined, mean {num(itc['mean'], 3)}, "
+        f"median {num(itc['median'], 3)}, {itc['n_negative']} negative."
+    )
+    if itc["lowest"]:
+        sec.tables.append(Table(["item", "corrected item-total r"], [[e["item_id"], f"{e['r']:.3f}"] for e in itc["lowest"]],
+                                "Lowest item-total correlations."))
+    sections.append(sec)
+    if c["pairwise"]:
+        sections.append(Section("Pairwise (exact McNemar)", tables=[Table(
+            ["run A", "run B", "B - A", "gains", "losses", "p"],
+            [[p["run_a"], p["run_b"], "n/a" if p["difference"] is None else f"{100 * p['difference']:+.1f} pp",
+              str(p["gains"]), str(p["losses"]), f"{p['mcnemar_exact_p']:.4g}"] for p in c["pairwise"]])]))
+    for root, g in c["replicates"].items():
+        sections.append(Section(f"Replicates: {root}", paragraphs=[f"runs: {', '.join(g['runs'])}"], tables=[Table(
+            ["metric", "runs", "mean", "std"],
+            [[k, str(v["n"]), num(v["mean"], 4), num(v["std"], 4)] for k, v in g["metrics"].items()])]))
+    if pair:
+        sections.extend(pair_sections(pair))
+    return Document(title="AgentHop comparison", sections=sections, plots=plots or {})
+
+
+def pair_sections(p: dict) -> list[Section]:
+    bi, bc = p["bootstrap_items"], p["bootstrap_clusters"]
+
+    def iv(b):
+        return "n/a" if not b["ci95"] else f"[{100 * b['ci95'][0]:+.1f}, {100 * b['ci95'][1]:+.1f}] pp"
+
+    s = Section(f"{p['run_b']} vs {p['run_a']}")
+    s.tables.append(Table(["quantity", "value"], [
+        ["items in common", str(p["n_common"])],
+        ["accuracy A / B", f"{pct(p['accuracy_a'])} / {pct(p['accuracy_b'])}"],
+        ["difference B - A", "n/a" if p["difference"] is None else f"{100 * p['difference']:+.1f} pp"],
+        ["gains (B right, A wrong)", str(p["gains"])],
+        ["losses (A right, B wrong)", str(p["losses"])],
+        ["both right / both wrong", f"{p['both_correct']} / {p['both_wrong']}"],
+        ["exact McNemar p (two-sided)", f"{p['mcnemar_exact_p']:.4g}"],
+        [f"bootstrap 95% CI, items ({bi['resamples']} resamples, seed {bi['seed']})", iv(bi)],
+        [f"bootstrap 95% CI, clusters of shared gold papers ({bc.get('n_clusters', 0)} clusters)", iv(bc)],
+        ["items only in A / only in B", f"{len(p['only_in_a'])} / {len(p['only_in_b'])}"],
+    ]))
+    t = p["audit_transitions"]["table"]
+    s.tables.append(Table(["A \\ B"] + [CATEGORY_LABELS[c] for c in CATEGORIES],
+                          [[CATEGORY_LABELS[a]] + [str(t[a][b]) for b in CATEGORIES] for a in CATEGORIES],
+                          "Audit outcome transitions (rows: run A, columns: run B)."))
+    return [s]

@@ -1,0 +1,160 @@
+"""Gold labels and item attributes, read from the corpus with gold access.
+
+Also the section-label matching rule used by section recall (``label_matches``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agenthop.server.schema import open_corpus, read_meta
+from agenthop.server.sections import normalise
+
+LETTERS = "ABCD"
+CELLS = ("ST-d1", "ST-d2", "MT-d1", "MT-d2")
+
+
+@dataclass(frozen=True)
+class Label:
+    arxiv_id: str
+    section: str
+    relevance: str
+
+
+@dataclass
+class GoldItem:
+    item_id: str
+    qtype: str  # "ST" | "MT"
+    depth: int
+    reasoning_type: str
+    venue: str | None
+    consensus_tier: str | None
+    n_options: int
+    correct_index: int
+    distractor_types: list | None
+    gold_paper_ids: list[str]
+    gold_arxiv_ids: list[str]
+    bridge_paper_ids: list[str]
+    seed_paper_id: str
+    labels: list[Label] = field(default_factory=list)
+
+    @property
+    def cell(self) -> str:
+        return f"{self.qtype}-d{self.depth}"
+
+    @property
+    def correct_letter(self) -> str:
+        return LETTERS[self.correct_index]
+
+    def gold_arxiv(self, paper_id: str) -> str | None:
+        try:
+            return self.gold_arxiv_ids[self.gold_paper_ids.index(paper_id)]
+        except (ValueError, IndexError):
+            return None
+
+    def direct_labels(self, arxiv_id: str | None) -> list[Label]:
+        return [lab for lab in self.labels if lab.relevance == "direct" and lab.arxiv_id == arxiv_id]
+
+
+def normalize_header(text: str) -> str:
+    """The header normalisation of read_section and the importer's label check (server/sections.py):
+    lowercase, drop an ``Apdx_X:`` prefix and leading numbering, punctuation to spaces, collapse whitespace."""
+    return normalise(text)
+
+
+def label_matches(label_section: str, header: str, text: str | None) -> bool:
+    """A label names a delivered section: same header, or its string appears verbatim in the text."""
+    if label_section.strip().lower() == header.strip().lower():
+        return True
+    norm = normalize_header(label_section)
+    if norm and norm == normalize_header(header):
+        return True
+    needle = label_section.strip()
+    return bool(needle) and text is not None and needle in text
+
+
+def qtype_of(question_type: str, item_id: str) -> str:
+    q = (question_type or "").lower()
+    if q in ("single-target", "st", "bfs"):
+        return "ST"
+    if q in ("multi-target", "mt", "dfs"):
+        return "MT"
+    return "MT" if item_id.startswith("mt_") else "ST"
+
+
+class Gold:
+    """Gold data of a corpus; section texts are fetched lazily and cached."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.conn: sqlite3.Connection = open_corpus(self.path, allow_gold=True)
+        self.meta = read_meta(self.conn)
+        self.items: dict[str, GoldItem] = {}
+        self._texts: dict[tuple[str, int], str | None] = {}
+        self._load()
+
+    def _load(self) -> None:
+        conn = self.conn
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        rows = conn.execute(
+            "SELECT i.item_id, i.question_type, i.depth, i.reasoning_type, i.venue, i.consensus_tier, i.options,"
+            " i.seed_paper_id, g.correct_index, g.distractor_types, g.gold_paper_ids, g.gold_arxiv_ids,"
+            " g.bridge_paper_ids FROM items i JOIN gold_items g ON g.item_id = i.item_id ORDER BY i.position"
+        )
+        for (item_id, qt, depth, rt, venue, tier, options, seed, ci, dt, gp, ga, bp) in rows:
+            self.items[item_id] = GoldItem(
+                item_id=item_id,
+                qtype=qtype_of(qt, item_id),
+                depth=int(depth),
+                reasoning_type=rt or "unknown",
+                venue=venue,
+                consensus_tier=tier,
+                n_options=len(json.loads(options or "[]")),
+                correct_index=int(ci),
+                distractor_types=json.loads(dt) if dt else None,
+                gold_paper_ids=list(json.loads(gp or "[]")),
+                gold_arxiv_ids=list(json.loads(ga or "[]")),
+                bridge_paper_ids=list(json.loads(bp or "[]")),
+                seed_paper_id=seed,
+            )
+        # Fill gold arXiv IDs the gold row lacks from the papers table.
+        for item in self.items.values():
+            if len(item.gold_arxiv_ids) < len(item.gold_paper_ids):
+                fixed = []
+                for pid in item.gold_paper_ids:
+                    row = conn.execute("SELECT arxiv_id FROM papers WHERE paper_id = ?", (pid,)).fetchone()
+                    fixed.append(row[0] if row else None)
+                item.gold_arxiv_ids = fixed
+        if "gold_recall_labels" in tables:
+            for item_id, arxiv_id, section, relevance in conn.execute(
+                "SELECT item_id, arxiv_id, section, relevance FROM gold_recall_labels ORDER BY item_id, position"
+            ):
+                item = self.items.get(item_id)
+                if item is not None:
+                    item.labels.append(Label(arxiv_id=arxiv_id, section=section, relevance=(relevance or "").lower()))
+
+    def section_text(self, arxiv_id: str | None, index: int | None) -> str | None:
+        if arxiv_id is None or index is None:
+            return None
+        key = (arxiv_id, int(index))
+        if key not in self._texts:
+            row = self.conn.execute(
+                "SELECT text FROM sections WHERE arxiv_id = ? AND position = ?", key
+            ).fetchone()
+            self._texts[key] = row[0] if row else None
+        return self._texts[key]
+
+    def provenance(self) -> dict:
+        return {
+            "path": str(self.path),
+            "corpus_id": self.meta.get("corpus_id"),
+            "schema_version": self.meta.get("schema_version"),
+            "meta": self.meta,
+            "n_items": len(self.items),
+        }
+
+    def close(self) -> None:
+        self.conn.close()

@@ -1,0 +1,196 @@
+"""A run's item set and, per item, the session that counts, its answer, termination and resources.
+
+Rules (docs/scoring.md):
+
+* The item set is every item with an item-mode ``session_start`` plus every item
+  named in runner records, or exactly the items of ``--items FILE`` when given.
+* With several sessions for one item (retries), the last session that has a
+  ``session_end`` counts, else the last one.
+* Answer: the ``session_end`` answer, else the last ``ok`` submit_answer call.
+* Termination: the runner's ``item_end`` for that session when present, else the
+  ``session_end`` record, else ``abandoned``. An item without any session log is
+  ``unobservable`` and counts as wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .gold import Gold, GoldItem
+from .logs import Call, Run, Session
+
+
+@dataclass
+class ItemOutcome:
+    item_id: str
+    gold: GoldItem
+    session: Session | None
+    n_sessions: int = 0
+    item_end: dict | None = None
+    turn_records: list[dict] = field(default_factory=list)
+
+    @property
+    def observed(self) -> bool:
+        return self.session is not None
+
+    @property
+    def calls(self) -> list[Call]:
+        return self.session.calls if self.session else []
+
+    @property
+    def answer(self) -> str | None:
+        return self.session.answer if self.session else None
+
+    @property
+    def predicted_index(self) -> int | None:
+        a = self.answer
+        if a and len(a) == 1 and "A" <= a <= "Z":
+            return ord(a) - ord("A")
+        return None
+
+    @property
+    def correct(self) -> bool:
+        return self.observed and self.predicted_index == self.gold.correct_index
+
+    @property
+    def termination(self) -> str:
+        if not self.observed:
+            return "unobservable"
+        if self.item_end and self.item_end.get("termination"):
+            return str(self.item_end["termination"])
+        return self.session.termination
+
+    # -- resources: (value, source) -------------------------------------
+    def tokens(self) -> tuple[int | None, str | None]:
+        if not self.observed:
+            return None, None
+        if self.item_end and self.item_end.get("total_tokens") is not None:
+            return int(self.item_end["total_tokens"]), "runner.item_end"
+        cum = [t.get("cumulative_tokens") for t in self.turn_records if t.get("cumulative_tokens") is not None]
+        if cum:
+            return int(max(cum)), "runner.turn"
+        meta = [c.tokens for c in self.calls if c.tokens is not None]
+        if meta:
+            return int(max(meta)), "checkpoint._meta"
+        return None, None
+
+    def turns(self) -> tuple[int | None, str | None]:
+        if not self.observed:
+            return None, None
+        if self.item_end and self.item_end.get("turns") is not None:
+            return int(self.item_end["turns"]), "runner.item_end"
+        if self.turn_records:
+            return len(self.turn_records), "runner.turn"
+        meta = [c.turn for c in self.calls if c.turn is not None]
+        if meta:
+            return int(max(meta)), "checkpoint._meta"
+        return None, None
+
+    def budget(self) -> int | None:
+        if not self.observed:
+            return None
+        end = self.session.end or {}
+        if end.get("budget_used") is not None:
+            return int(end["budget_used"])
+        if self.item_end and self.item_end.get("budget_used") is not None:
+            return int(self.item_end["budget_used"])
+        afters = [c.budget_after for c in self.calls if c.executed and c.budget_after is not None]
+        if afters:
+            return int(max(afters))
+        return sum(c.cost for c in self.calls if c.executed)
+
+    def cost_usd(self) -> float | None:
+        if self.item_end and self.item_end.get("cost_usd") is not None:
+            return float(self.item_end["cost_usd"])
+        return None
+
+    def call_turns(self, source: str | None) -> tuple[int, int, int | None]:
+        """(tool calls, assistant turns with at least one call, turns without calls) from the chosen source.
+
+        Turns without calls are only known from runner records (None otherwise).
+        """
+        if source == "runner":
+            turns = [t for t in self.turn_records if not t.get("error")]
+            calls = [len(t.get("tool_calls") or []) for t in turns]
+            return sum(calls), sum(1 for n in calls if n > 0), sum(1 for n in calls if n == 0)
+        if source == "checkpoint":
+            model_calls = [c for c in self.calls if c.turn is not None and not c.forced]
+            return len(model_calls), len({c.turn for c in model_calls}), None
+        return 0, 0, None
+
+
+def read_items_file(path: str | Path) -> list[str]:
+    """Item IDs from a runner items file: qa/full.jsonl, split jsonl with ``id``, or bare IDs."""
+    ids: list[str] = []
+    with Path(path).open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            s = line.strip()
+            if not s or s.startswith("#"):
+                continue
+            if s.startswith("{"):
+                try:
+                    rec = json.loads(s)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
+                iid = rec.get("id") or rec.get("item_id") or rec.get("sample_id")
+                if not iid:
+                    raise ValueError(f"{path}:{lineno}: JSON line without an 'id' field")
+                ids.append(str(iid))
+            else:
+                ids.append(s.strip('"'))
+    seen: set[str] = set()
+    return [i for i in ids if not (i in seen or seen.add(i))]
+
+
+def resolve_items(run: Run, gold: Gold, expected: list[str] | None = None) -> tuple[list[ItemOutcome], dict]:
+    """The run's items in corpus order, with the session that counts for each.
+
+    Returns the outcomes and a dict of bookkeeping (unknown items, extras, retries).
+    """
+    by_item = run.item_sessions()
+    runner_items: set[str] = set()
+    item_ends: dict[str, list[dict]] = {}
+    turns_by_session: dict[str, list[dict]] = {}
+    for rec in run.runner_records:
+        iid = rec.get("item_id")
+        if not iid:
+            continue
+        runner_items.add(iid)
+        kind = rec.get("kind")
+        if kind == "item_end":
+            item_ends.setdefault(iid, []).append(rec)
+        elif kind == "turn" and rec.get("session_id"):
+            turns_by_session.setdefault(rec["session_id"], []).append(rec)
+    logged = set(by_item) | runner_items
+    info: dict = {"expected_from": "items file" if expected is not None else "logs"}
+    if expected is not None:
+        wanted = list(expected)
+        info["not_in_items_file"] = sorted(logged - set(wanted))
+    else:
+        wanted = list(logged)
+    unknown = sorted(i for i in wanted if i not in gold.items)
+    info["unknown_to_corpus"] = unknown
+    order = {iid: n for n, iid in enumerate(gold.items)}
+    wanted = sorted((i for i in wanted if i in gold.items), key=order.__getitem__)
+    outcomes: list[ItemOutcome] = []
+    retried = 0
+    for iid in wanted:
+        sessions = by_item.get(iid, [])
+        chosen = None
+        if sessions:
+            ended = [s for s in sessions if s.end is not None]
+            chosen = ended[-1] if ended else sessions[-1]
+        if len(sessions) > 1:
+            retried += 1
+        item_end = None
+        if chosen is not None:
+            matches = [r for r in item_ends.get(iid, []) if r.get("session_id") == chosen.session_id]
+            item_end = matches[-1] if matches else None
+        turns = turns_by_session.get(chosen.session_id, []) if chosen is not None else []
+        turns = sorted(turns, key=lambda t: (t.get("turn") or 0))
+        outcomes.append(ItemOutcome(item_id=iid, gold=gold.items[iid], session=chosen, n_sessions=len(sessions),
+                                    item_end=item_end, turn_records=turns))
+    info["items_with_retries"] = retried
+    return outcomes, info

@@ -1,0 +1,38 @@
+"""Render a report document as Markdown."""
+
+from __future__ import annotations
+
+from .document import Document, Table
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def table_md(t: Table) -> str:
+    lines = []
+    if t.caption:
+        lines += [f"*{t.caption}*", ""]
+    lines.append("| " + " | ".join(_cell(h) for h in t.header) + " |")
+    lines.append("|" + "|".join("---" for _ in t.header) + "|")
+    for row in t.rows:
+        lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+    return "\n".join(lines)
+
+
+def render(doc: Document) -> str:
+    out = [f"# {doc.title}", ""]
+    for sec in doc.sections:
+        out += [f"## {sec.title}", ""]
+        for b in sec.bullets:
+            out.append(f"- {b}")
+        if sec.bullets:
+            out.append("")
+        for p in sec.paragraphs:
+            out += [p, ""]
+        for t in sec.tables:
+            out += [table_md(t), ""]
+        shown = [p for p in sec.plots if p in doc.plots]
+        if shown:
+            out += [f"(Plots in the HTML report: {', '.join(shown)}.)", ""]
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,160 @@
+"""Score one run and assemble its versioned JSON summary.
+
+``SUMMARY_SCHEMA_VERSION`` changes when the summary's layout changes (a key is
+renamed, removed or changes meaning). ``SCORER_VERSION`` changes whenever a
+scorer change can change any number in a summary, so two summaries with the
+same scorer version and inputs always agree.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections import Counter
+
+from . import audit, metrics, trajectory
+from .gold import Gold
+from .items import resolve_items
+from .logs import Run
+
+SUMMARY_SCHEMA_VERSION = 1
+SCORER_VERSION = "1.0.0"
+
+HEADLINE_KEYS = (
+    "accuracy", "paper_recall_st", "paper_recall_mt", "section_recall", "conversion_st", "conversion_mt",
+    "calls_per_turn", "mean_tokens", "mean_turns", "mean_budget", "pct_token_cap", "pct_turn_cap", "pct_budget",
+)
+
+
+def _distinct(values) -> list[dict]:
+    counts: Counter = Counter(json.dumps(v, sort_keys=True) for v in values)
+    return [{"value": json.loads(k), "sessions": n} for k, n in sorted(counts.items(), key=lambda kv: -kv[1])]
+
+
+def run_identity(run: Run) -> dict:
+    start = run.run_start or {}
+    m = run.manifest
+    clients = [s.start.get("client") or {} for s in run.sessions.values() if s.start]
+    client = clients[0] if clients else {}
+    return {
+        "name": run.name,
+        "label": run.label,
+        "log": str(run.log_path),
+        "run_dir": str(run.run_dir) if run.run_dir else None,
+        "agent": m.get("agent") or start.get("agent") or client.get("agent"),
+        "model": m.get("model") or start.get("model") or client.get("model"),
+        "settings": m.get("settings") or start.get("settings"),
+        "versions": m.get("versions") or start.get("versions"),
+        "replicate_of": run.replicate_of,
+        "manifest": m or None,
+        "runner_records": len(run.runner_records),
+        "checkpoint_records": run.n_records,
+    }
+
+
+def session_provenance(outcomes) -> dict:
+    starts = [it.session.start for it in outcomes if it.session and it.session.start]
+    return {
+        "n_sessions": len(starts),
+        "caps": _distinct(s.get("caps") for s in starts),
+        "search": _distinct(s.get("search") for s in starts),
+        "disabled_tools": _distinct(sorted(s.get("disabled_tools") or []) for s in starts),
+        "transport": _distinct(s.get("transport") for s in starts),
+        "corpus": _distinct(s.get("corpus") for s in starts),
+        "client": _distinct(s.get("client") for s in starts),
+    }
+
+
+def headline(br: dict, cpt: dict, res: dict) -> dict:
+    st = br["by_type"].get("ST", {})
+    mt = br["by_type"].get("MT", {})
+    ov = br["overall"]
+    return {
+        "accuracy": ov["accuracy"],
+        "paper_recall_st": st.get("paper_recall"),
+        "paper_recall_mt": mt.get("paper_recall"),
+        "section_recall": ov["section_recall"],
+        "conversion_st": st.get("conversion"),
+        "conversion_mt": mt.get("conversion"),
+        "calls_per_turn": cpt["value"],
+        "mean_tokens": res["tokens"]["mean"],
+        "mean_turns": res["turns"]["mean"],
+        "mean_budget": res["budget"]["mean"],
+        "pct_token_cap": res["pct_token_cap"],
+        "pct_turn_cap": res["pct_turn_cap"],
+        "pct_budget": res["pct_budget"],
+    }
+
+
+def _warnings(run: Run, gold: Gold, outcomes, info: dict, prov: dict, cpt: dict, res: dict) -> list[str]:
+    out = []
+    if info.get("unknown_to_corpus"):
+        ids = info["unknown_to_corpus"]
+        out.append(f"{len(ids)} item(s) in the logs are not in the corpus and were not scored: {', '.join(ids[:5])}"
+                   + (" ..." if len(ids) > 5 else ""))
+    if info.get("not_in_items_file"):
+        out.append(f"{len(info['not_in_items_file'])} logged item(s) are not in the items file and were ignored.")
+    unobs = sum(1 for it in outcomes if not it.observed)
+    if unobs:
+        out.append(f"{unobs} item(s) have no session log (unobservable; counted wrong).")
+    if not cpt["measured"]:
+        out.append("calls per turn not measured: no runner turn records and no 'turn' in the checkpoint calls.")
+    if not res["tokens"]["measured"]:
+        out.append("tokens not measured: no runner records and no 'tokens' in the checkpoint calls.")
+    schema = gold.meta.get("schema_version")
+    for entry in prov["corpus"]:
+        c = entry["value"] or {}
+        if c.get("schema_version") not in (None, schema):
+            out.append(f"{entry['sessions']} session(s) ran on corpus schema version {c.get('schema_version')}, "
+                       f"the scoring corpus has {schema}.")
+        ran_on = c.get("corpus_id") or c.get("sha256")
+        if ran_on and gold.meta.get("corpus_id") and ran_on != gold.meta["corpus_id"]:
+            out.append(f"{entry['sessions']} session(s) ran on corpus {str(ran_on)[:16]}..., but the scoring corpus is "
+                       f"{str(gold.meta['corpus_id'])[:16]}...; gold may not match what the agent saw.")
+    no_direct = sum(
+        1 for it in outcomes if any(not it.gold.direct_labels(it.gold.gold_arxiv(p)) for p in it.gold.gold_paper_ids)
+    )
+    if no_direct:
+        out.append(f"{no_direct} item(s) have a gold paper without a 'direct' recall label; their section recall is 0.")
+    return out
+
+
+def score_run(run: Run, gold: Gold, expected: list[str] | None = None) -> dict:
+    """The full summary of one run (a JSON-serialisable dict)."""
+    outcomes, info = resolve_items(run, gold, expected)
+    src = metrics.turn_source(outcomes)
+    rows = [metrics.item_row(it, gold, src) for it in outcomes]
+    br = metrics.breakdowns(rows, src)
+    cpt = metrics.calls_per_turn(rows, src)
+    res = metrics.resources(rows)
+    prov = session_provenance(outcomes)
+    cats = [r["audit"] for r in rows]
+    audit_by_type = {q: audit.audit_counts([r["audit"] for r in rows if r["qtype"] == q]) for q in ("ST", "MT")}
+    exposure = audit.summarize_exposure([r["exposures"] for r in rows if r["observed"]])
+    summary = {
+        "schema_version": SUMMARY_SCHEMA_VERSION,
+        "scorer_version": SCORER_VERSION,
+        "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "run": run_identity(run),
+        "corpus": gold.provenance(),
+        "sessions": prov,
+        "items": {
+            "n": len(rows),
+            "observed": sum(1 for r in rows if r["observed"]),
+            "unobservable": sum(1 for r in rows if not r["observed"]),
+            **info,
+        },
+        "headline": headline(br, cpt, res),
+        "metrics": br,
+        "calls_per_turn": cpt,
+        "resources": res,
+        "audit": {**audit.audit_counts(cats), "by_type": audit_by_type, "labels": audit.CATEGORY_LABELS},
+        "exposure": exposure,
+        "trajectory": trajectory.analyze(outcomes),
+        "failure_attribution": metrics.failure_attribution(outcomes),
+        "position_bias": metrics.position_bias(outcomes),
+        "budget_views": metrics.budget_views(rows),
+        "warnings": _warnings(run, gold, outcomes, info, prov, cpt, res),
+        "item_results": rows,
+    }
+    return summary
