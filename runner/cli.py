@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from agenthop.runner.config import AGENTS, RunSettings
-from agenthop.runner.episode import Caps
+from agenthop.server.sessions import Caps
 from agenthop.runner.items import ItemsError, fill_from_corpus, filter_items, load_gold, read_items
 from agenthop.runner.pricing import PriceTable
 from agenthop.runner.records import RUNNER_FILE, RecordWriter, load_state

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from agenthop.runner.episode import Caps
+from agenthop.server.sessions import Caps
 from agenthop.runner.retry import RetryPolicy
 
 AGENTS = ("raw", "sdk", "baseline")

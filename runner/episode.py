@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from agenthop.runner.readfirst import ReadFirstGate
 from agenthop.runner.records import RecordWriter
 from agenthop.runner.session import SessionInfo, ToolResult
+from agenthop.server.sessions import Caps
 
 META_TURN = "agenthop/turn"
 META_TOKENS = "agenthop/tokens"
@@ -29,16 +29,6 @@ class TokenLimitReached(Exception):
 
 class SessionOver(Exception):
     """The server ended the session (answer or budget); stop the agent."""
-
-
-@dataclass
-class Caps:
-    budget: int | None = 30
-    max_turns: int | None = 20
-    max_tokens: int | None = 200_000
-
-    def as_dict(self) -> dict:
-        return {"budget": self.budget, "max_turns": self.max_turns, "max_tokens": self.max_tokens}
 
 
 def _readable(call: dict) -> dict:

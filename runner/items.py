@@ -1,61 +1,12 @@
-"""Reading item files: the release's qa/full.jsonl, split files (JSONL with ``id``), or plain ID lists."""
+"""Choosing the items of a run: reading the items file, filling type and depth from the corpus, filtering."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from pathlib import Path
 
+from agenthop.server.item_files import ItemRef, ItemsError, read_items
 
-class ItemsError(Exception):
-    """The items file cannot be used; the message says where and why."""
-
-
-@dataclass
-class ItemRef:
-    id: str
-    question_type: str | None = None
-    depth: int | None = None
-
-
-def read_items(path: str | Path) -> list[ItemRef]:
-    """Item references in file order, without duplicates.
-
-    A line is either a JSON object with ``id`` (also accepted: ``item_id``,
-    ``sample_id``) and optionally ``question_type`` / ``depth``, or a bare item
-    ID. Blank lines and lines starting with ``#`` are skipped.
-    """
-    path = Path(path)
-    if not path.exists():
-        raise ItemsError(f"items file not found: {path}")
-    refs: list[ItemRef] = []
-    seen: set[str] = set()
-    with open(path, encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            line = raw.strip()
-            if not line or line.startswith("#"):
-                continue
-            if line.startswith("{"):
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ItemsError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
-                item_id = obj.get("id", obj.get("item_id", obj.get("sample_id")))
-                if not isinstance(item_id, str) or not item_id:
-                    raise ItemsError(f"{path}:{lineno}: JSON line has no string 'id' field")
-                depth = obj.get("depth")
-                ref = ItemRef(item_id, obj.get("question_type"), int(depth) if depth is not None else None)
-            else:
-                if any(c.isspace() for c in line) or line.startswith(("[", '"')):
-                    raise ItemsError(f"{path}:{lineno}: expected one item ID or a JSON object per line, got {line[:60]!r}")
-                ref = ItemRef(line)
-            if ref.id in seen:
-                continue
-            seen.add(ref.id)
-            refs.append(ref)
-    if not refs:
-        raise ItemsError(f"{path} lists no items")
-    return refs
+__all__ = ["ItemRef", "ItemsError", "read_items", "fill_from_corpus", "filter_items", "load_gold"]
 
 
 def fill_from_corpus(refs: list[ItemRef], corpus_path: str | Path) -> list[str]:

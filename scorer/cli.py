@@ -16,10 +16,11 @@ import click
 from rich.console import Console
 
 from . import report_html, report_md
+from agenthop.server.item_files import ItemsError, read_items
+
 from .compare import compare_pair, multi_run
 from .document import comparison_document, run_document
 from .gold import Gold
-from .items import read_items_file
 from .logs import Run, RunSpecError, expand_spec, load_run, load_runs, safe_name
 from .plots import comparison_plots, run_plots
 from .summary import SCORER_VERSION, score_run
@@ -88,8 +89,8 @@ def _expected(items: str | None) -> list[str] | None:
     if not items:
         return None
     try:
-        return read_items_file(items)
-    except (OSError, ValueError) as exc:
+        return [ref.id for ref in read_items(items)]
+    except (OSError, ItemsError) as exc:
         raise click.ClickException(f"cannot read --items: {exc}") from exc
 
 

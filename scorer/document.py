@@ -92,7 +92,6 @@ def _group_table(groups: dict, title: str) -> Table:
 
 def run_document(s: dict, plots: dict[str, str] | None = None) -> Document:
     run = s["run"]
-    h = s["headline"]
     res = s["resources"]
     sections: list[Section] = []
 

@@ -14,9 +14,7 @@ Rules (docs/scoring.md):
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .gold import Gold, GoldItem
 from .logs import Call, Run, Session
@@ -119,29 +117,6 @@ class ItemOutcome:
             model_calls = [c for c in self.calls if c.turn is not None and not c.forced]
             return len(model_calls), len({c.turn for c in model_calls}), None
         return 0, 0, None
-
-
-def read_items_file(path: str | Path) -> list[str]:
-    """Item IDs from a runner items file: qa/full.jsonl, split jsonl with ``id``, or bare IDs."""
-    ids: list[str] = []
-    with Path(path).open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            s = line.strip()
-            if not s or s.startswith("#"):
-                continue
-            if s.startswith("{"):
-                try:
-                    rec = json.loads(s)
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
-                iid = rec.get("id") or rec.get("item_id") or rec.get("sample_id")
-                if not iid:
-                    raise ValueError(f"{path}:{lineno}: JSON line without an 'id' field")
-                ids.append(str(iid))
-            else:
-                ids.append(s.strip('"'))
-    seen: set[str] = set()
-    return [i for i in ids if not (i in seen or seen.add(i))]
 
 
 def resolve_items(run: Run, gold: Gold, expected: list[str] | None = None) -> tuple[list[ItemOutcome], dict]:

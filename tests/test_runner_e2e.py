@@ -15,7 +15,7 @@ from agenthop.runner.records import read_records as read_runner
 from agenthop.server.checkpoint import read_records as read_checkpoint
 from agenthop.server.importer import import_release
 from fake_openai import (
-    FakeOpenAI, Garbage, Hang, HTTPError, last_tool_message, seed_id, system_text, text, tool_calls, turn_index,
+    FakeOpenAI, Garbage, Hang, HTTPError, last_tool_message, seed_id, text, tool_calls, turn_index,
 )
 from release_fixture import ITEM_IDS, make_release
 

@@ -147,7 +147,7 @@ def test_compare_command(env, tmp_path):
     assert t["incorrect_inspected"]["correct"] == 2 and t["unobservable"]["unobservable"] == 1
     assert t["incorrect_exposed"]["correct"] == 1 and t["incorrect_neither"]["correct"] == 1
     assert "Audit outcome transitions" in (out / "comparison.md").read_text()
-    r2 = invoke(*args, "--out", tmp_path / "cmp2")
+    invoke(*args, "--out", tmp_path / "cmp2")
     assert json.loads((tmp_path / "cmp2" / "comparison.json").read_text()) == pair
 
 

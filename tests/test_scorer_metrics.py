@@ -356,12 +356,12 @@ def test_runner_only_item_is_unobservable(tmp_path, gold):
 
 
 def test_items_file_formats(tmp_path):
-    from agenthop.scorer.items import read_items_file
+    from agenthop.server.item_files import read_items
 
     write_items_file(tmp_path / "a.jsonl", ["st_0001", "mt_0001"])
-    assert read_items_file(tmp_path / "a.jsonl") == ["st_0001", "mt_0001"]
+    assert [r.id for r in read_items(tmp_path / "a.jsonl")] == ["st_0001", "mt_0001"]
     (tmp_path / "b.txt").write_text("st_0001\n\nmt_0001\nst_0001\n")
-    assert read_items_file(tmp_path / "b.txt") == ["st_0001", "mt_0001"]
+    assert [r.id for r in read_items(tmp_path / "b.txt")] == ["st_0001", "mt_0001"]
 
 
 def test_log_file_with_several_labels(tmp_path, gold):
