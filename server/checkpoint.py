@@ -48,6 +48,12 @@ class LogError(Exception):
 
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, check_same_thread=False, timeout=30, isolation_level=None)
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if tables and "log_meta" not in tables:
+        # Another SQLite file (a corpus passed as --log by mistake): never add tables to it or switch it to WAL.
+        conn.close()
+        raise LogError(f"{path} is an SQLite file but not a checkpoint log (it has tables {sorted(tables)[:5]}); "
+                       "pass --log with a new file path.")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = FULL")
     conn.execute("PRAGMA busy_timeout = 30000")
@@ -66,8 +72,13 @@ class CheckpointLog:
             self._conn.execute(
                 "INSERT OR IGNORE INTO log_meta(key, value) VALUES ('log_format_version', ?)", (str(LOG_FORMAT_VERSION),)
             )
+            version = self._conn.execute("SELECT value FROM log_meta WHERE key = 'log_format_version'").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             raise LogError(f"cannot use {self.path} as a checkpoint log ({exc}); pass --log with a new file path.") from exc
+        if version != str(LOG_FORMAT_VERSION):
+            self._conn.close()
+            raise LogError(f"{self.path} is a checkpoint log of format version {version}; this AgentHop writes version "
+                           f"{LOG_FORMAT_VERSION}. Pass --log with a new file path.")
         self._lock = threading.Lock()
 
     def write(self, record: dict) -> None:

@@ -16,13 +16,40 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from agenthop.server.checkpoint import CheckpointLog
-from agenthop.server.mcp_app import SESSION_HEADER, SESSION_PARAM, Sandbox, build_server, make_sandbox
+from agenthop.server.mcp_app import SESSION_PARAM, Sandbox, build_server, make_sandbox
 from agenthop.server.sessions import Caps
 from agenthop.server.tools import TOOLS
 
 log = logging.getLogger("agenthop.server")
 
 CLIENT_ENDABLE = ("token_limit", "max_turns", "error", "abandoned")
+MAX_SESSION_BODY = 64 * 1024  # /sessions bodies are small; /mcp has the SDK's own 4 MiB cap
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+class BodyError(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+async def _json_body(request: Request) -> object:
+    """The request's JSON body (``{}`` when empty), refusing non-JSON content types and bodies over 64 KiB."""
+    content_type = request.headers.get("content-type")
+    if content_type is not None and content_type.split(";")[0].strip().lower() != "application/json":
+        raise BodyError(415, f"Content-Type must be application/json, got {content_type[:100]!r}")
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_SESSION_BODY:
+        raise BodyError(413, f"body too large (limit {MAX_SESSION_BODY} bytes)")
+    body = bytearray()
+    async for chunk in request.stream():
+        body.extend(chunk)
+        if len(body) > MAX_SESSION_BODY:
+            raise BodyError(413, f"body too large (limit {MAX_SESSION_BODY} bytes)")
+    try:
+        return json.loads(bytes(body) or b"{}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BodyError(400, f"the body must be JSON ({exc})") from exc
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -73,9 +100,11 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
 
     async def create_session(request: Request) -> JSONResponse:
         try:
-            body = json.loads(await request.body() or b"{}")
+            body = await _json_body(request)
             spec = _parse_session_request(body, sandbox.sessions.defaults)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except BodyError as exc:
+            return _error(exc.status, f"bad session request: {exc}")
+        except ValueError as exc:
             return _error(400, f"bad session request: {exc}")
         if spec["item"] is not None and sandbox.corpus.item(spec["item"]) is None:
             return _error(404, f"unknown item '{spec['item'][:100]}'; GET the agenthop://items resource or check the split file")
@@ -100,7 +129,7 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
         return JSONResponse({
             "session_id": session.session_id, "item": session.item_id, "run": session.run,
             "caps": session.caps.as_dict(), "budget_used": session.spent, "ended": session.ended,
-            "termination": session.termination,
+            "termination": session.termination, "answer": session.answer,
         })
 
     async def end_session(request: Request) -> JSONResponse:
@@ -108,9 +137,9 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
         if session is None:
             return _error(404, "unknown session")
         try:
-            body = json.loads(await request.body() or b"{}")
-        except ValueError:
-            return _error(400, "bad end request: the body must be JSON")
+            body = await _json_body(request)
+        except BodyError as exc:
+            return _error(exc.status, f"bad end request: {exc}")
         termination = body.get("termination") if isinstance(body, dict) else None
         if termination not in CLIENT_ENDABLE:
             return _error(400, f"field 'termination' must be one of {list(CLIENT_ENDABLE)} (answer and budget are set by the server)")
@@ -144,6 +173,37 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
+class LoopbackGuard:
+    """Pure ASGI middleware against DNS rebinding for the whole app (the SDK guards only /mcp).
+
+    When the server binds a loopback address, every HTTP request must name a loopback
+    Host with a port (as the SDK requires on /mcp) and, if it sends an Origin, a
+    loopback origin; anything else gets 421 or 403 before it reaches a route.
+    """
+
+    HOSTS = ("127.0.0.1:", "localhost:", "[::1]:")
+    ORIGINS = ("http://127.0.0.1:", "http://localhost:", "http://[::1]:")
+
+    def __init__(self, app):
+        self.app = app
+
+    @staticmethod
+    def _ok(value: str | None, prefixes: tuple[str, ...]) -> bool:
+        return value is not None and any(value.startswith(p) and value[len(p):].isdigit() for p in prefixes)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            origin = headers.get("origin")
+            if not self._ok(headers.get("host"), self.HOSTS):
+                await _error(421, "invalid Host header: this server answers only to 127.0.0.1, localhost or [::1]")(scope, receive, send)
+                return
+            if origin and not self._ok(origin, self.ORIGINS):
+                await _error(403, "invalid Origin header: cross-origin requests are refused")(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None = None) -> Starlette:
     public_url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
     server = build_server(sandbox)
@@ -153,6 +213,8 @@ def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None 
     )
     if auth_token:
         app.add_middleware(BearerAuth, token=auth_token)
+    if host in LOOPBACK_HOSTS:
+        app.add_middleware(LoopbackGuard)  # added last, so it runs first
     return app
 
 

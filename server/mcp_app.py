@@ -114,7 +114,7 @@ def build_server(sandbox: Sandbox) -> Server:
         session, problem = sandbox.session_for(ctx)
         if session is None:
             return types.CallToolResult(content=[_text(problem)], is_error=True,
-                                        structured_content={"tool": params.name, "outcome": "invalid", "error": problem})
+                                        structured_content={"tool": params.name[:100], "outcome": "invalid", "error": problem})
         result = await sandbox.call(session, params.name, params.arguments if params.arguments is not None else {},
                                     _agenthop_meta(params.meta))
         return types.CallToolResult(content=[_text(result.text)], structured_content=result.data, is_error=result.is_error)

@@ -138,6 +138,28 @@ def _deny_gold(action: int, arg1, arg2, dbname, source) -> int:
     return sqlite3.SQLITE_OK
 
 
+def _truncated(path: Path) -> str | None:
+    """Why an SQLite file is shorter than its header says, or None.
+
+    SQLite trusts the in-header page count when the header's 'version-valid-for'
+    matches its change counter; a file shorter than that lost its tail (a partial
+    copy or download) and would fail later, on whichever query reaches the gap.
+    """
+    with open(path, "rb") as f:
+        header = f.read(100)
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\0"):
+        return None  # not SQLite at all: sqlite3 reports that itself
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    if header[24:28] != header[92:96] or pages == 0:
+        return None
+    size = path.stat().st_size
+    if size < pages * page_size:
+        return f"{size} bytes, but its header says {pages} pages of {page_size} bytes"
+    return None
+
+
 def open_corpus(path: str | Path, *, allow_gold: bool = False) -> sqlite3.Connection:
     """Open a corpus read-only and check it is one this code understands.
 
@@ -150,6 +172,9 @@ def open_corpus(path: str | Path, *, allow_gold: bool = False) -> sqlite3.Connec
             f"corpus file not found: {path}. Build one with 'agenthop-server corpus import RELEASE_DIR --out {path}' "
             "or use the committed corpus.sqlite."
         )
+    truncated = _truncated(path)
+    if truncated:
+        raise CorpusError(f"{path} is truncated ({truncated}); rebuild it with 'agenthop-server corpus import' or copy it again.")
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         conn.execute("PRAGMA query_only = ON")
@@ -158,7 +183,11 @@ def open_corpus(path: str | Path, *, allow_gold: bool = False) -> sqlite3.Connec
         raise CorpusError(f"{path} is not a readable SQLite corpus ({exc}); rebuild it with 'agenthop-server corpus import'.") from exc
     if "meta" not in tables:
         raise CorpusError(f"{path} is an SQLite file but not an AgentHop corpus (no meta table).")
-    meta = read_meta(conn)
+    try:
+        meta = read_meta(conn)
+    except (ValueError, sqlite3.DatabaseError) as exc:
+        raise CorpusError(f"{path} is not a readable SQLite corpus: its meta table is damaged ({exc}); "
+                          "rebuild it with 'agenthop-server corpus import'.") from exc
     version = meta.get("schema_version")
     if version != SCHEMA_VERSION:
         raise CorpusError(

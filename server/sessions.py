@@ -51,10 +51,15 @@ def _int_or_none(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
+def _clip(text: str, limit: int = 100) -> str:
+    """Hostile names (a 1 MB tool name or argument key) are not echoed back in full."""
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
 def _validation_message(tool: str, exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        where = _clip(".".join(str(p) for p in err["loc"])) or "arguments"
         parts.append(f"{where}: {err['msg']}")
     return f"Invalid arguments for {tool}: " + "; ".join(parts) + ". Nothing was charged; call it again with valid arguments."
 
@@ -160,7 +165,7 @@ class Session:
                 text += "\nYour budget is spent. You must call submit_answer now with your best answer."
             data = {
                 **output.data,
-                "tool": tool_name, "outcome": output.outcome, "cost": cost,
+                "tool": _clip(tool_name), "outcome": output.outcome, "cost": cost,
                 "budget_used": self.spent, "budget_total": self.caps.budget, "budget_remaining": self.remaining,
                 "turn": turn, "tokens": tokens,
             }
@@ -188,7 +193,7 @@ class Session:
         if tool is None or name in self.disabled_tools:
             known = ", ".join(self.enabled_tools())
             what = "is disabled in this session" if tool else "does not exist"
-            return ToolOutput("invalid", f"Tool '{name}' {what}. Available tools: {known}.", {"error": f"tool {what}"}), False
+            return ToolOutput("invalid", f"Tool '{_clip(name)}' {what}. Available tools: {known}.", {"error": f"tool {what}"}), False
         try:
             args = tool.args.model_validate(arguments)
         except ValidationError as exc:

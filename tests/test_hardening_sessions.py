@@ -1,0 +1,219 @@
+"""No cheating (issue 6): a session cannot spend or end another's budget, ended stays ended, IDs are
+unguessable, and the error paths of the HTTP API reveal no gold data."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections import Counter
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from release_fixture import make_release, pid
+from hardening_common import raw_call_body, raw_headers
+
+from agenthop.server.checkpoint import read_records
+from agenthop.server.http import ServerThread
+from agenthop.server.importer import import_release
+from agenthop.server.schema import open_corpus
+
+pytestmark = pytest.mark.anyio
+
+READ_B = ("read_section", {"paper_id": pid("B"), "section": "C"})
+
+
+async def _create(http, **body) -> dict:
+    response = await http.post("/sessions", json=body)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+async def _call(url: str, headers: dict, name: str, args: dict):
+    async with httpx2.AsyncClient(headers=headers) as h, Client(streamable_http_client(url, http_client=h)) as client:
+        return await client.call_tool(name, args)
+
+
+async def test_query_parameter_wins_over_header_and_only_that_session_is_charged(fixture_corpus, tmp_path):
+    """A request naming session A in the URL and B in the header is A's call: B is never charged."""
+    log = tmp_path / "log.sqlite"
+    with ServerThread(str(fixture_corpus), str(log)) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            a, b = await _create(http, item="st_0001", run="x", budget=10), await _create(http, item="st_0001", run="x", budget=10)
+            mixed = await _call(a["mcp_url"], {"X-AgentHop-Session": b["session_id"]}, *READ_B)
+            header_only = await _call(f"{server.base_url}/mcp", {"X-AgentHop-Session": b["session_id"]}, "get_paper_info", {"paper_id": pid("A")})
+            status_a = (await http.get(f"/sessions/{a['session_id']}")).json()
+            status_b = (await http.get(f"/sessions/{b['session_id']}")).json()
+    assert mixed.structured_content["budget_used"] == 5 and header_only.structured_content["budget_used"] == 1
+    assert status_a["budget_used"] == 5 and status_b["budget_used"] == 1
+    calls = [r for r in read_records(log) if r["kind"] == "call"]
+    assert [(c["session_id"], c["tool"], c["cost"]) for c in calls] == [
+        (a["session_id"], "read_section", 5), (b["session_id"], "get_paper_info", 1)]
+
+
+async def test_a_session_cannot_be_ended_or_charged_without_its_exact_id(fixture_corpus, tmp_path):
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            victim = await _create(http, item="st_0001", budget=10)
+            sid = victim["session_id"]
+            near_misses = [sid[:-1], sid + "x", sid.upper() if sid.upper() != sid else sid.lower(), sid[:16], f"{sid}/..",
+                           "%2e%2e", " " + sid]
+            ends = [await http.post(f"/sessions/{guess}/end", json={"termination": "abandoned"}) for guess in near_misses]
+            calls = [await _call(f"{server.base_url}/mcp?session={guess}", {}, *READ_B) for guess in near_misses[:4]]
+            status = (await http.get(f"/sessions/{sid}")).json()
+    assert all(r.status_code in (404, 405) for r in ends), [r.status_code for r in ends]
+    assert all(c.is_error and "Unknown session" in c.content[0].text for c in calls)
+    assert status["budget_used"] == 0 and status["ended"] is False
+
+
+async def test_an_ended_session_stays_ended_after_attempts_to_end_or_use_it_again(fixture_corpus, tmp_path):
+    log = tmp_path / "log.sqlite"
+    with ServerThread(str(fixture_corpus), str(log)) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            answered = await _create(http, item="st_0001", run="ended", budget=10)
+            url = answered["mcp_url"]
+            async with httpx2.AsyncClient() as h, Client(streamable_http_client(url, http_client=h)) as client:
+                submit = await client.call_tool("submit_answer", {"answer": "B", "reasoning": "r"})
+                again = [await http.post(f"/sessions/{answered['session_id']}/end", json=body) for body in (
+                    {"termination": "abandoned"}, {"termination": "error", "reason": "x"}, {"termination": "answer"},
+                    {"termination": "budget"}, {}, {"termination": None}, [1])]
+                after = [await client.call_tool(*READ_B), await client.call_tool("submit_answer", {"answer": "A", "reasoning": "r"}),
+                         await client.call_tool("think", {"reasoning": "x"})]
+            status = (await http.get(f"/sessions/{answered['session_id']}")).json()
+
+            # Ended by the runner first (max_turns): a later submit is refused and the end cannot be overwritten.
+            capped = await _create(http, item="st_0001", run="ended", budget=10)
+            first = await http.post(f"/sessions/{capped['session_id']}/end", json={"termination": "max_turns"})
+            late_submit = await _call(capped["mcp_url"], {}, "submit_answer", {"answer": "B", "reasoning": "late"})
+            second = await http.post(f"/sessions/{capped['session_id']}/end", json={"termination": "abandoned"})
+            capped_status = (await http.get(f"/sessions/{capped['session_id']}")).json()
+    assert submit.structured_content["session_ended"] is True
+    assert [r.status_code for r in again] == [409, 409, 400, 400, 400, 400, 400]
+    assert all(r.structured_content["outcome"] == "session_ended" and r.structured_content["cost"] == 0 for r in after)
+    assert status["ended"] and status["termination"] == "answer" and status["budget_used"] == 0
+    assert first.status_code == 200 and second.status_code == 409
+    assert late_submit.structured_content["outcome"] == "session_ended" and capped_status["termination"] == "max_turns"
+    ends = [(r["session_id"], r["termination"], r["answer"]) for r in read_records(log) if r["kind"] == "session_end"]
+    assert ends == [(answered["session_id"], "answer", "B"), (capped["session_id"], "max_turns", None)]
+
+
+async def test_concurrent_end_requests_end_a_session_exactly_once(fixture_corpus, tmp_path):
+    log = tmp_path / "log.sqlite"
+    with ServerThread(str(fixture_corpus), str(log)) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            sid = (await _create(http, item="st_0001", run="race"))["session_id"]
+            codes = []
+
+            async def end(termination):
+                codes.append((await http.post(f"/sessions/{sid}/end", json={"termination": termination})).status_code)
+
+            async with anyio.create_task_group() as tg:
+                for i in range(24):
+                    tg.start_soon(end, ("abandoned", "error", "max_turns", "token_limit")[i % 4])
+    assert sorted(codes) == [200] + [409] * 23
+    assert len([r for r in read_records(log) if r["kind"] == "session_end"]) == 1
+
+
+async def test_session_ids_are_unguessable(fixture_corpus, tmp_path):
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            ids = [(await _create(http, item="st_0001", run="same"))["session_id"] for _ in range(100)]
+    alphabet = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    assert len(set(ids)) == len(ids)
+    assert all(len(i) >= 32 and set(i) <= alphabet for i in ids)
+    # Not sequential or time-based: consecutive IDs share (almost) no position, and no prefix is common.
+    for x, y in zip(ids, ids[1:]):
+        assert sum(a == b for a, b in zip(x, y)) <= 6, (x, y)
+    assert max(Counter(i[:3] for i in ids).values()) <= 2
+    # Per-character entropy of the pooled characters is close to log2(64) = 6 bits: ~192 bits per ID.
+    counts = Counter("".join(ids))
+    total = sum(counts.values())
+    entropy = -sum(n / total * math.log2(n / total) for n in counts.values())
+    assert entropy > 5.8 and entropy * len(ids[0]) >= 180
+
+
+GOLD_WORDS = ("correct_index", "distractor", "seed_only", "wrong_paper", "no_context", "gold_paper", "bridge_paper",
+              "recall_label", "what_it_contains", "relevance", "CANARY")
+
+
+@pytest.fixture(scope="module")
+def canary_corpus(tmp_path_factory):
+    """The fixture corpus with a canary in every recall label (as in test_isolation.py)."""
+    root = tmp_path_factory.mktemp("canary-errors")
+
+    def plant(release):
+        for record in release.labels:
+            for i, label in enumerate(record["analysis"]["section_recall_labels"]):
+                label["what_it_contains"] = f"CANARY-{record['sample_id']}-{i}"
+
+    out = root / "corpus.sqlite"
+    import_release(make_release(root, plant), out, echo=lambda _: None)
+    return out
+
+
+async def test_error_paths_of_the_http_api_reveal_no_gold_and_no_text(canary_corpus, tmp_path):
+    conn = open_corpus(canary_corpus)
+    sections = [t for (t,) in conn.execute("SELECT text FROM sections") if len(t) > 20]
+    with ServerThread(str(canary_corpus), str(tmp_path / "log.sqlite")) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            sid = (await _create(http, item="st_0001"))["session_id"]
+            mcp = f"/mcp?session={sid}"
+            responses = [
+                await http.post("/sessions", json={"item": "secret"}),
+                await http.post("/sessions", json={"item": "st_0001' OR 1=1 --"}),
+                await http.post("/sessions", json={"item": "../st_0001"}),
+                await http.post("/sessions", json={"answer": 1}),
+                await http.post("/sessions", content=b"\x00\xff", headers={"content-type": "application/json"}),
+                await http.post("/sessions", content=b"item=st_0001", headers={"content-type": "application/x-www-form-urlencoded"}),
+                await http.get("/sessions/gold_items"),
+                await http.get(f"/sessions/{sid}/../../gold"),
+                await http.post(f"/sessions/{sid}/end", json={"termination": "answer", "answer": "B"}),
+                await http.delete(f"/sessions/{sid}"),
+                await http.get("/gold"), await http.get("/sessions"), await http.put("/health"),
+                await http.get("/mcp"),
+                await http.post(mcp, content=b"{oops", headers=raw_headers("tools/call", "think")),
+                await http.post(mcp, json={"jsonrpc": "2.0", "id": 1, "method": "gold/list", "params": {"_meta": {}}},
+                                headers=raw_headers("gold/list")),
+                await http.post(mcp, json={"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+                                           "params": {"uri": "agenthop://gold", "_meta": raw_call_body("", {})["params"]["_meta"]}},
+                                headers=raw_headers("resources/read")),
+                await http.post(mcp, json={"jsonrpc": "2.0", "id": 3, "method": "prompts/get",
+                                           "params": {"name": "answer_key", "_meta": raw_call_body("", {})["params"]["_meta"]}},
+                                headers=raw_headers("prompts/get")),
+                await http.post(mcp, json=raw_call_body("read_section", {"paper_id": pid("B"), "section": "zzz"}),
+                                headers=raw_headers("tools/call", "read_section")),
+                await http.post(mcp, json=raw_call_body("get_paper_info", {"paper_id": pid("H")}),  # another item's gold paper
+                                headers=raw_headers("tools/call", "get_paper_info")),
+                await http.post(mcp, json=raw_call_body("submit_answer", {"answer": "E", "reasoning": "?"}),
+                                headers=raw_headers("tools/call", "submit_answer")),
+            ]
+    seen = [r.status_code for r in responses]
+    assert all(code >= 400 or "error" in r.text or "isError\":true" in r.text for code, r in zip(seen, responses)), seen
+    for response in responses:
+        blob = response.text
+        assert not any(word in blob for word in GOLD_WORDS), blob[:300]
+        assert not any(text in blob for text in sections), blob[:300]
+        assert "Traceback" not in blob and "sqlite3." not in blob, blob[:300]
+
+
+def test_ids_in_the_log_match_the_sessions_that_made_the_calls(fixture_corpus, tmp_path):
+    """Across 16 interleaved sessions, each call record carries the ID of the session that was charged."""
+    log = tmp_path / "log.sqlite"
+    with ServerThread(str(fixture_corpus), str(log)) as server, httpx2.Client(base_url=server.base_url) as http:
+        sessions = [http.post("/sessions", json={"item": "st_0001", "run": "mix", "budget": 30}).json() for _ in range(16)]
+        expected = Counter()
+        rng = __import__("random").Random(os.getpid())
+        for n in range(48):
+            s = rng.choice(sessions)
+            other = rng.choice(sessions)
+            answer = http.post(f"/mcp?session={s['session_id']}", json=raw_call_body("get_paper_info", {"paper_id": pid("A")}, n),
+                               headers={**raw_headers("tools/call", "get_paper_info"), "X-AgentHop-Session": other["session_id"]})
+            assert answer.json()["result"]["structuredContent"]["outcome"] == "ok"
+            expected[s["session_id"]] += 1
+        budgets = {s["session_id"]: http.get(f"/sessions/{s['session_id']}").json()["budget_used"] for s in sessions}
+    logged = Counter(r["session_id"] for r in read_records(log) if r["kind"] == "call")
+    assert logged == expected and budgets == {sid: expected.get(sid, 0) for sid in budgets}
+    assert json.dumps(budgets)  # plain data
