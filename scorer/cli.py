@@ -24,7 +24,7 @@ from .gold import Gold
 from .logs import Run, RunSpecError, expand_spec, load_run, load_runs, safe_name
 from .plots import comparison_plots, run_plots
 from .summary import SCORER_VERSION, score_run
-from .terminal import print_comparison, print_pair, print_run
+from .terminal import make_console, print_comparison, print_pair, print_run
 from agenthop.server.schema import CorpusError
 from agenthop.server.checkpoint import LogError
 
@@ -109,7 +109,7 @@ def score_all(specs, corpus: str, out: Path, items: str | None = None, replicate
 
     Returns slimmed summaries (see ``slim``) and the comparison (None for one run).
     """
-    console = console or Console()
+    console = console or make_console()
     try:
         single_specs = [s for spec in specs for s in expand_spec(spec)]
     except (RunSpecError, LogError) as exc:

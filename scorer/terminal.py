@@ -17,8 +17,14 @@ def _rich(t: Table, title: str | None = None) -> RichTable:
     return rt
 
 
+def make_console() -> Console:
+    """A console for the tables; 120 columns when output is piped (rich would assume 80 and squeeze them)."""
+    console = Console()
+    return console if console.is_terminal else Console(width=120)
+
+
 def print_run(summary: dict, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or make_console()
     t = Table(AXIS_HEADER, axis_rows(summary["metrics"]))
     h = summary["headline"]
     console.print(_rich(t, title=f"{summary['run']['name']}: four axes"))
@@ -35,7 +41,7 @@ def print_run(summary: dict, console: Console | None = None) -> None:
 
 
 def print_comparison(comparison: dict, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or make_console()
     doc = comparison_document(comparison)
     for sec in doc.sections[:2]:
         for t in sec.tables:
@@ -45,7 +51,7 @@ def print_comparison(comparison: dict, console: Console | None = None) -> None:
 
 
 def print_pair(pair: dict, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or make_console()
     for sec in pair_sections(pair):
         for t in sec.tables:
             console.print(_rich(t, title=sec.title))
