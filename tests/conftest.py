@@ -30,6 +30,31 @@ def fixture_corpus(tmp_path_factory) -> Path:
     return out
 
 
+# Words that must never reach an agent: gold field names, distractor kinds, and the canary
+# that canary_corpus plants in every recall label.
+GOLD_WORDS = ("correct_index", "distractor", "seed_only", "wrong_paper", "no_context", "gold_paper", "bridge_paper",
+              "recall_label", "what_it_contains", "relevance", "CANARY")
+
+
+@pytest.fixture(scope="session")
+def canary_corpus(tmp_path_factory) -> Path:
+    """The fixture corpus with a canary in every recall label's description."""
+    from release_fixture import make_release
+
+    from agenthop.server.importer import import_release
+
+    root = tmp_path_factory.mktemp("canary-corpus")
+
+    def plant(release):
+        for record in release.labels:
+            for i, label in enumerate(record["analysis"]["section_recall_labels"]):
+                label["what_it_contains"] = f"CANARY-{record['sample_id']}-{i}"
+
+    out = root / "corpus.sqlite"
+    import_release(make_release(root, plant), out, echo=lambda _: None)
+    return out
+
+
 @pytest.fixture(scope="session")
 def demo_corpus() -> Path:
     path = REPO / "corpus.sqlite"

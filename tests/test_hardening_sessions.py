@@ -13,12 +13,12 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from release_fixture import make_release, pid
+from release_fixture import pid
+from conftest import GOLD_WORDS
 from hardening_common import raw_call_body, raw_headers
 
 from agenthop.server.checkpoint import read_records
 from agenthop.server.http import ServerThread
-from agenthop.server.importer import import_release
 from agenthop.server.schema import open_corpus
 
 pytestmark = pytest.mark.anyio
@@ -135,23 +135,8 @@ async def test_session_ids_are_unguessable(fixture_corpus, tmp_path):
     assert entropy > 5.8 and entropy * len(ids[0]) >= 180
 
 
-GOLD_WORDS = ("correct_index", "distractor", "seed_only", "wrong_paper", "no_context", "gold_paper", "bridge_paper",
-              "recall_label", "what_it_contains", "relevance", "CANARY")
 
 
-@pytest.fixture(scope="module")
-def canary_corpus(tmp_path_factory):
-    """The fixture corpus with a canary in every recall label (as in test_isolation.py)."""
-    root = tmp_path_factory.mktemp("canary-errors")
-
-    def plant(release):
-        for record in release.labels:
-            for i, label in enumerate(record["analysis"]["section_recall_labels"]):
-                label["what_it_contains"] = f"CANARY-{record['sample_id']}-{i}"
-
-    out = root / "corpus.sqlite"
-    import_release(make_release(root, plant), out, echo=lambda _: None)
-    return out
 
 
 async def test_error_paths_of_the_http_api_reveal_no_gold_and_no_text(canary_corpus, tmp_path):

@@ -7,31 +7,15 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from release_fixture import make_release
+from conftest import GOLD_WORDS
 
 from agenthop.server.http import ServerThread
-from agenthop.server.importer import import_release
 from agenthop.server.schema import open_corpus
 
 pytestmark = pytest.mark.anyio
 
-GOLD_WORDS = ("correct_index", "distractor", "seed_only", "wrong_paper", "no_context", "gold_paper", "bridge_paper",
-              "recall_label", "what_it_contains", "relevance", "CANARY")
 
 
-@pytest.fixture(scope="module")
-def canary_corpus(tmp_path_factory):
-    """The fixture corpus with a canary in every recall label's description."""
-    root = tmp_path_factory.mktemp("canary")
-
-    def plant(release):
-        for record in release.labels:
-            for i, label in enumerate(record["analysis"]["section_recall_labels"]):
-                label["what_it_contains"] = f"CANARY-{record['sample_id']}-{i}"
-
-    out = root / "corpus.sqlite"
-    import_release(make_release(root, plant), out, echo=lambda _: None)
-    return out
 
 
 def test_the_server_connection_cannot_read_gold_tables(canary_corpus):
