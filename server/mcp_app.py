@@ -70,9 +70,9 @@ class Sandbox:
             with anyio.fail_after(self.call_deadline_s):
                 return await anyio.to_thread.run_sync(session.call, name, arguments, meta, abandon_on_cancel=True)
         except TimeoutError:
-            log.error("tool call %s in session %s exceeded %.0f s", name, session.session_id[:8], self.call_deadline_s)
+            log.error("tool call %s in session %s exceeded %g s", name, session.session_id[:8], self.call_deadline_s)
             return CallResult(
-                f"The server did not finish {name} within {self.call_deadline_s:.0f} s. It may still complete and be "
+                f"The server did not finish {name} within {self.call_deadline_s:g} s. It may still complete and be "
                 "charged; the next result's status line shows the budget.",
                 {"tool": name, "outcome": "timeout", "error": "deadline exceeded"}, True,
             )

@@ -67,3 +67,9 @@ def demo_split() -> Path:
     path = REPO / "splits" / "demo.jsonl"
     assert path.exists(), "splits/demo.jsonl is missing; rebuild it with 'agenthop-server corpus demo'"
     return path
+
+
+@pytest.fixture(scope="session")
+def demo(demo_corpus, demo_split) -> tuple[Path, Path]:
+    """(corpus.sqlite, splits/demo.jsonl) of the repository."""
+    return demo_corpus, demo_split

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from agenthop.runner.cli import main
@@ -13,19 +11,8 @@ from agenthop.runner.records import read_records
 from agenthop.server.checkpoint import read_records as read_checkpoint
 from agenthop.server.schema import open_corpus
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> tuple[Path, Path]:
-    corpus, split = ROOT / "corpus.sqlite", ROOT / "splits" / "demo.jsonl"
-    if corpus.exists() and split.exists():
-        return corpus, split
-    from agenthop.server.demo import build_demo
-
-    root = tmp_path_factory.mktemp("demo")
-    build_demo(root / "corpus.sqlite", root / "demo.jsonl")
-    return root / "corpus.sqlite", root / "demo.jsonl"
 
 
 def test_baseline_beats_chance_on_demo_corpus(demo, tmp_path):
@@ -67,3 +54,24 @@ def test_baseline_closed_book_and_disabled_search(demo, tmp_path):
             assert tools == {"submit_answer"} and all(e["turns"] == 1 for e in ends)
         else:
             assert "search_papers" not in tools and "read_section" in tools
+
+
+def test_baseline_against_a_running_server_that_wants_a_token(demo, tmp_path, monkeypatch):
+    """--server URL: the runner uses a server someone else started (here with --auth-token) and its log."""
+    from agenthop.server.http import ServerThread
+
+    corpus, split = demo
+    server_log, out = tmp_path / "shared-log.sqlite", tmp_path / "remote"
+    args = ["--items", str(split), "--agent", "baseline", "--out", str(out), "--limit", "3", "--no-progress"]
+    with ServerThread(str(corpus), str(server_log), auth_token="t0ken") as server:
+        monkeypatch.delenv("AGENTHOP_AUTH_TOKEN", raising=False)
+        refused = CliRunner().invoke(main, [*args, "--server", server.base_url])
+        monkeypatch.setenv("AGENTHOP_AUTH_TOKEN", "t0ken")
+        result = CliRunner().invoke(main, [*args, "--server", server.base_url, "--no-resume"], catch_exceptions=False)
+    assert refused.exit_code != 0 and "401" in refused.output
+    assert result.exit_code == 0, result.output
+    ends = [r for r in read_records(out / "runner.jsonl") if r["kind"] == "item_end"]
+    assert [e["termination"] for e in ends] == ["answer"] * 3
+    assert not (out / "server-log.sqlite").exists()  # the log is the running server's
+    logged = {r["session_id"] for r in read_checkpoint(server_log, run="remote") if r["kind"] == "session_end"}
+    assert logged == {e["session_id"] for e in ends}

@@ -11,26 +11,14 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import pytest
 
 from agenthop.runner.records import read_records
 from agenthop.server.checkpoint import read_records as read_checkpoint
 from fake_openai import FakeOpenAI, Slow, seed_id, tool_calls, turn_index
 
-ROOT = Path(__file__).resolve().parents[1]
 N_ITEMS = 10
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> tuple[Path, Path]:
-    corpus, split = ROOT / "corpus.sqlite", ROOT / "splits" / "demo.jsonl"
-    if corpus.exists() and split.exists():
-        return corpus, split
-    from agenthop.server.demo import build_demo
-
-    root = tmp_path_factory.mktemp("demo")
-    build_demo(root / "corpus.sqlite", root / "demo.jsonl")
-    return root / "corpus.sqlite", root / "demo.jsonl"
 
 
 def script(body, fake):

@@ -75,3 +75,28 @@ async def test_calls_after_submit_are_refused_and_cost_nothing(fixture_corpus, t
     assert all(c["cost"] == 0 for c in calls(log)) and session.answer == "A"
     ends = [r for r in read_records(log) if r["kind"] == "session_end"]
     assert [(e["termination"], e["answer"]) for e in ends] == [("answer", "A")]
+
+
+async def test_a_call_past_its_deadline_answers_at_once_and_is_still_logged(fixture_corpus, tmp_path):
+    import anyio
+    from mcp import Client
+
+    from agenthop.server.checkpoint import CheckpointLog
+    from agenthop.server.mcp_app import build_server, make_sandbox
+
+    log_path = tmp_path / "log.sqlite"
+    log = CheckpointLog(log_path)
+    sandbox = make_sandbox(fixture_corpus, log, Caps())
+    sandbox.call_deadline_s = 0.2
+    session = sandbox.fixed_session = sandbox.sessions.create(sandbox.scope("st_0001"))
+    async with Client(build_server(sandbox)) as client:
+        with session._lock:  # the call cannot start until we let go: it is stuck past its deadline
+            result = await client.call_tool(*READ_B)
+        assert result.is_error and result.structured_content["outcome"] == "timeout"
+        assert "did not finish read_section within 0.2 s" in text(result)
+        with anyio.fail_after(10):  # the abandoned call still completes, is charged and logged
+            while not calls(log_path):
+                await anyio.sleep(0.01)
+    assert [(c["outcome"], c["cost"]) for c in calls(log_path)] == [("ok", 5)]
+    assert session.spent == 5
+    log.close()
