@@ -94,6 +94,8 @@ CREATE TABLE item_edges (
     position  INTEGER NOT NULL,      -- index in the citing paper's reference list
     PRIMARY KEY (item_id, citing, position)
 ) WITHOUT ROWID;
+-- Explore mode lists a paper's references across all items' graphs.
+CREATE INDEX item_edges_citing ON item_edges(citing);
 
 -- Gold data: never readable from the server (see open_corpus).
 CREATE TABLE gold_items (

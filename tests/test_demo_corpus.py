@@ -8,7 +8,9 @@ from agenthop.server.demo import build_demo
 def table_contents(path) -> dict[str, list]:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     tables = [t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-    return {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall() for t in tables}
+    contents = {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall() for t in tables}
+    contents["sqlite_master"] = conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+    return contents
 
 
 def test_committed_demo_corpus_matches_a_fresh_build(tmp_path, demo_corpus, demo_split):
