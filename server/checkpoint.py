@@ -19,10 +19,6 @@ from pathlib import Path
 
 LOG_FORMAT_VERSION = 1
 
-# What a tool call can come to; the scorer relies on exactly this set.
-OUTCOMES = ("ok", "not_found", "no_text", "ambiguous", "invalid", "budget_rejected", "session_ended")
-RECORD_KINDS = ("session_start", "call", "session_end")
-TERMINATIONS = ("answer", "budget", "token_limit", "max_turns", "error", "abandoned")
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS log_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -128,8 +124,14 @@ def read_records(path: str | Path, run: str | None = None) -> Iterator[dict]:
 
 
 def run_labels(path: str | Path) -> list[str]:
-    conn = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True)
+    path = Path(path)
+    if not path.exists():
+        raise LogError(f"log file not found: {path}")
     try:
-        return [r[0] for r in conn.execute("SELECT DISTINCT run FROM records WHERE run IS NOT NULL ORDER BY run")]
-    finally:
-        conn.close()
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return [r[0] for r in conn.execute("SELECT DISTINCT run FROM records WHERE run IS NOT NULL ORDER BY run")]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise LogError(f"{path} is not a readable checkpoint log ({exc}).") from exc

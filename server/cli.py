@@ -104,7 +104,8 @@ def _cap_option(name: str, default: int, help_text: str):
 @_cap_option("budget", 30, "Budget points per item session.")
 @_cap_option("max-turns", 20, "Turn cap per item session (enforced by the client; shown to the agent).")
 @_cap_option("max-tokens", 200_000, "Token cap per item session (enforced by the client; shown to the agent).")
-@click.option("--explore-budget", type=click.IntRange(min=0), default=None, help="Budget for explore sessions (default: unlimited).")
+@click.option("--explore-budget", type=click.IntRange(min=0), default=None,
+              help="Budget of explore sessions (stdio without --item, or HTTP sessions with no item); default unlimited.")
 @click.option("--auth-token", envvar="AGENTHOP_AUTH_TOKEN", default=None,
               help="HTTP only: require 'Authorization: Bearer TOKEN' on every request (or set AGENTHOP_AUTH_TOKEN).")
 @click.option("--log-level", default="WARNING", show_default=True, help="Python log level for stderr.")
@@ -120,7 +121,7 @@ def serve(corpus_path: Path, item: str | None, run_label: str | None, transport:
     caps = Caps(budget, max_turns, max_tokens)
     try:
         checkpoint = CheckpointLog(log_path)
-        sandbox = make_sandbox(corpus_path, checkpoint, caps)
+        sandbox = make_sandbox(corpus_path, checkpoint, caps, Caps(explore_budget, None, None))
     except (CorpusError, LogError) as exc:
         raise click.ClickException(str(exc)) from exc
     if transport == "http":
@@ -130,7 +131,7 @@ def serve(corpus_path: Path, item: str | None, run_label: str | None, transport:
         return
     if item is not None and sandbox.corpus.item(item) is None:
         raise click.ClickException(f"unknown item '{item}'; 'agenthop-server corpus info {corpus_path}' shows what the corpus holds.")
-    session_caps = caps if item else Caps(explore_budget, None, None)
+    session_caps = caps if item else sandbox.explore_caps
     sandbox.fixed_session = sandbox.sessions.create(sandbox.scope(item), run=run_label, caps=session_caps, transport="stdio")
     _serve_stdio(sandbox)
 
@@ -187,7 +188,11 @@ def log_export(path: Path, fmt: str, run_label: str | None) -> None:
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 def log_runs(path: Path) -> None:
     """List the run labels in a checkpoint log."""
-    from agenthop.server.checkpoint import run_labels
+    from agenthop.server.checkpoint import LogError, run_labels
 
-    for label in run_labels(path):
+    try:
+        labels = run_labels(path)
+    except LogError as exc:
+        raise click.ClickException(str(exc)) from exc
+    for label in labels:
         click.echo(label)

@@ -90,21 +90,6 @@ class Corpus:
         iid, qtype, depth, rtype, question, options, seed, seed_title = row
         return Item(iid, qtype, depth, rtype, question, json.loads(options), seed, seed_title)
 
-    def scope_ids(self, item_id: str | None) -> list[str]:
-        """Paper IDs an agent may see, in a stable order (seed first for items)."""
-        if item_id is None:
-            return [r[0] for r in self.conn.execute("SELECT paper_id FROM papers ORDER BY rowid")]
-        return [r[0] for r in self.conn.execute(
-            "SELECT paper_id FROM item_nodes WHERE item_id = ? ORDER BY position", (item_id,)
-        )]
-
-    def in_scope(self, paper_id: str, item_id: str | None) -> bool:
-        if item_id is None:
-            return self.conn.execute("SELECT 1 FROM papers WHERE paper_id = ?", (paper_id,)).fetchone() is not None
-        return self.conn.execute(
-            "SELECT 1 FROM item_nodes WHERE item_id = ? AND paper_id = ?", (item_id, paper_id)
-        ).fetchone() is not None
-
     def search_documents(self, item_id: str | None) -> tuple[list[str], list[str]]:
         """(paper IDs, title + abstract) of the scope, for the search index."""
         if item_id is None:

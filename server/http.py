@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
+import time
 import logging
 import socket
 import threading
 from dataclasses import dataclass
 
+import anyio
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -67,7 +70,7 @@ def _cap(body: dict, key: str, default: int | None) -> int | None:
     return value
 
 
-def _parse_session_request(body: object, defaults: Caps) -> dict:
+def _parse_session_request(body: object, defaults: Caps, explore: Caps) -> dict:
     if not isinstance(body, dict):
         raise ValueError("the body must be a JSON object")
     unknown = set(body) - {"item", "run", "budget", "max_turns", "max_tokens", "disabled_tools", "client"}
@@ -88,8 +91,8 @@ def _parse_session_request(body: object, defaults: Caps) -> dict:
     client = body.get("client", {})
     if not isinstance(client, dict) or len(json.dumps(client)) > 10_000:
         raise ValueError("field 'client' must be a JSON object (at most 10 KB)")
-    # Explore sessions default to no budget; item sessions to the server's caps.
-    base = defaults if item is not None else Caps(None, None, None)
+    # Omitted caps: the server's item caps, or its explore caps (unlimited unless --explore-budget).
+    base = defaults if item is not None else explore
     caps = Caps(_cap(body, "budget", base.budget), _cap(body, "max_turns", base.max_turns), _cap(body, "max_tokens", base.max_tokens))
     return {"item": item, "run": run, "caps": caps, "disabled": frozenset(disabled), "client": client}
 
@@ -101,17 +104,18 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
     async def create_session(request: Request) -> JSONResponse:
         try:
             body = await _json_body(request)
-            spec = _parse_session_request(body, sandbox.sessions.defaults)
+            spec = _parse_session_request(body, sandbox.sessions.defaults, sandbox.explore_caps)
         except BodyError as exc:
             return _error(exc.status, f"bad session request: {exc}")
         except ValueError as exc:
             return _error(400, f"bad session request: {exc}")
         if spec["item"] is not None and sandbox.corpus.item(spec["item"]) is None:
             return _error(404, f"unknown item '{spec['item'][:100]}'; GET the agenthop://items resource or check the split file")
-        session = sandbox.sessions.create(
-            sandbox.scope(spec["item"]), run=spec["run"], caps=spec["caps"], disabled_tools=spec["disabled"],
-            client=spec["client"], transport="http",
-        )
+        # The session_start record is an fsync'd write: keep it off the event loop.
+        session = await anyio.to_thread.run_sync(functools.partial(
+            sandbox.sessions.create, sandbox.scope(spec["item"]), run=spec["run"], caps=spec["caps"],
+            disabled_tools=spec["disabled"], client=spec["client"], transport="http",
+        ))
         sid = session.session_id
         return JSONResponse({
             "session_id": sid, "mcp_url": f"{public_url}/mcp?{SESSION_PARAM}={sid}",
@@ -144,7 +148,9 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
         if termination not in CLIENT_ENDABLE:
             return _error(400, f"field 'termination' must be one of {list(CLIENT_ENDABLE)} (answer and budget are set by the server)")
         reason = body.get("reason")
-        if not session.end(termination, str(reason)[:2000] if reason is not None else None):
+        # Off the event loop: the write is fsync'd, and a slow call may hold the session's lock.
+        ended = await anyio.to_thread.run_sync(session.end, termination, str(reason)[:2000] if reason is not None else None)
+        if not ended:
             return _error(409, f"session already ended ({session.termination})")
         return JSONResponse({"session_id": session.session_id, "termination": termination})
 
@@ -236,11 +242,13 @@ class ServerThread:
     max_turns: int | None = 20
     max_tokens: int | None = 200_000
     auth_token: str | None = None
+    explore_budget: int | None = None
 
     def __post_init__(self):
         self.port = self.port or free_port(self.host)
         self.log = CheckpointLog(self.log_path)
-        self.sandbox = make_sandbox(self.corpus_path, self.log, Caps(self.budget, self.max_turns, self.max_tokens))
+        self.sandbox = make_sandbox(self.corpus_path, self.log, Caps(self.budget, self.max_turns, self.max_tokens),
+                                    Caps(self.explore_budget, None, None))
         app = build_app(self.sandbox, host=self.host, port=self.port, auth_token=self.auth_token)
         config = uvicorn.Config(app, host=self.host, port=self.port, log_level="warning", lifespan="on")
         self._server = uvicorn.Server(config)
@@ -252,17 +260,19 @@ class ServerThread:
 
     def start(self) -> ServerThread:
         self._thread.start()
-        ready = threading.Event()
         # uvicorn sets .started once it is accepting connections.
         while not self._server.started:
             if not self._thread.is_alive():
                 raise RuntimeError(f"the AgentHop HTTP server failed to start on {self.base_url}")
-            ready.wait(0.01)
+            time.sleep(0.01)
         return self
 
     def stop(self) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=10)
+        if self._thread.is_alive():
+            log.error("the HTTP server thread did not stop within 10 s; leaving its log open")
+            return
         self.log.close()
 
     def __enter__(self) -> ServerThread:

@@ -18,7 +18,7 @@ from mcp.server import Server, ServerRequestContext
 import agenthop
 from agenthop.server.corpus import Corpus
 from agenthop.server.search import SearchEngine
-from agenthop.server.sessions import Caps, CallResult, Session, SessionRegistry
+from agenthop.server.sessions import Caps, CallResult, Session, SessionRegistry, meta_counts
 from agenthop.server.task import explore_text, task_text
 from agenthop.server.tools import TOOLS, Scope
 
@@ -44,26 +44,26 @@ class Sandbox:
     sessions: SessionRegistry
     fixed_session: Session | None = None
     call_deadline_s: float = CALL_DEADLINE_S
-    _tool_cache: dict = field(default_factory=dict)
+    explore_caps: Caps = field(default_factory=lambda: Caps(None, None, None))
 
     def scope(self, item_id: str | None) -> Scope:
         return Scope(self.corpus, self.search, item_id)
 
-    def session_for(self, ctx: ServerRequestContext) -> tuple[Session | None, str | None]:
-        """The session a request names, or an error message saying how to get one."""
+    def session_for(self, ctx: ServerRequestContext) -> tuple[Session | None, str | None, str | None]:
+        """(session, the ID the request named, an error saying how to get a session when there is none)."""
         if self.fixed_session is not None:
-            return self.fixed_session, None
+            return self.fixed_session, self.fixed_session.session_id, None
         request = ctx.request
         session_id = None
         if request is not None:
             session_id = request.query_params.get(SESSION_PARAM) or request.headers.get(SESSION_HEADER)
         if not session_id:
-            return None, ("This server needs a session. Create one with POST /sessions (see the server's README) and "
-                          f"connect to the mcp_url it returns, or send the header X-AgentHop-Session.")
+            return None, None, ("This server needs a session. Create one with POST /sessions (see the server's README) "
+                                "and connect to the mcp_url it returns, or send the header X-AgentHop-Session.")
         session = self.sessions.get(session_id)
         if session is None:
-            return None, f"Unknown session '{session_id[:64]}'. Create a new one with POST /sessions."
-        return session, None
+            return None, session_id, f"Unknown session '{session_id[:64]}'. Create a new one with POST /sessions."
+        return session, session_id, None
 
     async def call(self, session: Session, name: str, arguments: object, meta: dict) -> CallResult:
         try:
@@ -71,11 +71,12 @@ class Sandbox:
                 return await anyio.to_thread.run_sync(session.call, name, arguments, meta, abandon_on_cancel=True)
         except TimeoutError:
             log.error("tool call %s in session %s exceeded %g s", name, session.session_id[:8], self.call_deadline_s)
-            return CallResult(
-                f"The server did not finish {name} within {self.call_deadline_s:g} s. It may still complete and be "
-                "charged; the next result's status line shows the budget.",
-                {"tool": name, "outcome": "timeout", "error": "deadline exceeded"}, True,
-            )
+            # Answer now rather than hang the client; the call goes on and its record says what really happened.
+            text = (f"The server did not finish {name} within {self.call_deadline_s:g} s. It may still complete and be "
+                    "charged; the next result's status line shows the budget.")
+            turn, tokens = meta_counts(meta)
+            status = session.status(name, "timeout", 0, turn, tokens)
+            return CallResult(f"{text}\n\n{session.status_line(turn, tokens)}", {**status, "error": "deadline exceeded"}, True)
 
 
 def _tool_definition(name: str) -> types.Tool:
@@ -101,18 +102,14 @@ def _text(text: str) -> types.TextContent:
 
 def build_server(sandbox: Sandbox) -> Server:
     async def list_tools(ctx: ServerRequestContext, params) -> types.ListToolsResult:
-        session, _ = sandbox.session_for(ctx)
-        if session is not None:
-            names = session.enabled_tools()
-            if session.item_id is None:
-                names = [n for n in names if n != "submit_answer"]
-        else:
-            names = list(TOOLS)
+        session, _, _ = sandbox.session_for(ctx)
+        names = session.enabled_tools() if session is not None else list(TOOLS)
         return types.ListToolsResult(tools=[_tool_definition(n) for n in names])
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
-        session, problem = sandbox.session_for(ctx)
+        session, named, problem = sandbox.session_for(ctx)
         if session is None:
+            sandbox.sessions.log_sessionless_call(named, params.name, params.arguments, problem)
             return types.CallToolResult(content=[_text(problem)], is_error=True,
                                         structured_content={"tool": params.name[:100], "outcome": "invalid", "error": problem})
         result = await sandbox.call(session, params.name, params.arguments if params.arguments is not None else {},
@@ -132,7 +129,7 @@ def build_server(sandbox: Sandbox) -> Server:
     async def get_prompt(ctx: ServerRequestContext, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name != "research_task":
             raise ValueError(f"Unknown prompt '{params.name}'. The server offers: research_task.")
-        session, problem = sandbox.session_for(ctx)
+        session, _, problem = sandbox.session_for(ctx)
         item_id = session.item_id if session is not None else None
         requested = (params.arguments or {}).get("item_id")
         if item_id is None and requested:
@@ -183,6 +180,7 @@ def build_server(sandbox: Sandbox) -> Server:
     )
 
 
-def make_sandbox(corpus_path, log, defaults: Caps) -> Sandbox:
+def make_sandbox(corpus_path, log, defaults: Caps, explore: Caps = Caps(None, None, None)) -> Sandbox:
+    """``defaults``: caps of item sessions; ``explore``: caps of explore sessions (unlimited unless set)."""
     corpus = Corpus(corpus_path)
-    return Sandbox(corpus=corpus, search=SearchEngine(corpus), sessions=SessionRegistry(log, defaults))
+    return Sandbox(corpus=corpus, search=SearchEngine(corpus), sessions=SessionRegistry(log, defaults), explore_caps=explore)

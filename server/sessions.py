@@ -51,6 +51,11 @@ def _int_or_none(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
+def meta_counts(meta: dict) -> tuple[int | None, int | None]:
+    """(turn, cumulative tokens) from a request's _meta; None for whatever the client did not send properly."""
+    return _int_or_none(meta.get(META_TURN)), _int_or_none(meta.get(META_TOKENS))
+
+
 def _clip(text: str, limit: int = 100) -> str:
     """Hostile names (a 1 MB tool name or argument key) are not echoed back in full."""
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
@@ -94,19 +99,21 @@ class Session:
         return None if self.caps.budget is None else self.caps.budget - self.spent
 
     def enabled_tools(self) -> list[str]:
-        return [name for name in TOOLS if name not in self.disabled_tools]
+        """Tools this session offers: all but the disabled ones, and no submit_answer in explore mode."""
+        return [name for name in TOOLS if name not in self.disabled_tools
+                and not (name == "submit_answer" and self.item_id is None)]
 
     # --- records ----------------------------------------------------------------
 
-    def _record(self, kind: str, **fields) -> dict:
-        record = {"kind": kind, "run": self.run, "session_id": self.session_id, "item_id": self.item_id,
-                  "seq": self._seq, "time": time.time(), **fields}
+    def _write(self, kind: str, **fields) -> None:
+        """Write the next record; the sequence number advances only once it is on disk."""
+        self.log.write({"kind": kind, "run": self.run, "session_id": self.session_id, "item_id": self.item_id,
+                        "seq": self._seq, "time": time.time(), **fields})
         self._seq += 1
-        return record
 
     def start(self) -> None:
         with self._lock:
-            self.log.write(self._record(
+            self._write(
                 "session_start",
                 mode="explore" if self.item_id is None else "item",
                 caps=self.caps.as_dict(),
@@ -115,7 +122,7 @@ class Session:
                 transport=self.transport,
                 corpus=self.scope.corpus.identity,
                 search=SEARCH_PARAMETERS,
-            ))
+            )
 
     def end(self, termination: str, reason: str | None = None) -> bool:
         """End the session from outside (runner caps, errors). False if it had already ended."""
@@ -125,10 +132,9 @@ class Session:
             self._end(termination, reason)
             return True
 
-    def _end(self, termination: str, reason: str | None = None) -> None:
-        self.termination = termination
-        self.log.write(self._record("session_end", termination=termination, answer=self.answer,
-                                    budget_used=self.spent, reason=reason))
+    def _end(self, termination: str, reason: str | None = None, answer: str | None = None) -> None:
+        self._write("session_end", termination=termination, answer=answer, budget_used=self.spent, reason=reason)
+        self.termination, self.answer = termination, answer
 
     # --- calls ------------------------------------------------------------------
 
@@ -146,43 +152,45 @@ class Session:
 
     def call(self, tool_name: str, arguments: object, meta: dict | None = None) -> CallResult:
         meta = meta or {}
-        turn, tokens = _int_or_none(meta.get(META_TURN)), _int_or_none(meta.get(META_TOKENS))
+        turn, tokens = meta_counts(meta)
         with self._lock:
             started = time.perf_counter()
             before = self.spent
             tool = TOOLS.get(tool_name)
             output, executed = self._dispatch(tool_name, tool, arguments)
             cost = tool.cost if executed else 0
-            self.spent += cost
+            latency_ms = (time.perf_counter() - started) * 1000
+            after = before + cost
+            remaining = None if self.caps.budget is None else self.caps.budget - after
+
+            text = output.text
+            if executed and output.answer is None and remaining is not None and remaining <= 0:
+                text += "\nYour budget is spent. You must call submit_answer now with your best answer."
+            # Durable first: the session's state changes only once its record is on disk.
+            self._write(
+                "call", tool=tool_name, arguments=arguments if isinstance(arguments, dict) else {"_raw": repr(arguments)},
+                turn=turn, tokens=tokens, forced=meta.get(META_FORCED) is True,
+                outcome=output.outcome, executed=executed, cost=cost, budget_before=before, budget_after=after,
+                latency_ms=round(latency_ms, 3), exposed=output.exposed, delivered=output.delivered,
+                output_chars=len(text), message=None if output.outcome == "ok" else output.text,
+            )
+            self.spent = after
             if output.outcome == "budget_rejected":
                 self.rejections_in_a_row += 1
             elif executed:
                 self.rejections_in_a_row = 0
-            latency_ms = (time.perf_counter() - started) * 1000
-
-            text = output.text
-            if executed and output.answer is None and self.remaining is not None and self.remaining <= 0:
-                text += "\nYour budget is spent. You must call submit_answer now with your best answer."
-            data = {
-                **output.data,
-                "tool": _clip(tool_name), "outcome": output.outcome, "cost": cost,
-                "budget_used": self.spent, "budget_total": self.caps.budget, "budget_remaining": self.remaining,
-                "turn": turn, "tokens": tokens,
-            }
-            self.log.write(self._record(
-                "call", tool=tool_name, arguments=arguments if isinstance(arguments, dict) else {"_raw": repr(arguments)},
-                turn=turn, tokens=tokens, forced=meta.get(META_FORCED) is True,
-                outcome=output.outcome, executed=executed, cost=cost, budget_before=before, budget_after=self.spent,
-                latency_ms=round(latency_ms, 3), exposed=output.exposed, delivered=output.delivered,
-                output_chars=len(text), message=None if output.outcome == "ok" else output.text,
-            ))
             if output.answer is not None:
-                self.answer = output.answer
-                self._end("answer")
+                self._end("answer", answer=output.answer)
             elif self.rejections_in_a_row >= REJECTIONS_TO_END and not self.ended:
                 self._end("budget", "two budget-rejected calls in a row")
-            data["session_ended"] = self.ended
+            data = {**output.data, **self.status(tool_name, output.outcome, cost, turn, tokens)}
             return CallResult(f"{text}\n\n{self.status_line(turn, tokens)}", data, output.outcome != "ok")
+
+    def status(self, tool_name: str, outcome: str, cost: int, turn: int | None, tokens: int | None) -> dict:
+        """The status keys every result's structured content carries."""
+        return {"tool": _clip(tool_name), "outcome": outcome, "cost": cost, "budget_used": self.spent,
+                "budget_total": self.caps.budget, "budget_remaining": self.remaining, "turn": turn, "tokens": tokens,
+                "session_ended": self.ended}
 
     def _dispatch(self, name: str, tool, arguments: object) -> tuple[ToolOutput, bool]:
         """Run the call if the rules allow; return its output and whether it was executed (charged)."""
@@ -190,9 +198,14 @@ class Session:
             why = "an answer was submitted" if self.termination == "answer" else f"it ended ({self.termination})"
             return ToolOutput("session_ended", f"This session is over: {why}. No further calls are accepted.",
                               {"error": "session ended"}), False
-        if tool is None or name in self.disabled_tools:
+        if name not in self.enabled_tools():
+            if tool is None:
+                what = "does not exist"
+            elif name in self.disabled_tools:
+                what = "is disabled in this session"
+            else:
+                what = "is not offered in explore mode (there is no question to answer)"
             known = ", ".join(self.enabled_tools())
-            what = "is disabled in this session" if tool else "does not exist"
             return ToolOutput("invalid", f"Tool '{_clip(name)}' {what}. Available tools: {known}.", {"error": f"tool {what}"}), False
         try:
             args = tool.args.model_validate(arguments)
@@ -225,6 +238,16 @@ class SessionRegistry:
         with self._lock:
             self._sessions[session.session_id] = session
         return session
+
+    def log_sessionless_call(self, session_id: str | None, tool: str, arguments: object, message: str) -> None:
+        """Record a call refused because it named no session, or an unknown one (no run label: no run owns it)."""
+        self.log.write({
+            "kind": "call", "run": None, "session_id": session_id[:200] if session_id else None, "item_id": None,
+            "seq": None, "time": time.time(), "tool": tool, "arguments": arguments if isinstance(arguments, dict) else {},
+            "turn": None, "tokens": None, "forced": False, "outcome": "invalid", "executed": False, "cost": 0,
+            "budget_before": None, "budget_after": None, "latency_ms": 0.0, "exposed": [], "delivered": None,
+            "output_chars": len(message), "message": message,
+        })
 
     def get(self, session_id: str) -> Session | None:
         with self._lock:

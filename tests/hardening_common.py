@@ -75,6 +75,7 @@ class Model:
     """What SPEC 4.2 says one session's state is after each call."""
 
     cap: int | None
+    explore: bool = False  # explore sessions offer no submit_answer (SPEC 4.5: nothing to answer)
     spent: int = 0
     rejections: int = 0
     ended: bool = False
@@ -87,7 +88,7 @@ class Model:
         """
         if self.ended:
             return "session_ended", 0
-        if tool not in COSTS or bad_fields(tool, args):
+        if tool not in COSTS or (self.explore and tool == "submit_answer") or bad_fields(tool, args):
             return "invalid", 0
         cost = COSTS[tool]
         if self.cap is not None and cost > self.cap - self.spent:
@@ -117,7 +118,9 @@ def check_result(model: Model, tool: str, args: object, data: dict, text: str, i
     assert is_error is (outcome != "ok"), where
     assert text.rstrip().endswith("]") and "Budget used:" in text.rsplit("\n", 1)[-1], where
     # A refused call's message names the problem.
-    if outcome == "invalid" and tool in COSTS:
+    if outcome == "invalid" and model.explore and tool == "submit_answer":
+        assert "not offered in explore mode" in text, where
+    elif outcome == "invalid" and tool in COSTS:
         named = bad_fields(tool, args)
         assert f"Invalid arguments for {tool}" in text and "Nothing was charged" in text, where
         assert all(name in text for name in named), where

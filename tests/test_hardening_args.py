@@ -140,7 +140,7 @@ def session_records(log_path, session_id: str) -> list[dict]:
 
 def _run_session(portal, call_one, spec, log_path, new_session, *, body_cap: bool = False) -> None:
     session = new_session(spec)
-    model = Model(spec["cap"])
+    model = Model(spec["cap"], explore=spec["item"] is None)
     expected = []
     for name, args in spec["calls"]:
         try:

@@ -94,6 +94,7 @@ async def test_a_call_past_its_deadline_answers_at_once_and_is_still_logged(fixt
             result = await client.call_tool(*READ_B)
         assert result.is_error and result.structured_content["outcome"] == "timeout"
         assert "did not finish read_section within 0.2 s" in text(result)
+        assert text(result).endswith("[Budget used: 0/30 (30 left)]") and result.structured_content["cost"] == 0
         with anyio.fail_after(10):  # the abandoned call still completes, is charged and logged
             while not calls(log_path):
                 await anyio.sleep(0.01)

@@ -25,7 +25,10 @@ async def test_explore_mode_offers_no_submit_and_sees_everything(fixture_corpus,
     async with session_client(fixture_corpus, tmp_path / "log.sqlite", None) as (client, session):
         names = [t.name for t in (await client.list_tools()).tools]
         hits = (await client.call_tool("search_papers", {"query": "abstract paper", "top_k": 10})).structured_content
+        submit = await client.call_tool("submit_answer", {"answer": "A", "reasoning": "nothing to answer"})
     assert "submit_answer" not in names
+    assert submit.structured_content["outcome"] == "invalid" and "not offered in explore mode" in text(submit)
+    assert not session.ended
     assert len(hits["results"]) == 10  # the whole corpus (11 papers) is in scope, not one neighbourhood
     assert hits["budget_total"] is None and hits["budget_remaining"] is None
     assert session.caps.budget is None

@@ -85,6 +85,18 @@ async def test_http_session_named_by_header_and_refused_without_one(fixture_corp
     assert not by_header.is_error and "Budget used: 0/30" in text(by_header)
     assert forged.is_error and "Unknown session 'forged'" in text(forged)
     assert len(tools.tools) == 7 and anonymous.is_error and "POST /sessions" in text(anonymous)
+    # Refused for want of a session, yet logged (with no run label: no run owns them).
+    orphans = [r for r in read_records(tmp_path / "log.sqlite") if r["kind"] == "call" and r["run"] is None and r["seq"] is None]
+    assert [(r["session_id"], r["outcome"], r["cost"]) for r in orphans] == [("forged", "invalid", 0), (None, "invalid", 0)]
+
+
+async def test_http_explore_sessions_take_the_servers_explore_budget(fixture_corpus, tmp_path):
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite"), explore_budget=3) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            explore = (await http.post("/sessions", json={})).json()
+            item = (await http.post("/sessions", json={"item": "st_0001"})).json()
+    assert explore["caps"] == {"budget": 3, "max_turns": None, "max_tokens": None}
+    assert item["caps"]["budget"] == 30
 
 
 @pytest.mark.parametrize("body, status, fragment", [
@@ -185,5 +197,8 @@ def test_log_export_prints_every_record_as_json(fixture_corpus, tmp_path):
     lines = [json.loads(line) for line in result.output.splitlines()]
     assert [(r["kind"], r["run"]) for r in lines] == [("session_start", "b"), ("call", "b")]
     assert CliRunner().invoke(main, ["log", "runs", str(log_path)]).output.split() == ["a", "b"]
-    missing = CliRunner().invoke(main, ["log", "export", str(tmp_path / "none.sqlite")])
-    assert missing.exit_code == 1 and "log file not found" in missing.output
+    for command in ("export", "runs"):
+        missing = CliRunner().invoke(main, ["log", command, str(tmp_path / "none.sqlite")])
+        assert missing.exit_code == 1 and "log file not found" in missing.output
+    not_a_log = CliRunner().invoke(main, ["log", "runs", str(fixture_corpus)])
+    assert not_a_log.exit_code == 1 and "not a readable checkpoint log" in not_a_log.output
