@@ -1,7 +1,7 @@
 """agenthop.scorer: offline scoring of AgentHop runs against the corpus gold labels (docs/scoring.md).
 
-Modules: logs (load runs), gold (gold labels and label matching), items (item set and the session
-that counts), metrics (accuracy, recall, resources), audit (exposure/inspection), trajectory,
+Modules: logs (load runs), gold (gold labels; the label rule is server.sections.label_matches_section),
+items (item set and the session that counts), metrics (accuracy, recall, resources), audit (exposure/inspection), trajectory,
 stats (Wilson, McNemar, bootstraps, Cronbach), summary (score_run and versions), compare,
 document/report_md/report_html/plots/terminal (reports), cli (agenthop-scorer).
 """

@@ -1,7 +1,7 @@
 """``agenthop-scorer``: score runs against the corpus gold labels and write reports.
 
-    agenthop-scorer RUN [RUN ...] --corpus corpus.sqlite --out report/
-    agenthop-scorer compare RUN_A RUN_B --corpus corpus.sqlite [--seed 0] [--resamples 10000]
+    agenthop-scorer RUN [RUN ...] --corpus corpus.sqlite --out report/ [--server-log PATH]
+    agenthop-scorer compare RUN_A RUN_B --corpus corpus.sqlite [--seed 0] [--resamples 10000] [--server-log PATH]
 
 RUN is a run directory or a checkpoint log ``PATH.sqlite`` (optionally ``::LABEL``).
 """
@@ -75,11 +75,11 @@ def dir_name_of(summary: dict) -> str:
     return safe_name(summary["run"]["name"])
 
 
-def _load(specs, single: bool = False) -> list[Run]:
+def _load(specs, single: bool = False, server_log: str | None = None) -> list[Run]:
     runs: list[Run] = []
     try:
         for spec in specs:
-            runs.extend([load_run(spec)] if single else load_runs(spec))
+            runs.extend([load_run(spec, server_log)] if single else load_runs(spec, server_log))
     except (RunSpecError, LogError) as exc:
         raise click.ClickException(str(exc)) from exc
     return runs
@@ -104,8 +104,10 @@ def slim(summary: dict) -> dict:
 
 
 def score_all(specs, corpus: str, out: Path, items: str | None = None, replicates: bool = False,
-              console: Console | None = None) -> tuple[list[dict], dict | None]:
+              console: Console | None = None, server_log: str | None = None) -> tuple[list[dict], dict | None]:
     """Score every run (one at a time), write its reports, and the comparison when there are several runs.
+
+    ``server_log``: the checkpoint log for run directories without ``server-log.sqlite``.
 
     Returns slimmed summaries (see ``slim``) and the comparison (None for one run).
     """
@@ -121,7 +123,7 @@ def score_all(specs, corpus: str, out: Path, items: str | None = None, replicate
     used: set[str] = set()
     try:
         for spec in single_specs:
-            (run,) = _load([spec], single=True)
+            (run,) = _load([spec], single=True, server_log=server_log)
             summary = score_run(run, gold, expected)
             del run
             name = dir_name_of(summary)
@@ -163,9 +165,12 @@ def main() -> None:
 @click.option("--items", type=click.Path(exists=True, dir_okay=False),
               help="Expected item set (qa/full.jsonl, split jsonl with 'id', or bare IDs); missing items are unobservable.")
 @click.option("--replicates", is_flag=True, help="Treat all given runs as replicates of one configuration.")
-def score_cmd(runs, corpus, out, items, replicates):
+@click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False),
+              help="Checkpoint log of a server the run(s) used (agenthop-runner --server URL): a run directory without "
+                   "server-log.sqlite reads its label's records from it.")
+def score_cmd(runs, corpus, out, items, replicates, server_log):
     """Score RUN(s): run directories or checkpoint logs PATH.sqlite[::LABEL]."""
-    score_all(runs, corpus, Path(out), items=items, replicates=replicates)
+    score_all(runs, corpus, Path(out), items=items, replicates=replicates, server_log=server_log)
 
 
 @main.command("compare")
@@ -176,12 +181,15 @@ def score_cmd(runs, corpus, out, items, replicates):
 @click.option("--resamples", default=10000, show_default=True, type=click.IntRange(min=1))
 @click.option("--items", type=click.Path(exists=True, dir_okay=False), help="Expected item set (as for score).")
 @click.option("--out", type=click.Path(file_okay=False), help="Also write comparison.json/.md/.html here.")
-def compare_cmd(run_a, run_b, corpus, seed, resamples, items, out):
+@click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False),
+              help="Checkpoint log of a server the run(s) used (agenthop-runner --server URL): a run directory without "
+                   "server-log.sqlite reads its label's records from it.")
+def compare_cmd(run_a, run_b, corpus, seed, resamples, items, out, server_log):
     """Paired comparison of two runs on the same items (McNemar, bootstraps, audit transitions)."""
     gold = _open_gold(corpus)
     expected = _expected(items)
     try:
-        a, b = _load([run_a, run_b], single=True)
+        a, b = _load([run_a, run_b], single=True, server_log=server_log)
         sa, sb = score_run(a, gold, expected), score_run(b, gold, expected)
     finally:
         gold.close()

@@ -122,9 +122,8 @@ def run_document(s: dict, plots: dict[str, str] | None = None) -> Document:
     cpt = s["calls_per_turn"]
     axes.paragraphs.append(
         f"Calls per turn: {num(cpt['value'], 2, NO_TURNS)}"
-        + (f" ({cpt['tool_calls']} tool calls over {cpt['turns_with_calls']} turns with calls"
-           + (f"; {cpt['turns_without_calls']} turns without calls not counted" if cpt["turns_without_calls"] is not None else "")
-           + f"; source: {cpt['source']})." if cpt["measured"] else ".")
+        + (f" ({cpt['tool_calls']} tool calls over {cpt['assistant_turns']} assistant turns, of which"
+           f" {cpt['turns_without_calls']} without a tool call; source: {cpt['source']})." if cpt["measured"] else ".")
     )
     sections.append(axes)
 

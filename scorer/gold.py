@@ -1,6 +1,8 @@
 """Gold labels and item attributes, read from the corpus with gold access.
 
-Also the section-label matching rule used by section recall (``label_matches``).
+Section recall's label rule is ``agenthop.server.sections.label_matches_section``
+(shared with the importer's label check); ``Gold.section_headers`` and
+``Gold.section_text`` give it the paper's headers and a section's text.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agenthop.server.schema import open_corpus, read_meta
-from agenthop.server.sections import normalise
 
 LETTERS = "ABCD"
 CELLS = ("ST-d1", "ST-d2", "MT-d1", "MT-d2")
@@ -59,23 +60,6 @@ class GoldItem:
         return [lab for lab in self.labels if lab.relevance == "direct" and lab.arxiv_id == arxiv_id]
 
 
-def normalize_header(text: str) -> str:
-    """The header normalisation of read_section and the importer's label check (server/sections.py):
-    lowercase, drop an ``Apdx_X:`` prefix and leading numbering, punctuation to spaces, collapse whitespace."""
-    return normalise(text)
-
-
-def label_matches(label_section: str, header: str, text: str | None) -> bool:
-    """A label names a delivered section: same header, or its string appears verbatim in the text."""
-    if label_section.strip().lower() == header.strip().lower():
-        return True
-    norm = normalize_header(label_section)
-    if norm and norm == normalize_header(header):
-        return True
-    needle = label_section.strip()
-    return bool(needle) and text is not None and needle in text
-
-
 def qtype_of(question_type: str, item_id: str) -> str:
     q = (question_type or "").lower()
     if q in ("single-target", "st", "bfs"):
@@ -94,6 +78,7 @@ class Gold:
         self.meta = read_meta(self.conn)
         self.items: dict[str, GoldItem] = {}
         self._texts: dict[tuple[str, int], str | None] = {}
+        self._headers: dict[str, list[str]] = {}
         self._load()
 
     def _load(self) -> None:
@@ -146,6 +131,15 @@ class Gold:
             ).fetchone()
             self._texts[key] = row[0] if row else None
         return self._texts[key]
+
+    def section_headers(self, arxiv_id: str | None) -> list[str]:
+        """The headers of every section of a paper, in order ([] when the corpus has none)."""
+        if arxiv_id is None:
+            return []
+        if arxiv_id not in self._headers:
+            self._headers[arxiv_id] = [h for (h,) in self.conn.execute(
+                "SELECT header FROM sections WHERE arxiv_id = ? ORDER BY position", (arxiv_id,))]
+        return self._headers[arxiv_id]
 
     def provenance(self) -> dict:
         return {

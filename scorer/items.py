@@ -104,19 +104,38 @@ class ItemOutcome:
             return float(self.item_end["cost_usd"])
         return None
 
-    def call_turns(self, source: str | None) -> tuple[int, int, int | None]:
-        """(tool calls, assistant turns with at least one call, turns without calls) from the chosen source.
+    def call_turns(self, source: str | None) -> tuple[int, int, int]:
+        """(tool calls, assistant turns, assistant turns without calls) from the chosen source.
 
-        Turns without calls are only known from runner records (None otherwise).
+        Runner records: every ``turn`` record is a model response, and its
+        ``tool_calls`` are the calls the model emitted (malformed ones, which never
+        reach the server, and those discarded at the token cap included). A record
+        with no tool calls and an ``error`` is a response that failed (the runner's
+        "empty response" hard error) and is not an assistant turn, except the last
+        turn of a session the runner ended at the token cap (a real text response).
+
+        Checkpoint ``turn`` fields: the calls the model issued (``forced`` calls left
+        out) over the largest turn number seen (turns are numbered from 1, so a
+        text-only turn before a later call still counts; text-only turns after the
+        last call are invisible).
         """
         if source == "runner":
-            turns = [t for t in self.turn_records if not t.get("error")]
-            calls = [len(t.get("tool_calls") or []) for t in turns]
-            return sum(calls), sum(1 for n in calls if n > 0), sum(1 for n in calls if n == 0)
+            token_cap_turn = None
+            if self.termination == "token_limit" and self.turn_records:
+                token_cap_turn = self.turn_records[-1].get("turn")
+            calls = [
+                len(t.get("tool_calls") or [])
+                for t in self.turn_records
+                if t.get("tool_calls") or not t.get("error") or (token_cap_turn is not None and t.get("turn") == token_cap_turn)
+            ]
+            return sum(calls), len(calls), sum(1 for n in calls if n == 0)
         if source == "checkpoint":
             model_calls = [c for c in self.calls if c.turn is not None and not c.forced]
-            return len(model_calls), len({c.turn for c in model_calls}), None
-        return 0, 0, None
+            with_calls = len({c.turn for c in model_calls})
+            numbered = [c.turn for c in self.calls if c.turn is not None]
+            turns = max(max(numbered, default=0), with_calls)
+            return len(model_calls), turns, turns - with_calls
+        return 0, 0, 0
 
 
 def resolve_items(run: Run, gold: Gold, expected: list[str] | None = None) -> tuple[list[ItemOutcome], dict]:

@@ -2,9 +2,12 @@
 
 A *run* is either
 
-* a run directory holding ``server-log.sqlite`` (the checkpoint log), and
-  optionally ``runner.jsonl`` (runner records) and ``run.json`` (a manifest:
-  name, agent, model, settings, ``replicate_of``); or
+* a run directory holding ``runner.jsonl`` (runner records), ``run.json`` (the
+  runner's manifest: ``run`` label, ``agent``, ``model``, ``caps``, ...,
+  optionally ``replicate_of``) and ``server-log.sqlite`` (the checkpoint log);
+  a run made against a running server (``agenthop-runner --server URL``) has no
+  ``server-log.sqlite``: pass the server's log as ``server_log`` and the
+  records of the run's label are read from it; or
 * a checkpoint log file ``PATH.sqlite``, optionally suffixed ``::LABEL`` to pick
   one run label. Without a label each run label in the file is a separate run.
 
@@ -21,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from agenthop.server.checkpoint import read_records, run_labels
+from agenthop.runner.records import read_records as read_runner_records
+from agenthop.server.checkpoint import LogError, read_records, run_labels
 
 LOG_FILE = "server-log.sqlite"
 RUNNER_FILE = "runner.jsonl"
@@ -146,6 +150,7 @@ class Run:
     manifest: dict = field(default_factory=dict)
     sessions: dict[str, Session] = field(default_factory=dict)
     runner_records: list[dict] = field(default_factory=list)
+    runner_lines_skipped: int = 0  # torn or non-object lines of runner.jsonl (a crashed, resumed run)
     n_records: int = 0
 
     # -- runner views -------------------------------------------------
@@ -173,24 +178,15 @@ class Run:
         return out
 
 
-def _read_jsonl(path: Path) -> list[dict]:
-    out = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                # A crash can leave a torn last line; anything else is an error.
-                rest = fh.read().strip()
-                if rest:
-                    raise RunSpecError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
-                break
-            if isinstance(rec, dict):
-                out.append(rec)
-    return out
+def _read_runner_file(path: Path) -> tuple[list[dict], int]:
+    """The records of a runner.jsonl (the runner's own reader: torn lines are skipped) and how many lines were skipped."""
+    try:
+        records = list(read_runner_records(path))
+        with path.open(encoding="utf-8") as fh:
+            lines = sum(1 for line in fh if line.strip())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RunSpecError(f"{path}: cannot read runner records ({exc})") from exc
+    return records, lines - len(records)
 
 
 def build_sessions(records: Iterable[dict]) -> tuple[dict[str, Session], int]:
@@ -236,23 +232,37 @@ def _load_manifest(run_dir: Path) -> dict:
     return data
 
 
-def _load_dir(run_dir: Path) -> Run:
-    log_path = run_dir / LOG_FILE
-    if not log_path.exists():
-        raise RunSpecError(f"{run_dir} is a directory without {LOG_FILE}; pass a run directory or a checkpoint log file.")
+def _load_dir(run_dir: Path, server_log: Path | None = None) -> Run:
     manifest = _load_manifest(run_dir)
     runner_path = run_dir / RUNNER_FILE
-    runner_records = _read_jsonl(runner_path) if runner_path.exists() else []
-    sessions, n = build_sessions(read_records(log_path))
-    labels = sorted({s.run for s in sessions.values() if s.run is not None})
-    label = manifest.get("run") or (labels[0] if len(labels) == 1 else None)
-    for rec in runner_records:
-        if rec.get("kind") == "run_start" and rec.get("run"):
-            label = label or rec["run"]
-            break
-    name = manifest.get("name") or run_dir.name
-    return Run(name=str(name), label=label, log_path=log_path, run_dir=run_dir, manifest=manifest,
-               sessions=sessions, runner_records=runner_records, n_records=n)
+    runner_records, skipped = _read_runner_file(runner_path) if runner_path.exists() else ([], 0)
+    start_label = next((r.get("run") for r in runner_records if r.get("kind") == "run_start" and r.get("run")), None)
+    own_log = run_dir / LOG_FILE
+    if own_log.exists():
+        log_path = own_log
+        sessions, n = build_sessions(read_records(log_path))
+        labels = sorted({s.run for s in sessions.values() if s.run is not None})
+        label = manifest.get("run") or (labels[0] if len(labels) == 1 else None) or start_label
+    elif server_log is not None:
+        # A run against a running server: its checkpoint records are the server log's records of its label.
+        log_path = Path(server_log)
+        label = manifest.get("run") or start_label or run_dir.name
+        try:
+            labels = run_labels(log_path)
+        except LogError as exc:
+            raise RunSpecError(f"--server-log: {exc}") from exc
+        if label not in labels:
+            raise RunSpecError(f"{log_path} has no run labelled {label!r} (the label of {run_dir}); "
+                               f"labels present: {', '.join(labels) or 'none'}.")
+        sessions, n = build_sessions(read_records(log_path, run=label))
+    else:
+        what = f"holds {RUNNER_FILE} but no {LOG_FILE}" if runner_path.exists() else f"is a directory without {LOG_FILE}"
+        raise RunSpecError(
+            f"{run_dir} {what}. A run made with 'agenthop-runner --server URL' keeps its checkpoint log with the "
+            f"server: pass that log with --server-log PATH. Otherwise pass a run directory or a checkpoint log file."
+        )
+    return Run(name=run_dir.name, label=label, log_path=log_path, run_dir=run_dir, manifest=manifest,
+               sessions=sessions, runner_records=runner_records, runner_lines_skipped=skipped, n_records=n)
 
 
 def _load_file(path: Path, label: str | None, all_labels: bool) -> list[Run]:
@@ -286,15 +296,18 @@ def split_spec(spec: str) -> tuple[Path, str | None]:
     return Path(spec), None
 
 
-def load_runs(spec: str | Path) -> list[Run]:
-    """Every run a RUN argument names (a run directory, ``log.sqlite`` or ``log.sqlite::LABEL``)."""
+def load_runs(spec: str | Path, server_log: str | Path | None = None) -> list[Run]:
+    """Every run a RUN argument names (a run directory, ``log.sqlite`` or ``log.sqlite::LABEL``).
+
+    ``server_log``: the checkpoint log of a run directory that has no ``server-log.sqlite``.
+    """
     path, label = split_spec(str(spec))
     if not path.exists():
         raise RunSpecError(f"run not found: {path} (pass a run directory or a checkpoint log file, optionally PATH::LABEL)")
     if path.is_dir():
         if label is not None:
             raise RunSpecError(f"{spec}: '::LABEL' applies to a checkpoint log file, not a run directory.")
-        return [_load_dir(path)]
+        return [_load_dir(path, Path(server_log) if server_log is not None else None)]
     return _load_file(path, label, all_labels=True)
 
 
@@ -315,18 +328,14 @@ def expand_spec(spec: str | Path) -> list[str]:
     return [f"{path}::{lab}" for lab in labels] if len(labels) > 1 else [str(spec)]
 
 
-def load_run(path: str | Path) -> Run:
+def load_run(path: str | Path, server_log: str | Path | None = None) -> Run:
     """Load exactly one run; a log file with several run labels needs ``::LABEL``."""
     spec_path, label = split_spec(str(path))
     if spec_path.is_dir():
-        return load_runs(path)[0]
+        return load_runs(path, server_log)[0]
     if not spec_path.exists():
         raise RunSpecError(f"run not found: {spec_path}")
     return _load_file(spec_path, label, all_labels=False)[0]
-
-
-def dir_name(run: Run) -> str:
-    return safe_name(run.name)
 
 
 # -- DataFrames --------------------------------------------------------------

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 
+from agenthop.server.sections import label_matches_section
+
 from . import audit
-from .gold import CELLS, LETTERS, Gold, label_matches
+from .gold import CELLS, LETTERS, Gold
 from .items import ItemOutcome
 from .stats import wilson
 
-CAP_TERMINATIONS = {"token_cap": "token_limit", "turn_cap": "max_turns", "budget": "budget"}
 BUDGET_BANDS = ((0, 5), (6, 10), (11, 15), (16, 20), (21, 25), (26, 30), (31, None))
 
 
@@ -36,17 +37,11 @@ def recall(it: ItemOutcome, gold: Gold) -> tuple[int, int, list[str], list[str]]
         hit = False
         for d in reads:
             header = str(d.get("header") or "")
-            text = None
-            for lab in labels:
-                if label_matches(lab.section, header, None):
-                    hit = True
-                    break
-                if text is None:
-                    text = gold.section_text(d.get("arxiv_id") or arxiv, d.get("section_index")) or ""
-                if label_matches(lab.section, header, text):
-                    hit = True
-                    break
-            if hit:
+            d_arxiv = d.get("arxiv_id") or arxiv
+            headers = gold.section_headers(d_arxiv)
+            text = gold.section_text(d_arxiv, d.get("section_index"))
+            if any(label_matches_section(lab.section, header, text, headers) for lab in labels):
+                hit = True
                 break
         if hit:
             direct_hit.append(pid)
@@ -101,7 +96,8 @@ def item_row(it: ItemOutcome, gold: Gold, cpt_source: str | None) -> dict:
         "budget": it.budget(),
         "cost_usd": it.cost_usd(),
         "tool_calls": n_calls,
-        "turns_with_calls": n_turns,
+        "assistant_turns": n_turns,
+        "turns_with_calls": n_turns - n_empty,
         "turns_without_calls": n_empty,
         "n_calls_logged": len(it.calls),
         "trajectory": [c.tool for c in it.calls if c.outcome != "session_ended"],
@@ -122,7 +118,7 @@ def group_metrics(rows: list[dict], cpt_source: str | None) -> dict:
     correct = sum(r["correct"] for r in rows)
     recalled = [r for r in rows if r["paper_recall"]]
     calls = sum(r["tool_calls"] for r in rows)
-    turns = sum(r["turns_with_calls"] for r in rows)
+    turns = sum(r["assistant_turns"] for r in rows)
     ci = wilson(correct, n)
     return {
         "n": n,
@@ -165,15 +161,18 @@ def breakdowns(rows: list[dict], cpt_source: str | None) -> dict:
 
 
 def calls_per_turn(rows: list[dict], cpt_source: str | None) -> dict:
+    """Tool calls the model emitted / assistant turns (SPEC 7), pooled; turns without calls are in the denominator."""
     calls = sum(r["tool_calls"] for r in rows)
-    turns = sum(r["turns_with_calls"] for r in rows)
+    turns = sum(r["assistant_turns"] for r in rows)
+    measured = bool(cpt_source and turns)
     return {
-        "measured": bool(cpt_source and turns),
+        "measured": measured,
         "source": cpt_source,
-        "value": calls / turns if cpt_source and turns else None,
+        "value": calls / turns if measured else None,
         "tool_calls": calls if cpt_source else None,
-        "turns_with_calls": turns if cpt_source else None,
-        "turns_without_calls": sum(r["turns_without_calls"] or 0 for r in rows) if cpt_source == "runner" else None,
+        "assistant_turns": turns if cpt_source else None,
+        "turns_with_calls": sum(r["turns_with_calls"] for r in rows) if cpt_source else None,
+        "turns_without_calls": sum(r["turns_without_calls"] for r in rows) if cpt_source else None,
     }
 
 
@@ -234,13 +233,6 @@ def position_bias(items: list[ItemOutcome]) -> dict:
         "correct_distribution": {k: corr.get(k, 0) for k in LETTERS},
         "accuracy_by_correct_position": acc,
     }
-
-
-def band_of(points: int) -> str:
-    for lo, hi in BUDGET_BANDS:
-        if hi is None or points <= hi:
-            return f"{lo}+" if hi is None else f"{lo}-{hi}"
-    return "?"
 
 
 def budget_views(rows: list[dict]) -> dict:

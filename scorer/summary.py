@@ -18,7 +18,10 @@ from .items import resolve_items
 from .logs import Run
 
 SUMMARY_SCHEMA_VERSION = 1
-SCORER_VERSION = "1.0.0"
+SCORER_VERSION = "2.0.0"
+
+#: The run.json keys (runner/run.py ``manifest``) reported as the run's settings, as in the runner's run_start.
+MANIFEST_SETTINGS = ("caps", "ablations", "disabled_tools", "base_url_host", "workers", "retry", "server", "items_file")
 
 HEADLINE_KEYS = (
     "accuracy", "paper_recall_st", "paper_recall_mt", "section_recall", "conversion_st", "conversion_mt",
@@ -36,6 +39,7 @@ def run_identity(run: Run) -> dict:
     m = run.manifest
     clients = [s.start.get("client") or {} for s in run.sessions.values() if s.start]
     client = clients[0] if clients else {}
+    settings = {k: m[k] for k in MANIFEST_SETTINGS if k in m} or start.get("settings")
     return {
         "name": run.name,
         "label": run.label,
@@ -43,11 +47,12 @@ def run_identity(run: Run) -> dict:
         "run_dir": str(run.run_dir) if run.run_dir else None,
         "agent": m.get("agent") or start.get("agent") or client.get("agent"),
         "model": m.get("model") or start.get("model") or client.get("model"),
-        "settings": m.get("settings") or start.get("settings"),
+        "settings": settings,
         "versions": m.get("versions") or start.get("versions"),
         "replicate_of": run.replicate_of,
         "manifest": m or None,
         "runner_records": len(run.runner_records),
+        "runner_lines_skipped": run.runner_lines_skipped,
         "checkpoint_records": run.n_records,
     }
 
@@ -88,6 +93,9 @@ def headline(br: dict, cpt: dict, res: dict) -> dict:
 
 def _warnings(run: Run, gold: Gold, outcomes, info: dict, prov: dict, cpt: dict, res: dict) -> list[str]:
     out = []
+    if run.runner_lines_skipped:
+        out.append(f"{run.runner_lines_skipped} line(s) of runner.jsonl are not valid JSON records and were skipped "
+                   "(a crash tears the line being written; the resumed run starts a fresh one).")
     if info.get("unknown_to_corpus"):
         ids = info["unknown_to_corpus"]
         out.append(f"{len(ids)} item(s) in the logs are not in the corpus and were not scored: {', '.join(ids[:5])}"

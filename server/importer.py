@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agenthop.server.schema import create_schema
-from agenthop.server.sections import normalise
+from agenthop.server.sections import label_is_resolvable
 
 IMPORTER_VERSION = 1
 
@@ -182,19 +182,6 @@ def _blank_to_none(value: Any) -> Any:
 def _chunks(seq: list, size: int = _SQL_VARS) -> Iterator[list]:
     for start in range(0, len(seq), size):
         yield seq[start : start + size]
-
-
-def section_label_matches(label: str, headers: list[str]) -> bool:
-    """Whether a recall label names one of ``headers`` (exact, case-insensitive, or after normalisation).
-
-    The third rule of label resolution (the label appears verbatim in a
-    section's text: a subsection) needs the texts and is checked in SQL.
-    """
-    lowered = label.strip().lower()
-    if any(h.strip().lower() == lowered for h in headers):
-        return True
-    norm = normalise(label)
-    return bool(norm) and any(normalise(h) == norm for h in headers)
 
 
 # --- reading JSONL ------------------------------------------------------------
@@ -578,6 +565,15 @@ class _Importer:
         for detail in self.skipped_details[:10]:
             self.echo(f"  skipped: line {detail['line']} {detail['sample_id']} {detail['arxiv_id']} {detail['section']!r}: {detail['problem']}")
 
+    def _section_texts(self, arxiv_id: str) -> Iterator[str]:
+        """The paper's section texts, one row at a time (only read when a label names no header)."""
+        cur = self.conn.execute("SELECT text FROM sections WHERE arxiv_id = ? ORDER BY position", (arxiv_id,))
+        try:
+            for (text,) in cur:
+                yield text
+        finally:
+            cur.close()
+
     def _label_problem(self, arxiv_id: str, section: str, cache: dict) -> tuple[str, str] | None:
         """None when the label resolves; else (field, what was expected)."""
         if arxiv_id not in cache:
@@ -588,10 +584,8 @@ class _Importer:
         headers = cache[arxiv_id]
         if headers is None:
             return "arxiv_id", f"an arXiv ID in {POOL_FILE}"
-        if section_label_matches(section, headers):
-            return None
-        if self.conn.execute("SELECT 1 FROM sections WHERE arxiv_id = ? AND instr(text, ?) > 0 LIMIT 1", (arxiv_id, section)).fetchone():
-            return None  # a subsection: its header appears verbatim in a section's text
+        if label_is_resolvable(section, headers, self._section_texts(arxiv_id)):
+            return None  # a header, or a subsection whose header appears verbatim in a section's text
         shown = "; ".join(headers[:12]) + ("; ..." if len(headers) > 12 else "")
         return "section", f"a section of {arxiv_id} (a header, a normalised header, or a subsection header in a section's text; headers: {shown or 'none'})"
 

@@ -1,8 +1,9 @@
-"""Section aliases and the rules that turn an agent's section name into one section."""
+"""Section aliases, the rules that turn an agent's section name into one section, and recall-label matching."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 _ALIAS = re.compile(r"^\(?([A-Za-z]{1,3})\)?$")
@@ -80,3 +81,51 @@ def resolve(query: str, headers: list[str]) -> Resolution:
         if len(hits) > 1:
             return Resolution(None, ambiguous=True, candidates=tuple(hits))
     return Resolution(None, candidates=tuple(range(len(headers))))
+
+
+# --- recall labels ------------------------------------------------------------
+# One rule for the importer (is a gold recall label resolvable?) and the scorer
+# (does a delivered section carry the label?), SPEC 7: a label names a section
+# by its header (case-insensitively, or after ``normalise``); a label that names
+# none of the paper's headers is a subsection label, credited by a section whose
+# text holds it verbatim.
+
+
+def label_names_header(label: str, header: str) -> bool:
+    """The label is this header: equal case-insensitively, or equal after ``normalise``."""
+    if label.strip().lower() == header.strip().lower():
+        return True
+    norm = normalise(label)
+    return bool(norm) and norm == normalise(header)
+
+
+def is_subsection_label(label: str, headers: Iterable[str]) -> bool:
+    """The label names none of the paper's section headers (so only the text rule can credit it)."""
+    return not any(label_names_header(label, h) for h in headers)
+
+
+def label_matches_section(label: str, header: str, text: str | None, headers: Iterable[str]) -> bool:
+    """Whether a section (``header``, ``text``) of a paper whose headers are ``headers`` carries ``label``.
+
+    The label names the section's header; or the label names none of ``headers``
+    (a subsection label) and appears verbatim in ``text``. A label that names
+    another section's header is never credited by text that happens to contain it.
+    """
+    if label_names_header(label, header):
+        return True
+    needle = label.strip()
+    if not needle or text is None or needle not in text:
+        return False
+    return is_subsection_label(label, headers)
+
+
+def label_is_resolvable(label: str, headers: list[str], texts: Iterable[str | None]) -> bool:
+    """Whether some section of a paper (``headers`` and, in the same or any order, ``texts``) carries ``label``.
+
+    ``texts`` is consumed lazily and only when the label names no header, so a
+    caller can stream the texts from a database.
+    """
+    if not is_subsection_label(label, headers):
+        return True
+    needle = label.strip()
+    return bool(needle) and any(t is not None and needle in t for t in texts)

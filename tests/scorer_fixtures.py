@@ -17,7 +17,8 @@ st_0005  ST-d1   A       B                      B "Experiments"
 =======  ======  ======  =====================  ==================================
 
 Every pool paper has sections 0 Introduction, 1 Method, 2 Experiments,
-3 Apdx_A: Proofs. Papers are named by the fixture's letters; ``pid(name)``
+3 Apdx_A: Proofs. K's Introduction text holds the word "experiments" (a label
+naming the Experiments header must not be credited by it). Papers are named by the fixture's letters; ``pid(name)``
 is the 40-hex paper ID.
 
 ``SessionWriter`` writes checkpoint records with the server's CheckpointLog,
@@ -44,6 +45,9 @@ ALL_ITEMS = ("st_0001", "st_0002", "mt_0001", "mt_0002", "st_0003", "st_0004", "
 
 
 def _add_items(rel) -> None:
+    # K's Introduction mentions the word of another header: the lowercase label "experiments" appears verbatim in
+    # it, but the label names K's Experiments header, so reading the Introduction must not credit it.
+    rel.paper("K")["sections"][0]["text"] = "Paper K introduces its topic; the experiments are in Section 3."
     rel.qa.append(_item(
         "mt_0002", "multi-target", 2, "RESULT", "F", ["H", "K"], ["G"],
         "Which window size and batch size do the two works behind paper F's baseline use?",
@@ -226,7 +230,7 @@ def write_main_run(root: Path, name: str = "main", runner: bool = True, manifest
       (st_0005: B at rank 55), incorrect_neither 1 (st_0003), unobservable 1 (st_0004).
     * failure attribution (5 wrong): unknown 1 (st_0002, no distractor types), wrong_paper 2
       (st_0003, mt_0001), no_answer 2 (st_0004, st_0005).
-    * calls per turn (runner): 24 calls over 22 turns with calls; st_0005 has one text-only turn.
+    * calls per turn (runner): 24 calls over 23 assistant turns (22 with calls; st_0005 has one text-only turn).
     * budget: 6, 12, 0, 6, 12, 11 points on the six observed items.
     * termination: st_0005 max_turns (runner item_end; no session_end) -> turn cap 1/7.
     """

@@ -197,3 +197,46 @@ def test_load_run_dataclasses(env):
     assert [c.tool for c in sess.calls] == ["search_papers", "read_section", "think", "submit_answer"]
     assert sess.answer == "B" and sess.termination == "answer"
     assert set(ALL_ITEMS) - set(run.item_sessions()) == {"st_0004"}
+
+
+def _server_run(root, name="srv", manifest=None):
+    """A run made against a running server: runner.jsonl and run.json here, the checkpoint log elsewhere."""
+    run_dir = write_main_run(root / "runs", name=name, manifest=manifest)
+    shared = root / "server.sqlite"
+    (run_dir / "server-log.sqlite").rename(shared)
+    log = CheckpointLog(shared)
+    SessionWriter(log, "st_0001", run="someone-else").submit("A")
+    log.close()
+    return run_dir, shared
+
+
+def test_server_log_option(env, tmp_path):
+    run_dir, shared = _server_run(tmp_path, manifest={"run": "srv", "agent": "raw", "model": "m"})
+    r = invoke(run_dir, "--corpus", env["corpus"], "--out", tmp_path / "o")
+    assert r.exit_code != 0 and "--server-log" in r.output and "runner.jsonl" in r.output
+    out = tmp_path / "ok"
+    r = invoke(run_dir, "--corpus", env["corpus"], "--out", out, "--items", env["items"], "--server-log", shared)
+    assert r.exit_code == 0, r.output
+    s = json.loads((out / "summary.json").read_text())
+    assert s["run"]["label"] == "srv" and s["run"]["log"] == str(shared)
+    assert s["headline"]["accuracy"] == pytest.approx(2 / 7)  # the other label's session is not this run's
+    assert s["calls_per_turn"]["source"] == "runner" and s["calls_per_turn"]["tool_calls"] == 24
+    assert s["resources"]["tokens"]["sources"] == ["runner.item_end"]
+    # compare takes the option too
+    perfect = write_perfect_run(tmp_path)
+    r = invoke("compare", run_dir, perfect, "--corpus", env["corpus"], "--items", env["items"], "--resamples", 100,
+               "--server-log", shared)
+    assert r.exit_code == 0, r.output
+    assert "McNemar" in r.output
+
+
+def test_server_log_label_from_directory_name_and_missing_label(env, tmp_path):
+    run_dir, shared = _server_run(tmp_path, name="srv2")  # no run.json: the runner's run_start names the label
+    r = invoke(run_dir, "--corpus", env["corpus"], "--out", tmp_path / "a", "--server-log", shared)
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "a" / "summary.json").read_text())["run"]["label"] == "srv2"
+    other = tmp_path / "runs" / "nolabel"
+    other.mkdir()
+    (other / "runner.jsonl").write_text("")
+    r = invoke(other, "--corpus", env["corpus"], "--out", tmp_path / "b", "--server-log", shared)
+    assert r.exit_code != 0 and "no run labelled 'nolabel'" in r.output and "srv2" in r.output

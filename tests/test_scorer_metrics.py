@@ -14,10 +14,11 @@ from scorer_fixtures import (
     write_main_run,
 )
 
-from agenthop.scorer.gold import Gold, label_matches
+from agenthop.scorer.gold import Gold
 from agenthop.scorer.logs import load_run
 from agenthop.scorer.summary import score_run
 from agenthop.server.checkpoint import CheckpointLog
+from agenthop.server.sections import label_is_resolvable, label_matches_section
 
 
 @pytest.fixture(scope="module")
@@ -150,12 +151,52 @@ def test_supporting_label_does_not_count(tmp_path, gold):
     assert r["paper_recall"] == 1 and r["section_recall"] == 0  # Introduction is only "supporting"
 
 
+HEADERS = ["Introduction", "Method", "Experiments", "Results", "Apdx_A: Proofs"]
+
+
 def test_label_matching_rules():
-    assert label_matches("experiments", "Experiments", None)
-    assert label_matches("2 Method", "Method", None)
-    assert label_matches("Proofs", "Apdx_A: Proofs", None)
-    assert label_matches("3.2 Ablation Details", "Method", "We ablate.\n3.2 Ablation Details\nMore.")
-    assert not label_matches("Ablation", "Method", "no such words here")
+    def m(label, header, text=None):
+        return label_matches_section(label, header, text, HEADERS)
+
+    assert m("experiments", "Experiments")
+    assert m("2 Method", "Method")
+    assert m("Proofs", "Apdx_A: Proofs")
+    assert m("3.2 Ablation Details", "Method", "We ablate.\n3.2 Ablation Details\nMore.")
+    assert not m("Ablation", "Method", "no such words here")
+    # A label that names a header of the paper is credited by that section only, never by another
+    # section whose text happens to contain the word (SPEC 7: the text rule is for subsection labels).
+    assert not m("Results", "Experiments", "Results are in Table 2.")
+    assert not m("4 Results", "Method", "4 Results are discussed below.")
+    assert m("Results", "Results", "anything")
+    assert not label_matches_section("Results", "Experiments", "Results are in Table 2.", ["Results"])
+
+
+def test_label_resolvable_at_import_uses_the_same_rule():
+    texts = ["intro", "We ablate.\n3.2 Ablation Details\nMore.", "Results are in Table 2.", "", None]
+    assert label_is_resolvable("results", HEADERS, texts)
+    assert label_is_resolvable("3.2 Ablation Details", HEADERS, texts)
+    assert not label_is_resolvable("Related Work", HEADERS, texts)
+    assert not label_is_resolvable("  ", HEADERS, texts)
+
+    def never():
+        raise AssertionError("texts read although the label names a header")
+        yield  # pragma: no cover
+
+    assert label_is_resolvable("1 Introduction", HEADERS, never())
+
+
+def test_header_label_not_credited_by_another_sections_text(tmp_path, gold):
+    # K's Introduction text contains "experiments"; mt_0002's K label "experiments" names K's Experiments header.
+    def script(s):
+        s.read("H", 1)  # Method: its text holds the subsection label "4.1 Window Size"
+        s.read("K", 0)  # Introduction: mentions "experiments", but is not the labelled section
+        s.submit("C")
+
+    _, r = one_item(tmp_path, gold, "mt_0002", script)
+    assert r["paper_recall"] == 1
+    assert r["gold_direct_hit"] == [pid("H")] and r["section_recall"] == 0
+    _, r = one_item(tmp_path / "b", gold, "st_0004", lambda s: (s.read("K", 0), s.submit("C")))
+    assert r["paper_recall"] == 1 and r["section_recall"] == 0
 
 
 def test_conversion(main):
@@ -168,9 +209,50 @@ def test_conversion(main):
 def test_calls_per_turn_from_runner(main):
     cpt = main["calls_per_turn"]
     assert cpt["source"] == "runner"
-    assert (cpt["tool_calls"], cpt["turns_with_calls"]) == (24, 22)
-    assert cpt["value"] == pytest.approx(24 / 22)
+    assert (cpt["tool_calls"], cpt["assistant_turns"], cpt["turns_with_calls"], cpt["turns_without_calls"]) == (24, 23, 22, 1)
+    assert cpt["value"] == pytest.approx(24 / 23)  # SPEC 7: per assistant turn, text-only turns included
     assert main["metrics"]["by_cell"]["MT-d2"]["calls_per_turn"] == pytest.approx(5 / 3)
+    assert main["metrics"]["by_cell"]["ST-d1"]["calls_per_turn"] == pytest.approx((4 + 2 + 4) / (4 + 2 + 5))  # st_0001, st_0003, st_0005
+
+
+def _turn(s, n, calls, error=None):
+    return {"kind": "turn", "run": "errs", "item_id": s.item_id, "session_id": s.session_id, "attempt": 1, "turn": n,
+            "prompt_tokens": 10, "completion_tokens": 5, "cached_tokens": 0, "cumulative_tokens": 15 * n,
+            "tool_calls": calls, "latency_ms": 1.0, "retries": 0, "error": error, "time": 1.0}
+
+
+def test_runner_turns_with_errors(tmp_path, gold):
+    """Malformed calls and token-cap discards are real assistant turns; an empty failed response is not."""
+    run_dir, log, rw = new_run_dir(tmp_path, "errs")
+    call = {"id": "c", "name": "read_section", "arguments": "{not json"}
+    s = SessionWriter(log, "st_0001", run="errs")
+    s.read("B", 2)
+    s.submit("B")
+    rw.write(_turn(s, 1, [call, {"id": "d", "name": "read_section", "arguments": {}}],
+                   error="malformed arguments for read_section (c): not a JSON object"))
+    rw.write(_turn(s, 2, [{"id": "e", "name": "submit_answer", "arguments": {}}]))
+    rw.item_end(s, "answer", "B", 2)
+    t = SessionWriter(log, "st_0003", run="errs")
+    t.think()
+    rw.write(_turn(t, 1, [{"id": "f", "name": "think", "arguments": {}}]))
+    rw.write(_turn(t, 2, [], error="empty response: no text and no tool calls"))  # a failed response: not a turn
+    rw.write(_turn(t, 3, []))  # a text-only turn (nudged)
+    rw.write(_turn(t, 4, [call, call, call], error="token cap passed (70 > 50); 3 tool call(s) discarded"))
+    rw.item_end(t, "token_limit", None, 4)
+    u = SessionWriter(log, "st_0005", run="errs")
+    u.think()
+    rw.write(_turn(u, 1, [{"id": "g", "name": "think", "arguments": {}}]))
+    rw.write(_turn(u, 2, [], error="token cap passed (70 > 50); 0 tool call(s) discarded"))  # text at the cap
+    rw.item_end(u, "token_limit", None, 2)
+    log.close()
+    summary = score_run(load_run(run_dir), gold)
+    r = rows(summary)
+    assert (r["st_0001"]["tool_calls"], r["st_0001"]["assistant_turns"], r["st_0001"]["turns_without_calls"]) == (3, 2, 0)
+    assert (r["st_0003"]["tool_calls"], r["st_0003"]["assistant_turns"], r["st_0003"]["turns_without_calls"]) == (4, 3, 1)
+    assert (r["st_0005"]["tool_calls"], r["st_0005"]["assistant_turns"], r["st_0005"]["turns_without_calls"]) == (1, 2, 1)
+    cpt = summary["calls_per_turn"]
+    assert (cpt["tool_calls"], cpt["assistant_turns"], cpt["turns_without_calls"]) == (8, 7, 2)
+    assert cpt["value"] == pytest.approx(8 / 7)
 
 
 def test_calls_per_turn_from_checkpoint_turns(tmp_path, gold):
@@ -185,6 +267,17 @@ def test_calls_per_turn_from_checkpoint_turns(tmp_path, gold):
     assert summary["calls_per_turn"]["value"] == pytest.approx(4 / 2)
     assert r["turns"] == 2 and r["turns_source"] == "checkpoint._meta"
     assert r["tokens"] == 2000
+
+
+def test_checkpoint_turn_gaps_are_turns_without_calls(tmp_path, gold):
+    def script(s):
+        s.search(hits=[("B", 1)])  # turn 1
+        s.read("B", 2, turn=3)     # turn 2 was text only
+        s.submit("B", turn=4)
+
+    summary, r = one_item(tmp_path, gold, "st_0001", script)
+    assert (r["tool_calls"], r["assistant_turns"], r["turns_without_calls"]) == (3, 4, 1)
+    assert summary["calls_per_turn"]["value"] == pytest.approx(3 / 4)
 
 
 def test_calls_per_turn_not_measured_without_turn_data(tmp_path, gold):
@@ -329,9 +422,19 @@ def test_provenance(main, gold):
 
 
 def test_manifest_overrides_runner(tmp_path, gold):
-    run_dir = write_main_run(tmp_path, manifest={"agent": "raw", "model": "m-1", "settings": {"x": 1}, "replicate_of": "base"})
+    # What runner/run.py's manifest() writes to run.json (plus replicate_of).
+    manifest = {"run": "main", "agent": "raw", "model": "m-1", "caps": {"budget": 30, "max_turns": 20, "max_tokens": 1000},
+                "ablations": {"closed_book": False, "disabled_tools": [], "read_first": False}, "disabled_tools": [],
+                "base_url_host": "api.example", "api_key_env": "KEY", "retry": {"max_retries": 6}, "workers": 4,
+                "server": "in-process", "items_file": "items.jsonl", "corpus": None, "versions": {"agenthop": "9.9"},
+                "replicate_of": "base"}
+    run_dir = write_main_run(tmp_path, manifest=manifest)
     s = score_run(load_run(run_dir), gold)
     assert (s["run"]["agent"], s["run"]["model"], s["run"]["replicate_of"]) == ("raw", "m-1", "base")
+    assert (s["run"]["name"], s["run"]["label"]) == ("main", "main")
+    assert s["run"]["settings"]["workers"] == 4 and s["run"]["settings"]["caps"]["max_tokens"] == 1000
+    assert s["run"]["settings"]["base_url_host"] == "api.example" and "api_key_env" not in s["run"]["settings"]
+    assert s["run"]["versions"] == {"agenthop": "9.9"}
 
 
 def test_unknown_items_are_reported_not_scored(tmp_path, gold):
@@ -403,5 +506,22 @@ def test_corpus_mismatch_warning(tmp_path, gold):
     assert s["sessions"]["corpus"] == [{"value": {"corpus_id": "f" * 64, "schema_version": 1}, "sessions": 1}]
 
 
-def test_text_only_turns_are_reported_not_counted(main):
+def test_text_only_turns_are_counted_and_reported(main):
     assert main["calls_per_turn"]["turns_without_calls"] == 1  # st_0005's last turn
+    r = rows(main)["st_0005"]
+    assert (r["tool_calls"], r["assistant_turns"], r["turns_with_calls"], r["turns_without_calls"]) == (4, 5, 4, 1)
+
+
+def test_torn_runner_line_in_the_middle_is_skipped_and_warned(tmp_path, gold):
+    """A crash tears a line; the resumed runner starts a fresh one (runner/records.py) and the scorer reads on."""
+    run_dir = write_main_run(tmp_path)
+    path = run_dir / "runner.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    torn = lines[3][: len(lines[3]) // 2] + "\n"
+    path.write_text("".join(lines[:3] + [torn] + lines[3:]), encoding="utf-8")
+    run = load_run(run_dir)
+    assert run.runner_lines_skipped == 1 and len(run.runner_records) == len(lines)
+    summary = score_run(run, gold, list(ALL_ITEMS))
+    assert summary["run"]["runner_lines_skipped"] == 1
+    assert any("runner.jsonl" in w and "skipped" in w for w in summary["warnings"])
+    assert summary["calls_per_turn"]["tool_calls"] == 24
