@@ -1,47 +1,36 @@
 """The offline baseline: a deterministic agent with no model and no API key.
 
 It reads the task from the ``research_task`` prompt and works only from the
-tools' structured results. Strategy:
+tools' structured results. Strategy (docs/runner.md, "baseline"):
 
-1. ``get_references`` of the seed and ``search_papers`` with the question's content words;
-2. rank the candidates that have text by keyword overlap of the question with their title,
-   abstract and citation context (references of the seed get a bonus);
-3. for the best candidates, ``list_sections`` and ``read_section`` of the section most likely to
-   hold the answer (header keywords for the question's reasoning cue: results / method /
-   motivation / background, plus overlap with the question);
-4. stop as soon as exactly one option appears verbatim in what it read; with budget left and no
-   hit, follow the references of the best candidate (depth-2 items);
-5. choose the option found verbatim in the text read (the best-ranked text wins), or else the
-   one with the best token overlap; options that appear in the seed's citation contexts or
-   abstract (when known) are avoided; submit.
+1. ``get_references`` of the seed, then ``search_papers`` with the question's content words (top 10);
+2. rank the candidates that have text by the overlap of the question's words with their citation
+   context (weight 2), title and abstract, plus a bonus for the search rank and for being a
+   reference of the seed;
+3. candidate by candidate, best first: ``list_sections``, then ``read_section`` of at most two
+   sections, ordered by how well their header fits the kind of evidence the question asks for
+   (results / setup and hyperparameters / data / introduction and motivation, judged from the
+   question's and the options' wording; headers such as references or conclusion are demoted),
+   plus the header's overlap with the question; a read that adds a part to the best-covered
+   option moves on to the next candidate;
+4. stop once some option has every part (multi-target options are ``part; part``) stated verbatim
+   in the text read, when the budget (or the turn cap, which keeps one turn for the answer) cannot
+   pay for another read, or when the candidates run out;
+5. choose the option whose parts were found in the best-ranked papers (parts that appear in the
+   seed's citation contexts count against an option; token overlap breaks ties); submit.
 
 One action is one turn (``_meta`` carries the turn; tokens are 0).
 """
 
 from __future__ import annotations
 
-import re
-
 from agenthop.runner.config import RunSettings
 from agenthop.runner.episode import Episode
 from agenthop.runner.session import McpSession, ToolResult
-from agenthop.runner.textmatch import content_words, contains_phrase, header_score, normalise, overlap, reasoning_cue, tokens
-
-LETTERS = "ABCD"
-COST = {"search_papers": 1, "get_paper_info": 1, "get_references": 1, "list_sections": 1, "read_section": 5, "think": 0, "submit_answer": 0}
-
-
-class TaskParseError(Exception):
-    pass
-
-
-def parse_task(text: str) -> dict:
-    seed = re.search(r"^ID:\s*(\S+)", text, re.M)
-    question = re.search(r"^Question:\s*(.+)$", text, re.M)
-    options = dict(re.findall(r"^\(([ABCD])\)\s*(.+?)\s*$", text, re.M))
-    if not seed or not question or len(options) != 4:
-        raise TaskParseError("cannot find the seed ID, question and four options in the research_task prompt")
-    return {"seed": seed.group(1), "question": question.group(1).strip(), "options": [options[c] for c in LETTERS]}
+from agenthop.runner.textmatch import (
+    LETTERS, content_words, contains_phrase, header_score, normalise, overlap, parse_task, reasoning_cue, tokens,
+)
+from agenthop.server.tools import TOOLS
 
 
 class Baseline:
@@ -70,7 +59,7 @@ class Baseline:
         if self.max_turns is not None and self.ep.turn >= self.max_turns - 1 and name != "submit_answer":
             return False  # keep the last turn for submit_answer
         remaining = self.ep.budget_remaining
-        return remaining is None or remaining >= COST[name]
+        return remaining is None or remaining >= TOOLS[name].cost
 
     async def act(self, name: str, args: dict) -> ToolResult:
         self.n += 1

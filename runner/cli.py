@@ -12,12 +12,14 @@ from pathlib import Path
 import click
 
 from agenthop.runner.config import AGENTS, RunSettings
-from agenthop.server.sessions import Caps
 from agenthop.runner.items import ItemsError, fill_from_corpus, filter_items, load_gold, read_items
 from agenthop.runner.pricing import PriceTable
 from agenthop.runner.records import RUNNER_FILE, RecordWriter, load_state
 from agenthop.runner.retry import RetryPolicy
+from agenthop.runner.run import RunError
 from agenthop.runner.session import ALL_TOOLS, ServerAPI, ServerError
+from agenthop.server.schema import CorpusError
+from agenthop.server.sessions import Caps
 
 TOOL_CHOICES = [t for t in ALL_TOOLS if t != "submit_answer"]
 
@@ -77,6 +79,8 @@ def _cap(ctx, param, value: int):
 @click.option("--no-resume", is_flag=True, help="Start over: move the old records aside instead of skipping finished items.")
 @click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Price table JSON overriding runner/prices.json.")
 @click.option("--run-label", default=None, help="Run label sent with every session [the run directory name].")
+@click.option("--replicate-of", default=None, metavar="NAME",
+              help="Mark this run as a replicate of run NAME (written to run.json as replicate_of; the scorer groups replicates by it).")
 @click.option("--retries", type=click.IntRange(min=0), default=6, show_default=True, help="Transient API retries per model call.")
 @click.option("--backoff", type=click.FloatRange(min=0), default=2.0, show_default=True, help="First retry wait in seconds (doubles, capped at 60).")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per model request.")
@@ -84,8 +88,8 @@ def _cap(ctx, param, value: int):
 @click.option("--trace", is_flag=True, help="sdk: keep OpenAI Agents tracing on (off by default: it uploads traces).")
 @click.option("--no-progress", is_flag=True, help="No live progress bar.")
 def main(items_file, agent, model, base_url, api_key_env, workers, out, corpus, server_url, limit, question_type, depth,
-         closed_book, disable_tools, read_first, budget, max_turns, max_tokens, no_resume, prices, run_label, retries,
-         backoff, timeout, item_attempts, trace, no_progress) -> None:
+         closed_book, disable_tools, read_first, budget, max_turns, max_tokens, no_resume, prices, run_label, replicate_of,
+         retries, backoff, timeout, item_attempts, trace, no_progress) -> None:
     """Run one sandbox session per item with a reference agent; write run.json and runner.jsonl under --out."""
     if agent in ("raw", "sdk") and not model:
         raise click.UsageError("--model is required for the raw and sdk agents")
@@ -111,12 +115,9 @@ def main(items_file, agent, model, base_url, api_key_env, workers, out, corpus, 
                     f"{len(unknown)} item(s) of {items_file} are not in {corpus}: {', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''}"
                 )
         refs = filter_items(refs, question_type, int(depth) if depth else None, limit)
-    except ItemsError as exc:
+        gold = load_gold(corpus) if corpus is not None else None
+    except (ItemsError, CorpusError) as exc:
         raise click.ClickException(str(exc)) from exc
-    except Exception as exc:  # CorpusError and friends
-        if type(exc).__name__ == "CorpusError":
-            raise click.ClickException(str(exc)) from exc
-        raise
     if not refs:
         raise click.ClickException("no items left after --question-type/--depth/--limit")
     items = [r.id for r in refs]
@@ -128,15 +129,14 @@ def main(items_file, agent, model, base_url, api_key_env, workers, out, corpus, 
         read_first=read_first, retry=RetryPolicy(max_retries=retries, backoff=backoff, timeout=timeout),
         item_attempts=item_attempts, workers=workers, trace=trace,
     )
-    gold = load_gold(corpus) if corpus is not None else None
     try:
-        summary = asyncio.run(_run(settings, items, out, corpus, server_url, not no_resume, price_table, gold, str(items_file), not no_progress))
+        summary = asyncio.run(_run(settings, items, out, corpus, server_url, not no_resume, price_table, gold, str(items_file),
+                                   not no_progress, replicate_of))
     except KeyboardInterrupt:
         click.echo(f"interrupted; finished items are kept in {out / RUNNER_FILE}. Run the same command again to resume.", err=True)
         sys.exit(130)
-    except ServerError as exc:
+    except (ServerError, RunError) as exc:
         raise click.ClickException(str(exc)) from exc
-    from agenthop.runner.run import RunError  # noqa: F401
 
     from rich.console import Console
 
@@ -145,9 +145,9 @@ def main(items_file, agent, model, base_url, api_key_env, workers, out, corpus, 
     Console().print(summary_table(summary, f"{settings.run_label}: {agent} / {model}  ->  {out}"))
 
 
-async def _run(settings, items, out, corpus, server_url, resume, prices, gold, items_file, show_progress):
+async def _run(settings, items, out, corpus, server_url, resume, prices, gold, items_file, show_progress, replicate_of=None):
     from agenthop.runner.progress import ProgressView
-    from agenthop.runner.run import SERVER_LOG, Orchestrator, RunError, manifest, prepare_run_dir, summarise
+    from agenthop.runner.run import SERVER_LOG, Orchestrator, manifest, prepare_run_dir, summarise
 
     server_thread = None
     try:
@@ -171,11 +171,7 @@ async def _run(settings, items, out, corpus, server_url, resume, prices, gold, i
             meta = read_meta(conn)
             conn.close()
             corpus_id = {"corpus_id": meta.get("corpus_id"), "schema_version": meta.get("schema_version")}
-        man = manifest(settings, corpus_id, server_url, items_file)
-        try:
-            prepare_run_dir(out, man, resume)
-        except RunError as exc:
-            raise ServerError(str(exc)) from exc
+        man = prepare_run_dir(out, manifest(settings, corpus_id, server_url, items_file, replicate_of), resume)
         if server_url is None:
             server_thread = ServerThread(
                 str(corpus), str(out / SERVER_LOG), budget=settings.caps.budget, max_turns=settings.caps.max_turns,
@@ -194,7 +190,7 @@ async def _run(settings, items, out, corpus, server_url, resume, prices, gold, i
         writer.write({
             "kind": "run_start", "run": settings.run_label, "agent": settings.agent, "model": settings.model,
             "settings": {k: man[k] for k in ("caps", "ablations", "disabled_tools", "base_url_host", "workers", "retry", "server", "items_file")}
-            | {"items": len(items), "to_run": len(todo), "resumed": resume and bool(state.final or state.errored or state.turns)},
+            | {"items": len(items), "to_run": len(todo), "resumed": resume and bool(state.final or state.errored or state.turns or state.starts)},
             "versions": man["versions"], "corpus": man["corpus"], "time": time.time(),
         })
         view = ProgressView(len(items), settings.run_label, has_gold=gold is not None, enabled=show_progress)

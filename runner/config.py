@@ -9,7 +9,6 @@ from agenthop.server.sessions import Caps
 from agenthop.runner.retry import RetryPolicy
 
 AGENTS = ("raw", "sdk", "baseline")
-FIRST_USER_MESSAGE = "Please solve the question above using the available tools. Start by examining the seed paper."
 NUDGE = "Please use the available tools to investigate, or call submit_answer if you're ready."
 CLOSED_BOOK_USER_MESSAGE = "Answer the question above by calling submit_answer with the letter of your choice."
 

@@ -14,11 +14,7 @@ from collections.abc import Awaitable, Callable
 from agenthop.runner.readfirst import ReadFirstGate
 from agenthop.runner.records import RecordWriter
 from agenthop.runner.session import SessionInfo, ToolResult
-from agenthop.server.sessions import Caps
-
-META_TURN = "agenthop/turn"
-META_TOKENS = "agenthop/tokens"
-META_FORCED = "agenthop/forced"
+from agenthop.server.sessions import META_FORCED, META_TOKENS, META_TURN, Caps
 
 Issue = Callable[[str, dict, dict], Awaitable[ToolResult]]
 
@@ -97,7 +93,12 @@ class Episode:
         transient_errors: list[str] | None = None,
         error: str | None = None,
     ) -> None:
-        """Count one model response and open its turn record (written at the next turn or at the end)."""
+        """Count one model response and open its turn record.
+
+        The record stays open so that later notes (errors, read-first substitutions) land in it; it is
+        written at the next turn, at the end of the attempt, or as soon as the server ends the session,
+        so the turn holding ``submit_answer`` reaches runner.jsonl right after the server acknowledged it.
+        """
         self.flush_turn()
         self.turn += 1
         self.prompt_tokens += prompt_tokens
@@ -150,8 +151,11 @@ class Episode:
             meta[META_FORCED] = True
         return meta
 
-    async def call(self, name: str, args: dict, *, forced: bool = False, meta: dict | None = None) -> ToolResult:
-        """Issue one call to the server as is (no gate)."""
+    async def call(
+        self, name: str, args: dict, *, forced: bool = False, meta: dict | None = None, flush_on_end: bool = True
+    ) -> ToolResult:
+        """Issue one call to the server as is (no gate). When the call ends the session, the open turn
+        record is written at once (unless ``flush_on_end`` is false: the caller still has notes to add)."""
         meta = dict(meta) if meta else self.meta(forced)
         if forced:
             meta[META_FORCED] = True
@@ -168,6 +172,8 @@ class Episode:
             self.ended = True
         if self.gate is not None:
             self.gate.observe(name, args, sc)
+        if self.ended and flush_on_end:
+            self.flush_turn()
         return result
 
     async def tool(self, name: str, args: dict, meta: dict | None = None) -> ToolResult:
@@ -180,14 +186,14 @@ class Episode:
         return await self._substitute(name, args, paper)
 
     async def _substitute(self, name: str, args: dict, paper: str) -> ToolResult:
-        listing = await self.call("list_sections", {"paper_id": paper}, forced=True)
+        listing = await self.call("list_sections", {"paper_id": paper}, forced=True, flush_on_end=False)
         done = [{"name": "list_sections", "arguments": {"paper_id": paper}, "outcome": listing.outcome}]
         parts = [listing.text]
         final = listing
         best = self.gate.best_section(listing.structured.get("sections") or []) if listing.outcome == "ok" else None
         if best is not None and not self.ended:
             read_args = {"paper_id": paper, "section": best.get("alias") or best.get("header")}
-            read = await self.call("read_section", read_args, forced=True)
+            read = await self.call("read_section", read_args, forced=True, flush_on_end=False)
             done.append({"name": "read_section", "arguments": read_args, "outcome": read.outcome})
             parts.append(read.text)
             final = read
@@ -195,6 +201,8 @@ class Episode:
             self._pending.setdefault("forced", []).append(
                 {"replaced": {"name": name, "arguments": args}, "calls": done}
             )
+        if self.ended:
+            self.flush_turn()
         header = (
             f"[read-first gate] Your call {name}({json.dumps(args, ensure_ascii=False)}) was not executed. "
             f"After a search or reference list, the harness first inspects the top-ranked unread candidate with text "

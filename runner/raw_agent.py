@@ -16,10 +16,11 @@ import re
 
 from openai import AsyncOpenAI
 
-from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, FIRST_USER_MESSAGE, NUDGE, RunSettings
+from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, NUDGE, RunSettings
 from agenthop.runner.episode import Episode
 from agenthop.runner.retry import CallStats, HardModelError, call_with_retry
 from agenthop.runner.session import McpSession
+from agenthop.server.task import FIRST_USER_MESSAGE
 
 
 def make_client(settings: RunSettings) -> AsyncOpenAI:

@@ -16,10 +16,11 @@ tool output of the agent's call. Decisions (documented in docs/runner.md):
 from __future__ import annotations
 
 from agenthop.runner.textmatch import header_score, reasoning_cue
+from agenthop.server.tools import TOOLS
 
 INSPECTIONS = frozenset({"list_sections", "read_section", "get_paper_info"})
 LISTINGS = frozenset({"search_papers", "get_references"})
-FORCED_COST = 6
+FORCED_COST = TOOLS["list_sections"].cost + TOOLS["read_section"].cost
 
 
 class ReadFirstGate:

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 RUNNER_FILE = "runner.jsonl"
-TERMINATIONS = ("answer", "budget", "token_limit", "max_turns", "error", "abandoned")
 
 
 class RecordWriter:
@@ -52,7 +51,8 @@ def read_records(path: str | Path) -> Iterator[dict]:
     path = Path(path)
     if not path.exists():
         return
-    with open(path, encoding="utf-8") as fh:
+    # A crash can tear a line inside a multi-byte character: decode leniently, the JSON check drops the line.
+    with open(path, encoding="utf-8", errors="replace") as fh:
         for line in fh:
             line = line.strip()
             if not line:
@@ -71,7 +71,8 @@ class RunState:
 
     final: dict[str, dict] = field(default_factory=dict)          # item -> last item_end that is not error
     errored: dict[str, dict] = field(default_factory=dict)        # item -> last item_end with error (no final one)
-    open_sessions: dict[str, str] = field(default_factory=dict)   # session -> item: turns but no end record
+    open_sessions: dict[str, str] = field(default_factory=dict)   # session -> item: started, but no end record
+    starts: dict[str, dict] = field(default_factory=dict)         # session -> its attempt_start record
     turns: list[dict] = field(default_factory=list)
 
 
@@ -81,7 +82,11 @@ def load_state(path: str | Path) -> RunState:
     for rec in read_records(path):
         kind = rec.get("kind")
         sid = rec.get("session_id")
-        if kind == "turn":
+        if kind == "attempt_start":
+            if sid:
+                state.starts[sid] = rec
+                state.open_sessions.setdefault(sid, rec.get("item_id"))
+        elif kind == "turn":
             state.turns.append(rec)
             if sid:
                 state.open_sessions.setdefault(sid, rec.get("item_id"))

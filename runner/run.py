@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import platform
 import shutil
 import time
-from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from urllib.parse import urlparse
@@ -19,12 +19,15 @@ from agenthop.runner.progress import ProgressView
 from agenthop.runner.readfirst import ReadFirstGate
 from agenthop.runner.records import RUNNER_FILE, RecordWriter, load_state
 from agenthop.runner.retry import describe
-from agenthop.runner.session import ALL_TOOLS, McpSession, ServerAPI, ServerError
+from agenthop.runner.session import ALL_TOOLS, McpSession, ServerAPI, ServerError, prompt_text
+from agenthop.runner.textmatch import TaskParseError, parse_task
 
 MANIFEST = "run.json"
 SERVER_LOG = "server-log.sqlite"
 # Settings that must match for a resumed run to continue the same experiment.
 RESUME_KEYS = ("agent", "model", "caps", "ablations", "corpus")
+# Server-side terminations that settle an item: a session a killed run left with one of these counts.
+SETTLED = ("answer", "budget", "token_limit", "max_turns")
 
 
 class RunError(Exception):
@@ -61,8 +64,12 @@ def disabled_tools(settings: RunSettings) -> list[str]:
     return list(settings.disabled_tools)
 
 
-def manifest(settings: RunSettings, corpus: dict | None, server_url: str | None, items_file: str) -> dict:
-    return {
+def manifest(
+    settings: RunSettings, corpus: dict | None, server_url: str | None, items_file: str, replicate_of: str | None = None
+) -> dict:
+    """run.json. ``replicate_of`` (the run this one repeats; the scorer groups replicates by it) is only
+    written when given, so a resumed run keeps the value already in run.json."""
+    man = {
         "run": settings.run_label,
         "agent": settings.agent,
         "model": settings.model,
@@ -79,43 +86,81 @@ def manifest(settings: RunSettings, corpus: dict | None, server_url: str | None,
         "corpus": corpus,
         "versions": versions(),
     }
+    if replicate_of:
+        man["replicate_of"] = replicate_of
+    return man
 
 
-def prepare_run_dir(out: Path, man: dict, resume: bool) -> None:
-    """Create the run directory; on --no-resume move old records aside; refuse to resume a different experiment."""
+def _stamp() -> str:
+    return time.strftime("%Y%m%d-%H%M%S")
+
+
+def _aside_dir(out: Path) -> Path:
+    """A new, unused ``previous-<timestamp>[-N]`` directory (two --no-resume runs may start in the same second)."""
+    stamp = _stamp()
+    for n in itertools.count(1):
+        aside = out / (f"previous-{stamp}" if n == 1 else f"previous-{stamp}-{n}")
+        try:
+            aside.mkdir()
+        except FileExistsError:
+            continue
+        return aside
+    raise AssertionError("unreachable")
+
+
+def read_manifest(out: Path) -> dict | None:
+    """The run.json of a run directory (None if there is none); RunError if it is not a JSON object."""
+    path = out / MANIFEST
+    if not path.exists():
+        return None
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        why = f"{exc.msg}, line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise RunError(
+            f"{path} is not valid JSON ({why}). It is the manifest of the run in {out}: repair it (or delete it, and "
+            "this command's settings are taken as the run's) to resume, use --no-resume to start over (the old "
+            "records are moved aside), or choose another --out."
+        ) from exc
+    if not isinstance(old, dict):
+        raise RunError(
+            f"{path} holds a JSON {type(old).__name__}, not an object. Repair or delete it to resume, use --no-resume "
+            "to start over (the old records are moved aside), or choose another --out."
+        )
+    return old
+
+
+def prepare_run_dir(out: Path, man: dict, resume: bool) -> dict:
+    """Create the run directory and write run.json; return what was written.
+
+    --no-resume moves the old records (and run.json) aside into ``previous-*/``. A resume refuses a
+    different experiment (RESUME_KEYS) and keeps the keys of the old run.json that this command does
+    not set (``replicate_of`` and anything a user added).
+    """
     out.mkdir(parents=True, exist_ok=True)
     runner_file = out / RUNNER_FILE
-    old_manifest = out / MANIFEST
     if not resume:
-        if runner_file.exists() or (out / SERVER_LOG).exists():
-            aside = out / f"previous-{time.strftime('%Y%m%d-%H%M%S')}"
-            aside.mkdir()
+        if any((out / name).exists() for name in (RUNNER_FILE, MANIFEST, SERVER_LOG)):
+            aside = _aside_dir(out)
             for name in (RUNNER_FILE, MANIFEST, SERVER_LOG, SERVER_LOG + "-wal", SERVER_LOG + "-shm"):
                 if (out / name).exists():
                     shutil.move(str(out / name), str(aside / name))
-    elif runner_file.exists() and old_manifest.exists():
-        old = json.loads(old_manifest.read_text())
-        diffs = [k for k in RESUME_KEYS if old.get(k) != man.get(k) and not (k == "corpus" and (old.get(k) is None or man.get(k) is None))]
-        if diffs:
-            raise RunError(
-                f"{out} holds a run with different settings ({', '.join(diffs)}); resuming would mix two experiments. "
-                "Use --no-resume to start over (the old records are moved aside) or choose another --out."
-            )
+    else:
+        old = read_manifest(out)
+        if old is not None:
+            if runner_file.exists():
+                diffs = [k for k in RESUME_KEYS
+                         if old.get(k) != man.get(k) and not (k == "corpus" and (old.get(k) is None or man.get(k) is None))]
+                if diffs:
+                    raise RunError(
+                        f"{out} holds a run with different settings ({', '.join(diffs)}); resuming would mix two "
+                        "experiments. Use --no-resume to start over (the old records are moved aside) or choose another --out."
+                    )
+            man = {**man, **{k: v for k, v in old.items() if k not in man}}
     tmp = out / (MANIFEST + ".tmp")
     tmp.write_text(json.dumps(man, indent=2) + "\n")
     tmp.replace(out / MANIFEST)
-
-
-@dataclass
-class Totals:
-    """Spend of this invocation across all attempts (for the progress line)."""
-
-    tokens: int = 0
-    cost: float | None = 0.0
-    done: int = 0
-    correct: int = 0
-    graded: int = 0
-    terminations: dict = field(default_factory=dict)
+    return man
 
 
 class Orchestrator:
@@ -150,25 +195,22 @@ class Orchestrator:
 
     async def _attempt(self, info, item_id: str, attempt: int, holder: list) -> str | None:
         s = self.settings
-        gate_question = None
-        if s.read_first:
-            gate_question = ""
         if s.agent == "sdk":
             from agenthop.runner.sdk_agent import make_sdk_parts, run_sdk
 
             server, model, ref = make_sdk_parts(info, s, self.client)
             async with server:
-                ep = self._episode(info, item_id, attempt, server.issue, gate_question)
+                ep = self._episode(info, item_id, attempt, server.issue)
                 holder.append(ep)
                 ref.ep = ep
-                if ep.gate is not None:
-                    ep.gate.question = await self._question(server=server)
+                if s.read_first:
+                    ep.gate = ReadFirstGate(_question(prompt_text(await server.get_prompt("research_task"))))
                 return await run_sdk(ep, server, model, s)
         async with McpSession(info, timeout=s.mcp_timeout) as mcp:
-            ep = self._episode(info, item_id, attempt, mcp.call_tool, gate_question)
+            ep = self._episode(info, item_id, attempt, mcp.call_tool)
             holder.append(ep)
-            if ep.gate is not None:
-                ep.gate.question = await self._question(mcp=mcp)
+            if s.read_first:
+                ep.gate = ReadFirstGate(_question(await mcp.task_prompt()))
             if s.agent == "raw":
                 from agenthop.runner.raw_agent import run_raw
 
@@ -177,23 +219,33 @@ class Orchestrator:
 
             return await run_baseline(ep, mcp, s)
 
-    async def _question(self, mcp=None, server=None) -> str:
-        import re
-
-        if mcp is not None:
-            text = await mcp.task_prompt()
-        else:
-            prompt = await server.get_prompt("research_task")
-            text = "\n".join(getattr(m.content, "text", "") for m in prompt.messages)
-        m = re.search(r"^Question:\s*(.+)$", text, re.M)
-        return m.group(1) if m else text
-
-    def _episode(self, info, item_id, attempt, issue, gate_question) -> Episode:
-        gate = ReadFirstGate(gate_question) if gate_question is not None else None
+    def _episode(self, info, item_id, attempt, issue) -> Episode:
         return Episode(
             run=self.settings.run_label, item_id=item_id, attempt=attempt, session=info, caps=self.settings.caps,
-            writer=self.writer, issue=issue, gate=gate,
+            writer=self.writer, issue=issue,
         )
+
+    def _item_end(
+        self, item_id: str, session_id: str | None, attempt: int, termination: str, answer: str | None, turns: int,
+        prompt: int, completion: int, cached: int, budget_used: int | None, wall_time_s: float, **extra,
+    ) -> dict:
+        """The item_end record (docs/log-format.md); extra fields (``recovered``) go before ``time``."""
+        return {
+            "kind": "item_end", "run": self.settings.run_label, "item_id": item_id, "session_id": session_id,
+            "attempt": attempt, "termination": termination, "answer": answer if termination == "answer" else None,
+            "turns": turns, "prompt_tokens": prompt, "completion_tokens": completion, "cached_tokens": cached,
+            "total_tokens": prompt + completion, "budget_used": budget_used,
+            "cost_usd": self.prices.cost(self.settings.model, prompt, completion, cached),
+            "wall_time_s": round(max(0.0, wall_time_s), 3), **extra, "time": time.time(),
+        }
+
+    def _episode_end(self, ep: Episode | None, item_id: str, session_id: str | None, attempt: int, termination: str,
+                     budget_used: int | None, t0: float, answer: str | None = None) -> dict:
+        """The item_end of an attempt; ``answer`` is the server's (GET /sessions/{id}) when known."""
+        if ep is None:
+            return self._item_end(item_id, session_id, attempt, termination, None, 0, 0, 0, 0, 0, time.time() - t0)
+        return self._item_end(item_id, session_id, attempt, termination, answer or ep.answer, ep.turn, ep.prompt_tokens,
+                              ep.completion_tokens, ep.cached_tokens, budget_used, time.time() - t0)
 
     async def run_item(self, item_id: str) -> dict:
         s = self.settings
@@ -206,6 +258,9 @@ class Orchestrator:
             holder: list[Episode] = []
             try:
                 info = await self.api.create_session(item_id, s.run_label, session_caps(s), disabled_tools(s), self.client_info)
+                # Recorded before the agent starts, so a resumed run finds every session it created.
+                self.writer.write({"kind": "attempt_start", "run": s.run_label, "item_id": item_id,
+                                   "session_id": info.session_id, "attempt": attempt, "time": time.time()})
                 termination = await self._attempt(info, item_id, attempt, holder)
                 ep = holder[0]
                 ep.flush_turn()
@@ -218,17 +273,10 @@ class Orchestrator:
                     await self.api.end_session(info.session_id, "abandoned", "the agent stopped without an ending")
                     state = await self.api.get_session(info.session_id)
                 final = state.get("termination") or termination or "abandoned"
-                cost = self.cost(ep)
-                record = {
-                    "kind": "item_end", "run": s.run_label, "item_id": item_id, "session_id": info.session_id,
-                    "attempt": attempt, "termination": final, "answer": ep.answer if final == "answer" else None,
-                    "turns": ep.turn, "prompt_tokens": ep.prompt_tokens, "completion_tokens": ep.completion_tokens,
-                    "cached_tokens": ep.cached_tokens, "total_tokens": ep.cumulative,
-                    "budget_used": state.get("budget_used", ep.budget_used), "cost_usd": cost,
-                    "wall_time_s": round(time.time() - t0, 3), "time": time.time(),
-                }
+                record = self._episode_end(ep, item_id, info.session_id, attempt, final,
+                                           state.get("budget_used", ep.budget_used), t0, state.get("answer"))
                 self.writer.write(record)
-                self._account(record, spent_tokens + ep.cumulative, _add(spent_cost, cost))
+                self._account(record, spent_tokens + ep.cumulative, _add(spent_cost, record["cost_usd"]))
                 return record
             except asyncio.CancelledError:
                 raise
@@ -251,14 +299,8 @@ class Orchestrator:
                 if attempt < s.item_attempts:
                     await asyncio.sleep(s.retry.delay(attempt))
         ep = holder[0] if holder else None
-        record = {
-            "kind": "item_end", "run": s.run_label, "item_id": item_id, "session_id": info.session_id if info else None,
-            "attempt": s.item_attempts, "termination": "error", "answer": None,
-            "turns": ep.turn if ep else 0, "prompt_tokens": ep.prompt_tokens if ep else 0,
-            "completion_tokens": ep.completion_tokens if ep else 0, "cached_tokens": ep.cached_tokens if ep else 0,
-            "total_tokens": ep.cumulative if ep else 0, "budget_used": ep.budget_used if ep else 0,
-            "cost_usd": self.cost(ep) if ep else None, "wall_time_s": round(time.time() - t0, 3), "time": time.time(),
-        }
+        record = self._episode_end(ep, item_id, info.session_id if info else None, s.item_attempts, "error",
+                                   ep.budget_used if ep else 0, t0)
         self.writer.write(record)
         self._account(record, spent_tokens, spent_cost)
         return record
@@ -288,53 +330,56 @@ class Orchestrator:
     async def recover(self, state, log_path: Path | None) -> list[str]:
         """Finish the bookkeeping of sessions a killed run left without an item_end.
 
-        If the server ended such a session for good (answer, budget, token_limit, max_turns) the
-        attempt counts: an item_end is rebuilt from its turn records and the server's end record
-        (marked ``"recovered": true``), so an acknowledged answer is never run a second time.
-        Otherwise the session is ended as abandoned (when the server still knows it) and the item
-        is run again.
+        ``state.open_sessions`` holds every session with an ``attempt_start`` (written as soon as the
+        session is created) or a turn record, and no ``attempt_error`` or ``item_end``. If the server
+        ended such a session for good (answer, budget, token_limit, max_turns) the attempt counts: an
+        item_end is rebuilt from the server's end (termination, answer, budget) and the turn records,
+        marked ``"recovered": true``, so an acknowledged answer is never run a second time. The server's
+        end comes from the checkpoint log at ``log_path`` (in-process server) or from
+        ``GET /sessions/{id}`` (``log_path`` None: a running server). Otherwise the session is ended as
+        abandoned (when the server still knows it) and the item is run again. Returns the recovered items.
         """
+        wanted = set(state.open_sessions)
         ends: dict[str, dict] = {}
+        logged_turns: dict[str, int] = {}
         if log_path is not None and log_path.exists():
             from agenthop.server.checkpoint import read_records as read_checkpoint
 
-            wanted = set(state.open_sessions)
             for rec in read_checkpoint(log_path):
-                if rec.get("kind") == "session_end" and rec.get("session_id") in wanted:
-                    ends[rec["session_id"]] = rec
-        recovered = []
+                sid = rec.get("session_id")
+                if sid not in wanted:
+                    continue
+                if rec.get("kind") == "session_end":
+                    ends[sid] = rec
+                elif rec.get("kind") == "call" and isinstance(rec.get("turn"), int):
+                    logged_turns[sid] = max(logged_turns.get(sid, 0), rec["turn"])
+        recovered: list[str] = []
         for sid, item in state.open_sessions.items():
             if item in state.final or item in recovered:
                 continue
             end = ends.get(sid)
-            turns = [t for t in state.turns if t.get("session_id") == sid]
-            if end is None and log_path is None:
+            if log_path is None:
                 try:
                     info = await self.api.get_session(sid)
                 except ServerError:
                     info = {}
                 if info.get("ended"):
-                    answer = None
-                    for t in turns:
-                        for c in t.get("tool_calls") or []:
-                            if c.get("name") == "submit_answer" and isinstance(c.get("arguments"), dict):
-                                answer = c["arguments"].get("answer")
-                    end = {"termination": info.get("termination"), "answer": answer, "budget_used": info.get("budget_used"),
-                           "time": time.time()}
-            if end is not None and end.get("termination") in ("answer", "budget", "token_limit", "max_turns"):
-                prompt = sum(t.get("prompt_tokens") or 0 for t in turns)
-                completion = sum(t.get("completion_tokens") or 0 for t in turns)
-                cached = sum(t.get("cached_tokens") or 0 for t in turns)
-                record = {
-                    "kind": "item_end", "run": self.settings.run_label, "item_id": item, "session_id": sid,
-                    "attempt": max((t.get("attempt") or 1 for t in turns), default=1), "termination": end["termination"],
-                    "answer": end.get("answer") if end["termination"] == "answer" else None,
-                    "turns": max((t.get("turn") or 0 for t in turns), default=0), "prompt_tokens": prompt,
-                    "completion_tokens": completion, "cached_tokens": cached, "total_tokens": prompt + completion,
-                    "budget_used": end.get("budget_used"), "cost_usd": self.prices.cost(self.settings.model, prompt, completion, cached),
-                    "wall_time_s": round(max(0.0, (end.get("time") or 0) - min((t["time"] for t in turns), default=0)), 3),
-                    "recovered": True, "time": time.time(),
-                }
+                    end = {"termination": info.get("termination"), "answer": info.get("answer"),
+                           "budget_used": info.get("budget_used"), "time": time.time()}
+            if end is not None and end.get("termination") in SETTLED:
+                turns = [t for t in state.turns if t.get("session_id") == sid]
+                start = state.starts.get(sid) or {}
+                began = start.get("time") or min((t.get("time") or 0 for t in turns), default=0)
+                record = self._item_end(
+                    item, sid, start.get("attempt") or max((t.get("attempt") or 1 for t in turns), default=1),
+                    end["termination"], end.get("answer"),
+                    # The turn that ended the session may not have reached runner.jsonl; the calls the server
+                    # logged carry their turn numbers.
+                    max([t.get("turn") or 0 for t in turns] + [logged_turns.get(sid, 0)]),
+                    sum(t.get("prompt_tokens") or 0 for t in turns), sum(t.get("completion_tokens") or 0 for t in turns),
+                    sum(t.get("cached_tokens") or 0 for t in turns), end.get("budget_used"),
+                    (end.get("time") or 0) - began if began else 0.0, recovered=True,
+                )
                 self.writer.write(record)
                 recovered.append(item)
             else:
@@ -343,6 +388,14 @@ class Orchestrator:
                 except ServerError:
                     pass
         return recovered
+
+
+def _question(prompt: str) -> str:
+    """The question line of a research_task prompt, for the read-first gate (the whole text if it has none)."""
+    try:
+        return parse_task(prompt)["question"]
+    except TaskParseError:
+        return prompt
 
 
 def _add(a: float | None, b: float | None) -> float | None:

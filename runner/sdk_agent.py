@@ -33,11 +33,12 @@ from agents.models.interface import Model
 from mcp.types import CallToolResult, TextContent
 from openai import AsyncOpenAI
 
-from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, FIRST_USER_MESSAGE, NUDGE, RunSettings
+from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, NUDGE, RunSettings
 from agenthop.runner.episode import Episode, SessionOver, TokenLimitReached
 from agenthop.runner.raw_agent import parse_arguments, parse_letter
 from agenthop.runner.retry import CallStats, HardModelError, call_with_retry
-from agenthop.runner.session import SessionInfo, ToolResult, http_client_factory, to_tool_result
+from agenthop.runner.session import SessionInfo, ToolResult, http_client_factory, prompt_text, to_tool_result
+from agenthop.server.task import FIRST_USER_MESSAGE
 
 
 class RetryingModel(Model):
@@ -160,8 +161,7 @@ def _final_text(output) -> str:
 async def run_sdk(ep: Episode, server: SessionMCPServer, model: RetryingModel, settings: RunSettings) -> str | None:
     """Drive one session (the server is connected). Returns token_limit/max_turns, or None when the server ended it."""
     set_tracing_disabled(not settings.trace)
-    prompt = await server.get_prompt("research_task")
-    instructions = "\n\n".join(getattr(m.content, "text", "") for m in prompt.messages)
+    instructions = prompt_text(await server.get_prompt("research_task"))
     agent = Agent(
         name="agenthop-sdk",
         instructions=instructions,

@@ -12,8 +12,10 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from agenthop.server.tools import TOOLS
+
 TOKEN_ENV = "AGENTHOP_AUTH_TOKEN"
-ALL_TOOLS = ("search_papers", "get_paper_info", "get_references", "list_sections", "read_section", "think", "submit_answer")
+ALL_TOOLS = tuple(TOOLS)
 
 
 _SSL_CONTEXT: ssl.SSLContext | None = None
@@ -135,6 +137,15 @@ class ServerAPI:
         return True
 
 
+def prompt_text(prompt: Any) -> str:
+    """The text of an MCP ``GetPromptResult`` (the ``research_task`` prompt), messages joined by blank lines."""
+    parts = []
+    for msg in prompt.messages:
+        content = msg.content
+        parts.append(getattr(content, "text", "") if not isinstance(content, list) else "\n".join(getattr(c, "text", "") for c in content))
+    return "\n\n".join(p for p in parts if p)
+
+
 def result_text(result: Any) -> str:
     return "\n".join(getattr(b, "text", "") for b in (result.content or []) if getattr(b, "type", None) == "text")
 
@@ -176,12 +187,7 @@ class McpSession:
         return list((await self.client.list_tools()).tools)
 
     async def task_prompt(self) -> str:
-        prompt = await self.client.get_prompt("research_task")
-        parts = []
-        for msg in prompt.messages:
-            content = msg.content
-            parts.append(getattr(content, "text", "") if not isinstance(content, list) else "\n".join(getattr(c, "text", "") for c in content))
-        return "\n\n".join(p for p in parts if p)
+        return prompt_text(await self.client.get_prompt("research_task"))
 
     async def call_tool(self, name: str, arguments: dict, meta: dict | None = None) -> ToolResult:
         result = await self.client.call_tool(name, arguments, meta=meta)

@@ -15,6 +15,21 @@ STOPWORDS = frozenset(
 )
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
+LETTERS = "ABCD"
+
+
+class TaskParseError(Exception):
+    """The research_task prompt does not have the expected seed / question / options lines."""
+
+
+def parse_task(text: str) -> dict:
+    """Seed ID, question and the four options of a ``research_task`` prompt (agenthop.server.task)."""
+    seed = re.search(r"^ID:\s*(\S+)", text, re.M)
+    question = re.search(r"^Question:\s*(.+)$", text, re.M)
+    options = dict(re.findall(r"^\(([ABCD])\)\s*(.+?)\s*$", text, re.M))
+    if not seed or not question or len(options) != 4:
+        raise TaskParseError("cannot find the seed ID, question and four options in the research_task prompt")
+    return {"seed": seed.group(1), "question": question.group(1).strip(), "options": [options[c] for c in LETTERS]}
 
 
 def tokens(text: str) -> list[str]:

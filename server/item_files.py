@@ -19,6 +19,19 @@ class ItemRef:
     depth: int | None = None
 
 
+def _depth(value: object, where: str) -> int | None:
+    """The ``depth`` field as an int: an integer, or a string or float holding one; None when absent."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    raise ItemsError(f"{where}: field 'depth' must be an integer (1 or 2), got {value!r}")
+
+
 def read_items(path: str | Path) -> list[ItemRef]:
     """Item references in file order, without duplicates.
 
@@ -44,8 +57,11 @@ def read_items(path: str | Path) -> list[ItemRef]:
                 item_id = obj.get("id", obj.get("item_id", obj.get("sample_id")))
                 if not isinstance(item_id, str) or not item_id:
                     raise ItemsError(f"{path}:{lineno}: JSON line has no string 'id' field")
-                depth = obj.get("depth")
-                ref = ItemRef(item_id, obj.get("question_type"), int(depth) if depth is not None else None)
+                where = f"{path}:{lineno}"
+                qtype = obj.get("question_type")
+                if qtype is not None and not isinstance(qtype, str):
+                    raise ItemsError(f"{where}: field 'question_type' must be a string, got {qtype!r}")
+                ref = ItemRef(item_id, qtype, _depth(obj.get("depth"), where))
             else:
                 if any(c.isspace() for c in line) or line.startswith(("[", '"')):
                     raise ItemsError(f"{path}:{lineno}: expected one item ID or a JSON object per line, got {line[:60]!r}")

@@ -148,3 +148,12 @@ def test_cues():
     assert reasoning_cue("How large was the test split used by that work?") == "GROUND"
     q = "What macro-F1 on MNLI did that work report for its full model in its results?"
     assert header_score("Main Results", q) > header_score("Introduction", q)
+
+
+def test_a_line_torn_inside_a_multibyte_character_is_skipped(tmp_path):
+    from agenthop.runner.records import read_records as read_runner_records
+
+    path = tmp_path / "runner.jsonl"
+    whole = '{"kind": "turn", "error": "café"}'.encode()
+    path.write_bytes(whole[:-3] + b"\n" + whole + b"\n")  # the first copy stops inside "é"
+    assert [r["error"] for r in read_runner_records(path)] == ["café"]
