@@ -38,21 +38,10 @@ from mcp.client.streamable_http import streamable_http_client
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from release_fixture import pid  # noqa: E402
+from hardening_common import BUDGET, SCRIPT  # noqa: E402
 
 from agenthop.server.http import free_port  # noqa: E402
 
-BUDGET = 12
-SCRIPT = [
-    ("get_paper_info", {"paper_id": pid("A")}, "ok", 1),
-    ("read_section", {"paper_id": pid("B"), "section": "C"}, "ok", 6),
-    ("search_papers", {"query": "training examples", "top_k": 3}, "ok", 7),
-    ("think", {"reasoning": "plan"}, "ok", 7),
-    ("read_section", {"paper_id": pid("B"), "section": "nothing like this"}, "not_found", 12),
-    ("get_paper_info", {"paper_id": pid("A")}, "budget_rejected", 12),
-    ("submit_answer", {"answer": "B", "reasoning": "4,096"}, "ok", 12),
-    ("think", {"reasoning": "late"}, "session_ended", 12),
-]
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "soak", "version": "0"},
         "io.modelcontextprotocol/clientCapabilities": {}}

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx2
+from release_fixture import pid
 
 from agenthop.server.http import free_port
 
@@ -293,3 +294,18 @@ def non_loopback_address() -> str | None:
     except OSError:
         return None
     return None if ip.startswith("127.") or ip == "0.0.0.0" else ip
+
+
+# One session's calls for the load test and the soak: (tool, arguments, expected outcome, budget used after),
+# SPEC 3 costs against a cap of BUDGET.
+BUDGET = 12
+SCRIPT = [
+    ("get_paper_info", {"paper_id": pid("A")}, "ok", 1),
+    ("read_section", {"paper_id": pid("B"), "section": "C"}, "ok", 6),
+    ("search_papers", {"query": "training examples", "top_k": 3}, "ok", 7),
+    ("think", {"reasoning": "plan"}, "ok", 7),
+    ("read_section", {"paper_id": pid("B"), "section": "nothing like this"}, "not_found", 12),
+    ("get_paper_info", {"paper_id": pid("A")}, "budget_rejected", 12),
+    ("submit_answer", {"answer": "B", "reasoning": "4,096"}, "ok", 12),
+    ("think", {"reasoning": "late"}, "session_ended", 12),
+]

@@ -8,26 +8,13 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from release_fixture import pid
-from hardening_common import ServerProcess, raw_call_body, raw_headers, rss_kb
+from hardening_common import BUDGET, SCRIPT, ServerProcess, raw_call_body, raw_headers, rss_kb
 
 from agenthop.server.checkpoint import read_records
 
 pytestmark = pytest.mark.anyio
 
 N_SESSIONS = 64
-BUDGET = 12
-# (tool, arguments, expected outcome, budget used after): SPEC 3 costs against a cap of 12.
-SCRIPT = [
-    ("get_paper_info", {"paper_id": pid("A")}, "ok", 1),
-    ("read_section", {"paper_id": pid("B"), "section": "C"}, "ok", 6),
-    ("search_papers", {"query": "training examples", "top_k": 3}, "ok", 7),
-    ("think", {"reasoning": "plan"}, "ok", 7),
-    ("read_section", {"paper_id": pid("B"), "section": "nothing like this"}, "not_found", 12),
-    ("get_paper_info", {"paper_id": pid("A")}, "budget_rejected", 12),
-    ("submit_answer", {"answer": "B", "reasoning": "4,096"}, "ok", 12),
-    ("think", {"reasoning": "late"}, "session_ended", 12),
-]
 RAW_ROUNDS = 2
 
 
