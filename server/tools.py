@@ -147,20 +147,24 @@ def get_references(scope: Scope, args: PaperArgs) -> ToolOutput:
     )
 
 
-def _no_text(p: Paper) -> ToolOutput:
-    return ToolOutput(
-        "no_text",
-        f"Paper '{p.paper_id}' ({p.title}) has no full text here; only its abstract is available, via get_paper_info.",
-        {"paper_id": p.paper_id, "title": p.title, "sections": [], "error": "no full text"},
-    )
+def _paper_with_text(scope: Scope, paper_id: str) -> Paper | ToolOutput:
+    """The paper if it is in scope and has text; otherwise the not_found / no_text output to return."""
+    p = scope.corpus.paper(paper_id, scope.item_id)
+    if p is None:
+        return _unknown(paper_id)
+    if not p.has_text:
+        return ToolOutput(
+            "no_text",
+            f"Paper '{p.paper_id}' ({p.title}) has no full text here; only its abstract is available, via get_paper_info.",
+            {"paper_id": p.paper_id, "title": p.title, "sections": [], "error": "no full text"},
+        )
+    return p
 
 
 def list_sections(scope: Scope, args: PaperArgs) -> ToolOutput:
-    p = scope.corpus.paper(args.paper_id, scope.item_id)
-    if p is None:
-        return _unknown(args.paper_id)
-    if not p.has_text:
-        return _no_text(p)
+    p = _paper_with_text(scope, args.paper_id)
+    if isinstance(p, ToolOutput):
+        return p
     headers = scope.corpus.section_headers(p.arxiv_id)
     sections = [{"alias": alias(i), "header": h, "chars": n} for i, (h, n) in enumerate(headers)]
     lines = [f"Sections of '{p.title}' ({len(sections)}); read one with read_section (5 points):", ""]
@@ -169,11 +173,9 @@ def list_sections(scope: Scope, args: PaperArgs) -> ToolOutput:
 
 
 def read_section(scope: Scope, args: ReadArgs) -> ToolOutput:
-    p = scope.corpus.paper(args.paper_id, scope.item_id)
-    if p is None:
-        return _unknown(args.paper_id)
-    if not p.has_text:
-        return _no_text(p)
+    p = _paper_with_text(scope, args.paper_id)
+    if isinstance(p, ToolOutput):
+        return p
     headers = [h for h, _ in scope.corpus.section_headers(p.arxiv_id)]
     found = resolve(args.section, headers)
     if found.index is None:
