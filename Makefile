@@ -26,6 +26,7 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 test: $(STAMP) chromium
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
 # Rebuild the committed default corpus and split (a test checks they match).

@@ -29,7 +29,7 @@ def _peak_rss_mb() -> float:
 
 
 def _step_generate(args: argparse.Namespace) -> dict:
-    from agenthop.server.synth import write_release
+    from agenthop.server.corpus.synth import write_release
 
     started = time.perf_counter()
     stats = write_release(Path(args.release), papers=args.papers, items=args.items, seed=args.seed)
@@ -38,9 +38,9 @@ def _step_generate(args: argparse.Namespace) -> dict:
 
 def _step_import(args: argparse.Namespace) -> dict:
     try:
-        from agenthop.server.importer import import_release
+        from agenthop.server.corpus.importer import import_release
     except ImportError as exc:  # the importer is another module; say so plainly
-        return {"error": f"cannot import agenthop.server.importer.import_release ({exc}); the import step was not run"}
+        return {"error": f"cannot import agenthop.server.corpus.importer.import_release ({exc}); the import step was not run"}
     started = time.perf_counter()
     summary = import_release(Path(args.release), Path(args.corpus), skip_bad_labels=False, echo=lambda m: print(m, file=sys.stderr))
     return {

@@ -50,11 +50,11 @@ def serve(port_queue, stop_event):
 def corpus_and_items(tmp: Path, n_items: int) -> tuple[Path, Path]:
     corpus, split = ROOT / "corpus.sqlite", ROOT / "splits" / "demo.jsonl"
     if not (corpus.exists() and split.exists()):
-        from agenthop.server.demo import build_demo
+        from agenthop.server.corpus.demo import build_demo
 
         corpus, split = tmp / "corpus.sqlite", tmp / "demo.jsonl"
         build_demo(corpus, split)
-    ids = [json.loads(l)["id"] for l in split.read_text().splitlines() if l.strip()][:n_items]
+    ids = [json.loads(line)["id"] for line in split.read_text().splitlines() if line.strip()][:n_items]
     items = tmp / "items.txt"
     items.write_text("\n".join(ids) + "\n")
     return corpus, items

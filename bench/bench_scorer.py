@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from agenthop.server.checkpoint import CheckpointLog
-from agenthop.server.schema import create_schema
+from agenthop.server.corpus.schema import create_schema
 
 TOOLS_COST = {"search_papers": 1, "get_paper_info": 1, "get_references": 1, "list_sections": 1, "read_section": 5,
               "think": 0, "submit_answer": 0}

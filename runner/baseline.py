@@ -28,7 +28,15 @@ from agenthop.runner.config import RunSettings
 from agenthop.runner.episode import Episode
 from agenthop.runner.session import McpSession, ToolResult
 from agenthop.runner.textmatch import (
-    LETTERS, content_words, contains_phrase, header_score, normalise, overlap, parse_task, reasoning_cue, tokens,
+    LETTERS,
+    contains_phrase,
+    content_words,
+    header_score,
+    normalise,
+    overlap,
+    parse_task,
+    reasoning_cue,
+    tokens,
 )
 from agenthop.server.tools import TOOLS
 

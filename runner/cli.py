@@ -18,7 +18,7 @@ from agenthop.runner.records import RUNNER_FILE, RecordWriter, load_state
 from agenthop.runner.retry import RetryPolicy
 from agenthop.runner.run import RunError
 from agenthop.runner.session import ALL_TOOLS, ServerAPI, ServerError
-from agenthop.server.schema import CorpusError
+from agenthop.server.corpus.schema import CorpusError
 from agenthop.server.sessions import Caps
 
 TOOL_CHOICES = [t for t in ALL_TOOLS if t != "submit_answer"]
@@ -165,7 +165,7 @@ async def _run(settings, items, out, corpus, server_url, resume, prices, gold, i
             corpus_id = (await api_probe.health()).get("corpus")
             await api_probe.aclose()
         else:
-            from agenthop.server.schema import open_corpus, read_meta
+            from agenthop.server.corpus.schema import open_corpus, read_meta
 
             conn = open_corpus(corpus)
             meta = read_meta(conn)

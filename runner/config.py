@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from agenthop.server.sessions import Caps
 from agenthop.runner.retry import RetryPolicy
+from agenthop.server.sessions import Caps
 
 AGENTS = ("raw", "sdk", "baseline")
 NUDGE = "Please use the available tools to investigate, or call submit_answer if you're ready."

@@ -12,7 +12,7 @@ class PriceTable:
         self.table = {k: v for k, v in table.items() if not k.startswith("_")}
 
     @classmethod
-    def load(cls, path: str | Path | None = None) -> "PriceTable":
+    def load(cls, path: str | Path | None = None) -> PriceTable:
         if path is None:
             text = resources.files("agenthop.runner").joinpath("prices.json").read_text()
         else:

@@ -43,7 +43,7 @@ class ProgressView:
             self.correct += bool(correct)
         self.progress.update(self.task, advance=1, stats=self._stats())
 
-    def __enter__(self) -> "ProgressView":
+    def __enter__(self) -> ProgressView:
         self.progress.start()
         return self
 

@@ -11,6 +11,7 @@ message and never reach the server, so they cost nothing.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -108,7 +109,7 @@ async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: R
         kwargs = {"model": settings.model, "messages": messages}
         if specs:
             kwargs["tools"] = specs
-        resp = await call_with_retry(lambda: client.chat.completions.create(**kwargs), settings.retry, stats)
+        resp = await call_with_retry(functools.partial(client.chat.completions.create, **kwargs), settings.retry, stats)
         try:
             message = resp.choices[0].message
             calls = list(message.tool_calls or [])

@@ -44,7 +44,7 @@ from agenthop.server.task import FIRST_USER_MESSAGE
 class RetryingModel(Model):
     """Delegates to a real model; retries transient API errors in place and keeps the call's stats."""
 
-    def __init__(self, inner: Model, settings: RunSettings, ep_ref: "EpisodeRef"):
+    def __init__(self, inner: Model, settings: RunSettings, ep_ref: EpisodeRef):
         self.inner = inner
         self.settings = settings
         self.ep_ref = ep_ref

@@ -164,7 +164,7 @@ class McpSession:
         self._stack: AsyncExitStack | None = None
         self.client: Client | None = None
 
-    async def __aenter__(self) -> "McpSession":
+    async def __aenter__(self) -> McpSession:
         stack = AsyncExitStack()
         try:
             http = await stack.enter_async_context(

@@ -15,9 +15,11 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from . import report_html, report_md
+from agenthop.server.checkpoint import LogError
+from agenthop.server.corpus.schema import CorpusError
 from agenthop.server.item_files import ItemsError, read_items
 
+from . import report_html, report_md
 from .compare import compare_pair, multi_run
 from .document import comparison_document, run_document
 from .gold import Gold
@@ -25,8 +27,6 @@ from .logs import Run, RunSpecError, expand_spec, load_run, load_runs, safe_name
 from .plots import comparison_plots, run_plots
 from .summary import SCORER_VERSION, score_run
 from .terminal import make_console, print_comparison, print_pair, print_run
-from agenthop.server.schema import CorpusError
-from agenthop.server.checkpoint import LogError
 
 
 class DefaultGroup(click.Group):

@@ -20,9 +20,10 @@ installed.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from agenthop.runner.records import read_records as read_runner_records
 from agenthop.server.checkpoint import LogError, read_records, run_labels
@@ -80,7 +81,7 @@ class Call:
         return pid if isinstance(pid, str) else None
 
     @classmethod
-    def from_record(cls, rec: dict) -> "Call":
+    def from_record(cls, rec: dict) -> Call:
         args = rec.get("arguments")
         exposed = rec.get("exposed") or []
         return cls(

@@ -142,7 +142,7 @@ def score_run(run: Run, gold: Gold, expected: list[str] | None = None) -> dict:
     summary = {
         "schema_version": SUMMARY_SCHEMA_VERSION,
         "scorer_version": SCORER_VERSION,
-        "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "generated_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "run": run_identity(run),
         "corpus": gold.provenance(),
         "sessions": prov,

@@ -38,7 +38,7 @@ def corpus() -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Release directory to write.")
 def corpus_synth(papers: int, items: int, seed: int, out: Path) -> None:
     """Generate a synthetic benchmark in the release layout (SPEC 2.1)."""
-    from agenthop.server.synth import write_release
+    from agenthop.server.corpus.synth import write_release
 
     stats = write_release(out, papers=papers, items=items, seed=seed)
     click.echo(json.dumps(stats, indent=2), err=False)
@@ -50,7 +50,7 @@ def corpus_synth(papers: int, items: int, seed: int, out: Path) -> None:
 @click.option("--skip-bad-labels", is_flag=True, help="Drop recall labels that name no section (and report them) instead of failing.")
 def corpus_import(release_dir: Path, out: Path, skip_bad_labels: bool) -> None:
     """Import a release directory (qa/, graphs/, paper_pool/, audit/) into a corpus file."""
-    from agenthop.server.importer import ReleaseError, import_release
+    from agenthop.server.corpus.importer import ReleaseError, import_release
 
     try:
         summary = import_release(release_dir, out, skip_bad_labels=skip_bad_labels, echo=lambda m: click.echo(m, err=True))
@@ -64,8 +64,8 @@ def corpus_import(release_dir: Path, out: Path, skip_bad_labels: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def corpus_info(path: Path, as_json: bool) -> None:
     """Print a corpus file's schema version, provenance and counts."""
-    from agenthop.server.corpus_info import describe, format_description
-    from agenthop.server.schema import CorpusError
+    from agenthop.server.corpus.info import describe, format_description
+    from agenthop.server.corpus.schema import CorpusError
 
     try:
         info = describe(path)
@@ -79,7 +79,7 @@ def corpus_info(path: Path, as_json: bool) -> None:
 @click.option("--split", type=click.Path(dir_okay=False, path_type=Path), default=Path("splits/demo.jsonl"), show_default=True)
 def corpus_demo(out: Path, split: Path) -> None:
     """Rebuild the committed default corpus and its split file."""
-    from agenthop.server.demo import build_demo
+    from agenthop.server.corpus.demo import build_demo
 
     click.echo(json.dumps(build_demo(out, split), indent=2))
 
@@ -114,8 +114,8 @@ def serve(corpus_path: Path, item: str | None, run_label: str | None, transport:
     """Serve the seven metered tools over stdio (one session) or Streamable HTTP (many sessions)."""
     _setup_logging(log_level)
     from agenthop.server.checkpoint import CheckpointLog, LogError
+    from agenthop.server.corpus.schema import CorpusError
     from agenthop.server.mcp_app import make_sandbox
-    from agenthop.server.schema import CorpusError
     from agenthop.server.sessions import Caps
 
     caps = Caps(budget, max_turns, max_tokens)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import functools
 import hmac
 import json
-import time
 import logging
 import socket
 import threading
+import time
 from dataclasses import dataclass
 
 import anyio

@@ -16,9 +16,9 @@ from mcp import types
 from mcp.server import Server, ServerRequestContext
 
 import agenthop
-from agenthop.server.corpus import Corpus
+from agenthop.server.papers import Corpus
 from agenthop.server.search import SearchEngine
-from agenthop.server.sessions import Caps, CallResult, Session, SessionRegistry, meta_counts
+from agenthop.server.sessions import CallResult, Caps, Session, SessionRegistry, meta_counts
 from agenthop.server.task import explore_text, task_text
 from agenthop.server.tools import TOOLS, Scope
 
@@ -180,7 +180,10 @@ def build_server(sandbox: Sandbox) -> Server:
     )
 
 
-def make_sandbox(corpus_path, log, defaults: Caps, explore: Caps = Caps(None, None, None)) -> Sandbox:
+UNLIMITED = Caps(None, None, None)
+
+
+def make_sandbox(corpus_path, log, defaults: Caps, explore: Caps = UNLIMITED) -> Sandbox:
     """``defaults``: caps of item sessions; ``explore``: caps of explore sessions (unlimited unless set)."""
     corpus = Corpus(corpus_path)
     return Sandbox(corpus=corpus, search=SearchEngine(corpus), sessions=SessionRegistry(log, defaults), explore_caps=explore)

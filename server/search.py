@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import bm25s
 import numpy as np
 
-from agenthop.server.corpus import Corpus
+from agenthop.server.papers import Corpus
 
 K1 = 1.2
 B = 0.75

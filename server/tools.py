@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agenthop.server.corpus import Corpus, Paper
+from agenthop.server.papers import Corpus, Paper
 from agenthop.server.search import SearchEngine
 from agenthop.server.sections import alias, resolve
 
@@ -36,7 +36,8 @@ class PaperArgs(_Args):
 
 class ReadArgs(_Args):
     paper_id: PaperId
-    section: Annotated[str, Field(min_length=1, max_length=500, description="The section's alias from list_sections (e.g. 'C'), its header, or a unique part of its header.")]
+    section: Annotated[str, Field(min_length=1, max_length=500, description=(
+        "The section's alias from list_sections (e.g. 'C'), its header, or a unique part of its header."))]
 
 
 class ThinkArgs(_Args):

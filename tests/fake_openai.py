@@ -118,7 +118,7 @@ def last_tool_message(body: dict) -> str:
 
 
 class FakeOpenAI:
-    def __init__(self, script: Callable[[dict, "FakeOpenAI"], object]):
+    def __init__(self, script: Callable[[dict, FakeOpenAI], object]):
         self.script = script
         self.requests: list[dict] = []
         self._lock = threading.Lock()
@@ -161,7 +161,7 @@ class FakeOpenAI:
             return PlainTextResponse(reply.text, status_code=200)
         return JSONResponse(reply)
 
-    def start(self) -> "FakeOpenAI":
+    def start(self) -> FakeOpenAI:
         self._thread.start()
         deadline = time.monotonic() + 10
         while not self._server.started:
@@ -174,7 +174,7 @@ class FakeOpenAI:
         self._server.should_exit = True
         self._thread.join(timeout=10)
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> FakeOpenAI:
         return self.start()
 
     def __exit__(self, *exc) -> None:

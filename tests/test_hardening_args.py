@@ -20,12 +20,12 @@ import anyio
 import httpx2
 import pytest
 from anyio.from_thread import start_blocking_portal
+from hardening_common import COSTS, Model, check_log, check_result, raw_call_body, raw_headers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
-from hardening_common import (COSTS, Model, check_log, check_result, raw_call_body, raw_headers)
 
 from agenthop.server.checkpoint import CheckpointLog, read_records
 from agenthop.server.http import ServerThread

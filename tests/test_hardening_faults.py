@@ -15,10 +15,10 @@ import anyio
 import httpx2
 import pytest
 from click.testing import CliRunner
+from hardening_common import ServerProcess
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
-from hardening_common import ServerProcess
 
 from agenthop.server.checkpoint import CheckpointLog, LogError, read_records
 from agenthop.server.cli import main

@@ -6,9 +6,9 @@ from __future__ import annotations
 import anyio
 import httpx2
 import pytest
+from hardening_common import BUDGET, SCRIPT, ServerProcess, raw_call_body, raw_headers, rss_kb
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from hardening_common import BUDGET, SCRIPT, ServerProcess, raw_call_body, raw_headers, rss_kb
 
 from agenthop.server.checkpoint import read_records
 
@@ -76,7 +76,7 @@ async def test_64_concurrent_sessions_are_correct_logged_once_and_memory_stays_f
     for r in records:
         by_session.setdefault(r["session_id"], []).append(r)
     assert set(by_session) == {s["session_id"] for s in sessions}
-    for sid, rs in by_session.items():
+    for rs in by_session.values():
         assert [r["seq"] for r in rs] == list(range(len(rs)))
         assert [r["kind"] for r in rs] == ["session_start"] + ["call"] * 7 + ["session_end", "call"]
         assert [(r["outcome"], r["budget_after"]) for r in rs if r["kind"] == "call"] == [(o, u) for _, _, o, u in SCRIPT]

@@ -11,15 +11,15 @@ from collections import Counter
 import anyio
 import httpx2
 import pytest
+from conftest import GOLD_WORDS
+from hardening_common import raw_call_body, raw_headers
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
-from conftest import GOLD_WORDS
-from hardening_common import raw_call_body, raw_headers
 
 from agenthop.server.checkpoint import read_records
+from agenthop.server.corpus.schema import open_corpus
 from agenthop.server.http import ServerThread
-from agenthop.server.schema import open_corpus
 
 pytestmark = pytest.mark.anyio
 

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 from release_fixture import ARXIV, GRAPHS_FILE, LABELS_FILE, POOL_FILE, QA_FILE, build_release, make_release, pid
 
 from agenthop.server.cli import main
-from agenthop.server.corpus_info import describe, format_description
-from agenthop.server.importer import ReleaseError, corpus_identity, import_release
-from agenthop.server.schema import CorpusError, open_corpus
+from agenthop.server.corpus.importer import ReleaseError, corpus_identity, import_release
+from agenthop.server.corpus.info import describe, format_description
+from agenthop.server.corpus.schema import CorpusError, open_corpus
 from agenthop.server.sections import normalise
 
 PUBLIC_TABLES = ("meta", "papers", "sections", "pool", "edges", "items", "item_nodes", "item_edges")
@@ -97,7 +97,7 @@ def test_round_trip_items_neighbourhoods_and_gold(tmp_path):
         labels = conn.execute(
             "SELECT arxiv_id, section, relevance, what_it_contains FROM gold_recall_labels WHERE item_id = ? ORDER BY position", (item_id,)
         ).fetchall()
-        assert labels == [(l["arxiv_id"], l["section"], l["relevance"], l["what_it_contains"]) for l in release.labels_of(item_id)]
+        assert labels == [(lab["arxiv_id"], lab["section"], lab["relevance"], lab["what_it_contains"]) for lab in release.labels_of(item_id)]
         for arxiv_id, section, _, _ in labels:
             headers = [h for (h,) in conn.execute("SELECT header FROM sections WHERE arxiv_id = ?", (arxiv_id,))]
             texts = [t for (t,) in conn.execute("SELECT text FROM sections WHERE arxiv_id = ?", (arxiv_id,))]
@@ -470,7 +470,7 @@ def test_cli_info_rejects_bad_files(tmp_path):
 
 
 def test_synthetic_release_round_trip(tmp_path):
-    from agenthop.server.synth import write_release
+    from agenthop.server.corpus.synth import write_release
 
     release = tmp_path / "synth"
     write_release(release, papers=150, items=24, seed=7)

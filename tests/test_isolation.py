@@ -5,12 +5,12 @@ import sqlite3
 
 import httpx2
 import pytest
+from conftest import GOLD_WORDS
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from conftest import GOLD_WORDS
 
+from agenthop.server.corpus.schema import open_corpus
 from agenthop.server.http import ServerThread
-from agenthop.server.schema import open_corpus
 
 pytestmark = pytest.mark.anyio
 

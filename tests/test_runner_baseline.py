@@ -9,10 +9,7 @@ from click.testing import CliRunner
 from agenthop.runner.cli import main
 from agenthop.runner.records import read_records
 from agenthop.server.checkpoint import read_records as read_checkpoint
-from agenthop.server.schema import open_corpus
-
-
-
+from agenthop.server.corpus.schema import open_corpus
 
 
 def test_baseline_beats_chance_on_demo_corpus(demo, tmp_path):

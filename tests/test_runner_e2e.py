@@ -9,15 +9,23 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from fake_openai import (
+    FakeOpenAI,
+    Garbage,
+    Hang,
+    HTTPError,
+    last_tool_message,
+    seed_id,
+    text,
+    tool_calls,
+    turn_index,
+)
+from release_fixture import ITEM_IDS, make_release
 
 from agenthop.runner.cli import main
 from agenthop.runner.records import read_records as read_runner
 from agenthop.server.checkpoint import read_records as read_checkpoint
-from agenthop.server.importer import import_release
-from fake_openai import (
-    FakeOpenAI, Garbage, Hang, HTTPError, last_tool_message, seed_id, text, tool_calls, turn_index,
-)
-from release_fixture import ITEM_IDS, make_release
+from agenthop.server.corpus.importer import import_release
 
 AGENTS = ["raw", "sdk"]
 

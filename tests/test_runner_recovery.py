@@ -19,6 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from click.testing import CliRunner
+from fake_openai import FakeOpenAI, Hang, tool_calls
 
 from agenthop.runner import run as run_module
 from agenthop.runner.cli import main
@@ -29,7 +30,6 @@ from agenthop.runner.session import McpSession, ServerAPI
 from agenthop.server.checkpoint import read_records as read_checkpoint
 from agenthop.server.http import ServerThread
 from agenthop.server.sessions import META_TOKENS, META_TURN
-from fake_openai import FakeOpenAI, Hang, tool_calls
 
 
 def demo_ids(split: Path, n: int) -> list[str]:

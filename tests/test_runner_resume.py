@@ -11,10 +11,10 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from fake_openai import FakeOpenAI, Slow, seed_id, tool_calls, turn_index
 
 from agenthop.runner.records import read_records
 from agenthop.server.checkpoint import read_records as read_checkpoint
-from fake_openai import FakeOpenAI, Slow, seed_id, tool_calls, turn_index
 
 N_ITEMS = 10
 

@@ -109,9 +109,9 @@ def test_oracle_through_the_real_server(corpus, tmp_path):
         run_dir.mkdir()
         log = CheckpointLog(run_dir / "server-log.sqlite")
         sandbox = make_sandbox(corpus, log, Caps())
-        for turn, (iid, (reads, letter)) in enumerate(plan.items(), 1):
+        for iid, (reads, letter) in plan.items():
             s = sandbox.sessions.create(sandbox.scope(iid), run="oracle", caps=Caps(None, 20, None), transport="stdio")
-            for pid, _, index, header, label in reads:
+            for pid, _, index, _header, _label in reads:
                 # Name the section by its alias: the labelled section itself, whatever the label's form.
                 r = s.call("read_section", {"paper_id": pid, "section": alias(index)}, {"agenthop/turn": 1})
                 assert not r.is_error, r.text

@@ -6,7 +6,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agenthop.server.search import B, K1, ScopeIndex, tokenize
+from agenthop.server.search import K1, B, ScopeIndex, tokenize
 
 WORDS = ["graph", "attention", "retrieval", "sparse", "dense", "citation", "transformer", "bm25", "agent", "reward"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from agenthop.server.schema import open_corpus, read_meta
+from agenthop.server.corpus.schema import open_corpus, read_meta
 
 
 @dataclass(frozen=True)

@@ -25,24 +25,25 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agenthop.server.schema import create_schema
+from agenthop.server.corpus.release import (
+    CELLS,
+    CONSENSUS_TIERS,
+    DEPTHS,
+    DISTRACTOR_TYPES,
+    GRAPHS_FILE,
+    LABELS_FILE,
+    POOL_FILE,
+    QA_FILE,
+    QUESTION_TYPES,
+    REASONING_TYPES,
+    RELEASE_FILES,
+    RELEVANCES,
+)
+from agenthop.server.corpus.schema import create_schema
 from agenthop.server.sections import label_is_resolvable
 
 IMPORTER_VERSION = 1
 
-QA_FILE = "qa/full.jsonl"
-GRAPHS_FILE = "graphs/full.jsonl"
-POOL_FILE = "paper_pool/papers.jsonl"
-LABELS_FILE = "audit/recall_labels.jsonl"
-RELEASE_FILES = (QA_FILE, GRAPHS_FILE, POOL_FILE, LABELS_FILE)
-
-QUESTION_TYPES = ("single-target", "multi-target")
-DEPTHS = (1, 2)
-REASONING_TYPES = ("GROUND", "METHOD", "MOTIVE", "RESULT")
-CONSENSUS_TIERS = ("gold", "silver", "bronze")
-DISTRACTOR_TYPES = ("correct", "seed_only", "wrong_paper", "no_context")
-RELEVANCES = ("direct", "supporting")
-CELLS = ("ST-d1", "ST-d2", "MT-d1", "MT-d2")
 
 _BATCH = 5000
 _SQL_VARS = 500  # ids per "IN (...)" query
@@ -548,7 +549,8 @@ class _Importer:
                     self.skipped_labels += 1
                     if len(self.skipped_details) < _MAX_REPORTED_SKIPS:
                         self.skipped_details.append(
-                            {"line": where.line, "sample_id": sample_id, "arxiv_id": arxiv_id, "section": section, "problem": f"{bad_field}: expected {expected}"}
+                            {"line": where.line, "sample_id": sample_id, "arxiv_id": arxiv_id, "section": section,
+                             "problem": f"{bad_field}: expected {expected}"}
                         )
                     continue
                 rows.append((sample_id, len(rows), paper, arxiv_id, section, relevance, what))

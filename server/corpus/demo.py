@@ -10,8 +10,8 @@ import json
 import tempfile
 from pathlib import Path
 
-from agenthop.server.importer import import_release
-from agenthop.server.synth import write_release
+from agenthop.server.corpus.importer import import_release
+from agenthop.server.corpus.synth import write_release
 
 DEMO = {"papers": 80, "items": 64, "seed": 7}
 SPLIT_FIELDS = ("id", "question_type", "depth", "reasoning_type")

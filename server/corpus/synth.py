@@ -37,17 +37,19 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from agenthop.server.corpus.release import (
+    GRAPHS_FILE,
+    LABELS_FILE,
+    MAX_REFS,
+    POOL_FILE,
+    QA_FILE,
+    REASONING_TYPES,
+    RELEASE_FILES,
+)
+
 __all__ = ["write_release", "check_release", "RELEASE_FILES"]
 
-QA_FILE = "qa/full.jsonl"
-GRAPHS_FILE = "graphs/full.jsonl"
-POOL_FILE = "paper_pool/papers.jsonl"
-LABELS_FILE = "audit/recall_labels.jsonl"
-RELEASE_FILES = (QA_FILE, GRAPHS_FILE, POOL_FILE, LABELS_FILE)
-
-MAX_REFS = 30  # the release keeps the first 30 references of the seed and of each depth-1 paper
 ST_SHARE = 568 / 1011  # the published item mix
-REASONING_TYPES = ("GROUND", "METHOD", "MOTIVE", "RESULT")
 DISTRACTORS = ("seed_only", "wrong_paper", "no_context")
 
 
@@ -623,7 +625,9 @@ KINDS: list[Kind] = [
          "what softmax temperature did {that} use in its training objective?",
          "the softmax temperature", ["Temperature scaling", "Objective details", "Contrastive objective settings"],
          "states the softmax temperature of the training objective", areas=("nlp", "vision", "ir")),
-    Kind("discount", "METHOD", lambda rng, a, q: f"a discount factor of 0.9{rng.randint(0, 99):02d} with {rng.choice(['one', 'three', 'five', 'ten', 'twenty'])}-step returns",
+    Kind("discount", "METHOD",
+         lambda rng, a, q: f"a discount factor of 0.9{rng.randint(0, 99):02d} with "
+                           f"{rng.choice(['one', 'three', 'five', 'ten', 'twenty'])}-step returns",
          ["The agent is trained with {f}.", "Bootstrapped targets use {f}.", "We use {f} in all environments."],
          "what discount factor and return horizon did {that} use?",
          "the discount factor and return horizon", ["Return computation", "Value targets", "Bootstrapping details"],
@@ -1548,7 +1552,7 @@ class _Synth:
             "text_nodes_per_item_median": sorted(hood_text)[len(hood_text) // 2] if hood_text else 0,
             "metadata_only_share": round(sum(meta_share) / max(len(meta_share), 1), 3),
             "sections": section_lengths[5],
-            "sections_by_length": {"<2K": section_lengths[0], "2K-15K": section_lengths[1], "15K-30K": section_lengths[2], "30K-60K": section_lengths[3], ">60K": section_lengths[4]},
+            "sections_by_length": dict(zip(("<2K", "2K-15K", "15K-30K", "30K-60K", ">60K"), section_lengths)),
             "forced_edits": self.forced,
             "bytes": sum(file_bytes.values()),
             "file_bytes": file_bytes,
@@ -1608,7 +1612,8 @@ class _Synth:
             if rng.random() < 0.35:
                 mi = [s for _, s, _ in g.skeleton].index("method")
                 if mi != sec:
-                    out.append({"paper": g.title, "arxiv_id": g.arxiv, "section": g.skeleton[mi][0], "relevance": "supporting", "what_it_contains": "Describes the approach the fact refers to"})
+                    out.append({"paper": g.title, "arxiv_id": g.arxiv, "section": g.skeleton[mi][0], "relevance": "supporting",
+                                "what_it_contains": "Describes the approach the fact refers to"})
         return out
 
 

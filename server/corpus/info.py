@@ -1,7 +1,7 @@
 """``agenthop-server corpus info``: what a corpus file holds and where it came from.
 
 Everything here reads only public tables (the file is opened with
-:func:`agenthop.server.schema.open_corpus`, which denies reads of ``gold_``
+:func:`agenthop.server.corpus.schema.open_corpus`, which denies reads of ``gold_``
 tables), so describing a corpus can never print gold data.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agenthop.server.schema import open_corpus, read_meta
+from agenthop.server.corpus.schema import open_corpus, read_meta
 
 _CELLS = ("ST-d1", "ST-d2", "MT-d1", "MT-d2")
 
@@ -17,7 +17,7 @@ _CELLS = ("ST-d1", "ST-d2", "MT-d1", "MT-d2")
 def describe(path: str | Path) -> dict:
     """Schema version, corpus id, provenance and live counts of a corpus file.
 
-    Raises :class:`agenthop.server.schema.CorpusError` for a missing,
+    Raises :class:`agenthop.server.corpus.schema.CorpusError` for a missing,
     non-SQLite or wrong-version file.
     """
     path = Path(path)
