@@ -206,5 +206,25 @@ def compare_cmd(run_a, run_b, corpus, seed, resamples, items, out, server_log):
         (target / "comparison.html").write_text(report_html.render(doc), encoding="utf-8")
 
 
+@main.command("view")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--corpus", default="corpus.sqlite", show_default=True, help="Corpus file with the gold labels.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Directory for index.html and its sessions/.")
+@click.option("--items", type=click.Path(exists=True, dir_okay=False), help="Expected item set (as for score).")
+@click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False),
+              help="Checkpoint log of a server the run(s) used, for run directories without server-log.sqlite.")
+def view_cmd(runs, corpus, out, items, server_log):
+    """Write a trajectory viewer for RUN(s): OUT/index.html, which opens offline in a browser."""
+    from .view import VIEW_FILE, write_view
+
+    try:
+        write_view(runs, corpus, out, expected=_expected(items), server_log=server_log)
+    except (RunSpecError, LogError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    except CorpusError as exc:
+        raise click.ClickException(f"--corpus: {exc}") from exc
+    click.echo(f"viewer written: {Path(out) / VIEW_FILE}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
