@@ -42,6 +42,7 @@ from .logs import Call, Run, expand_spec, load_run, safe_name
 from .summary import score_run
 
 VIEW_FILE = "index.html"
+VIEW_DIR = "view"  # where ``agenthop-scorer RUN... --view`` writes the viewer, beside the reports
 
 
 def run_keys(names: Iterable[str]) -> list[str]:

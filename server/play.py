@@ -150,7 +150,7 @@ class Reveal:
         for pid in json.loads(gold_ids or "[]"):
             row = conn.execute("SELECT title FROM papers WHERE paper_id = ?", (pid,)).fetchone()
             papers.append({"paper_id": pid, "title": row[0] if row else None})
-        return {"correct": LETTERS[int(correct_index)], "gold_papers": papers}
+        return {"correct": LETTERS[int(correct_index)], "papers": papers}
 
 
 class Play:

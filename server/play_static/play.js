@@ -178,7 +178,7 @@ function showEnding(session) {
     const right = session.answer === session.reveal.correct;
     reveal.append(el("p", { class: "verdict" }, `Correct answer: ${session.reveal.correct}. `,
       session.answer ? (right ? "Yours is correct." : "Yours is not.") : ""));
-    reveal.append(el("p", {}, "Gold paper(s): "), el("ul", {}, session.reveal.gold_papers.map((p) =>
+    reveal.append(el("p", {}, "Gold paper(s): "), el("ul", {}, session.reveal.papers.map((p) =>
       el("li", {}, `${p.title || "(untitled)"} `, el("code", { class: "pid", text: p.paper_id })))));
   } else {
     reveal.append(el("p", { class: "note", text: "The correct answer is not shown: this server runs without reveal (as in a study)." }));
