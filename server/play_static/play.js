@@ -119,7 +119,12 @@ function enterSession(session) {
   $("meters").hidden = false;
   $("where").textContent = `Item ${session.item_id} · participant ${session.participant}`;
   document.title = `AgentHop Play · ${session.item_id}`;
-  $("task").textContent = session.task;
+  // The task text as agents get it, opened at the seed paper and question (the instructions are above, one scroll away).
+  const task = $("task");
+  const cut = session.task.indexOf("Seed paper\n");
+  const part = el("span", { id: "task-item", text: cut >= 0 ? session.task.slice(cut) : "" });
+  task.replaceChildren(cut >= 0 ? session.task.slice(0, cut) : session.task, part);
+  task.scrollTop = cut >= 0 ? part.offsetTop - 8 : 0;  // .task is positioned: offsetTop is within it
   const options = $("options");
   options.replaceChildren(el("legend", { class: "visually-hidden", text: "Options" }));
   session.options.forEach((text, i) => {
