@@ -167,3 +167,35 @@ def test_a_rejection_and_the_two_rejection_ending_show_on_the_page(demo, tmp_pat
     assert problems == []
     end = [r for r in read_records(log) if r["kind"] == "session_end"]
     assert [(e["termination"], e["budget_used"]) for e in end] == [("budget", 2)]
+
+
+def test_tab_alone_reaches_every_tool_in_reading_order_with_a_visible_focus(demo, tmp_path):
+    corpus, _ = demo
+    with ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001",))) as server, \
+            browser_page() as page:
+        page.goto(f"{server.base_url}/play")
+        page.locator("#participant").focus()
+        page.keyboard.type("carol")
+        page.keyboard.press("Enter")
+        page.locator("#choice").wait_for()
+        page.locator("#play-next").focus()
+        page.keyboard.press("Enter")
+        page.locator("#game").wait_for()
+        seen = []
+        for step in range(40):
+            if step:
+                page.keyboard.press("Tab")
+            seen.append(page.evaluate("""() => {
+                const el = document.activeElement, style = getComputedStyle(el);
+                if (el === document.body) return ['(browser)', true];  // past the last control, focus leaves the page
+                return [el.id || el.textContent.trim().slice(0, 20), style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2];
+            }"""))
+        problems = list(page.problems)
+    order = [name for name, _ in seen]
+    assert order[0] == "task"  # starting an attempt puts the focus on its task text
+    for name in ("task", "note", "reason", "query", "top-k", "paper-id", "section"):
+        assert name in order, (name, order)
+    wanted = ["task", "note", "reason", "query", "paper-id", "section"]
+    assert [order.index(n) for n in wanted] == sorted(order.index(n) for n in wanted), order
+    assert all(visible for _, visible in seen), [s for s in seen if not s[1]]
+    assert problems == []
