@@ -1,0 +1,62 @@
+"""One AgentHop HTTP server per eval: started by the first sample that needs it, stopped when Inspect's run ends.
+
+Samples share the server and each creates its own session on it (POST /sessions),
+so the corpus is opened and each item's search index built once per eval, and a
+session can be ended with the reason the harness saw (turn or token cap, error).
+Servers are keyed by (corpus, checkpoint log): Inspect runs one eval at a time in
+a process, so the run-end hook can stop every server that is still up.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+from pathlib import Path
+
+import anyio
+from inspect_ai.hooks import Hooks, RunEnd, hooks
+
+from agenthop.server.http import ServerThread
+
+log = logging.getLogger("agenthop.inspect")
+
+_lock = threading.Lock()
+_running: dict[tuple[Path, Path], ServerThread] = {}
+
+
+def server_url(corpus: Path, checkpoint_log: Path) -> str:
+    """The base URL of the server for this corpus and log, starting it on first use (blocking: call off the event loop)."""
+    key = (corpus, checkpoint_log)
+    with _lock:
+        server = _running.get(key)
+        if server is None:
+            checkpoint_log.parent.mkdir(parents=True, exist_ok=True)
+            server = ServerThread(str(corpus), str(checkpoint_log)).start()
+            _running[key] = server
+            log.info("AgentHop server for %s at %s, checkpoint log %s", corpus, server.base_url, checkpoint_log)
+        return server.base_url
+
+
+def stop_all() -> None:
+    """Stop every server this process started (sessions already ended keep their records: each was written durably)."""
+    with _lock:
+        servers = list(_running.values())
+        _running.clear()
+    for server in servers:
+        server.stop()
+
+
+def running() -> int:
+    with _lock:
+        return len(_running)
+
+
+@hooks(name="agenthop_servers", description="Stops the AgentHop servers an eval started when the run ends.")
+class StopServersAtRunEnd(Hooks):
+    async def on_run_end(self, data: RunEnd) -> None:
+        await anyio.to_thread.run_sync(stop_all)
+
+
+# A process that ends without Inspect's run-end hook (a crash, a bare solver test) still closes its logs.
+atexit.register(stop_all)
