@@ -1,5 +1,8 @@
 """One AgentHop HTTP server per eval: started by the first sample that needs it, stopped when Inspect's run ends.
 
+The same run-end hook prints, for each AgentHop eval of the run, the agenthop-scorer
+command that scores it (also kept in the Inspect log's task metadata).
+
 Samples share the server and each creates its own session on it (POST /sessions),
 so the corpus is opened and each item's search index built once per eval, and a
 session can be ended with the reason the harness saw (turn or token cap, error).
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import sys
 import threading
 from pathlib import Path
 
@@ -52,10 +56,22 @@ def running() -> int:
         return len(_running)
 
 
-@hooks(name="agenthop_servers", description="Stops the AgentHop servers an eval started when the run ends.")
-class StopServersAtRunEnd(Hooks):
+def score_hints(data: RunEnd) -> list[str]:
+    """One line per AgentHop eval of the run: its run label, checkpoint log and the command that scores it."""
+    lines = []
+    for eval_log in data.logs:
+        meta = (eval_log.eval.metadata or {}).get("agenthop")
+        if isinstance(meta, dict) and meta.get("score_with"):
+            lines.append(f"AgentHop run {meta['run']!r} (checkpoint log {meta['checkpoint_log']}); score it with: {meta['score_with']}")
+    return lines
+
+
+@hooks(name="agenthop", description="Stops the AgentHop servers an eval started and prints how to score each AgentHop eval.")
+class AgentHopRunEnd(Hooks):
     async def on_run_end(self, data: RunEnd) -> None:
         await anyio.to_thread.run_sync(stop_all)
+        for line in score_hints(data):
+            print(line, file=sys.stderr)   # stderr: Inspect's display is done by now, and stdout may be piped
 
 
 # A process that ends without Inspect's run-end hook (a crash, a bare solver test) still closes its logs.
