@@ -12,6 +12,9 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by te
         "agenthop.inspect_task needs inspect-ai, which is not installed. Install the extra: pip install -e \".[inspect]\""
     ) from exc
 
+# Importing this package registers the task, solver, scorer and run-end hook. It stays light: the modules that
+# import MCP, OpenAI, search and the server (dataset, options, loop, tools) load only when a task is built.
+from agenthop.inspect_task import servers  # noqa: F401  (registers the run-end hook)
 from agenthop.inspect_task.scorer import agenthop_answer
 from agenthop.inspect_task.solver import agenthop_agent
 from agenthop.inspect_task.task import agenthop

@@ -3,8 +3,8 @@
 The answer is the server's (``GET /sessions/{id}``, kept in the sample's store), not
 a letter parsed from the model's text, so Inspect's accuracy and the AgentHop
 scorer's accuracy count the same answers; a session that ended without an answer
-counts as wrong in both. The store is part of the Inspect log, so ``inspect score``
-can re-score a log without the server.
+counts as wrong in both. The store is part of the Inspect log, so
+``inspect score LOG --scorer agenthop/agenthop_answer`` re-scores a log without the server.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from agenthop.inspect_task.solver import AgentHopSession
+from agenthop.inspect_task.record import AgentHopSession
 
 
 @scorer(metrics=[accuracy(), stderr()])

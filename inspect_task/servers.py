@@ -17,11 +17,13 @@ import logging
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 from inspect_ai.hooks import Hooks, RunEnd, hooks
 
-from agenthop.server.http import ServerThread
+if TYPE_CHECKING:
+    from agenthop.server.http import ServerThread
 
 log = logging.getLogger("agenthop.inspect")
 
@@ -31,6 +33,9 @@ _running: dict[tuple[Path, Path], ServerThread] = {}
 
 def server_url(corpus: Path, checkpoint_log: Path) -> str:
     """The base URL of the server for this corpus and log, starting it on first use (blocking: call off the event loop)."""
+    # Imported on first use: Inspect imports this module (for the hook) in every process, AgentHop eval or not.
+    from agenthop.server.http import ServerThread
+
     key = (corpus, checkpoint_log)
     with _lock:
         server = _running.get(key)
@@ -68,6 +73,11 @@ def score_hints(data: RunEnd) -> list[str]:
 
 @hooks(name="agenthop", description="Stops the AgentHop servers an eval started and prints how to score each AgentHop eval.")
 class AgentHopRunEnd(Hooks):
+    def enabled(self) -> bool:
+        # Inspect loads every extension's hooks for every eval, and lists the enabled ones when it starts:
+        # this one only has work (and only shows) once an AgentHop server is up.
+        return bool(_running)
+
     async def on_run_end(self, data: RunEnd) -> None:
         await anyio.to_thread.run_sync(stop_all)
         for line in score_hints(data):

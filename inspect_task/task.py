@@ -2,61 +2,19 @@
 
 from __future__ import annotations
 
-import secrets
-import time
 from pathlib import Path
 
 from inspect_ai import Task, task
 
-from agenthop.inspect_task.dataset import item_dataset
 from agenthop.inspect_task.scorer import agenthop_answer
 from agenthop.inspect_task.solver import agenthop_agent
-from agenthop.inspect_task.tools import MCP_CLIENTS
-from agenthop.server.tools import TOOLS
-
-DEFAULT_LOG = "logs/agenthop-log.sqlite"   # beside Inspect's own default log directory
-
-
-def default_run_label() -> str:
-    return f"inspect-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
-
-
-def parse_disabled_tools(value: str | list[str] | None) -> list[str]:
-    """A comma-separated string or a list of tool names; submit_answer cannot be disabled."""
-    if value is None:
-        return []
-    names = value.split(",") if isinstance(value, str) else list(value)
-    names = list(dict.fromkeys(str(n).strip() for n in names if str(n).strip()))
-    unknown = [n for n in names if n not in TOOLS]
-    if unknown:
-        raise ValueError(f"disabled_tools names unknown tool(s) {unknown}; the tools are {', '.join(TOOLS)}")
-    if "submit_answer" in names:
-        raise ValueError("disabled_tools cannot include submit_answer: no item could be answered")
-    return names
-
-
-def parse_cap(name: str, value: int | None) -> int | None:
-    """A cap: a non-negative integer, or None / a negative number for unlimited (as the runner's -1)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an integer (negative or null: unlimited), got {value!r}")
-    return None if value < 0 else value
-
-
-def session_settings(closed_book: bool, disabled_tools: list[str], caps: dict) -> tuple[dict, list[str]]:
-    """Caps and disabled tools of every session, as the runner sets them (runner/run.py): closed book is one turn
-    with submit_answer as the only tool."""
-    if not closed_book:
-        return dict(caps), list(disabled_tools)
-    return {**caps, "max_turns": 1}, [t for t in TOOLS if t != "submit_answer"]
 
 
 @task
 def agenthop(
     items: str = "splits/demo.jsonl",
     corpus: str = "corpus.sqlite",
-    log: str = DEFAULT_LOG,
+    log: str = "logs/agenthop-log.sqlite",          # beside Inspect's own default log directory
     run: str | None = None,
     closed_book: bool = False,
     disabled_tools: str | list[str] | None = None,
@@ -80,11 +38,11 @@ def agenthop(
         mcp_client: "agenthop" (the MCP SDK client; sends turns and tokens in _meta) or "inspect"
             (Inspect's mcp_server_http; cannot send _meta, so turns and tokens go unmeasured in the checkpoint log).
     """
-    if mcp_client not in MCP_CLIENTS:
-        raise ValueError(f"mcp_client must be one of {list(MCP_CLIENTS)}, got {mcp_client!r}")
-    label = run if run is not None else default_run_label()
-    if not isinstance(label, str) or not label.strip() or len(label) > 190:
-        raise ValueError(f"run must be a non-empty label of at most 190 characters, got {label!r}")
+    # Imported here, not at the top: Inspect imports every extension on startup (see solver.py).
+    from agenthop.inspect_task.dataset import item_dataset
+    from agenthop.inspect_task.options import parse_cap, parse_disabled_tools, parse_mcp_client, parse_run_label, session_settings
+
+    mcp_client, label = parse_mcp_client(mcp_client), parse_run_label(run)
     caps = {"budget": parse_cap("budget", budget), "max_turns": parse_cap("max_turns", max_turns),
             "max_tokens": parse_cap("max_tokens", max_tokens)}
     session_caps, disabled = session_settings(bool(closed_book), parse_disabled_tools(disabled_tools), caps)

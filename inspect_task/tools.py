@@ -27,8 +27,6 @@ from inspect_ai.tool import Tool, ToolDef, ToolError, ToolParams, mcp_connection
 from agenthop.runner.session import McpSession, SessionInfo
 from agenthop.server.sessions import META_FORCED, META_TOKENS, META_TURN
 
-MCP_CLIENTS = ("agenthop", "inspect")
-
 
 @dataclass
 class TurnCounter:

@@ -38,7 +38,7 @@ from inspect_ai.model import ChatCompletionChoice, ChatMessageAssistant, ModelOu
 from inspect_ai.tool import ToolCall  # noqa: E402
 
 from agenthop.inspect_task import agenthop, agenthop_answer, servers  # noqa: E402
-from agenthop.inspect_task.task import session_settings  # noqa: E402
+from agenthop.inspect_task.options import session_settings  # noqa: E402
 from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, NUDGE, RunSettings  # noqa: E402
 from agenthop.runner.run import disabled_tools as runner_disabled_tools  # noqa: E402
 from agenthop.runner.run import session_caps as runner_session_caps  # noqa: E402
@@ -375,3 +375,14 @@ def test_the_documented_command_runs_offline_against_a_fake_openai(tmp_path):
     for entry in sessions.values():
         assert [(c["tool"], c["turn"], c["tokens"]) for c in entry["calls"]] == [("get_references", 1, 730), ("submit_answer", 2, 1670)]
         assert entry["start"]["client"]["model"] == "openai/gpt-4.1-mini"
+
+
+def test_loading_the_entry_point_stays_light():
+    """Inspect imports every extension's entry point on startup, for any eval: ours must not pull in MCP, OpenAI,
+    search or the server until an AgentHop task is built."""
+    code = ("import sys, agenthop.inspect_task\n"
+            "heavy = ('mcp', 'openai', 'agents', 'bm25s', 'uvicorn', 'agenthop.server.http', 'agenthop.server.tools', 'agenthop.runner')\n"
+            "print(sorted(m for m in sys.modules if m.startswith(heavy)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
