@@ -291,6 +291,22 @@ def test_disabled_tools_are_gone_from_the_session_and_the_model_request(tmp_path
     assert entry["end"]["termination"] == "answer"
 
 
+def test_schema_errors_stay_in_inspect_and_calls_after_the_end_reach_the_server(tmp_path):
+    """The two documented differences from the runner (docs/inspect.md)."""
+    def script(messages, tools, tool_choice, config):
+        if sum(1 for m in messages if m.role == "assistant") == 0:
+            return reply(("submit_answer", {"answer": "E", "reasoning": "no such option"}))
+        return reply(("submit_answer", {"answer": "A", "reasoning": "ok"}), ("think", {"reasoning": "too late"}))
+
+    log, run = run_eval(tmp_path, script, items=_one_item(tmp_path))
+    events = tool_events(log.samples[0])
+    assert [(e.function, e.error.type if e.error else None) for e in events] == [
+        ("submit_answer", "parsing"), ("submit_answer", None), ("think", "unknown")]
+    calls = checkpoint(tmp_path, run)["st_0001"]["calls"]
+    assert [(c["tool"], c["outcome"], c["cost"], c["turn"]) for c in calls] == [
+        ("submit_answer", "ok", 0, 2), ("think", "session_ended", 0, 2)]
+
+
 def test_each_epoch_is_a_run_of_its_own(tmp_path):
     log, run = run_eval(tmp_path, navigator(), items=_one_item(tmp_path), epochs=2)
     assert log.status == "success", log.error
