@@ -35,7 +35,7 @@ demo: $(STAMP)
 	$(BIN)/agenthop-runner --items splits/demo.jsonl --agent baseline --corpus corpus.sqlite --out runs/demo-baseline --no-resume
 	$(BIN)/agenthop-scorer runs/demo-baseline --corpus corpus.sqlite --out report/demo-baseline
 
-# The HTML report test drives headless Chromium (Debian's package; needs root or sudo).
+# The HTML report and web page tests drive headless Chromium (Debian's package; needs root or sudo).
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 

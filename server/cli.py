@@ -161,6 +161,54 @@ def _serve_http(sandbox, host: str, port: int, auth_token: str | None) -> None:
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
+@main.command()
+@click.option("--corpus", "corpus_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("corpus.sqlite"),
+              show_default=True, envvar="AGENTHOP_CORPUS", help="Corpus file (opened read-only).")
+@click.option("--items", "items_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Split file of the items a person may play, in order (default: every item of the corpus).")
+@click.option("--participant", default=None, help="Fix the participant label (default: the page asks for one).")
+@click.option("--reveal", is_flag=True, help="Show the correct option and gold papers after each attempt (never in a study).")
+@click.option("--run", "run_label", default=None, help="Run label of every play session [default: human-PARTICIPANT].")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("agenthop-log.sqlite"),
+              show_default=True, envvar="AGENTHOP_LOG", help="Checkpoint log (SQLite); shared by many servers.")
+@_cap_option("budget", 30, "Budget points per attempt.")
+@_cap_option("max-turns", 20, "Actions per attempt (one action is one turn).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, help="Loopback port [default: a free one].")
+@click.option("--no-browser", is_flag=True, help="Only print the URL; do not open a browser.")
+@click.option("--log-level", default="WARNING", show_default=True, help="Python log level for stderr.")
+def play(corpus_path: Path, items_path: Path | None, participant: str | None, reveal: bool, run_label: str | None,
+         log_path: Path, budget: int, max_turns: int, port: int, no_browser: bool, log_level: str) -> None:
+    """Let a person play items in a browser, under the agents' budget and rules, on a free loopback port."""
+    _setup_logging(log_level)
+    from agenthop.server.checkpoint import LogError
+    from agenthop.server.corpus.schema import CorpusError
+    from agenthop.server.item_files import ItemsError, read_items
+    from agenthop.server.play import PlayError, PlayOptions, open_browser, serve_play
+    from agenthop.server.sessions import Caps
+
+    try:
+        items = tuple(ref.id for ref in read_items(items_path)) if items_path is not None else None
+    except (OSError, ItemsError) as exc:
+        raise click.ClickException(f"cannot read --items: {exc}") from exc
+    options = PlayOptions(items=items, participant=participant, reveal=reveal, run=run_label)
+    def ready(url: str) -> None:
+        click.echo(url)
+        click.echo(f"Play with reveal {'ON' if reveal else 'off'}; log {log_path}. Ctrl+C stops the server.", err=True)
+        if no_browser:
+            return
+        if not open_browser(url):
+            click.echo("No browser to open here: open the URL above yourself.", err=True)
+
+    try:
+        serve_play(corpus_path, log_path, options, Caps(budget, max_turns, None), port=port, on_ready=ready)
+    except (CorpusError, LogError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    except PlayError as exc:
+        raise click.ClickException(f"--participant: {exc}") from exc
+    except ValueError as exc:  # items the corpus lacks
+        raise click.ClickException(f"--items: {exc}") from exc
+
+
 # --- log --------------------------------------------------------------------
 
 

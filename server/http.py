@@ -210,12 +210,15 @@ class LoopbackGuard:
         await self.app(scope, receive, send)
 
 
-def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None = None) -> Starlette:
+def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None = None, play=None) -> Starlette:
+    """``play``: the PlayOptions of /play (server/play.py); None serves /play with the defaults (reveal off)."""
+    from agenthop.server.play import PlayOptions, play_routes  # play imports this module
+
     public_url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
     server = build_server(sandbox)
     app = server.streamable_http_app(
         streamable_http_path="/mcp", json_response=True, host=host,
-        custom_starlette_routes=session_routes(sandbox, public_url),
+        custom_starlette_routes=session_routes(sandbox, public_url) + play_routes(sandbox, play or PlayOptions()),
     )
     if auth_token:
         app.add_middleware(BearerAuth, token=auth_token)
@@ -243,13 +246,14 @@ class ServerThread:
     max_tokens: int | None = 200_000
     auth_token: str | None = None
     explore_budget: int | None = None
+    play: object = None  # PlayOptions for /play (server/play.py)
 
     def __post_init__(self):
         self.port = self.port or free_port(self.host)
         self.log = CheckpointLog(self.log_path)
         self.sandbox = make_sandbox(self.corpus_path, self.log, Caps(self.budget, self.max_turns, self.max_tokens),
                                     Caps(self.explore_budget, None, None))
-        app = build_app(self.sandbox, host=self.host, port=self.port, auth_token=self.auth_token)
+        app = build_app(self.sandbox, host=self.host, port=self.port, auth_token=self.auth_token, play=self.play)
         config = uvicorn.Config(app, host=self.host, port=self.port, log_level="warning", lifespan="on")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="agenthop-http", daemon=True)
