@@ -167,9 +167,11 @@ def _serve_stdio(sandbox) -> None:
 
     server = build_server(sandbox)
 
+    from agenthop.server.stdio_frames import ReparsingReadStream
+
     async def run() -> None:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            await server.run(ReparsingReadStream(read, write), write, server.create_initialization_options())
 
     anyio.run(run)
 

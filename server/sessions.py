@@ -93,7 +93,11 @@ def _validation_message(tool: str, exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
         where = _clip(".".join(str(p) for p in err["loc"])) or "arguments"
-        parts.append(f"{where}: {err['msg']}")
+        if err["type"] == "string_unicode":  # pydantic's wording ("unable to parse raw data") hides the cause
+            parts.append(f"{where}: contains a lone UTF-16 surrogate (half of a surrogate pair, e.g. a broken emoji); "
+                         "send valid Unicode text")
+        else:
+            parts.append(f"{where}: {err['msg']}")
     return f"Invalid arguments for {tool}: " + "; ".join(parts) + ". Nothing was charged; call it again with valid arguments."
 
 
