@@ -153,6 +153,7 @@ class CheckpointLog:
             raise LogError(f"{self.path} is a checkpoint log of format version {version}; this AgentHop writes version "
                            f"{LOG_FORMAT_VERSION}. Use a new file path for the log.")
         self._conn.execute(f"PRAGMA busy_timeout = {_ATTEMPT_BUSY_MS}")
+        self._conn.execute("PRAGMA cache_size = -512")  # KiB; an append-only writer needs few pages, and memory stays flat
         self.status = LogStatus()
         self._cond = threading.Condition()
         self._queue: list[_Batch] = []
