@@ -1,6 +1,9 @@
 """Checkpoint-log write throughput and latency: one commit per call vs the group-committing writer.
 
-    python bench/bench_log.py [--rounds 5] [--records 1200] [--dirs /work/tmp /dev/shm] [--out bench/out/log.json]
+    python bench/bench_log.py [--rounds 5] [--records 1200] [--dirs DISK_DIR /dev/shm] [--out bench/out/log.json]
+    python bench/bench_log.py --servers /work/main/.venv/bin/python .venv/bin/python --corpus corpus.sqlite [--sessions 64]
+
+Part 1 (always): the log alone.
 
 Both writers keep the guarantee the server needs: a record is on disk (WAL,
 synchronous=FULL, fsync) when write() returns.
@@ -16,18 +19,29 @@ each writing realistic call records as fast as it can. Each round runs every
 (concurrency, writer) pair once, interleaved, on each directory; the figures are
 the median over rounds with the spread (min-max). Run it on the disk that will
 hold the log and on tmpfs to see what the fsync costs.
+
+Part 2 (--servers): the whole HTTP server, one subprocess per interpreter given
+(e.g. main's virtualenv and this branch's), each with its log on every --dirs
+directory: SESSIONS concurrent sessions each send CALLS raw JSON-RPC tool calls
+(get_paper_info and think alternately, keep-alive connections); calls/s and
+client-seen latency. Servers and directories are interleaved within each round.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
 import statistics
+import subprocess
 import tempfile
 import threading
 import time
 from pathlib import Path
+
+import anyio
+import httpx2
 
 from agenthop.server.checkpoint import CheckpointLog, encode
 from agenthop.server.log_records import CallRecord
@@ -97,6 +111,105 @@ def run_once(kind: str, directory: Path, threads: int, records: int) -> dict:
             "p99_ms": latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]}
 
 
+# --- part 2: the whole server ---------------------------------------------------------------------------
+
+PROTOCOL = "2026-07-28"
+META = {"io.modelcontextprotocol/protocolVersion": PROTOCOL, "io.modelcontextprotocol/clientInfo": {"name": "bench-log", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _serve(python: str, corpus: Path, log: Path) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    proc = subprocess.Popen([python, "-m", "agenthop.server", "serve", "--transport", "http", "--port", str(port),
+                             "--corpus", str(corpus), "--log", str(log)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{python} server exited with {proc.returncode}")
+        try:
+            if httpx2.get(base + "/health", timeout=1).status_code == 200:
+                return proc, base
+        except httpx2.TransportError:
+            pass
+        time.sleep(0.05)  # polling interval while the server starts
+    proc.kill()
+    raise RuntimeError(f"{python} server did not start")
+
+
+def _paper_id(corpus: Path) -> tuple[str, str]:
+    conn = sqlite3.connect(corpus)
+    item, seed = conn.execute("SELECT item_id, seed_paper_id FROM items ORDER BY position LIMIT 1").fetchone()
+    conn.close()
+    return item, seed
+
+
+async def _server_load(base: str, item: str, paper: str, sessions: int, calls: int) -> dict:
+    latencies: list[float] = []
+
+    async def agent() -> None:
+        async with httpx2.AsyncClient(base_url=base, timeout=120) as http:
+            created = (await http.post("/sessions", json={"item": item, "run": "bench-log", "budget": None})).json()
+            for n in range(calls):
+                name, args = ("get_paper_info", {"paper_id": paper}) if n % 2 else ("think", {"reasoning": f"step {n}"})
+                body = {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": name, "arguments": args, "_meta": META}}
+                started = time.perf_counter()
+                response = await http.post(created["mcp_url"], json=body, headers={
+                    "mcp-protocol-version": PROTOCOL, "mcp-method": "tools/call", "mcp-name": name,
+                    "accept": "application/json, text/event-stream"})
+                latencies.append((time.perf_counter() - started) * 1000)
+                assert response.json()["result"]["structuredContent"]["outcome"] == "ok", response.text[:300]
+
+    started = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+        for _ in range(sessions):
+            tg.start_soon(agent)
+    wall = time.perf_counter() - started
+    latencies.sort()
+    return {"calls_per_s": sessions * calls / wall, "p50_ms": statistics.median(latencies),
+            "p99_ms": latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]}
+
+
+def bench_servers(pythons: list[str], corpus: Path, dirs: list[Path], rounds: int, sessions: int, calls: int) -> list[dict]:
+    item, paper = _paper_id(corpus)
+    samples: dict = {}
+    for _ in range(rounds):
+        for directory in dirs:
+            for python in pythons:
+                with tempfile.TemporaryDirectory(dir=directory) as tmp:
+                    proc, base = _serve(python, corpus, Path(tmp) / "log.sqlite")
+                    try:
+                        result = anyio.run(_server_load, base, item, paper, sessions, calls)
+                    finally:
+                        proc.terminate()
+                        proc.wait(timeout=30)
+                for metric, value in result.items():
+                    samples.setdefault((str(directory), python, metric), []).append(value)
+    report = []
+    print(f"\nwhole server: {sessions} sessions x {calls} calls, {rounds} rounds; median (min-max)")
+    print(f"{'dir':<16} {'server':<40} {'calls/s':>22} {'p50 ms':>22} {'p99 ms':>22}")
+    for directory in dirs:
+        for python in pythons:
+            row = {m: summary(samples[(str(directory), python, m)]) for m in ("calls_per_s", "p50_ms", "p99_ms")}
+            fmt = lambda s: f"{s['median']:>8} ({s['min']}-{s['max']})"  # noqa: E731
+            print(f"{str(directory):<16} {python:<40} {fmt(row['calls_per_s']):>22} {fmt(row['p50_ms']):>22} {fmt(row['p99_ms']):>22}")
+            report.append({"dir": str(directory), "server": python, **row})
+    if len(pythons) == 2:
+        for directory in dirs:
+            ratios = [b / a for a, b in zip(samples[(str(directory), pythons[0], "calls_per_s")],
+                                            samples[(str(directory), pythons[1], "calls_per_s")])]
+            print(f"{str(directory):<16} throughput {pythons[1]} / {pythons[0]}: {summary(ratios)}")
+    return report
+
+
 def summary(values: list[float]) -> dict:
     return {"median": round(statistics.median(values), 2), "min": round(min(values), 2), "max": round(max(values), 2)}
 
@@ -107,7 +220,18 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=1200, help="records per run at concurrency 8 and 40 (a quarter at 1)")
     parser.add_argument("--dirs", nargs="+", type=Path, default=[Path(tempfile.gettempdir()), Path("/dev/shm")])
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--servers", nargs="+", default=None, help="python interpreters whose agenthop server to compare (part 2)")
+    parser.add_argument("--corpus", type=Path, default=Path("corpus.sqlite"))
+    parser.add_argument("--sessions", type=int, default=64)
+    parser.add_argument("--calls", type=int, default=20, help="calls per session (part 2)")
     args = parser.parse_args()
+    if args.servers:
+        report = bench_servers([os.path.abspath(p) if os.sep in p else p for p in args.servers], args.corpus, args.dirs,
+                               args.rounds, args.sessions, args.calls)
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(report, indent=1))
+        return
 
     samples: dict = {}
     for _ in range(args.rounds):

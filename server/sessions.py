@@ -269,13 +269,15 @@ class Session:
             text = output.text
             if executed and output.answer is None and remaining is not None and remaining <= 0:
                 text += "\nYour budget is spent. You must call submit_answer now with your best answer."
-            rejections = self.rejections_in_a_row + 1 if output.outcome == "budget_rejected" else 0 if executed else self.rejections_in_a_row
+            if output.outcome == "budget_rejected":
+                rejections = self.rejections_in_a_row + 1
+            else:  # an executed call resets the count; a refused one leaves it
+                rejections = 0 if executed else self.rejections_in_a_row
+            end = None
             if output.answer is not None:
-                ending = ("answer", None, output.answer)
+                end = self._end_record(self._seq + 1, "answer", None, output.answer, after)
             elif rejections >= REJECTIONS_TO_END and not self.ended:
-                ending = ("budget", "two budget-rejected calls in a row", None)
-            else:
-                ending = None
+                end = self._end_record(self._seq + 1, "budget", "two budget-rejected calls in a row", None, after)
             stored, altered = stored_arguments(arguments, whole=valid)
             record = CallRecord(
                 **self._fields(self._seq), tool=tool_name if valid else tool_name[:CLIP_NAME], arguments=stored,
@@ -286,16 +288,15 @@ class Session:
             )
             # Durable first: the call and the end it causes are written together, and the session's state
             # changes only once they are on disk. If they cannot be written, the call did not happen.
-            records = [record] if ending is None else [record, self._end_record(self._seq + 1, ending[0], ending[1], ending[2], after)]
             try:
-                self._write(*records)
+                self._write(record, *([end] if end is not None else []))
             except LogError as exc:
                 log.error("call %s in session %s refused: %s", tool_name[:CLIP_NAME], self.session_id[:8], exc)
                 return self._unlogged(tool_name, exc, turn, tokens)
             self.spent = after
             self.rejections_in_a_row = rejections
-            if ending is not None:
-                self._ended(ending[0], ending[2])
+            if end is not None:
+                self._ended(end.termination, end.answer)
             data = {**output.data, **self.status(tool_name, output.outcome, cost, turn, tokens)}
             return CallResult(f"{text}\n\n{self.status_line(turn, tokens)}", data, output.outcome != "ok")
 
@@ -339,18 +340,20 @@ class Session:
             text = (f"Rejected: {name} costs {tool.cost} point(s) and only {self.remaining} remain. "
                     "Nothing was charged. Call submit_answer now with your best answer.")
             return ToolOutput("budget_rejected", text, {"error": "insufficient budget"}), False, True
-        if name not in CORPUS_FREE_TOOLS:
-            problem = self.corpus_watch.problem() if self.corpus_watch is not None else None
-            if problem is None:
-                try:
-                    return tool.run(self.scope, args), True, True
-                except sqlite3.Error as exc:
-                    problem = f"reading the corpus failed ({exc})"
-            log.error("call %s in session %s refused: %s", name, self.session_id[:8], problem)
-            return ToolOutput("server_error", f"The server cannot carry out {name}: {problem}. Nothing was charged. "
-                              "The corpus must be restored and the server restarted; submit_answer and think still work.",
-                              {"error": "corpus unavailable"}), False, True
-        return tool.run(self.scope, args), True, True
+        problem = self.corpus_watch.problem() if self.corpus_watch is not None and name not in CORPUS_FREE_TOOLS else None
+        if problem is None:
+            try:
+                return tool.run(self.scope, args), True, True
+            except sqlite3.Error as exc:
+                problem = f"reading the corpus failed ({exc})"
+            except Exception as exc:  # a bug: still answered and logged, and the traceback goes to stderr
+                log.exception("%s failed in session %s", name, self.session_id[:8])
+                return ToolOutput("server_error", f"The server failed while running {name} ({type(exc).__name__}). "
+                                  "Nothing was charged; the server's log has the details.", {"error": "server failure"}), False, True
+        log.error("call %s in session %s refused: %s", name, self.session_id[:8], problem)
+        return ToolOutput("server_error", f"The server cannot carry out {name}: {problem}. Nothing was charged. "
+                          "The corpus must be restored and the server restarted; submit_answer and think still work.",
+                          {"error": "corpus unavailable"}), False, True
 
 
 class SessionRetired(Exception):
