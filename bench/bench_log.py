@@ -25,6 +25,8 @@ Part 2 (--servers): the whole HTTP server, one subprocess per interpreter given
 directory: SESSIONS concurrent sessions each send CALLS raw JSON-RPC tool calls
 (get_paper_info and think alternately, keep-alive connections); calls/s and
 client-seen latency. Servers and directories are interleaved within each round.
+Then Session.call alone (metering and the durable log write, no transport), in
+each interpreter, on each directory: the median of 1,500 sequential calls.
 """
 
 from __future__ import annotations
@@ -210,8 +212,46 @@ def bench_servers(pythons: list[str], corpus: Path, dirs: list[Path], rounds: in
     return report
 
 
+SESSION_CALL = """
+import json, statistics, sys, tempfile, time
+from pathlib import Path
+from agenthop.server.checkpoint import CheckpointLog
+from agenthop.server.mcp_app import make_sandbox
+from agenthop.server.sessions import Caps
+with tempfile.TemporaryDirectory(dir=sys.argv[2]) as tmp:
+    log = CheckpointLog(Path(tmp) / "log.sqlite")
+    sandbox = make_sandbox(sys.argv[1], log, Caps())
+    session = sandbox.sessions.create(sandbox.scope(None), run="bench", caps=Caps(None, None, None), transport="stdio")
+    paper = sandbox.corpus.conn.execute("SELECT paper_id FROM papers LIMIT 1").fetchone()[0]
+    out = {}
+    for name, args in (("think", {"reasoning": "r"}), ("get_paper_info", {"paper_id": paper})):
+        latencies = []
+        for _ in range(1500):
+            started = time.perf_counter()
+            session.call(name, args)
+            latencies.append((time.perf_counter() - started) * 1000)
+        out[name] = statistics.median(latencies)
+    log.close()
+print(json.dumps(out))
+"""
+
+
+def bench_session_call(pythons: list[str], corpus: Path, dirs: list[Path], rounds: int) -> None:
+    samples: dict = {}
+    for _ in range(rounds):
+        for directory in dirs:
+            for python in pythons:
+                out = subprocess.run([python, "-c", SESSION_CALL, str(corpus), str(directory)], capture_output=True, text=True,
+                                     check=True).stdout
+                for tool, ms in json.loads(out).items():
+                    samples.setdefault((str(directory), python, tool), []).append(ms)
+    print(f"\nSession.call median ms over {rounds} rounds: median (min-max)")
+    for (directory, python, tool), values in samples.items():
+        print(f"{directory:<16} {python:<40} {tool:<15} {summary(values)}")
+
+
 def summary(values: list[float]) -> dict:
-    return {"median": round(statistics.median(values), 2), "min": round(min(values), 2), "max": round(max(values), 2)}
+    return {"median": round(statistics.median(values), 3), "min": round(min(values), 3), "max": round(max(values), 3)}
 
 
 def main() -> None:
@@ -226,8 +266,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=20, help="calls per session (part 2)")
     args = parser.parse_args()
     if args.servers:
-        report = bench_servers([os.path.abspath(p) if os.sep in p else p for p in args.servers], args.corpus, args.dirs,
-                               args.rounds, args.sessions, args.calls)
+        pythons = [os.path.abspath(p) if os.sep in p else p for p in args.servers]
+        report = bench_servers(pythons, args.corpus, args.dirs, args.rounds, args.sessions, args.calls)
+        bench_session_call(pythons, args.corpus, args.dirs, args.rounds)
         if args.out:
             args.out.parent.mkdir(parents=True, exist_ok=True)
             args.out.write_text(json.dumps(report, indent=1))
