@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import anyio
 import uvicorn
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -70,6 +71,13 @@ class SafeJSONResponse(JSONResponse):
 
 def _error(status: int, message: str) -> JSONResponse:
     return SafeJSONResponse({"error": message}, status_code=status)
+
+
+async def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
+    """Unknown routes and methods answer in JSON too (Starlette's default is plain text)."""
+    response = _error(exc.status_code, exc.detail)
+    response.headers.update(exc.headers or {})
+    return response
 
 
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
@@ -257,6 +265,7 @@ def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None 
         custom_starlette_routes=session_routes(sandbox, public_url),
     )
     app.add_exception_handler(Exception, _internal_error)
+    app.add_exception_handler(HTTPException, _http_error)
     app.add_middleware(BodyDeadline, seconds=body_timeout_s)  # innermost: only requests that passed the guards
     if auth_token:
         app.add_middleware(BearerAuth, token=auth_token)

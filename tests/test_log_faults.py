@@ -163,3 +163,12 @@ async def test_a_corpus_removed_or_truncated_while_serving_is_reported_and_calls
         ("get_paper_info", "ok", 1), ("read_section", "server_error", 0), ("search_papers", "server_error", 0),
         ("submit_answer", "ok", 0)]
     assert "changed size" in calls[1]["message"]
+
+
+def test_unknown_routes_and_methods_answer_in_json(fixture_corpus, tmp_path):
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
+        answers = [httpx2.request(method, server.base_url + path) for method, path in (
+            ("GET", "/no-such-route"), ("DELETE", "/sessions"), ("GET", "/sessions/x/end"), ("PUT", "/health"))]
+    assert [a.status_code for a in answers] == [404, 405, 405, 405]
+    assert all(a.headers["content-type"] == "application/json" and a.json()["error"] for a in answers)
+    assert answers[1].headers["allow"] == "POST"

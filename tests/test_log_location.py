@@ -37,13 +37,22 @@ async def test_stdio_server_without_log_flag_logs_to_the_per_user_directory_and_
     assert result.structured_content["outcome"] == "ok"
     assert f"checkpoint log {expected}" in stderr_path.read_text()
     assert [(r["kind"], r["run"]) for r in read_records(expected)] == [("session_start", "desktop"), ("call", "desktop")]
+    # --log still wins over the default.
+    explicit = tmp_path / "explicit.sqlite"
+    params.args += ["--log", str(explicit), "--run", "explicit"]
+    with open(stderr_path, "w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=30) as client:
+            await client.call_tool("think", {"reasoning": "r"})
+    assert f"checkpoint log {explicit}" in stderr_path.read_text()
+    assert [r["run"] for r in read_records(explicit)] == ["explicit", "explicit"]
+    assert len(list(read_records(expected))) == 2
     # 'log runs' and 'log path' find the same file with no argument.
     runner = CliRunner(env={"XDG_DATA_HOME": str(data_home)})
     assert runner.invoke(main, ["log", "path"]).output.strip() == str(expected)
     assert runner.invoke(main, ["log", "runs"]).output.splitlines() == ["desktop"]
 
 
-def test_log_flag_still_wins_and_an_unusable_default_names_the_flag(fixture_corpus, tmp_path):
+def test_an_unusable_default_log_directory_names_the_flag(fixture_corpus, tmp_path):
     runner = CliRunner(env={"XDG_DATA_HOME": str(UNWRITABLE / "agenthop-test")})
     result = runner.invoke(main, ["serve", "--transport", "http", "--port", "1", "--corpus", str(fixture_corpus)])
     assert result.exit_code == 1 and "--log" in result.output and "Traceback" not in result.output
