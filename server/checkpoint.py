@@ -158,6 +158,7 @@ class CheckpointLog:
         self._cond = threading.Condition()
         self._queue: list[_Batch] = []
         self._closed = False
+        self._closing = threading.Event()
         self._writer = threading.Thread(target=self._run, name=f"agenthop-log-{self.path.name}", daemon=True)
         self._writer.start()
 
@@ -201,14 +202,13 @@ class CheckpointLog:
                 log.warning("cannot write the checkpoint log %s: %s; retrying for up to %g s per record",
                             self.path, reason, self.write_wait_s)
             now = time.monotonic()
-            expired = [b for b in pending if b.deadline <= now]
-            pending = [b for b in pending if b.deadline > now]
+            expired = [b for b in pending if b.deadline <= now or self._closing.is_set()]  # closing: no more retries
+            pending = [b for b in pending if b not in expired]
             with self._cond:
                 self.status.failing, self.status.since = reason, self.status.since or time.time()
             self._finish(expired, LogUnavailable(reason))
             if pending:
-                with self._cond:  # a pause that close() can cut short
-                    self._cond.wait(_RETRY_PAUSE_S)
+                self._closing.wait(_RETRY_PAUSE_S)  # a pause that only close() cuts short (new records do not)
 
     def _commit(self, batches: list[_Batch]) -> sqlite3.Error | None:
         """One transaction, one fsync, for every row of every batch."""
@@ -242,12 +242,13 @@ class CheckpointLog:
             self._cond.notify_all()
 
     def close(self) -> None:
-        """Write what is queued (each record still within its wait), stop the writer and close the file."""
+        """Write what is queued (one more attempt if the log is failing), stop the writer and close the file."""
         with self._cond:
             if self._closed:
                 return
             self._closed = True
             self._cond.notify_all()
+        self._closing.set()
         self._writer.join()
         self._conn.close()
 
