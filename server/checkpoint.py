@@ -111,7 +111,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity
 class _Batch:
     """Records that must be committed together (a call and the session end it causes), and their fate."""
 
