@@ -12,6 +12,18 @@ import click
 log = logging.getLogger("agenthop.server")
 
 
+def default_log_path() -> Path:
+    """Where the checkpoint log goes without --log: the per-user data directory, whatever the working directory.
+
+    Hosts such as Claude Desktop start servers in arbitrary, often unwritable, directories. On Linux this is
+    $XDG_DATA_HOME/agenthop (by default ~/.local/share/agenthop); on macOS ~/Library/Application Support/agenthop;
+    on Windows %LOCALAPPDATA%\\agenthop.
+    """
+    import platformdirs
+
+    return platformdirs.user_data_path("agenthop", appauthor=False) / "agenthop-log.sqlite"
+
+
 def _setup_logging(level: str) -> None:
     # Logs always go to stderr: stdout is the MCP wire on stdio.
     logging.basicConfig(stream=sys.stderr, level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -99,8 +111,9 @@ def _cap_option(name: str, default: int, help_text: str):
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address (loopback by default).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("agenthop-log.sqlite"),
-              show_default=True, envvar="AGENTHOP_LOG", help="Checkpoint log (SQLite); shared by many servers.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None, envvar="AGENTHOP_LOG",
+              help="Checkpoint log (SQLite); shared by many servers. Default: agenthop-log.sqlite in the per-user data "
+                   "directory ('agenthop-server log path' prints it).")
 @_cap_option("budget", 30, "Budget points per item session.")
 @_cap_option("max-turns", 20, "Turn cap per item session (enforced by the client; shown to the agent).")
 @_cap_option("max-tokens", 200_000, "Token cap per item session (enforced by the client; shown to the agent).")
@@ -119,10 +132,17 @@ def serve(corpus_path: Path, item: str | None, run_label: str | None, transport:
     from agenthop.server.sessions import Caps
 
     caps = Caps(budget, max_turns, max_tokens)
+    log_path = log_path or default_log_path()
     try:
         checkpoint = CheckpointLog(log_path)
+    except LogError as exc:
+        raise click.ClickException(f"{exc} Pass it with --log PATH.") from exc
+    except OSError as exc:  # e.g. the log's directory cannot be created
+        raise click.ClickException(f"cannot create the checkpoint log {log_path}: {exc.strerror}; give a writable path with --log.") from exc
+    click.echo(f"agenthop-server: checkpoint log {log_path.resolve()}", err=True)
+    try:
         sandbox = make_sandbox(corpus_path, checkpoint, caps, Caps(explore_budget, None, None))
-    except (CorpusError, LogError) as exc:
+    except CorpusError as exc:
         raise click.ClickException(str(exc)) from exc
     if transport == "http":
         if item:
@@ -132,7 +152,10 @@ def serve(corpus_path: Path, item: str | None, run_label: str | None, transport:
     if item is not None and sandbox.corpus.item(item) is None:
         raise click.ClickException(f"unknown item '{item}'; 'agenthop-server corpus info {corpus_path}' shows what the corpus holds.")
     session_caps = caps if item else sandbox.explore_caps
-    sandbox.fixed_session = sandbox.sessions.create(sandbox.scope(item), run=run_label, caps=session_caps, transport="stdio")
+    try:
+        sandbox.fixed_session = sandbox.sessions.create(sandbox.scope(item), run=run_label, caps=session_caps, transport="stdio")
+    except LogError as exc:
+        raise click.ClickException(f"cannot start the session: {exc}") from exc
     _serve_stdio(sandbox)
 
 
@@ -144,9 +167,11 @@ def _serve_stdio(sandbox) -> None:
 
     server = build_server(sandbox)
 
+    from agenthop.server.stdio_frames import ReparsingReadStream
+
     async def run() -> None:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            await server.run(ReparsingReadStream(read, write), write, server.create_initialization_options())
 
     anyio.run(run)
 
@@ -154,11 +179,11 @@ def _serve_stdio(sandbox) -> None:
 def _serve_http(sandbox, host: str, port: int, auth_token: str | None) -> None:
     import uvicorn
 
-    from agenthop.server.http import build_app
+    from agenthop.server.http import build_app, uvicorn_config
 
     app = build_app(sandbox, host=host, port=port, auth_token=auth_token)
     log.warning("AgentHop serving on http://%s:%d (MCP at /mcp, sessions at /sessions)", host, port)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.Server(uvicorn_config(app, host, port)).run()
 
 
 @main.command()
@@ -217,30 +242,59 @@ def log_group() -> None:
     """Inspect checkpoint logs."""
 
 
+_LOG_ARGUMENT = click.argument("path", type=click.Path(dir_okay=False, path_type=Path), required=False)
+
+
+def _log_or_default(path: Path | None) -> Path:
+    if path is not None:
+        return path
+    path = default_log_path()
+    if not path.exists():
+        raise click.ClickException(f"no PATH given and there is no log at the default location {path}; "
+                                   "pass the log a server wrote (serve --log PATH).")
+    return path
+
+
 @log_group.command("export")
-@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@_LOG_ARGUMENT
 @click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True)
 @click.option("--run", "run_label", default=None, help="Only records of this run label.")
-def log_export(path: Path, fmt: str, run_label: str | None) -> None:
-    """Print a checkpoint log's records, one JSON object per line."""
+def log_export(path: Path | None, fmt: str, run_label: str | None) -> None:
+    """Print a checkpoint log's records, one strict JSON object per line (PATH defaults to the per-user log)."""
     from agenthop.server.checkpoint import LogError, read_records
+    from agenthop.server.jsontext import dumps
 
     try:
-        for record in read_records(path, run=run_label):
-            click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
+        for record in read_records(_log_or_default(path), run=run_label):
+            click.echo(dumps(record, sort_keys=True))
     except LogError as exc:
         raise click.ClickException(str(exc)) from exc
 
 
 @log_group.command("runs")
-@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
-def log_runs(path: Path) -> None:
-    """List the run labels in a checkpoint log."""
+@_LOG_ARGUMENT
+def log_runs(path: Path | None) -> None:
+    """List the run labels in a checkpoint log (PATH defaults to the per-user log)."""
     from agenthop.server.checkpoint import LogError, run_labels
 
     try:
-        labels = run_labels(path)
+        labels = run_labels(_log_or_default(path))
     except LogError as exc:
         raise click.ClickException(str(exc)) from exc
     for label in labels:
         click.echo(label)
+
+
+@log_group.command("path")
+def log_path_command() -> None:
+    """Print where 'serve' writes its checkpoint log when no --log (or AGENTHOP_LOG) is given."""
+    click.echo(str(default_log_path()))
+
+
+@log_group.command("schema")
+def log_schema_command() -> None:
+    """Print the JSON Schema of the log records (the committed docs/log-format.schema.json)."""
+    from agenthop.server.checkpoint import LOG_FORMAT_VERSION
+    from agenthop.server.log_records import log_schema
+
+    click.echo(json.dumps(log_schema(LOG_FORMAT_VERSION), indent=2))

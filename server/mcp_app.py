@@ -16,9 +16,12 @@ from mcp import types
 from mcp.server import Server, ServerRequestContext
 
 import agenthop
+from agenthop.server.checkpoint import LogError
+from agenthop.server.corpus_watch import CorpusWatch
+from agenthop.server.jsontext import wire_safe
 from agenthop.server.papers import Corpus
 from agenthop.server.search import SearchEngine
-from agenthop.server.sessions import CallResult, Caps, Session, SessionRegistry, meta_counts
+from agenthop.server.sessions import CallResult, Caps, Session, SessionRegistry, SessionRetired, meta_counts
 from agenthop.server.task import explore_text, task_text
 from agenthop.server.tools import TOOLS, Scope
 
@@ -46,6 +49,10 @@ class Sandbox:
     call_deadline_s: float = CALL_DEADLINE_S
     explore_caps: Caps = field(default_factory=lambda: Caps(None, None, None))
 
+    def __post_init__(self):
+        if self.sessions.corpus_watch is None:
+            self.sessions.corpus_watch = CorpusWatch(self.corpus.path)
+
     def scope(self, item_id: str | None) -> Scope:
         return Scope(self.corpus, self.search, item_id)
 
@@ -65,10 +72,35 @@ class Sandbox:
             return None, session_id, f"Unknown session '{session_id[:64]}'. Create a new one with POST /sessions."
         return session, session_id, None
 
+    async def resolve(self, ctx: ServerRequestContext) -> tuple[Session | None, str | None, str | None]:
+        """``session_for``, plus ended sessions no longer in memory, rebuilt from the log (in a worker thread)."""
+        session, named, problem = self.session_for(ctx)
+        if session is None and named is not None:
+            try:
+                session = await anyio.to_thread.run_sync(self.sessions.revive, named, self.scope)
+            except LogError as exc:
+                log.error("cannot look session %s up in the log: %s", named[:8], exc)
+            if session is not None:
+                problem = None
+        return session, named, problem
+
+    async def log_sessionless(self, named: str | None, name: str, arguments: object, problem: str) -> str:
+        """Log a call that named no usable session (in a worker thread: the write waits for its fsync); the text to answer."""
+        try:
+            await anyio.to_thread.run_sync(self.sessions.log_sessionless_call, named, name, arguments, problem)
+        except LogError as exc:
+            log.error("a call with no usable session was not logged: %s", exc)
+            return f"{problem} (The server could not log this call: {exc}.)"
+        return problem
+
     async def call(self, session: Session, name: str, arguments: object, meta: dict) -> CallResult:
         try:
             with anyio.fail_after(self.call_deadline_s):
-                return await anyio.to_thread.run_sync(session.call, name, arguments, meta, abandon_on_cancel=True)
+                try:
+                    return await anyio.to_thread.run_sync(session.call, name, arguments, meta, abandon_on_cancel=True)
+                except SessionRetired:  # dropped from memory meanwhile: it has ended, and the log knows it
+                    session = await anyio.to_thread.run_sync(self.sessions.revive, session.session_id, self.scope) or session
+                    return await anyio.to_thread.run_sync(session.call, name, arguments, meta, abandon_on_cancel=True)
         except TimeoutError:
             log.error("tool call %s in session %s exceeded %g s", name, session.session_id[:8], self.call_deadline_s)
             # Answer now rather than hang the client; the call goes on and its record says what really happened.
@@ -107,14 +139,16 @@ def build_server(sandbox: Sandbox) -> Server:
         return types.ListToolsResult(tools=[_tool_definition(n) for n in names])
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
-        session, named, problem = sandbox.session_for(ctx)
+        # Results echo what the client sent; wire_safe replaces lone surrogates so the reply can be encoded as UTF-8.
+        session, named, problem = await sandbox.resolve(ctx)
         if session is None:
-            sandbox.sessions.log_sessionless_call(named, params.name, params.arguments, problem)
-            return types.CallToolResult(content=[_text(problem)], is_error=True,
-                                        structured_content={"tool": params.name[:100], "outcome": "invalid", "error": problem})
+            message = await sandbox.log_sessionless(named, params.name, params.arguments, problem)
+            return types.CallToolResult(content=[_text(wire_safe(message))], is_error=True, structured_content=wire_safe(
+                {"tool": params.name[:100], "outcome": "invalid", "error": message}))
         result = await sandbox.call(session, params.name, params.arguments if params.arguments is not None else {},
                                     _agenthop_meta(params.meta))
-        return types.CallToolResult(content=[_text(result.text)], structured_content=result.data, is_error=result.is_error)
+        return types.CallToolResult(content=[_text(wire_safe(result.text))], structured_content=wire_safe(result.data),
+                                    is_error=result.is_error)
 
     async def list_prompts(ctx: ServerRequestContext, params) -> types.ListPromptsResult:
         return types.ListPromptsResult(prompts=[

@@ -49,7 +49,7 @@ from starlette.routing import Route
 import agenthop
 from agenthop.server.checkpoint import CheckpointLog
 from agenthop.server.corpus.schema import open_corpus
-from agenthop.server.http import BodyError, _json_body, build_app, free_port
+from agenthop.server.http import BodyError, _json_body, build_app, free_port, uvicorn_config
 from agenthop.server.mcp_app import Sandbox, make_sandbox
 from agenthop.server.sessions import META_TURN, Caps, Session
 from agenthop.server.task import LETTERS, task_text
@@ -352,7 +352,7 @@ def serve_play(corpus_path: str | Path, log_path: str | Path, options: PlayOptio
     port = port or free_port(host)
     sandbox = make_sandbox(corpus_path, CheckpointLog(log_path), caps)
     app = build_app(sandbox, host=host, port=port, play=options)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    config = uvicorn_config(app, host, port)
     _Server(config, lambda: on_ready(f"http://{host}:{port}/play")).run()
 
 
