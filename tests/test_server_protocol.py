@@ -249,3 +249,20 @@ async def test_logging_over_http_reaches_a_2025_client_and_no_other_session(fixt
             await watcher.call_tool("think", {"reasoning": "anything for me?"})
     assert result.structured_content["outcome"] == "timeout"
     assert [m.level for m in messages.received] == ["error"] and bystander.received == []
+
+
+async def test_templates_and_completion_reveal_no_gold_and_no_paper_text(canary_corpus, tmp_path):
+    from conftest import GOLD_WORDS
+
+    from agenthop.server.corpus.schema import open_corpus
+
+    sections = [t for (t,) in open_corpus(canary_corpus).execute("SELECT text FROM sections") if len(t) > 20]
+    prompt = types.PromptReference(type="ref/prompt", name="research_task")
+    async with session_client(canary_corpus, tmp_path / "log.sqlite", "st_0001") as (client, _):
+        blobs = [(await client.list_resource_templates()).model_dump_json(),
+                 (await client.complete(prompt, {"name": "item_id", "value": ""})).model_dump_json()]
+        for item in ("st_0001", "st_0002", "mt_0001"):
+            blobs.append((await client.read_resource(f"agenthop://items/{item}")).model_dump_json())
+    assert '"st_0002"' in blobs[1]
+    for blob in blobs:
+        assert not any(word in blob for word in GOLD_WORDS) and not any(text in blob for text in sections), blob[:300]
