@@ -1,11 +1,19 @@
 # Two commands do all set-up on a fresh machine with Python 3.11:
 #   make demo   run the benchmark end to end on the committed corpus (no API key)
 #   make test   install what the tests need and run them (.ci/run calls this)
+#
+# The tests run in two venvs: .venv has the test extras only, so the suite proves the
+# project installs and works without inspect-ai; .venv-inspect adds the [inspect] extra
+# and runs the tests marked `inspect` (tests/test_inspect_task.py), where a missing
+# inspect-ai fails instead of skipping (AGENTHOP_REQUIRE_INSPECT=1).
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+IVENV  := .venv-inspect
+IBIN   := $(IVENV)/bin
+ISTAMP := $(IVENV)/.installed
 
 .PHONY: demo test install chromium conformance corpus clean
 
@@ -14,6 +22,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e ".[test]"
 	touch $(STAMP)
+
+$(ISTAMP): pyproject.toml
+	$(PYTHON) -m venv $(IVENV)
+	$(IBIN)/pip install --quiet --upgrade pip
+	$(IBIN)/pip install --quiet -e ".[test,inspect]"
+	touch $(ISTAMP)
 
 install: $(STAMP)
 
@@ -35,9 +49,10 @@ $(CONFORMANCE): tests/conformance/package-lock.json
 
 conformance: $(CONFORMANCE)
 
-test: $(STAMP) chromium conformance
+test: $(STAMP) $(ISTAMP) chromium conformance
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not inspect"
+	AGENTHOP_REQUIRE_INSPECT=1 $(IBIN)/python -m pytest -q -m inspect
 
 # Rebuild the committed default corpus and split (a test checks they match).
 corpus: $(STAMP)
