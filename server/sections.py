@@ -83,10 +83,11 @@ def resolve(query: str, headers: list[str]) -> Resolution:
 
     Rules in order: the alias; the header (case-insensitive); the normalised
     header; a part of one header; a part of one normalised header. The first
-    rule that fits exactly one header wins. A rule that fits several passes to
-    the next one; if no rule fits exactly one, the first such set of headers is
-    the ambiguity to report (duplicate headers, or headers that differ only by
-    their numbering, are never resolved silently to the first).
+    rule that fits exactly one header wins. A name that equals several headers
+    (duplicates, or headers that differ only by their numbering) is ambiguous at
+    once: never resolved silently to the first, nor to a header it is only part
+    of. A part that fits several headers passes to the next part rule, as in the
+    reference harness; if neither fits exactly one, the first set is the ambiguity.
     """
     query = query.strip()
     if not query:
@@ -94,8 +95,14 @@ def resolve(query: str, headers: list[str]) -> Resolution:
     index = alias_index(query)
     if index is not None and index < len(headers):
         return Resolution(index)
+    for rule in _name_rules(query):
+        hits = tuple(i for i, h in enumerate(headers) if rule(h))
+        if len(hits) == 1:
+            return Resolution(hits[0])
+        if hits:
+            return Resolution(None, ambiguous=True, candidates=hits)
     ambiguity: tuple[int, ...] = ()
-    for rule in (*_name_rules(query), *_part_rules(query)):
+    for rule in _part_rules(query):
         hits = tuple(i for i, h in enumerate(headers) if rule(h))
         if len(hits) == 1:
             return Resolution(hits[0])
