@@ -15,7 +15,7 @@ IVENV  := .venv-inspect
 IBIN   := $(IVENV)/bin
 ISTAMP := $(IVENV)/.installed
 
-.PHONY: demo test install chromium corpus clean
+.PHONY: demo test install chromium conformance corpus clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,7 +39,17 @@ demo: $(STAMP)
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: $(STAMP) $(ISTAMP) chromium
+# The official MCP conformance suite and the TypeScript SDK (tests/test_conformance.py), from the npm registry,
+# pinned by tests/conformance/package-lock.json (0.1.10 is the newest that runs on Node 20).
+CONFORMANCE := tests/conformance/node_modules/.package-lock.json
+
+$(CONFORMANCE): tests/conformance/package-lock.json
+	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+conformance: $(CONFORMANCE)
+
+test: $(STAMP) $(ISTAMP) chromium conformance
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -m "not inspect"
 	AGENTHOP_REQUIRE_INSPECT=1 $(IBIN)/python -m pytest -q -m inspect

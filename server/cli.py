@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -25,8 +26,12 @@ def default_log_path() -> Path:
 
 
 def _setup_logging(level: str) -> None:
-    # Logs always go to stderr: stdout is the MCP wire on stdio.
-    logging.basicConfig(stream=sys.stderr, level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Logs always go to stderr: stdout is the MCP wire on stdio. The level is set on the handler too, because
+    # some libraries set their own loggers to DEBUG (bm25s does) and would bypass the root logger's level.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(level.upper())
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level.upper(), handlers=[handler])
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -121,11 +126,18 @@ def _cap_option(name: str, default: int, help_text: str):
               help="Budget of explore sessions (stdio without --item, or HTTP sessions with no item); default unlimited.")
 @click.option("--auth-token", envvar="AGENTHOP_AUTH_TOKEN", default=None,
               help="HTTP only: require 'Authorization: Bearer TOKEN' on every request (or set AGENTHOP_AUTH_TOKEN).")
+@click.option("--allow-remote-without-auth", is_flag=True,
+              help="HTTP only: serve a non-loopback --host without --auth-token (anyone who can reach the port can use it).")
 @click.option("--log-level", default="WARNING", show_default=True, help="Python log level for stderr.")
 def serve(corpus_path: Path, item: str | None, run_label: str | None, transport: str, host: str, port: int, log_path: Path,
-          budget: int, max_turns: int, max_tokens: int, explore_budget: int | None, auth_token: str | None, log_level: str) -> None:
+          budget: int, max_turns: int, max_tokens: int, explore_budget: int | None, auth_token: str | None,
+          allow_remote_without_auth: bool, log_level: str) -> None:
     """Serve the seven metered tools over stdio (one session) or Streamable HTTP (many sessions)."""
     _setup_logging(log_level)
+    if transport == "http":
+        if auth_token is None and os.environ.get("AGENTHOP_AUTH_TOKEN") == "":
+            raise click.UsageError("AGENTHOP_AUTH_TOKEN is set but empty; set it to a token, or unset it to serve without one.")
+        _check_exposure(host, auth_token, allow_remote_without_auth)
     from agenthop.server.checkpoint import CheckpointLog, LogError
     from agenthop.server.corpus.schema import CorpusError
     from agenthop.server.mcp_app import make_sandbox
@@ -147,7 +159,7 @@ def serve(corpus_path: Path, item: str | None, run_label: str | None, transport:
     if transport == "http":
         if item:
             raise click.UsageError("--item is for stdio; over HTTP, POST /sessions with {\"item\": ...} instead.")
-        _serve_http(sandbox, host, port, auth_token)
+        _serve_http(sandbox, host, port, auth_token, allow_remote_without_auth)
         return
     if item is not None and sandbox.corpus.item(item) is None:
         raise click.ClickException(f"unknown item '{item}'; 'agenthop-server corpus info {corpus_path}' shows what the corpus holds.")
@@ -176,12 +188,25 @@ def _serve_stdio(sandbox) -> None:
     anyio.run(run)
 
 
-def _serve_http(sandbox, host: str, port: int, auth_token: str | None) -> None:
+def _check_exposure(host: str, auth_token: str | None, allowed: bool) -> None:
+    """Refuse an unauthenticated non-loopback bind unless allowed; then warn on stderr whatever the log level."""
+    from agenthop.server.http import ExposureError, check_exposure
+
+    try:
+        warning = check_exposure(host, auth_token, allowed)
+    except ExposureError as exc:
+        raise click.UsageError(f"{exc} (--auth-token TOKEN or AGENTHOP_AUTH_TOKEN; or --allow-remote-without-auth)") from exc
+    if warning:
+        click.echo(f"\n{'!' * 78}\n!! {warning}\n!! Use --auth-token unless this network is yours alone.\n{'!' * 78}\n", err=True)
+
+
+def _serve_http(sandbox, host: str, port: int, auth_token: str | None, allow_unauthenticated: bool) -> None:
     import uvicorn
 
-    from agenthop.server.http import build_app, uvicorn_config
+    from agenthop.server.http import build_app, free_port, uvicorn_config
 
-    app = build_app(sandbox, host=host, port=port, auth_token=auth_token)
+    port = port or free_port(host)  # the Host check needs the real port
+    app = build_app(sandbox, host=host, port=port, auth_token=auth_token, allow_unauthenticated=allow_unauthenticated)
     log.warning("AgentHop serving on http://%s:%d (MCP at /mcp, sessions at /sessions)", host, port)
     uvicorn.Server(uvicorn_config(app, host, port)).run()
 
@@ -194,8 +219,8 @@ def _serve_http(sandbox, host: str, port: int, auth_token: str | None) -> None:
 @click.option("--participant", default=None, help="Fix the participant label (default: the page asks for one).")
 @click.option("--reveal", is_flag=True, help="Show the correct option and gold papers after each attempt (never in a study).")
 @click.option("--run", "run_label", default=None, help="Run label of every play session [default: human-PARTICIPANT].")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("agenthop-log.sqlite"),
-              show_default=True, envvar="AGENTHOP_LOG", help="Checkpoint log (SQLite); shared by many servers.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None, envvar="AGENTHOP_LOG",
+              help="Checkpoint log (SQLite) [default: the per-user one, see 'agenthop-server log path'].")
 @_cap_option("budget", 30, "Budget points per attempt.")
 @_cap_option("max-turns", 20, "Actions per attempt (one action is one turn).")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Loopback port [default: a free one].")
@@ -216,9 +241,11 @@ def play(corpus_path: Path, items_path: Path | None, participant: str | None, re
     except (OSError, ItemsError) as exc:
         raise click.ClickException(f"cannot read --items: {exc}") from exc
     options = PlayOptions(items=items, participant=participant, reveal=reveal, run=run_label)
+    log_path = log_path or default_log_path()
+
     def ready(url: str) -> None:
         click.echo(url)
-        click.echo(f"Play with reveal {'ON' if reveal else 'off'}; log {log_path}. Ctrl+C stops the server.", err=True)
+        click.echo(f"Play with reveal {'ON' if reveal else 'off'}; log {log_path.resolve()}. Ctrl+C stops the server.", err=True)
         if no_browser:
             return
         if not open_browser(url):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hmac
+import ipaddress
 import json
 import logging
 import socket
@@ -30,7 +31,48 @@ log = logging.getLogger("agenthop.server")
 
 CLIENT_ENDABLE = ("token_limit", "max_turns", "error", "abandoned")
 MAX_SESSION_BODY = 64 * 1024  # /sessions bodies are small; /mcp has the SDK's own 4 MiB cap
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+# --- exposure -------------------------------------------------------------------------------------------
+
+
+class ExposureError(ValueError):
+    """Serving as asked would expose the server to others without authentication, or the token is unusable."""
+
+
+def is_loopback(host: str) -> bool:
+    """localhost, any address in 127.0.0.0/8, or ::1 (IPv4-mapped forms included)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host.strip().strip("[]"))
+    except ValueError:
+        return False  # any other name may resolve to anything
+    mapped = getattr(address, "ipv4_mapped", None)
+    return (mapped or address).is_loopback
+
+
+def check_auth_token(token: str | None) -> None:
+    """A token must be printable ASCII without spaces (it travels in an HTTP header); empty is not 'no auth'."""
+    if token is None:
+        return
+    if not token:
+        raise ExposureError("the auth token is empty; give a real token, or none to serve without authentication on loopback")
+    if not all("!" <= ch <= "~" for ch in token):
+        raise ExposureError("the auth token must be printable ASCII without spaces (it is sent in the Authorization header)")
+
+
+def check_exposure(host: str, auth_token: str | None, allow_unauthenticated: bool = False) -> str | None:
+    """None when serving on ``host`` is safe as asked; a warning to show loudly when the user accepted an
+    unauthenticated non-loopback address; ExposureError when they did not."""
+    check_auth_token(auth_token)
+    if auth_token or is_loopback(host):
+        return None
+    risk = (f"{host} is not a loopback address, so without an auth token anyone who can reach this port can create "
+            "sessions, read the corpus and write to the checkpoint log")
+    if not allow_unauthenticated:
+        raise ExposureError(f"refusing to serve: {risk}. Set an auth token, or allow unauthenticated remote access explicitly.")
+    return f"SERVING WITHOUT AUTHENTICATION: {risk}."
 
 
 class BodyError(Exception):
@@ -209,15 +251,21 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
 
 
 class BearerAuth:
-    """Pure ASGI middleware: every HTTP request must carry 'Authorization: Bearer TOKEN'."""
+    """Pure ASGI middleware: every HTTP request must carry 'Authorization: Bearer TOKEN' (scheme in any case)."""
 
     def __init__(self, app, token: str):
+        check_auth_token(token)
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
+
+    @staticmethod
+    def _credentials(header: bytes) -> bytes:
+        scheme, _, credentials = header.strip().partition(b" ")
+        return credentials.strip(b" ") if scheme.lower() == b"bearer" else b""  # RFC 7235: schemes ignore case
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http":
-            supplied = dict(scope["headers"]).get(b"authorization", b"")
+            supplied = self._credentials(dict(scope["headers"]).get(b"authorization", b""))
             if not hmac.compare_digest(supplied, self.expected):
                 response = _error(401, "missing or wrong bearer token (Authorization: Bearer ...)")
                 await response(scope, receive, send)
@@ -228,39 +276,49 @@ class BearerAuth:
 class LoopbackGuard:
     """Pure ASGI middleware against DNS rebinding for the whole app (the SDK guards only /mcp).
 
-    When the server binds a loopback address, every HTTP request must name a loopback
-    Host with a port (as the SDK requires on /mcp) and, if it sends an Origin, a
-    loopback origin; anything else gets 421 or 403 before it reaches a route.
+    When the server binds a loopback address, every HTTP request must name a
+    loopback Host with the port it serves and, if it sends an Origin, a loopback
+    origin (any port, as the SDK allows); anything else gets 421 or 403 before it
+    reaches a route.
     """
 
-    HOSTS = ("127.0.0.1:", "localhost:", "[::1]:")
-    ORIGINS = ("http://127.0.0.1:", "http://localhost:", "http://[::1]:")
+    NAMES = ("127.0.0.1", "localhost", "[::1]")
 
-    def __init__(self, app):
+    def __init__(self, app, *, host: str, port: int):
         self.app = app
+        bound = f"[{host}]" if ":" in host else host
+        names = (*self.NAMES, bound) if bound not in self.NAMES else self.NAMES
+        self.hosts = frozenset(f"{name}:{port}" for name in names)
+        self.origins = tuple(f"http://{name}:" for name in names)
 
-    @staticmethod
-    def _ok(value: str | None, prefixes: tuple[str, ...]) -> bool:
-        return value is not None and any(value.startswith(p) and value[len(p):].isdigit() for p in prefixes)
+    def _origin_ok(self, origin: str) -> bool:
+        return any(origin.startswith(p) and origin[len(p):].isdigit() for p in self.origins)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http":
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
             origin = headers.get("origin")
-            if not self._ok(headers.get("host"), self.HOSTS):
-                await _error(421, "invalid Host header: this server answers only to 127.0.0.1, localhost or [::1]")(scope, receive, send)
+            if headers.get("host", "").lower() not in self.hosts:
+                message = f"invalid Host header: this server answers only to {', '.join(sorted(self.hosts))}"
+                await _error(421, message)(scope, receive, send)
                 return
-            if origin and not self._ok(origin, self.ORIGINS):
+            if origin and not self._origin_ok(origin):
                 await _error(403, "invalid Origin header: cross-origin requests are refused")(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
 
 def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None = None, play=None,
-              body_timeout_s: float = BODY_TIMEOUT_S) -> Starlette:
-    """``play``: the PlayOptions of /play (server/play.py); None serves /play with the defaults (reveal off)."""
+              allow_unauthenticated: bool = False, body_timeout_s: float = BODY_TIMEOUT_S) -> Starlette:
+    """The HTTP app: MCP at /mcp, the session API, and /play.
+
+    ``play``: the PlayOptions of /play (server/play.py); None serves /play with the defaults (reveal off).
+    Raises ExposureError for a non-loopback ``host`` without ``auth_token`` unless
+    ``allow_unauthenticated`` (see check_exposure), and for an unusable token.
+    """
     from agenthop.server.play import PlayOptions, play_routes  # play imports this module
 
+    check_exposure(host, auth_token, allow_unauthenticated)
     public_url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
     server = build_server(sandbox)
     app = server.streamable_http_app(
@@ -272,8 +330,8 @@ def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None 
     app.add_middleware(BodyDeadline, seconds=body_timeout_s)  # innermost: only requests that passed the guards
     if auth_token:
         app.add_middleware(BearerAuth, token=auth_token)
-    if host in LOOPBACK_HOSTS:
-        app.add_middleware(LoopbackGuard)  # added last, so it runs first
+    if is_loopback(host):
+        app.add_middleware(LoopbackGuard, host=host, port=port)  # added last, so it runs first
     return app
 
 

@@ -10,16 +10,20 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 import anyio
-from mcp import types
+from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
+from mcp_types import INVALID_PARAMS
 
 import agenthop
+from agenthop.server import client_log
 from agenthop.server.checkpoint import LogError
 from agenthop.server.corpus_watch import CorpusWatch
 from agenthop.server.jsontext import wire_safe
 from agenthop.server.papers import Corpus
+from agenthop.server.result_schema import OUTPUT_SCHEMAS
 from agenthop.server.search import SearchEngine
 from agenthop.server.sessions import CallResult, Caps, Session, SessionRegistry, SessionRetired, meta_counts
 from agenthop.server.task import explore_text, task_text
@@ -117,11 +121,41 @@ def _tool_definition(name: str) -> types.Tool:
     schema.pop("title", None)
     return types.Tool(
         name=name, title=tool.title, description=tool.description, input_schema=schema,
+        output_schema=OUTPUT_SCHEMAS[name],
         annotations=types.ToolAnnotations(
             title=tool.title, read_only_hint=tool.read_only, destructive_hint=False,
             idempotent_hint=tool.read_only, open_world_hint=False,
         ),
     )
+
+
+# Built once: the definitions never change, and building the pydantic schemas is not free.
+TOOL_DEFINITIONS: dict[str, types.Tool] = {name: _tool_definition(name) for name in TOOLS}
+INPUT_SCHEMAS: dict[str, dict] = {name: tool.input_schema for name, tool in TOOL_DEFINITIONS.items()}
+
+ITEM_TEMPLATE = "agenthop://items/{item_id}"
+ITEM_PREFIX = "agenthop://items/"
+MAX_COMPLETIONS = 100  # the MCP limit on values per completion
+
+
+def complete_item_ids(item_ids: list[str], typed: str, limit: int = MAX_COMPLETIONS) -> types.Completion:
+    """Item IDs that start with what was typed (ignoring case), in corpus order, at most ``limit`` of them."""
+    typed = typed.lower()
+    matches = [i for i in item_ids if i.lower().startswith(typed)]
+    return types.Completion(values=matches[:limit], total=len(matches), has_more=len(matches) > limit)
+
+
+def _public_item(item) -> dict:
+    return {"item_id": item.item_id, "question_type": item.question_type, "depth": item.depth,
+            "reasoning_type": item.reasoning_type, "seed_paper_id": item.seed_paper_id, "seed_title": item.seed_title,
+            "question": item.question, "options": item.options}
+
+
+def _unknown_resource(uri: str) -> MCPError:
+    # -32602 with the URI as data: resource-not-found as the current spec (and the SDK) define it, on both eras.
+    return MCPError(code=INVALID_PARAMS, data={"uri": uri[:500]}, message=(
+        f"Unknown resource '{uri[:200]}'. The server offers agenthop://corpus, agenthop://items and "
+        f"{ITEM_TEMPLATE} (one item)."))
 
 
 def _agenthop_meta(meta) -> dict:
@@ -136,7 +170,7 @@ def build_server(sandbox: Sandbox) -> Server:
     async def list_tools(ctx: ServerRequestContext, params) -> types.ListToolsResult:
         session, _, _ = sandbox.session_for(ctx)
         names = session.enabled_tools() if session is not None else list(TOOLS)
-        return types.ListToolsResult(tools=[_tool_definition(n) for n in names])
+        return types.ListToolsResult(tools=[TOOL_DEFINITIONS[n] for n in names])
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         # Results echo what the client sent; wire_safe replaces lone surrogates so the reply can be encoded as UTF-8.
@@ -162,23 +196,24 @@ def build_server(sandbox: Sandbox) -> Server:
 
     async def get_prompt(ctx: ServerRequestContext, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name != "research_task":
-            raise ValueError(f"Unknown prompt '{params.name}'. The server offers: research_task.")
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt '{params.name[:100]}'. The server offers: research_task.")
         session, _, problem = sandbox.session_for(ctx)
-        item_id = session.item_id if session is not None else None
         requested = (params.arguments or {}).get("item_id")
-        if item_id is None and requested:
-            item_id = requested
+        item_id = session.item_id if session is not None and session.item_id is not None else requested
         if item_id is None:
-            if session is None and problem and sandbox.fixed_session is None and not requested:
-                raise ValueError(problem)
-            text = explore_text()
+            if session is None:
+                raise MCPError(code=INVALID_PARAMS, message=problem or "This server needs a session.")
+            text = explore_text(session.enabled_tools(), session.caps)
         else:
             item = sandbox.corpus.item(item_id)
             if item is None:
-                raise ValueError(f"Unknown item '{item_id}'. The agenthop://items resource lists the items.")
-            caps = session.caps if session is not None and session.item_id == item_id else sandbox.sessions.defaults
-            tools = session.enabled_tools() if session is not None else list(TOOLS)
-            text = task_text(item, caps, tools)
+                raise MCPError(code=INVALID_PARAMS, message=(
+                    f"Unknown item '{item_id[:100]}' (argument item_id). The agenthop://items resource lists the items, "
+                    "and completion suggests IDs."))
+            if session is not None:  # the session's own caps and tools; an explore session cannot submit
+                text = task_text(item, session.caps, session.enabled_tools())
+            else:  # no session yet: what an item session with the server's defaults would get
+                text = task_text(item, sandbox.sessions.defaults, list(TOOLS))
         return types.GetPromptResult(description="AgentHop research task",
                                      messages=[types.PromptMessage(role="user", content=_text(text))])
 
@@ -190,28 +225,51 @@ def build_server(sandbox: Sandbox) -> Server:
                            description="The public part of every item: ID, type, depth, seed paper, question, options."),
         ])
 
+    async def list_resource_templates(ctx: ServerRequestContext, params) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[
+            types.ResourceTemplate(name="item", title="One benchmark item", uri_template=ITEM_TEMPLATE,
+                                   mime_type="application/json",
+                                   description="The public part of one item: type, depth, seed paper, question, options."),
+        ])
+
     async def read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
         if uri == "agenthop://corpus":
             payload = {"server_version": agenthop.__version__, **sandbox.corpus.public_description()}
         elif uri == "agenthop://items":
-            payload = [
-                {"item_id": it.item_id, "question_type": it.question_type, "depth": it.depth,
-                 "reasoning_type": it.reasoning_type, "seed_paper_id": it.seed_paper_id, "seed_title": it.seed_title,
-                 "question": it.question, "options": it.options}
-                for it in map(sandbox.corpus.item, sandbox.corpus.item_ids())
-            ]
+            payload = [_public_item(sandbox.corpus.item(i)) for i in sandbox.corpus.item_ids()]
+        elif uri.startswith(ITEM_PREFIX) and (item := sandbox.corpus.item(unquote(uri[len(ITEM_PREFIX):]))) is not None:
+            payload = _public_item(item)
         else:
-            raise ValueError(f"Unknown resource '{uri}'. The server offers agenthop://corpus and agenthop://items.")
+            raise _unknown_resource(uri)
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=uri, mime_type="application/json", text=json.dumps(payload, indent=1))
         ])
 
-    return Server(
+    async def complete(ctx: ServerRequestContext, params: types.CompleteRequestParams) -> types.CompleteResult:
+        ref, argument = params.ref, params.argument
+        item_argument = argument.name == "item_id" and (
+            (ref.type == "ref/prompt" and ref.name == "research_task")
+            or (ref.type == "ref/resource" and ref.uri == ITEM_TEMPLATE))
+        if not item_argument:  # a prompt, template or argument this server does not have: nothing to suggest
+            return types.CompleteResult(completion=types.Completion(values=[], total=0, has_more=False))
+        return types.CompleteResult(completion=complete_item_ids(sandbox.corpus.item_ids(), argument.value))
+
+    server = Server(
         "agenthop", version=agenthop.__version__, title="AgentHop sandbox", instructions=INSTRUCTIONS,
+        # The SDK checks Mcp-Param headers against the called tool's input schema: given here, it need not
+        # run tools/list for every tools/call.
+        get_tool_input_schema=INPUT_SCHEMAS.get,
         on_list_tools=list_tools, on_call_tool=call_tool, on_list_prompts=list_prompts, on_get_prompt=get_prompt,
-        on_list_resources=list_resources, on_read_resource=read_resource,
+        on_list_resources=list_resources, on_list_resource_templates=list_resource_templates,
+        on_read_resource=read_resource, on_completion=complete,
     )
+    # The logging capability (deprecated in 2026-07-28, still what 2025 clients use): registered directly,
+    # since the constructor argument warns at runtime.
+    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, client_log.set_level)
+    server.middleware.append(client_log.relay)
+    client_log.install()
+    return server
 
 
 UNLIMITED = Caps(None, None, None)

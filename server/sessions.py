@@ -89,6 +89,22 @@ def _clip(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
+def budget_spent_notice(*, explore: bool) -> str:
+    """Appended after a result once the budget is spent: bracketed, so it cannot be read as part of the paper."""
+    if explore:
+        return "[Budget spent: calls that cost points will be rejected from now on.]"
+    return "[Budget spent: you must call submit_answer now with your best answer.]"
+
+
+def budget_rejection(tool: str, cost: int, remaining: int, *, ends_session: bool, explore: bool) -> str:
+    text = f"Rejected: {tool} costs {cost} point(s) and only {remaining} remain. Nothing was charged."
+    if ends_session:
+        return text + " This is the second budget-rejected call in a row, so the session has ended (budget); submit_answer is no longer accepted."
+    if explore:
+        return text + " Only free calls (think) can still run; another rejected call in a row ends the session."
+    return text + " Call submit_answer now with your best answer; another rejected call in a row ends the session."
+
+
 def _validation_message(tool: str, exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
@@ -268,7 +284,7 @@ class Session:
 
             text = output.text
             if executed and output.answer is None and remaining is not None and remaining <= 0:
-                text += "\nYour budget is spent. You must call submit_answer now with your best answer."
+                text += "\n\n" + budget_spent_notice(explore=self.item_id is None)
             if output.outcome == "budget_rejected":
                 rejections = self.rejections_in_a_row + 1
             else:  # an executed call resets the count; a refused one leaves it
@@ -337,8 +353,8 @@ class Session:
         if args is None:
             return ToolOutput("invalid", _validation_message(name, invalid), {"error": "invalid arguments"}), False, False
         if self.remaining is not None and tool.cost > self.remaining:
-            text = (f"Rejected: {name} costs {tool.cost} point(s) and only {self.remaining} remain. "
-                    "Nothing was charged. Call submit_answer now with your best answer.")
+            text = budget_rejection(name, tool.cost, self.remaining, ends_session=self.rejections_in_a_row + 1 >= REJECTIONS_TO_END,
+                                    explore=self.item_id is None)
             return ToolOutput("budget_rejected", text, {"error": "insufficient budget"}), False, True
         problem = self.corpus_watch.problem() if self.corpus_watch is not None and name not in CORPUS_FREE_TOOLS else None
         if problem is None:

@@ -50,7 +50,8 @@ ARG_RULES = {
     "get_paper_info": {"paper_id": (True, lambda v: _is_str(v, 1, 200))},
     "get_references": {"paper_id": (True, lambda v: _is_str(v, 1, 200))},
     "list_sections": {"paper_id": (True, lambda v: _is_str(v, 1, 200))},
-    "read_section": {"paper_id": (True, lambda v: _is_str(v, 1, 200)), "section": (True, lambda v: _is_str(v, 1, 500))},
+    "read_section": {"paper_id": (True, lambda v: _is_str(v, 1, 200)),
+                     "section": (True, lambda v: _is_str(v, 1, 500) and bool(v.strip()))},  # a blank name is refused
     "think": {"reasoning": (True, lambda v: _is_str(v, 0, 50_000))},
     "submit_answer": {"answer": (True, lambda v: v in ("A", "B", "C", "D") and isinstance(v, str)),
                       "reasoning": (True, lambda v: _is_str(v, 0, 50_000))},
@@ -129,7 +130,11 @@ def check_result(model: Model, tool: str, args: object, data: dict, text: str, i
     elif outcome == "invalid":
         assert "does not exist" in text and "Available tools" in text, where
     elif outcome == "budget_rejected":
-        assert f"costs {COSTS[tool]} point(s)" in text and "remain" in text and "submit_answer" in text, where
+        assert f"costs {COSTS[tool]} point(s)" in text and "remain" in text, where
+        if model.ended:  # the rejection that ends the session does not ask for an answer it would refuse
+            assert "the session has ended" in text and "Call submit_answer now" not in text, where
+        elif not model.explore:
+            assert "Call submit_answer now" in text, where
     elif outcome == "session_ended":
         assert "This session is over" in text, where
     return expected, cost
