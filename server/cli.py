@@ -203,12 +203,12 @@ def _check_exposure(host: str, auth_token: str | None, allowed: bool) -> None:
 def _serve_http(sandbox, host: str, port: int, auth_token: str | None, allow_unauthenticated: bool) -> None:
     import uvicorn
 
-    from agenthop.server.http import build_app, free_port, uvicorn_config
+    from agenthop.server.http import build_app, free_port, uvicorn_options
 
     port = port or free_port(host)  # the Host check needs the real port
     app = build_app(sandbox, host=host, port=port, auth_token=auth_token, allow_unauthenticated=allow_unauthenticated)
     log.warning("AgentHop serving on http://%s:%d (MCP at /mcp, sessions at /sessions)", host, port)
-    uvicorn.Server(uvicorn_config(app, host, port)).run()
+    uvicorn.run(app, **uvicorn_options(host, port))
 
 
 @main.command()

@@ -335,10 +335,13 @@ def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None 
     return app
 
 
-def uvicorn_config(app, host: str, port: int, *, header_timeout_s: float = HEADER_TIMEOUT_S) -> uvicorn.Config:
+def uvicorn_options(host: str, port: int, *, header_timeout_s: float = HEADER_TIMEOUT_S) -> dict:
     """uvicorn as AgentHop runs it: quiet, and a client must send a request's headers within header_timeout_s."""
-    return uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
-                          http=header_timeout_protocol(header_timeout_s))
+    return {"host": host, "port": port, "log_level": "warning", "lifespan": "on", "http": header_timeout_protocol(header_timeout_s)}
+
+
+def uvicorn_config(app, host: str, port: int, *, header_timeout_s: float = HEADER_TIMEOUT_S) -> uvicorn.Config:
+    return uvicorn.Config(app, **uvicorn_options(host, port, header_timeout_s=header_timeout_s))
 
 
 def free_port(host: str = "127.0.0.1") -> int:
