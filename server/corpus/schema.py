@@ -190,7 +190,7 @@ def open_corpus(path: str | Path, *, allow_gold: bool = False) -> sqlite3.Connec
     path = Path(path)
     if not path.exists():
         raise CorpusError(
-            f"corpus file not found: {path}. Build one with 'agenthop-server corpus import RELEASE_DIR --out {path}' "
+            f"corpus file not found: {path}. Build one by importing a release ('agenthop-server corpus import', docs/corpus.md) "
             "or use the committed corpus.sqlite."
         )
     truncated = _truncated(path)
