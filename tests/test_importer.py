@@ -502,3 +502,25 @@ def test_synthetic_release_round_trip(tmp_path):
         direct = {a for (a,) in conn.execute("SELECT arxiv_id FROM gold_recall_labels WHERE item_id = ? AND relevance = 'direct'", (item_id,))}
         assert set(json.loads(gold_arxiv)) <= direct, item_id
     conn.close()
+
+
+def test_a_line_that_is_not_utf8_is_named(tmp_path):
+    release = make_release(tmp_path)
+    qa = release / QA_FILE
+    lines = qa.read_bytes().split(b"\n")
+    lines[1] = lines[1].replace(b"What window size", b"What wind\xff\xfe size")
+    qa.write_bytes(b"\n".join(lines))
+    with pytest.raises(ReleaseError) as info:
+        import_release(release, tmp_path / "c.sqlite", echo=quiet)
+    assert str(info.value).startswith("qa/full.jsonl line 2: not valid UTF-8 (invalid start byte at byte ")
+    # Text that is UTF-8 but not ASCII is fine.
+    ok = make_release(tmp_path, lambda r: r.item("st_0002").update(question="Quelle fenêtre l’encodeur utilise-t-il ?"), name="accents")
+    assert import_release(ok, tmp_path / "d.sqlite", echo=quiet)["counts"]["items"] == 3
+
+
+def test_same_paper_distractors_are_accepted(tmp_path):
+    """same_paper: the right paper, the wrong passage (corpora built from other sources)."""
+    kinds = ["same_paper", "correct", "wrong_paper", "seed_only"]
+    out, _ = build(tmp_path, _set(_item("st_0001"), distractor_types=kinds))
+    stored = connect(out).execute("SELECT distractor_types FROM gold_items WHERE item_id = 'st_0001'").fetchone()[0]
+    assert json.loads(stored) == kinds

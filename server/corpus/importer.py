@@ -45,7 +45,6 @@ from agenthop.server.corpus.release import (
     RELEVANCES,
 )
 from agenthop.server.corpus.schema import INDEXES, create_index, create_schema
-from agenthop.server.corpus.writer import Writer
 from agenthop.server.papers import explore_documents
 from agenthop.server.search import ScopeIndex
 from agenthop.server.sections import label_is_resolvable, normalise
@@ -73,9 +72,9 @@ def _canon(value: Any) -> str:
 class _Importer:
     """Validates release records one at a time and writes them; ``finish`` runs the checks that need everything."""
 
-    def __init__(self, db: Writer, findings: Findings, *, skip_bad_labels: bool, checking: bool,
+    def __init__(self, conn: sqlite3.Connection, findings: Findings, *, skip_bad_labels: bool, checking: bool,
                  echo: Callable[[str], None]) -> None:
-        self.db = db  # writes are queued; db.read() waits for them and gives the connection
+        self.conn = conn
         self.findings = findings
         self.skip_bad_labels = skip_bad_labels
         self.checking = checking
@@ -93,7 +92,8 @@ class _Importer:
         self.edge_lists_written: set[int] = set()  # hashes of (citing, references, contexts) already in ``edges``
         self.venue_spelling: dict[str, str] = {}
         self.unchecked: set[tuple[str, str]] = set()  # (kind, key) of records refused while checking: no cascades
-        self.sections: list[tuple] = []
+        self.pool_rows: list[tuple] = []
+        self.sections: list[tuple] = []  # pool and section rows not yet handed to the writer
         self.section_chars = 0
         self.n = dict.fromkeys((POOL, PAPER, GRAPH, CITATIONS, ITEM, LABELS), 0)
         self.metadata_conflicts = 0
@@ -158,7 +158,7 @@ class _Importer:
         if rec.get("tables"):
             self.findings.warn("pool_tables_ignored", {"where": where.place, "arxiv_id": arxiv_id})
         self._duplicate_headers(where, arxiv_id, [r[2] for r in rows])
-        self.db.one("INSERT INTO pool(arxiv_id, title, n_sections) VALUES (?, ?, ?)", (arxiv_id, title, len(rows)))
+        self.pool_rows.append((arxiv_id, title, len(rows)))
         self.sections.extend(rows)
         self.section_chars += sum(len(r[3]) for r in rows)
         if len(self.sections) >= _BATCH or self.section_chars >= _BATCH_CHARS:
@@ -178,7 +178,9 @@ class _Importer:
             self.findings.warn("duplicate_headers", {"where": where.place, "arxiv_id": arxiv_id, "headers": repeated})
 
     def _flush_sections(self) -> None:
-        self.db.many("INSERT INTO sections(arxiv_id, position, header, text) VALUES (?, ?, ?, ?)", self.sections)
+        self.conn.executemany("INSERT INTO pool(arxiv_id, title, n_sections) VALUES (?, ?, ?)", self.pool_rows)
+        self.conn.executemany("INSERT INTO sections(arxiv_id, position, header, text) VALUES (?, ?, ?, ?)", self.sections)
+        self.pool_rows = []
         self.sections = []
         self.section_chars = 0
 
@@ -215,7 +217,7 @@ class _Importer:
         if text_id is not None:
             self.text_owner[text_id] = pid
         self.papers[pid] = (None, _fingerprint(title, text_id, year, abstract, authors, venue))
-        self.db.one(
+        self.conn.execute(
             "INSERT INTO papers(paper_id, arxiv_id, title, abstract, year, authors, venue, ids, has_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (pid, text_id, title, abstract, year, _canon(authors), venue, _canon(clean_ids), int(text_id in self.text_keys)),
         )
@@ -275,7 +277,7 @@ class _Importer:
             else:
                 sentences = [None] * n
             item_edges.extend(zip(repeat(sample_id, n), repeat(citing, n), cited_list, range(n), sentences))
-            # Most items repeat a reference list another item already gave: writing it again changes nothing.
+            # Most items repeat a reference list another item gave already: writing it again would change nothing.
             key = hash((citing, tuple(cited_list), tuple(sentences)))
             if key not in self.edge_lists_written:
                 self.edge_lists_written.add(key)
@@ -290,15 +292,16 @@ class _Importer:
         self.n_item_nodes += len(nodes)
         self.n_item_edges += len(item_edges)
         self.n_item_contexts += sum(1 for row in item_edges if row[4] is not None)
-        db = self.db
+        conn = self.conn
         if new_rows:
-            db.many(
+            conn.executemany(
                 "INSERT INTO papers(paper_id, arxiv_id, title, abstract, year, authors, venue, ids, has_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 new_rows,
             )
-        db.many("INSERT INTO item_nodes(item_id, paper_id, position) VALUES (?, ?, ?)", list(zip(repeat(sample_id), nodes, count())))
-        db.many("INSERT INTO item_edges(item_id, citing, cited, position, context) VALUES (?, ?, ?, ?, ?)", item_edges)
-        db.many(
+        conn.executemany("INSERT INTO item_nodes(item_id, paper_id, position) VALUES (?, ?, ?)", zip(repeat(sample_id), nodes, count()))
+        conn.executemany("INSERT INTO item_edges(item_id, citing, cited, position, context) VALUES (?, ?, ?, ?, ?)", item_edges)
+        # The union for explore mode: each reference at the earliest position a graph gives it, with the first context given.
+        conn.executemany(
             "INSERT INTO edges(citing, cited, position, context) VALUES (?, ?, ?, ?) ON CONFLICT(citing, cited) DO UPDATE SET "
             "position = MIN(edges.position, excluded.position), context = COALESCE(edges.context, excluded.context)",
             union_rows,
@@ -398,8 +401,8 @@ class _Importer:
 
         self.citing_listed.add(citing)
         if self.graphs:  # this file's list replaces what the item graphs said about the citing paper
-            self.db.one("DELETE FROM edges WHERE citing = ?", (citing,))
-        self.db.many("INSERT INTO edges(citing, cited, position, context) VALUES (?, ?, ?, ?)", rows)
+            self.conn.execute("DELETE FROM edges WHERE citing = ?", (citing,))
+        self.conn.executemany("INSERT INTO edges(citing, cited, position, context) VALUES (?, ?, ?, ?)", rows)
 
     # -- qa/full.jsonl ------------------------------------------------------------------
 
@@ -456,13 +459,13 @@ class _Importer:
             raise where.fail(f"item {json.dumps(item_id)} has no graph record in graphs/full.jsonl (expected one with sample_id {json.dumps(item_id)})")
         self._check_in_graph(item_id, where, seed_paper_id, seed_arxiv_id, gold_paper_ids, gold_arxiv_ids, bridge_paper_ids, bridge_arxiv_ids)
 
-        self.db.one(
+        self.conn.execute(
             "INSERT INTO items(item_id, question_type, depth, reasoning_type, cognitive_skill, venue, consensus_tier, question, "
             "options, seed_paper_id, seed_arxiv_id, seed_title, filter_agreement, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (item_id, question_type, depth, reasoning_type, cognitive_skill, venue, consensus_tier, question,
              _canon(options), seed_paper_id, seed_arxiv_id, seed_title, filter_agreement, len(self.items)),
         )
-        self.db.one(
+        self.conn.execute(
             "INSERT INTO gold_items(item_id, correct_index, distractor_types, gold_paper_ids, gold_arxiv_ids, bridge_paper_ids, "
             "bridge_arxiv_ids) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (item_id, correct_index, None if distractor_types is None else _canon(distractor_types), _canon(gold_paper_ids),
@@ -494,8 +497,7 @@ class _Importer:
 
     def _check_in_graph(self, item_id, where, seed, seed_arxiv, gold, gold_arxiv, bridge, bridge_arxiv) -> None:
         """Seed, gold and bridge papers must be nodes of the item's graph, with matching arXiv IDs; gold papers need text."""
-        conn = self.db.read()
-        create_index(conn, "item_nodes")
+        conn = self.conn
         wanted = sorted({seed, *gold, *bridge})
         marks = ",".join("?" * len(wanted))
         found = dict(conn.execute(
@@ -524,9 +526,9 @@ class _Importer:
     # -- audit/recall_labels.jsonl -----------------------------------------------------------
 
     def add_labels(self, where: Where, rec: dict) -> None:
-        if self.sections:
+        if self.pool_rows:
             self._flush_sections()  # labels are checked against the sections written so far
-        create_index(self.db.read(), "sections")
+        create_index(self.conn, "sections")
         sample_id = fields.string(rec, "sample_id", where).strip()
         if sample_id not in self.items:
             if self._skip(ITEM, sample_id) or self._skip(GRAPH, sample_id):
@@ -573,7 +575,7 @@ class _Importer:
                 continue
             rows.append((sample_id, len(rows), paper, arxiv_id, section, relevance, what))
         self.labelled[sample_id] = where.place
-        self.db.many(
+        self.conn.executemany(
             "INSERT INTO gold_recall_labels(item_id, position, paper_title, arxiv_id, section, relevance, what_it_contains) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             rows,
@@ -581,7 +583,7 @@ class _Importer:
 
     def _section_texts(self, arxiv_id: str) -> Iterator[str]:
         """The paper's section texts, one row at a time (only read when a label names no header)."""
-        cur = self.db.read().execute("SELECT text FROM sections WHERE arxiv_id = ? ORDER BY position", (arxiv_id,))
+        cur = self.conn.execute("SELECT text FROM sections WHERE arxiv_id = ? ORDER BY position", (arxiv_id,))
         try:
             for (text,) in cur:
                 yield text
@@ -592,7 +594,7 @@ class _Importer:
         """None when the label resolves; else (field, what was expected)."""
         if arxiv_id not in self.pool_keys:
             return "arxiv_id", "an arXiv ID in paper_pool/papers.jsonl"
-        headers = [h for (h,) in self.db.read().execute("SELECT header FROM sections WHERE arxiv_id = ? ORDER BY position", (arxiv_id,))]
+        headers = [h for (h,) in self.conn.execute("SELECT header FROM sections WHERE arxiv_id = ? ORDER BY position", (arxiv_id,))]
         if label_is_resolvable(section, headers, self._section_texts(arxiv_id)):
             return None  # a header, or a subsection whose header appears verbatim in a section's text
         shown = "; ".join(headers[:12]) + ("; ..." if len(headers) > 12 else "")
@@ -602,10 +604,10 @@ class _Importer:
 
     def finish(self) -> None:
         """Pool papers no paper names, late text, and the checks and warnings that need every record."""
-        if self.sections:
+        if self.pool_rows:
             self._flush_sections()
         self._add_orphan_pool_papers()
-        conn = self.db.read()
+        conn = self.conn
         # A packaged sample may carry the text of a paper an earlier sample named without it.
         conn.execute("UPDATE papers SET has_text = 1 WHERE has_text = 0 AND arxiv_id IN (SELECT arxiv_id FROM pool WHERE n_sections > 0)")
         for sample_id, place in self.graphs.items():
@@ -621,12 +623,10 @@ class _Importer:
         self._gold_without_direct_label()
         for (pid,) in conn.execute("SELECT paper_id FROM papers WHERE trim(title) = '' ORDER BY rowid"):
             self.findings.warn("empty_titles", {"paper_id": pid})
-        for table in INDEXES:
-            create_index(conn, table)
 
     def _add_orphan_pool_papers(self) -> None:
         """Explore mode covers every paper with text: a pool record no paper names becomes the paper arxiv:<arxiv_id>."""
-        conn = self.db.read()
+        conn = self.conn
         named = {arxiv for (arxiv,) in conn.execute("SELECT DISTINCT arxiv_id FROM papers WHERE arxiv_id IS NOT NULL")}
         rows = []
         for arxiv_id, title in conn.execute("SELECT arxiv_id, title FROM pool ORDER BY arxiv_id").fetchall():
@@ -648,7 +648,7 @@ class _Importer:
 
     def _gold_without_direct_label(self) -> None:
         """Section recall needs a direct label on every gold paper; an item without one can never score it."""
-        conn = self.db.read()
+        conn = self.conn
         direct: dict[str, set[str]] = {}
         for item_id, arxiv_id in conn.execute("SELECT item_id, arxiv_id FROM gold_recall_labels WHERE relevance = 'direct'"):
             direct.setdefault(item_id, set()).add(arxiv_id)
@@ -665,7 +665,7 @@ class _Importer:
                 self.findings.warn("gold_without_direct_label", {"item": item_id, "gold_paper_ids": missing})
 
     def counts(self) -> dict:
-        conn = self.db.read()
+        conn = self.conn
 
         def one(sql: str) -> int:
             return conn.execute(sql).fetchone()[0]
@@ -749,7 +749,7 @@ def _create_temp(out: Path) -> Path:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)  # used by one thread at a time (writer.py)
+    conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode = OFF")  # a failed import deletes the file: no journal needed
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache
@@ -758,8 +758,10 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _store_explore_index(conn: sqlite3.Connection) -> None:
-    """Build the explore-mode BM25 index once, here, so no server has to build it on its first search."""
+def _index_and_store_explore_search(conn: sqlite3.Connection) -> None:
+    """The secondary indexes, and the explore-mode BM25 index (stored, so that no server has to build it)."""
+    for table in INDEXES:
+        create_index(conn, table)
     index = ScopeIndex(*explore_documents(conn))
     conn.executemany("INSERT INTO search_index(name, data) VALUES (?, ?)", sorted(index.to_parts().items()))
 
@@ -787,19 +789,16 @@ def import_release(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = _create_temp(out)
     conn: sqlite3.Connection | None = None
-    db: Writer | None = None
     findings = Findings()
     try:
         conn = _connect(tmp)
-        db = Writer(conn)
-        importer = _Importer(db, findings, skip_bad_labels=skip_bad_labels, checking=False, echo=echo)
+        importer = _Importer(conn, findings, skip_bad_labels=skip_bad_labels, checking=False, echo=echo)
         echo(f"importing {source} ({src.shape}) -> {out}")
         importer.run(src)
         importer.finish()
-        echo("indexing for explore-mode search")
-        _store_explore_index(db.read())
+        echo("indexing, and building the explore-mode search index")
+        _index_and_store_explore_search(conn)
         counts = importer.counts()
-        db.close()
         summary = _summary(importer, findings, src, counts)
         provenance = {
             "source": src.name,
@@ -822,8 +821,6 @@ def import_release(
         conn = None
         os.replace(tmp, out)
     except BaseException:
-        if db is not None:
-            db.close()
         if conn is not None:
             conn.close()
         tmp.unlink(missing_ok=True)
@@ -858,9 +855,8 @@ def check_release(
     findings = Findings()
     try:
         conn = _connect(scratch / "check.sqlite")
-        db = Writer(conn)
         try:
-            importer = _Importer(db, findings, skip_bad_labels=skip_bad_labels, checking=True, echo=echo)
+            importer = _Importer(conn, findings, skip_bad_labels=skip_bad_labels, checking=True, echo=echo)
             echo(f"checking {source} ({src.shape})")
             try:
                 importer.run(src)
@@ -869,7 +865,6 @@ def check_release(
             importer.finish()
             counts = importer.counts()
         finally:
-            db.close()
             conn.close()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

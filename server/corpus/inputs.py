@@ -65,14 +65,19 @@ class JsonlFile:
 
     def __iter__(self) -> Iterator[tuple[Where, dict | ReleaseError]]:
         self._hashing.start()
-        with open(self.path, "rb") as fh:
-            for number, raw in enumerate(fh, start=1):
+        # Text mode decodes in C; bytes that are not UTF-8 come through as lone surrogates, found below.
+        with open(self.path, encoding="utf-8", errors="surrogateescape", newline="\n") as fh:
+            for number, text in enumerate(fh, start=1):
                 where = Where(f"{self.name} line {number}")
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    yield where, where.fail(f"not valid UTF-8 ({exc.reason} at byte {exc.start})")
-                    continue
+                if not text.isascii():
+                    try:
+                        text.encode("utf-8")
+                    except UnicodeEncodeError:
+                        try:
+                            text.encode("utf-8", "surrogateescape").decode("utf-8")
+                        except UnicodeDecodeError as exc:
+                            yield where, where.fail(f"not valid UTF-8 ({exc.reason} at byte {exc.start})")
+                            continue
                 if not text.strip():
                     continue
                 try:

@@ -79,22 +79,23 @@ CREATE TABLE items (
     position         INTEGER NOT NULL -- order in the input
 );
 
--- The item's neighbourhood: exactly the nodes of its graph; unique on (item_id, paper_id).
+-- The item's neighbourhood: exactly the nodes of its graph.
 CREATE TABLE item_nodes (
     item_id   TEXT NOT NULL,
     paper_id  TEXT NOT NULL,
-    position  INTEGER NOT NULL       -- node order in the graph record (seed first)
-);
+    position  INTEGER NOT NULL,      -- node order in the graph record (seed first)
+    PRIMARY KEY (item_id, paper_id)
+) WITHOUT ROWID;
 
--- The item's edges: only where its graph has them, in reference order, with the item's own contexts;
--- unique on (item_id, citing, position).
+-- The item's edges: only where its graph has them, in reference order, with the item's own contexts.
 CREATE TABLE item_edges (
     item_id   TEXT NOT NULL,
     citing    TEXT NOT NULL,
     cited     TEXT NOT NULL,
     position  INTEGER NOT NULL,      -- index in the citing paper's reference list
-    context   TEXT                   -- this item's citation sentence; NULL when its graph gives none
-);
+    context   TEXT,                  -- this item's citation sentence; NULL when its graph gives none
+    PRIMARY KEY (item_id, citing, position)
+) WITHOUT ROWID;
 
 -- The explore-mode BM25 index, built at import (agenthop.server.search): name -> bytes.
 CREATE TABLE search_index (
@@ -125,13 +126,12 @@ CREATE TABLE gold_recall_labels (
 ) WITHOUT ROWID;
 """
 
-# Built after the bulk load (sorting once is cheaper than inserting in key order row by row); the
-# importer builds one earlier when one of its own checks needs it. Table -> index.
+# Built after the bulk load (sorting once is cheaper than inserting large rows in key order); the
+# importer builds one earlier when one of its own checks needs it. Table -> index. (Item tables are
+# clustered by item instead: they are written item by item.)
 INDEXES = {
     "papers": "CREATE INDEX papers_arxiv ON papers(arxiv_id)",
     "sections": "CREATE UNIQUE INDEX sections_key ON sections(arxiv_id, position)",
-    "item_nodes": "CREATE UNIQUE INDEX item_nodes_key ON item_nodes(item_id, paper_id)",
-    "item_edges": "CREATE UNIQUE INDEX item_edges_key ON item_edges(item_id, citing, position)",
 }
 
 
@@ -145,7 +145,7 @@ def create_schema(conn: sqlite3.Connection) -> None:
 
 
 def create_index(conn: sqlite3.Connection, table: str) -> None:
-    """The index of ``table`` (see INDEXES), if it is not there yet."""
+    """The index of ``table`` (see INDEXES), unless it is there already."""
     conn.execute(INDEXES[table].replace("INDEX", "INDEX IF NOT EXISTS", 1))
 
 
