@@ -15,8 +15,9 @@ import json
 import logging
 import re
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
+from itertools import count
 
 import bm25s
 import numpy as np
@@ -59,11 +60,11 @@ class ScopeIndex:
         self.paper_ids = paper_ids
         self._bm25 = bm25s.BM25(method=METHOD, k1=K1, b=B)
         # Token IDs in first-occurrence order, so the stored index is the same bytes on every build.
-        vocab: dict[str, int] = {}
-        docs = [[vocab.setdefault(t, len(vocab)) for t in tokenize(text)] for text in texts]
-        self._empty = not vocab
+        ids: defaultdict[str, int] = defaultdict(count().__next__)
+        docs = [list(map(ids.__getitem__, tokenize(text))) for text in texts]
+        self._empty = not ids
         if not self._empty:
-            self._bm25.index((docs, vocab), show_progress=False)
+            self._bm25.index((docs, dict(ids)), show_progress=False)
 
     def search(self, query: str, top_k: int) -> list[Hit]:
         terms = tokenize(query)
