@@ -10,6 +10,7 @@ import pytest
 from release_fixture import ARXIV, make_release, pid
 
 from agenthop.server.corpus.importer import ReleaseError, import_release
+from agenthop.server.corpus.info import describe, format_description
 
 
 def quiet(_msg: str) -> None:
@@ -91,6 +92,9 @@ def test_explore_only_corpus(tmp_path):
         "Paper B", 1, json.dumps({"arxiv": ARXIV["B"]}))
     assert conn.execute("SELECT COUNT(*) FROM search_index").fetchone()[0] >= 1
     assert set(summary["inputs"]) == {"paper_pool/papers.jsonl", "corpus/papers.jsonl", "corpus/citations.jsonl"}
+    info = describe(out)
+    assert info["counts"]["items"] == 0 and info["counts"]["papers_with_external_ids"] == 9
+    assert "items         0 (explore mode only)" in format_description(info)
 
 
 def expect_error(tmp_path: Path, mutate, *fragments: str) -> str:

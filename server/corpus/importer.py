@@ -9,7 +9,8 @@ deleted and an existing ``out`` is left untouched.
 Memory grows with the number of papers and items (a small fingerprint each),
 never with the text: sections are written in batches, and the checks that need
 text (does a recall label name a section?) are SQL queries against the file
-being built.
+being built. A node that repeats an earlier copy of its paper is recognised by
+one hash of its raw values, so known papers are never read back.
 
 Checking (``check_release``) runs the same code, but collects every error
 instead of stopping at the first, and writes nothing.
@@ -54,7 +55,7 @@ __all__ = ["IMPORTER_VERSION", "BadLabelError", "ReleaseError", "check_release",
 IMPORTER_VERSION = 2
 
 _BATCH = 5000
-_BATCH_CHARS = 8_000_000  # of section text per write: with the writer's queue, memory stays bounded
+_BATCH_CHARS = 8_000_000  # of section text per write, so that memory stays bounded whatever the sections' size
 _MAX_REPORTED_SKIPS = 50
 # Optional categorical values that mean "not known" (the packager writes "" and, for venue, "?").
 _PLACEHOLDERS = frozenset({"", "?", "-", "n/a", "na", "none", "null", "unknown"})
@@ -93,8 +94,8 @@ class _Importer:
         self.venue_spelling: dict[str, str] = {}
         self.headers_cache: dict[str, list[str]] = {}
         self.unchecked: set[tuple[str, str]] = set()  # (kind, key) of records refused while checking: no cascades
-        self.pool_rows: list[tuple] = []
-        self.sections: list[tuple] = []  # pool and section rows not yet handed to the writer
+        self.pool_rows: list[tuple] = []  # pool and section rows not yet written
+        self.sections: list[tuple] = []
         self.section_chars = 0
         self.n = dict.fromkeys((POOL, PAPER, GRAPH, CITATIONS, ITEM, LABELS), 0)
         self.metadata_conflicts = 0
@@ -449,16 +450,19 @@ class _Importer:
             raise where.error("gold_paper_ids", "distinct paper IDs", "a repeated ID")
         if seed_paper_id in gold_paper_ids:
             raise where.error("gold_paper_ids", "gold papers other than the seed", "the seed paper ID")
-        # Optional categories last: a refused item should not count as an unknown value too.
-        cognitive_skill = self._category(rec, "cognitive_skill", COGNITIVE_SKILLS, where, item_id)
-        venue = self._category(rec, "venue", None, where, item_id)
-        consensus_tier = self._category(rec, "consensus_tier", CONSENSUS_TIERS, where, item_id)
+        for key in ("cognitive_skill", "venue", "consensus_tier"):
+            if not isinstance(rec.get(key, ""), str | None):
+                raise where.error(key, "a string or null", describe(rec[key]))
 
         if item_id not in self.graphs:
             if self._skip(GRAPH, item_id):
                 return
             raise where.fail(f"item {json.dumps(item_id)} has no graph record in graphs/full.jsonl (expected one with sample_id {json.dumps(item_id)})")
         self._check_in_graph(item_id, where, seed_paper_id, seed_arxiv_id, gold_paper_ids, gold_arxiv_ids, bridge_paper_ids, bridge_arxiv_ids)
+        # Optional categories last: a refused item does not count as an unknown value too.
+        cognitive_skill = self._category(rec, "cognitive_skill", COGNITIVE_SKILLS, where, item_id)
+        venue = self._category(rec, "venue", None, where, item_id)
+        consensus_tier = self._category(rec, "consensus_tier", CONSENSUS_TIERS, where, item_id)
 
         self.conn.execute(
             "INSERT INTO items(item_id, question_type, depth, reasoning_type, cognitive_skill, venue, consensus_tier, question, "
