@@ -238,3 +238,5 @@ def test_cli_takes_a_combined_file_and_labels(synthetic, tmp_path):
     assert result.exit_code == 1 and "carries its own (audit/recall_labels.jsonl)" in result.output
     result = runner.invoke(main, ["corpus", "import", str(tmp_path / "nothing-here"), "--out", str(out)])
     assert result.exit_code == 1 and "release not found" in result.output and "a packaged JSON file" in result.output
+    result = runner.invoke(main, ["corpus", "import", str(synthetic["release"] / "qa/full.jsonl"), "--out", str(out)])
+    assert result.exit_code == 1 and "is one JSONL file; give the release directory that holds it" in result.output

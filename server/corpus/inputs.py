@@ -155,6 +155,8 @@ def open_source(path: Path, labels: Path | None = None) -> Source:
 
     path = Path(path)
     if path.is_file():
+        if path.suffix == ".jsonl":
+            raise ReleaseError(f"{path} is one JSONL file; give the release directory that holds it. Expected {SHAPES}")
         return PackagedSamples([path], labels, name=path.name)
     if not path.is_dir():
         raise ReleaseError(f"release not found: {path}; expected {SHAPES}")
