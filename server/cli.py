@@ -62,18 +62,47 @@ def corpus_synth(papers: int, items: int, seed: int, out: Path) -> None:
 
 
 @corpus.command("import")
-@click.argument("release_dir", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Corpus file to write.")
+@click.argument("source", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Corpus file to write (required unless --check).")
+@click.option("--labels", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Recall labels (an audit/recall_labels.jsonl file) for packaged samples.")
 @click.option("--skip-bad-labels", is_flag=True, help="Drop recall labels that name no section (and report them) instead of failing.")
-def corpus_import(release_dir: Path, out: Path, skip_bad_labels: bool) -> None:
-    """Import a release directory (qa/, graphs/, paper_pool/, audit/) into a corpus file."""
-    from agenthop.server.corpus.importer import ReleaseError, import_release
+@click.option("--check", is_flag=True, help="Validate the whole release and report every error and warning; write nothing.")
+def corpus_import(source: Path, out: Path | None, labels: Path | None, skip_bad_labels: bool, check: bool) -> None:
+    """Import a release into a corpus file, or check it (--check).
 
+    SOURCE is a release directory (paper_pool/, qa/, graphs/, audit/, optionally corpus/), a packaged JSON file
+    (one sample or a list of samples, as the reference harness's --data takes), or a directory of per-sample JSON
+    files. Packaged samples take their recall labels from --labels.
+    """
+    from agenthop.server.corpus.importer import BadLabelError, ReleaseError, check_release, import_release
+    from agenthop.server.corpus.problems import format_report
+
+    def progress(message: str) -> None:
+        click.echo(message, err=True)  # stdout carries only the result
+
+    bad_label_hint = "--skip-bad-labels drops recall labels that name no section and counts them"
+    if check:
+        try:
+            report = check_release(source, labels=labels, skip_bad_labels=skip_bad_labels, echo=progress)
+        except ReleaseError as exc:
+            raise click.ClickException(str(exc)) from exc
+        click.echo(format_report(report))
+        bad_labels = sum(1 for e in report["errors"] if e["bad_label"])
+        if bad_labels:
+            click.echo(f"{bad_labels} of the errors are recall labels: {bad_label_hint}.")
+        if not report["ok"]:
+            raise SystemExit(1)
+        return
+    if out is None:
+        raise click.UsageError("--out is required: the corpus file to write (or --check to validate without writing).")
     try:
-        summary = import_release(release_dir, out, skip_bad_labels=skip_bad_labels, echo=lambda m: click.echo(m, err=True))
+        summary = import_release(source, out, labels=labels, skip_bad_labels=skip_bad_labels, echo=progress)
+    except BadLabelError as exc:
+        raise click.ClickException(f"{exc} ({bad_label_hint})") from exc
     except ReleaseError as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(json.dumps(summary, indent=2))
+    click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
 
 
 @corpus.command("info")

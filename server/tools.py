@@ -118,6 +118,9 @@ def search_papers(scope: Scope, args: SearchArgs) -> ToolOutput:
     )
 
 
+_ID_NAMES = {"doi": "DOI", "arxiv": "arXiv", "pmcid": "PMCID", "acl": "ACL Anthology", "s2": "Semantic Scholar"}
+
+
 def get_paper_info(scope: Scope, args: PaperArgs) -> ToolOutput:
     p = scope.corpus.paper(args.paper_id, scope.item_id)
     if p is None:
@@ -128,11 +131,12 @@ def get_paper_info(scope: Scope, args: PaperArgs) -> ToolOutput:
         f"Authors: {', '.join(p.authors) if p.authors else 'unknown'}",
         f"Year: {p.year if p.year is not None else 'unknown'}",
         f"Venue: {p.venue or 'unknown'}",
+        f"IDs: {'; '.join(f'{_ID_NAMES.get(k, k)} {v}' for k, v in sorted(p.ids.items())) or 'none known'}",
         f"Abstract: {p.abstract or '(not available)'}",
         f"Full text available: {'yes (use list_sections)' if p.has_text else 'no (metadata only)'}",
     ])
     paper = {"paper_id": p.paper_id, "title": p.title, "authors": p.authors, "year": p.year, "venue": p.venue,
-             "abstract": p.abstract, "has_text": p.has_text}
+             "ids": p.ids, "abstract": p.abstract, "has_text": p.has_text}
     return ToolOutput("ok", text, {"paper": paper})
 
 
