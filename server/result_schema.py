@@ -43,6 +43,7 @@ class PaperInfo(TypedDict):
     authors: list[str]
     year: int | None
     venue: str | None
+    ids: dict[str, str]  # external IDs the corpus knows: doi, arxiv, pmcid, acl, ...
     abstract: str
     has_text: bool
 

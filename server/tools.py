@@ -19,7 +19,7 @@ from agenthop.server.search import SearchEngine
 from agenthop.server.sections import alias, resolve
 
 ABSTRACT_PREVIEW = 300
-PaperId = Annotated[str, Field(min_length=1, max_length=200, description="A paper ID as shown by the other tools (40 hex characters).")]
+PaperId = Annotated[str, Field(min_length=1, max_length=200, description="A paper ID exactly as shown by the other tools.")]
 
 
 class _Args(BaseModel):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from pydantic import ValidationError
-from release_fixture import pid
+from release_fixture import ARXIV, pid
 
 from agenthop.server.mcp_app import complete_item_ids
 from agenthop.server.papers import Corpus
@@ -67,7 +67,7 @@ def test_search_with_no_hit_or_only_stopwords(item):
 def test_paper_info_in_and_out_of_scope(item, explore):
     out = get_paper_info(item, PaperArgs(paper_id=pid("A")))
     assert out.data["paper"] == {"paper_id": pid("A"), "title": "Paper A", "authors": ["Ada Lovelace", "Alan Turing"],
-                                 "year": 2015, "venue": "ACL", "abstract": "Abstract of paper A.", "has_text": True}
+                                 "year": 2015, "venue": "ACL", "ids": {"arxiv": ARXIV["A"]}, "abstract": "Abstract of paper A.", "has_text": True}
     assert "Full text available: yes (use list_sections)" in out.text
     outside = get_paper_info(item, PaperArgs(paper_id=pid("H")))  # in the corpus, not in st_0001's neighbourhood
     assert outside.outcome == "not_found" and outside.data == {"error": f"unknown paper ID {pid('H')!r}"}
