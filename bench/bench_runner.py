@@ -10,7 +10,8 @@ first ``--items`` demo items, serving the corpus in-process exactly as a user wo
 
 where the runner wall time runs from the ``run_start`` record to the last ``item_end``
 (start-up, imports and the closing summary are excluded; they are printed separately
-as ``startup_s``). A ratio of 1.0 means the harness adds nothing to the model's own
+as ``startup_s``). ``CPU ms/item`` is the runner's CPU time (all its processes, start-up
+included) over the items. A ratio of 1.0 means the harness adds nothing to the model's own
 latency. Configurations are interleaved (one round runs every configuration once) and
 repeated ``--repeats`` times; the table gives the median ratio and its spread (min-max).
 
@@ -24,6 +25,7 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -87,14 +89,21 @@ def run_once(agent: str, workers: int, processes: int, base_url: str, corpus: Pa
            "--corpus", str(corpus), "--out", str(out), "--workers", str(workers), "--no-progress", "--no-resume"]
     if processes > 1:
         cmd += ["--processes", str(processes)]
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), _children_cpu()
     proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "OPENAI_API_KEY": "sk-bench"})
-    total = time.perf_counter() - t0
+    total, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     row = measure(out, latency, workers)
     row["startup_s"] = round(total - row["wall_s"], 2)
+    row["cpu_ms_per_item"] = round(cpu * 1000 / max(1, row["items"]), 1)
     return row
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of the runner processes this script has waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -128,12 +137,13 @@ def main() -> None:
         proc.join(timeout=10)
     print()
     print(f"runner wall time / ideal, {args.items} items, model latency {args.latency} s, {args.repeats} interleaved rounds")
-    print(f"{'agent':6} {'workers':>7} {'procs':>5} {'median':>7} {'spread':>13} {'wall s':>7} {'ideal s':>7} {'startup s':>9}")
+    print(f"{'agent':6} {'workers':>7} {'procs':>5} {'median':>7} {'spread':>13} {'wall s':>7} {'ideal s':>7} {'startup s':>9} {'CPU ms/item':>11}")
     for (agent, workers, processes), rows in results.items():
         ratios = [r["ratio"] for r in rows]
         walls = [r["wall_s"] for r in rows]
         print(f"{agent:6} {workers:>7} {processes:>5} {statistics.median(ratios):>7.2f} {min(ratios):>6.2f}-{max(ratios):<6.2f}"
-              f"{statistics.median(walls):>7.2f} {rows[0]['ideal_s']:>7.2f} {statistics.median(r['startup_s'] for r in rows):>9.2f}")
+              f"{statistics.median(walls):>7.2f} {rows[0]['ideal_s']:>7.2f} {statistics.median(r['startup_s'] for r in rows):>9.2f}"
+              f" {statistics.median(r['cpu_ms_per_item'] for r in rows):>11.0f}")
 
 
 if __name__ == "__main__":

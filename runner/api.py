@@ -87,6 +87,13 @@ def default_out(model: str, agent: str, closed_book: bool, disabled: Sequence[st
     return Path("runs") / "-".join(parts)
 
 
+def default_label(out: Path, shard: Shard | None) -> str:
+    """The run directory's name; for a shard without its ``-shard-K-of-N`` suffix, so the N shards share one label."""
+    name = out.resolve().name
+    suffix = f"-shard-{shard.index}-of-{shard.count}" if shard is not None else ""
+    return name[: -len(suffix)] if suffix and name.endswith(suffix) and len(name) > len(suffix) else name
+
+
 def select_items(items: str | Path | Sequence[str], corpus: Path | None, question_type: str | None, depth: int | None,
                  limit: int | None) -> list[str]:
     """The run's item IDs: read (a file, or IDs given directly), checked against the corpus, filtered."""
@@ -199,7 +206,7 @@ def plan_run(items, *, agent, model, out, corpus, server, base_url, api_key_env,
             raise NoItemsLeft(f"shard {shard} of {shard_info['items_total']} item(s) is empty: use fewer shards than items")
     out = Path(out) if out is not None else default_out(model, agent, closed_book, disabled, read_first, text_tools, shard)
     settings = RunSettings(
-        agent=agent, model=model, run_label=run_label or out.resolve().name, base_url=base_url, api_key_env=api_key_env,
+        agent=agent, model=model, run_label=run_label or default_label(out, shard), base_url=base_url, api_key_env=api_key_env,
         caps=caps if caps is not None else Caps(), closed_book=closed_book, disabled_tools=disabled, read_first=read_first,
         text_tools=text_tools, retry=retry or RetryPolicy(), item_attempts=item_attempts, workers=workers, trace=trace,
     )
@@ -250,6 +257,8 @@ async def execute(plan: RunPlan) -> RunSummary:
 
             server_thread = ServerThread(str(plan.corpus), str(out / SERVER_LOG), budget=s.caps.budget,
                                          max_turns=s.caps.max_turns, max_tokens=s.caps.max_tokens).start()
+        if pool is not None:
+            await pool.prepare()
         api = ServerAPI(plan.server_url or server_thread.base_url)
         writer = RecordWriter(out / RUNNER_FILE)
         state = load_state(out / RUNNER_FILE)

@@ -63,6 +63,18 @@ class ProcessPool:
             self.procs.append(proc)
         return self
 
+    async def prepare(self) -> None:
+        """Once the run directory is settled: each process opens its server; return when all are ready to run."""
+        for pipe in self.pipes:
+            pipe.send("prepare")
+        ready: set[int] = set()
+        while len(ready) < len(self.procs):
+            kind, *payload = await asyncio.to_thread(self._next_event, ready)
+            if kind == "ready":
+                ready.add(payload[0])
+            elif kind in ("failed", "lost"):
+                raise RunError(f"a worker process could not start: {payload[-1]}")
+
     async def run(self, todo: list[str], view: ProgressView, gold: dict[str, int] | None) -> None:
         """Hand out ``todo`` and show progress until every process has finished; RunError if one failed."""
         for pipe in self.pipes:
@@ -105,6 +117,14 @@ class ProcessPool:
                 proc.join(timeout=5)
 
 
+async def _receive(pipe):
+    """The parent's next message (None when the parent stopped before sending it)."""
+    try:
+        return await asyncio.to_thread(pipe.recv)
+    except EOFError:
+        return None
+
+
 def _die_with_parent() -> None:
     parent = mp.parent_process()
     if parent is None:
@@ -120,11 +140,7 @@ def _die_with_parent() -> None:
 def _child_main(n: int, workers: int, plan, pipe, events, next_index) -> None:
     _die_with_parent()
     try:
-        try:
-            todo = pipe.recv()
-        except EOFError:
-            return  # the parent stopped before the run began
-        asyncio.run(_child_run(plan, workers, todo, events, next_index))
+        asyncio.run(_child_run(n, plan, workers, pipe, events, next_index))
     except KeyboardInterrupt:
         pass
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which fails the run
@@ -133,18 +149,33 @@ def _child_main(n: int, workers: int, plan, pipe, events, next_index) -> None:
         events.put(("exit", n))
 
 
-async def _child_run(plan, workers: int, todo: list[str], events, next_index) -> None:
+async def _child_run(n: int, plan, workers: int, pipe, events, next_index) -> None:
     from agenthop.runner.records import RUNNER_FILE, RecordWriter
     from agenthop.runner.run import SERVER_LOG, Orchestrator
     from agenthop.runner.session import ServerAPI
+    from agenthop.server.http import ServerThread
 
+    # Import the agent now, while the parent prepares, not on the first item.
+    if plan.settings.agent == "sdk":
+        import agenthop.runner.sdk_agent  # noqa: F401
+    elif plan.settings.agent == "raw":
+        import agenthop.runner.raw_agent  # noqa: F401
+    else:
+        import agenthop.runner.baseline  # noqa: F401
+
+    if not await _receive(pipe):  # "prepare": the run directory is settled
+        return
     s = plan.settings
     server_thread = None
     if plan.server_url is None:
-        from agenthop.server.http import ServerThread
-
         server_thread = ServerThread(str(plan.corpus), str(plan.out / SERVER_LOG), budget=s.caps.budget,
                                      max_turns=s.caps.max_turns, max_tokens=s.caps.max_tokens).start()
+    events.put(("ready", n))
+    todo = await _receive(pipe)
+    if todo is None:
+        if server_thread is not None:
+            server_thread.stop()
+        return
     api = ServerAPI(plan.server_url or server_thread.base_url)
     writer = RecordWriter(plan.out / RUNNER_FILE)
     orch = Orchestrator(s, api, writer, plan.prices)

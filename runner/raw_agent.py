@@ -16,6 +16,7 @@ import json
 import re
 
 from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletion
 
 from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, NUDGE, RunSettings
 from agenthop.runner.episode import Episode
@@ -95,10 +96,18 @@ def _usage(resp) -> tuple[int, int, int]:
     return int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0), int(cached)
 
 
-async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: RunSettings) -> str | None:
-    """Drive one session. Returns the runner-side termination (token_limit, max_turns) or None when the server ended it."""
+async def chat_completion(client: AsyncOpenAI, body: dict) -> ChatCompletion:
+    """POST /chat/completions with ``body`` as is: the SDK's ``create`` walks every message of the growing
+    conversation to transform it, which costs more CPU than the request; our messages need no transform."""
+    return await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+
+
+async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: RunSettings, tools: list | None = None) -> str | None:
+    """Drive one session. Returns the runner-side termination (token_limit, max_turns) or None when the server ended it.
+
+    ``tools``: the session's MCP tools when the caller already listed them (every session of a run has the same)."""
     prompt = await mcp.task_prompt()
-    specs = openai_tools(await mcp.list_tools())
+    specs = openai_tools(tools if tools is not None else await mcp.list_tools())
     first = CLOSED_BOOK_USER_MESSAGE if settings.closed_book else FIRST_USER_MESSAGE
     messages: list[dict] = [{"role": "system", "content": prompt}, {"role": "user", "content": first}]
     max_turns = 1 if settings.closed_book else settings.caps.max_turns
@@ -109,7 +118,7 @@ async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: R
         kwargs = {"model": settings.model, "messages": messages}
         if specs:
             kwargs["tools"] = specs
-        resp = await call_with_retry(functools.partial(client.chat.completions.create, **kwargs), settings.retry, stats)
+        resp = await call_with_retry(functools.partial(chat_completion, client, kwargs), settings.retry, stats)
         try:
             message = resp.choices[0].message
             calls = list(message.tool_calls or [])

@@ -21,7 +21,7 @@ from agenthop.runner.progress import ProgressView
 from agenthop.runner.readfirst import ReadFirstGate
 from agenthop.runner.records import RUNNER_FILE, RecordWriter, load_state
 from agenthop.runner.retry import describe
-from agenthop.runner.session import ALL_TOOLS, McpSession, ServerAPI, ServerError, prompt_text
+from agenthop.runner.session import ALL_TOOLS, McpConnector, McpSession, ServerAPI, ServerError, prompt_text
 from agenthop.runner.textmatch import TaskParseError, parse_task
 
 MANIFEST = "run.json"
@@ -199,6 +199,9 @@ class Orchestrator:
         self.gold = gold
         self.progress = progress
         self.on_item_done: Callable[[dict, int, float | None], None] | None = None  # worker processes report here
+        self.mcp = McpConnector(api.auth_token, timeout=settings.mcp_timeout)
+        # Every session of a run has the same tools (same disabled set): listed once per set.
+        self.tool_lists: dict[tuple[str, ...], list] = {}
         self.client = None
         if settings.agent in ("raw", "sdk"):
             from agenthop.runner.raw_agent import make_client
@@ -207,8 +210,15 @@ class Orchestrator:
         self.client_info = {"name": "agenthop-runner", "version": versions().get("agenthop"), "agent": settings.agent, "model": settings.model}
 
     async def aclose(self) -> None:
+        await self.mcp.aclose()
         if self.client is not None:
             await self.client.close()
+
+    async def _tools(self, mcp: McpSession) -> list:
+        key = tuple(sorted(mcp.info.disabled_tools))
+        if key not in self.tool_lists:
+            self.tool_lists[key] = await mcp.list_tools()
+        return self.tool_lists[key]
 
     def cost(self, ep: Episode) -> float | None:
         return self.prices.cost(self.settings.model, ep.prompt_tokens, ep.completion_tokens, ep.cached_tokens)
@@ -226,7 +236,7 @@ class Orchestrator:
                 if s.read_first:
                     ep.gate = ReadFirstGate(_question(prompt_text(await server.get_prompt("research_task"))))
                 return await run_sdk(ep, server, model, s)
-        async with McpSession(info, timeout=s.mcp_timeout) as mcp:
+        async with self.mcp.session(info) as mcp:
             ep = self._episode(info, item_id, attempt, mcp.call_tool)
             holder.append(ep)
             if s.read_first:
@@ -234,7 +244,7 @@ class Orchestrator:
             if s.agent == "raw":
                 from agenthop.runner.raw_agent import run_raw
 
-                return await run_raw(ep, mcp, self.client, s)
+                return await run_raw(ep, mcp, self.client, s, await self._tools(mcp))
             from agenthop.runner.baseline import run_baseline
 
             return await run_baseline(ep, mcp, s)

@@ -155,24 +155,65 @@ def to_tool_result(result: Any) -> ToolResult:
     return ToolResult(text=result_text(result), structured=dict(structured), is_error=bool(result.is_error), raw=result)
 
 
+class McpConnector:
+    """What the MCP connections of one run share: one pooled HTTP client and the server's discover result.
+
+    Every session of a run talks to the same server, so one keep-alive connection pool
+    serves them all (a client per session costs a TLS context lookup, a pool and a TCP
+    connect), and the protocol probe (``server/discover``) runs once: later sessions
+    adopt its result (``prior_discover``). A session URL that does not carry its session
+    ID (another server) gets a client of its own with the session's headers.
+    """
+
+    def __init__(self, auth_token: str | None = None, timeout: float = 60.0):
+        self.timeout = timeout
+        self.auth_token = auth_token if auth_token is not None else os.environ.get(TOKEN_ENV)
+        self._http: httpx2.AsyncClient | None = None
+        self.discovered: tuple[str, Any] | None = None  # (protocol version, DiscoverResult) of the first modern session
+
+    def shared_http(self) -> httpx2.AsyncClient:
+        if self._http is None:
+            headers = {"Authorization": f"Bearer {self.auth_token}"} if self.auth_token else None
+            self._http = http_client_factory(headers, httpx2.Timeout(self.timeout, read=max(self.timeout, 300)))
+        return self._http
+
+    def session(self, info: SessionInfo) -> McpSession:
+        return McpSession(info, timeout=self.timeout, connector=self)
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+
 class McpSession:
     """An MCP client connection for one sandbox session (async context manager)."""
 
-    def __init__(self, info: SessionInfo, timeout: float = 60.0):
+    def __init__(self, info: SessionInfo, timeout: float = 60.0, connector: McpConnector | None = None):
         self.info = info
         self.timeout = timeout
+        self.connector = connector
         self._stack: AsyncExitStack | None = None
         self.client: Client | None = None
 
     async def __aenter__(self) -> McpSession:
         stack = AsyncExitStack()
+        shared = self.connector is not None and self.info.session_id in self.info.mcp_url
         try:
-            http = await stack.enter_async_context(
-                http_client_factory(self.info.headers, httpx2.Timeout(self.timeout, read=max(self.timeout, 300)))
-            )
+            if shared:
+                http = self.connector.shared_http()
+            else:
+                http = await stack.enter_async_context(
+                    http_client_factory(self.info.headers, httpx2.Timeout(self.timeout, read=max(self.timeout, 300)))
+                )
+            known = self.connector.discovered if self.connector is not None else None
+            mode = {"mode": known[0], "prior_discover": known[1]} if known is not None else {}
             self.client = await stack.enter_async_context(
-                Client(streamable_http_client(self.info.mcp_url, http_client=http), read_timeout_seconds=self.timeout)
+                Client(streamable_http_client(self.info.mcp_url, http_client=http), read_timeout_seconds=self.timeout, **mode)
             )
+            session = self.client.session
+            if self.connector is not None and known is None and session.discover_result is not None:
+                self.connector.discovered = (session.protocol_version, session.discover_result)
         except BaseException:
             await stack.aclose()
             raise
