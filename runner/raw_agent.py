@@ -27,14 +27,17 @@ from agenthop.runner.text_tools import malformed_text_message, parse_tool_calls,
 from agenthop.server.task import FIRST_USER_MESSAGE
 
 
-def make_client(settings: RunSettings) -> AsyncOpenAI:
+def make_client(settings: RunSettings, max_connections: int | None = None) -> AsyncOpenAI:
+    """The model API client (no SDK retries: the runner retries). ``max_connections``: the pool's size
+    (default: enough for every worker of the run)."""
     import httpx2
 
     from agenthop.runner.session import shared_ssl_context
 
     http = httpx2.AsyncClient(
         timeout=httpx2.Timeout(settings.retry.timeout, connect=min(10.0, settings.retry.timeout)),
-        limits=httpx2.Limits(max_connections=max(100, 2 * settings.workers), max_keepalive_connections=max(20, settings.workers)),
+        limits=httpx2.Limits(max_connections=max_connections or max(100, 2 * settings.workers),
+                             max_keepalive_connections=max_connections or max(20, settings.workers)),
         verify=shared_ssl_context(), follow_redirects=True,
     )
     return AsyncOpenAI(

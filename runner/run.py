@@ -21,7 +21,7 @@ from agenthop.runner.progress import ProgressView
 from agenthop.runner.readfirst import ReadFirstGate
 from agenthop.runner.records import RUNNER_FILE, RecordWriter, load_state
 from agenthop.runner.retry import describe
-from agenthop.runner.session import ALL_TOOLS, McpConnector, McpSession, ServerAPI, ServerError, prompt_text
+from agenthop.runner.session import ALL_TOOLS, Discovered, McpConnector, McpSession, ServerAPI, ServerError, prompt_text
 from agenthop.runner.textmatch import TaskParseError, parse_task
 
 MANIFEST = "run.json"
@@ -182,6 +182,12 @@ def prepare_run_dir(out: Path, man: dict, resume: bool) -> dict:
     return man
 
 
+@dataclass
+class Lane:
+    client: object | None     # AsyncOpenAI for raw and sdk
+    mcp: McpConnector
+
+
 class Orchestrator:
     def __init__(
         self,
@@ -199,20 +205,33 @@ class Orchestrator:
         self.gold = gold
         self.progress = progress
         self.on_item_done: Callable[[dict, int, float | None], None] | None = None  # worker processes report here
-        self.mcp = McpConnector(api.auth_token, timeout=settings.mcp_timeout)
         # Every session of a run has the same tools (same disabled set): listed once per set.
         self.tool_lists: dict[tuple[str, ...], list] = {}
-        self.client = None
-        if settings.agent in ("raw", "sdk"):
-            from agenthop.runner.raw_agent import make_client
-
-            self.client = make_client(settings)
+        self.discovered = Discovered()
+        self.lanes: list[Lane] = []
         self.client_info = {"name": "agenthop-runner", "version": versions().get("agenthop"), "agent": settings.agent, "model": settings.model}
 
+    def lane(self) -> Lane:
+        """A new lane: the HTTP clients one worker uses for its items, one after another.
+
+        Each worker has its own small connection pools (to the model and to the server) instead of
+        sharing one big pool: httpcore probes every idle connection of a pool on each request, so a
+        pool shared by N workers costs O(N) socket probes per request."""
+        client = None
+        if self.settings.agent in ("raw", "sdk"):
+            from agenthop.runner.raw_agent import make_client
+
+            client = make_client(self.settings, max_connections=4)
+        lane = Lane(client, McpConnector(timeout=self.settings.mcp_timeout, max_connections=4, discovered=self.discovered))
+        self.lanes.append(lane)
+        return lane
+
     async def aclose(self) -> None:
-        await self.mcp.aclose()
-        if self.client is not None:
-            await self.client.close()
+        for lane in self.lanes:
+            await lane.mcp.aclose()
+            if lane.client is not None:
+                await lane.client.close()
+        self.lanes.clear()
 
     async def _tools(self, mcp: McpSession) -> list:
         key = tuple(sorted(mcp.info.disabled_tools))
@@ -223,12 +242,12 @@ class Orchestrator:
     def cost(self, ep: Episode) -> float | None:
         return self.prices.cost(self.settings.model, ep.prompt_tokens, ep.completion_tokens, ep.cached_tokens)
 
-    async def _attempt(self, info, item_id: str, attempt: int, holder: list) -> str | None:
+    async def _attempt(self, lane: Lane, info, item_id: str, attempt: int, holder: list) -> str | None:
         s = self.settings
         if s.agent == "sdk":
             from agenthop.runner.sdk_agent import make_sdk_parts, run_sdk
 
-            server, model, ref = make_sdk_parts(info, s, self.client)
+            server, model, ref = make_sdk_parts(info, s, lane.client, lane.mcp.client)
             async with server:
                 ep = self._episode(info, item_id, attempt, server.issue)
                 holder.append(ep)
@@ -236,7 +255,7 @@ class Orchestrator:
                 if s.read_first:
                     ep.gate = ReadFirstGate(_question(prompt_text(await server.get_prompt("research_task"))))
                 return await run_sdk(ep, server, model, s)
-        async with self.mcp.session(info) as mcp:
+        async with lane.mcp.session(info) as mcp:
             ep = self._episode(info, item_id, attempt, mcp.call_tool)
             holder.append(ep)
             if s.read_first:
@@ -244,7 +263,7 @@ class Orchestrator:
             if s.agent == "raw":
                 from agenthop.runner.raw_agent import run_raw
 
-                return await run_raw(ep, mcp, self.client, s, await self._tools(mcp))
+                return await run_raw(ep, mcp, lane.client, s, await self._tools(mcp))
             from agenthop.runner.baseline import run_baseline
 
             return await run_baseline(ep, mcp, s)
@@ -277,8 +296,10 @@ class Orchestrator:
         return self._item_end(item_id, session_id, attempt, termination, answer or ep.answer, ep.turn, ep.prompt_tokens,
                               ep.completion_tokens, ep.cached_tokens, budget_used, time.time() - t0)
 
-    async def run_item(self, item_id: str) -> dict:
+    async def run_item(self, item_id: str, lane: Lane | None = None) -> dict:
         s = self.settings
+        if lane is None:
+            lane = self.lanes[0] if self.lanes else self.lane()
         t0 = time.time()
         spent_tokens = 0
         spent_cost: float | None = 0.0
@@ -292,14 +313,19 @@ class Orchestrator:
                 self.writer.write({"kind": "attempt_start", "run": s.run_label, "item_id": item_id,
                                    "session_id": info.session_id, "attempt": attempt, "time": time.time()})
                 await self.writer.durable()
-                termination = await self._attempt(info, item_id, attempt, holder)
+                termination = await self._attempt(lane, info, item_id, attempt, holder)
                 ep = holder[0]
                 ep.flush_turn()
                 reason = {"token_limit": f"{ep.cumulative} tokens > cap {s.caps.max_tokens}",
                           "max_turns": f"{ep.turn} turns, cap {1 if s.closed_book else s.caps.max_turns}"}.get(termination or "", "")
                 if termination is not None:
                     await self.api.end_session(info.session_id, termination, reason)
-                state = await self.api.get_session(info.session_id)
+                if termination is None and ep.ended and ep.answer is not None:
+                    # The server acknowledged the answer in the result that ended the session (termination
+                    # answer, with the budget spent): asking it again would only cost a round trip.
+                    state = {"ended": True, "termination": "answer", "answer": ep.answer, "budget_used": ep.budget_used}
+                else:
+                    state = await self.api.get_session(info.session_id)
                 if not state.get("ended"):
                     await self.api.end_session(info.session_id, "abandoned", "the agent stopped without an ending")
                     state = await self.api.get_session(info.session_id)
@@ -352,11 +378,11 @@ class Orchestrator:
     async def run_claimed(self, claim: Callable[[], str | None], workers: int) -> None:
         """Run items with ``workers`` at once; each worker takes its next item from ``claim`` (None: no more)."""
 
-        async def worker() -> None:
+        async def worker(lane: Lane) -> None:
             while (item_id := claim()) is not None:
-                await self.run_item(item_id)
+                await self.run_item(item_id, lane)
 
-        tasks = [asyncio.create_task(worker()) for _ in range(max(1, workers))]
+        tasks = [asyncio.create_task(worker(self.lane())) for _ in range(max(1, workers))]
         try:
             await asyncio.gather(*tasks)
         finally:

@@ -155,35 +155,55 @@ def to_tool_result(result: Any) -> ToolResult:
     return ToolResult(text=result_text(result), structured=dict(structured), is_error=bool(result.is_error), raw=result)
 
 
-class McpConnector:
-    """What the MCP connections of one run share: one pooled HTTP client and the server's discover result.
+class _Borrowed(httpx2.AsyncBaseTransport):
+    """A view of the run's shared transport that a session's client may close without closing the pool."""
 
-    Every session of a run talks to the same server, so one keep-alive connection pool
-    serves them all (a client per session costs a TLS context lookup, a pool and a TCP
-    connect), and the protocol probe (``server/discover``) runs once: later sessions
-    adopt its result (``prior_discover``). A session URL that does not carry its session
-    ID (another server) gets a client of its own with the session's headers.
+    def __init__(self, inner: httpx2.AsyncBaseTransport):
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        pass
+
+
+@dataclass
+class Discovered:
+    """The protocol a run's server speaks, learnt by the first session that probed it."""
+
+    version: str | None = None
+    result: Any = None  # mcp.types.DiscoverResult
+
+
+class McpConnector:
+    """What consecutive MCP sessions share: a keep-alive connection pool and the server's discover result.
+
+    Sessions that follow one another (one worker's items) reuse the pool's connection instead
+    of connecting anew, and the protocol probe (``server/discover``) runs once per run: later
+    sessions adopt its result (``prior_discover``). Each session still gets its own client (its
+    own headers) over the pool.
     """
 
-    def __init__(self, auth_token: str | None = None, timeout: float = 60.0):
+    def __init__(self, timeout: float = 60.0, max_connections: int = 4, discovered: Discovered | None = None):
         self.timeout = timeout
-        self.auth_token = auth_token if auth_token is not None else os.environ.get(TOKEN_ENV)
-        self._http: httpx2.AsyncClient | None = None
-        self.discovered: tuple[str, Any] | None = None  # (protocol version, DiscoverResult) of the first modern session
+        self._transport = httpx2.AsyncHTTPTransport(
+            verify=shared_ssl_context(), limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+        )
+        self.discovered = discovered if discovered is not None else Discovered()
 
-    def shared_http(self) -> httpx2.AsyncClient:
-        if self._http is None:
-            headers = {"Authorization": f"Bearer {self.auth_token}"} if self.auth_token else None
-            self._http = http_client_factory(headers, httpx2.Timeout(self.timeout, read=max(self.timeout, 300)))
-        return self._http
+    def client(self, headers: dict | None = None, timeout=None, auth=None) -> httpx2.AsyncClient:
+        """An httpx2 client over the shared pool (also the Agents SDK's ``httpx_client_factory``)."""
+        return httpx2.AsyncClient(
+            headers=headers, timeout=timeout if timeout is not None else httpx2.Timeout(self.timeout, read=max(self.timeout, 300)),
+            auth=auth, transport=_Borrowed(self._transport), follow_redirects=True,
+        )
 
     def session(self, info: SessionInfo) -> McpSession:
         return McpSession(info, timeout=self.timeout, connector=self)
 
     async def aclose(self) -> None:
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
+        await self._transport.aclose()
 
 
 class McpSession:
@@ -198,22 +218,17 @@ class McpSession:
 
     async def __aenter__(self) -> McpSession:
         stack = AsyncExitStack()
-        shared = self.connector is not None and self.info.session_id in self.info.mcp_url
         try:
-            if shared:
-                http = self.connector.shared_http()
-            else:
-                http = await stack.enter_async_context(
-                    http_client_factory(self.info.headers, httpx2.Timeout(self.timeout, read=max(self.timeout, 300)))
-                )
+            make = self.connector.client if self.connector is not None else http_client_factory
+            http = await stack.enter_async_context(make(self.info.headers, httpx2.Timeout(self.timeout, read=max(self.timeout, 300))))
             known = self.connector.discovered if self.connector is not None else None
-            mode = {"mode": known[0], "prior_discover": known[1]} if known is not None else {}
+            mode = {"mode": known.version, "prior_discover": known.result} if known is not None and known.version else {}
             self.client = await stack.enter_async_context(
                 Client(streamable_http_client(self.info.mcp_url, http_client=http), read_timeout_seconds=self.timeout, **mode)
             )
             session = self.client.session
-            if self.connector is not None and known is None and session.discover_result is not None:
-                self.connector.discovered = (session.protocol_version, session.discover_result)
+            if known is not None and not known.version and session.discover_result is not None:
+                known.version, known.result = session.protocol_version, session.discover_result
         except BaseException:
             await stack.aclose()
             raise
