@@ -116,7 +116,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
 
-    configs = [(a, int(w), int(p)) for a in args.agents.split(",") for w in args.workers.split(",") for p in args.processes.split(",")]
+    configs = [(a, int(w), int(p)) for a in args.agents.split(",") for w in args.workers.split(",")
+               for p in args.processes.split(",") if int(p) <= int(w)]  # the runner caps processes at workers
     ctx = mp.get_context("spawn")
     q, stop = ctx.Queue(), ctx.Event()
     proc = ctx.Process(target=serve, args=(args.latency, q, stop), daemon=True)
