@@ -125,7 +125,9 @@ def main(items_file, agent, model, base_url, api_key_env, workers, processes, sh
         raise click.ClickException("no items left after --question-type/--depth/--limit") from exc
     except ResumeConflict as exc:
         raise click.ClickException(f"{exc} (--no-resume starts over; --out chooses another directory.)") from exc
-    except (ItemsError, CorpusError, ServerError, RunError) as exc:
+    except ItemsError as exc:
+        raise click.ClickException(f"{exc} (--corpus PATH)" if "serve a corpus" in str(exc) else str(exc)) from exc
+    except (CorpusError, ServerError, RunError) as exc:
         raise click.ClickException(str(exc)) from exc
 
     from rich.console import Console

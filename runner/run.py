@@ -114,7 +114,7 @@ def _stamp() -> str:
 
 
 def _aside_dir(out: Path) -> Path:
-    """A new, unused ``previous-<timestamp>[-N]`` directory (two --no-resume runs may start in the same second)."""
+    """A new, unused ``previous-<timestamp>[-N]`` directory (two runs that start over may do so in the same second)."""
     stamp = _stamp()
     for n in itertools.count(1):
         aside = out / (f"previous-{stamp}" if n == 1 else f"previous-{stamp}-{n}")
