@@ -207,3 +207,13 @@ def test_run_items_errors_name_no_flags(demo, tmp_path):
     with pytest.raises(RunError) as info:
         run_items(demo_ids(split, 1), agent="baseline", corpus=corpus, out=tmp_path / "r", read_first=True, progress=False)
     assert "different settings (ablations)" in str(info.value) and "--" not in str(info.value)
+
+
+def test_cli_refuses_a_bad_shard(demo, tmp_path):
+    from agenthop.runner.cli import main
+
+    corpus, split = demo
+    result = CliRunner().invoke(main, ["--items", str(split), "--agent", "baseline", "--corpus", str(corpus),
+                                       "--out", str(tmp_path / "x"), "--shard", "4/3"])
+    assert result.exit_code == 2 and "Invalid value for '--shard'" in result.output and "K must be between 1 and N" in result.output
+    assert not (tmp_path / "x").exists()  # refused before anything is written
