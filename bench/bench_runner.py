@@ -15,8 +15,11 @@ included) over the items. A ratio of 1.0 means the harness adds nothing to the m
 latency. Configurations are interleaved (one round runs every configuration once) and
 repeated ``--repeats`` times; the table gives the median ratio and its spread (min-max).
 
+``--before PATH`` runs the ``agenthop-runner`` of an earlier checkout in the same rounds,
+so an improvement is measured side by side on the same (shared, noisy) machine.
+
 Usage: .venv/bin/python bench/bench_runner.py [--items 64] [--latency 0.5] [--workers 1,8,32]
-                                              [--agents raw,sdk] [--processes 1] [--repeats 3]
+                                              [--agents raw,sdk] [--processes 1,2] [--repeats 3] [--before PATH]
 """
 
 from __future__ import annotations
@@ -84,8 +87,9 @@ def measure(out: Path, latency: float, workers: int) -> dict:
             "ratio": round(wall / ideal, 3) if ideal else None, "not_answered": sum(1 for r in ends if r["termination"] != "answer")}
 
 
-def run_once(agent: str, workers: int, processes: int, base_url: str, corpus: Path, items: Path, out: Path, latency: float) -> dict:
-    cmd = [RUNNER, "--items", str(items), "--agent", agent, "--model", "fake-1", "--base-url", base_url,
+def run_once(runner: str, agent: str, workers: int, processes: int, base_url: str, corpus: Path, items: Path, out: Path,
+             latency: float) -> dict:
+    cmd = [runner, "--items", str(items), "--agent", agent, "--model", "fake-1", "--base-url", base_url,
            "--corpus", str(corpus), "--out", str(out), "--workers", str(workers), "--no-progress", "--no-resume"]
     if processes > 1:
         cmd += ["--processes", str(processes)]
@@ -114,35 +118,41 @@ def main() -> None:
     ap.add_argument("--agents", default="raw,sdk")
     ap.add_argument("--processes", default="1", help="comma-separated --processes values to compare")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--before", metavar="PATH",
+                    help="the agenthop-runner of an earlier checkout, run interleaved with this one (one process) as the reference")
     args = ap.parse_args()
 
-    configs = [(a, int(w), int(p)) for a in args.agents.split(",") for w in args.workers.split(",")
-               for p in args.processes.split(",") if int(p) <= int(w)]  # the runner caps processes at workers
+    runners = [("this", RUNNER)] + ([("before", args.before)] if args.before else [])
+    configs = [(name, path, a, int(w), int(p)) for a in args.agents.split(",") for w in args.workers.split(",")
+               for name, path in runners for p in args.processes.split(",")
+               if int(p) <= int(w) and (name == "this" or int(p) == 1)]  # the runner caps processes at workers
     ctx = mp.get_context("spawn")
     q, stop = ctx.Queue(), ctx.Event()
     proc = ctx.Process(target=serve, args=(args.latency, q, stop), daemon=True)
     proc.start()
     base_url = q.get(timeout=30)
-    results: dict[tuple, list[dict]] = {c: [] for c in configs}
+    results: dict[tuple, list[dict]] = {(n, a, w, p): [] for n, _, a, w, p in configs}
     try:
         with tempfile.TemporaryDirectory(prefix="agenthop-bench-") as tmp:
             corpus, items = items_file(Path(tmp), args.items)
             for rep in range(args.repeats):
-                for agent, workers, processes in configs:
-                    out = Path(tmp) / f"{agent}-{workers}-{processes}"
-                    row = run_once(agent, workers, processes, base_url, corpus, items, out, args.latency)
-                    results[(agent, workers, processes)].append(row)
-                    print(json.dumps({"round": rep + 1, "agent": agent, "workers": workers, "processes": processes, **row}), flush=True)
+                for name, path, agent, workers, processes in configs:
+                    out = Path(tmp) / f"{name}-{agent}-{workers}-{processes}"
+                    row = run_once(path, agent, workers, processes, base_url, corpus, items, out, args.latency)
+                    results[(name, agent, workers, processes)].append(row)
+                    print(json.dumps({"round": rep + 1, "runner": name, "agent": agent, "workers": workers, "processes": processes,
+                                      **row}), flush=True)
     finally:
         stop.set()
         proc.join(timeout=10)
     print()
     print(f"runner wall time / ideal, {args.items} items, model latency {args.latency} s, {args.repeats} interleaved rounds")
-    print(f"{'agent':6} {'workers':>7} {'procs':>5} {'median':>7} {'spread':>13} {'wall s':>7} {'ideal s':>7} {'startup s':>9} {'CPU ms/item':>11}")
-    for (agent, workers, processes), rows in results.items():
+    print(f"{'runner':6} {'agent':6} {'workers':>7} {'procs':>5} {'median':>7} {'spread':>13} {'wall s':>7} {'ideal s':>7} "
+          f"{'startup s':>9} {'CPU ms/item':>11}")
+    for (name, agent, workers, processes), rows in sorted(results.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0] != "before", kv[0][3])):
         ratios = [r["ratio"] for r in rows]
         walls = [r["wall_s"] for r in rows]
-        print(f"{agent:6} {workers:>7} {processes:>5} {statistics.median(ratios):>7.2f} {min(ratios):>6.2f}-{max(ratios):<6.2f}"
+        print(f"{name:6} {agent:6} {workers:>7} {processes:>5} {statistics.median(ratios):>7.2f} {min(ratios):>6.2f}-{max(ratios):<6.2f}"
               f"{statistics.median(walls):>7.2f} {rows[0]['ideal_s']:>7.2f} {statistics.median(r['startup_s'] for r in rows):>9.2f}"
               f" {statistics.median(r['cpu_ms_per_item'] for r in rows):>11.0f}")
 
