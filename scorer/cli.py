@@ -25,6 +25,7 @@ from .document import comparison_document, run_document
 from .gold import Gold
 from .logs import Run, RunSpecError, expand_spec, load_run, load_runs, safe_name
 from .plots import comparison_plots, run_plots
+from .shards import group_specs as group_shards
 from .summary import SCORER_VERSION, score_run
 from .terminal import make_console, print_comparison, print_pair, print_run
 from .view import VIEW_DIR, VIEW_FILE, view_link, write_view
@@ -117,6 +118,7 @@ def score_all(specs, corpus: str, out: Path, items: str | None = None, replicate
     console = console or make_console()
     try:
         single_specs = [s for spec in specs for s in expand_spec(spec)]
+        single_specs = group_shards(single_specs)  # the N shards of one run are scored as that run
     except (RunSpecError, LogError) as exc:
         raise click.ClickException(str(exc)) from exc
     gold = _open_gold(corpus)
