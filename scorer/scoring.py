@@ -1,0 +1,207 @@
+"""Score runs against a corpus's gold labels: the library behind ``agenthop-scorer``.
+
+    from agenthop.scorer import score, compare, write_reports
+
+    result = score(["runs/a", "runs/b"], "corpus.sqlite", out="report/", jobs=2)
+    result.runs[0].headline.accuracy
+    pair = compare("runs/a", "runs/b", "corpus.sqlite", seed=0)
+    pair.difference, pair.mcnemar_p
+
+Runs are loaded by ``logs.expand_spec`` (which runs a RUN argument names) and
+``logs.load_run`` (one run), through ``_load`` below and nowhere else. A run
+made on another corpus than the one given is refused before anything is
+scored. Runs are scored one at a time per process, so memory stays flat with
+many runs when the reports are streamed to ``out``; with ``jobs`` > 1 they are
+scored in that many worker processes (every run is independent; results come
+back in the order given).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+from collections.abc import Callable, Iterable
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from agenthop.scorer.compare import compare_pair, multi_run
+from agenthop.scorer.errors import CorpusMismatchError, ItemsFileError, ScorerError
+from agenthop.scorer.gold import Gold
+from agenthop.scorer.logs import Run, expand_spec, load_run
+from agenthop.scorer.reports import run_dir_names, write_comparison_reports, write_run_reports
+from agenthop.scorer.results import PairResult, RunScore, ScoreResult, slim
+from agenthop.scorer.summary import score_run
+from agenthop.server.checkpoint import LogError
+from agenthop.server.corpus.schema import CorpusError
+from agenthop.server.item_files import ItemsError, read_items
+
+
+def open_gold(corpus: str | Path) -> Gold:
+    """The corpus's gold labels; a corpus that cannot be used raises ScorerError."""
+    try:
+        return Gold(corpus)
+    except CorpusError as exc:
+        raise ScorerError("{message}", "corpus", message=exc) from exc
+
+
+def read_expected(items: str | Path | None) -> list[str] | None:
+    """The item IDs of an items file (qa/full.jsonl, a split file with 'id', or bare IDs), or None."""
+    if items is None:
+        return None
+    try:
+        return [ref.id for ref in read_items(items)]
+    except (OSError, ItemsError) as exc:
+        raise ItemsFileError("cannot read {items}: {exc}", "items", exc=exc) from exc
+
+
+def _load(spec: str, server_log: str | Path | None, starts_only: bool = False) -> Run:
+    """The one place runs are loaded."""
+    try:
+        return load_run(spec, server_log, starts_only=starts_only)
+    except LogError as exc:
+        raise ScorerError("{exc}", "runs", exc=exc) from exc
+
+
+def _expand(runs: Iterable[str | Path]) -> list[str]:
+    try:
+        return [single for spec in runs for single in expand_spec(spec)]
+    except LogError as exc:
+        raise ScorerError("{exc}", "runs", exc=exc) from exc
+
+
+def check_corpus(run: Run, gold: Gold) -> None:
+    """Refuse a run whose logs say it was made on another corpus than ``gold``'s (its gold would not match)."""
+    ours = gold.meta.get("corpus_id")
+    theirs = sorted(run.corpus_ids() - {ours}) if ours else []
+    if theirs:
+        raise CorpusMismatchError(
+            "run {run} was made on corpus {theirs}, but the {corpus} given for scoring, {path}, is corpus {ours}. "
+            "Score a run against the corpus it was made on.",
+            "corpus", run=run.name, theirs=" and ".join(theirs), path=gold.path, ours=ours,
+        )
+
+
+class _RunScorer:
+    """Scores single runs against one corpus; one per process (the gold's SQLite connection stays in it)."""
+
+    def __init__(self, corpus: str | Path, expected: list[str] | None, server_log: str | Path | None):
+        self.gold = open_gold(corpus)
+        self.expected = expected
+        self.server_log = server_log
+
+    def score(self, spec: str, report_dir: Path | None) -> RunScore:
+        run = _load(spec, self.server_log)
+        summary = score_run(run, self.gold, self.expected)
+        del run  # the records are the bulk of the memory; the reports only need the summary
+        name = summary["run"]["name"]
+        if report_dir is None:
+            return RunScore(name, summary)
+        write_run_reports(summary, report_dir)
+        return RunScore(name, slim(summary), complete=False, report_dir=report_dir)
+
+    def close(self) -> None:
+        self.gold.close()
+
+
+_WORKER: _RunScorer | None = None
+
+
+def _start_worker(corpus, expected, server_log) -> None:
+    global _WORKER
+    _WORKER = _RunScorer(corpus, expected, server_log)
+
+
+def _score_in_worker(spec: str, report_dir: Path | None) -> RunScore:
+    return _WORKER.score(spec, report_dir)
+
+
+def _score_each(specs: list[str], dirs: list[Path | None], corpus, expected, server_log, jobs: int):
+    """RunScores in the order of ``specs``, scored in ``jobs`` processes."""
+    if jobs <= 1 or len(specs) <= 1:
+        scorer = _RunScorer(corpus, expected, server_log)
+        try:
+            for spec, d in zip(specs, dirs):
+                yield scorer.score(spec, d)
+        finally:
+            scorer.close()
+        return
+    pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(specs)), initializer=_start_worker,
+                                  initargs=(str(corpus), expected, server_log))
+    try:
+        yield from pool.map(_score_in_worker, specs, dirs)
+    except BrokenProcessPool as exc:
+        raise ScorerError("a worker process scoring the runs died ({exc}); the machine may be out of memory: "
+                          "score with fewer {jobs}.", "jobs", exc=exc) from exc
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def score(runs: Iterable[str | Path], corpus: str | Path, *, items: str | Path | None = None,
+          server_log: str | Path | None = None, replicates: bool = False, out: str | Path | None = None,
+          jobs: int = 1, on_run: Callable[[RunScore], None] | None = None) -> ScoreResult:
+    """Score runs against the gold labels of ``corpus``, and compare them when there are several.
+
+    runs: run directories or checkpoint logs ``PATH.sqlite[::LABEL]`` (a log without a label is one run per label).
+    items: the expected item set (missing items count as unobservable); default: the items in the logs.
+    server_log: the checkpoint log of a server the runs used, for run directories without their own.
+    replicates: treat all runs as replicates of one configuration.
+    out: write the reports there as each run is scored (one run: ``out/``; several: ``out/<run name>/`` and
+        ``out/comparison.*``); the returned RunScores then hold slim summaries. Without ``out`` nothing is
+        written and the summaries are complete (``write_reports`` writes them).
+    jobs: worker processes scoring runs side by side.
+    on_run: called with each RunScore as it is ready, in the order of ``runs``.
+    """
+    if jobs < 1:
+        raise ScorerError("{jobs} must be at least 1, got {n}.", "jobs", n=jobs)
+    specs = _expand(runs)
+    if not specs:
+        raise ScorerError("no runs given: pass run directories or checkpoint log files as {runs}.", "runs")
+    expected = read_expected(items)
+    gold = open_gold(corpus)
+    try:
+        heads = [_load(spec, server_log, starts_only=True) for spec in specs]
+        for head in heads:
+            check_corpus(head, gold)
+    finally:
+        gold.close()
+    target = Path(out) if out is not None else None
+    if target is None:
+        dirs: list[Path | None] = [None] * len(specs)
+    elif len(specs) == 1:
+        dirs = [target]
+    else:
+        dirs = [target / d for d in run_dir_names([h.name for h in heads])]
+    scored = []
+    for run_score in _score_each(specs, dirs, corpus, expected, server_log, jobs):
+        scored.append(run_score)
+        if on_run is not None:
+            on_run(run_score)
+    comparison = multi_run([r.summary for r in scored], all_replicates=replicates) if len(scored) > 1 else None
+    if target is not None and comparison is not None:
+        write_comparison_reports(comparison, target)
+    return ScoreResult(runs=scored, comparison=comparison, out=target)
+
+
+def compare(run_a: str | Path, run_b: str | Path, corpus: str | Path, *, items: str | Path | None = None,
+            server_log: str | Path | None = None, seed: int = 0, resamples: int = 10000,
+            out: str | Path | None = None) -> PairResult:
+    """Paired comparison of two runs on the items both have (McNemar, bootstraps, audit transitions).
+
+    out: also write comparison.json (the pair), comparison.md and comparison.html there.
+    """
+    if resamples < 1:
+        raise ScorerError("resamples must be at least 1, got {n}.", n=resamples)
+    expected = read_expected(items)
+    gold = open_gold(corpus)
+    try:
+        a, b = _load(str(run_a), server_log), _load(str(run_b), server_log)
+        check_corpus(a, gold)
+        check_corpus(b, gold)
+        sa, sb = score_run(a, gold, expected), score_run(b, gold, expected)
+    finally:
+        gold.close()
+    pair = compare_pair(sa, sb, seed=seed, resamples=resamples)
+    result = PairResult(a=RunScore(sa["run"]["name"], sa), b=RunScore(sb["run"]["name"], sb), pair=pair,
+                        comparison=multi_run([sa, sb]))
+    if out is not None:
+        result.out = write_comparison_reports(result.comparison, out, pair=pair)
+    return result
