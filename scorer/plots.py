@@ -63,8 +63,9 @@ def cell_accuracy_bars(by_cell: dict, title: str = "Accuracy by type x depth (Wi
     fig, ax = plt.subplots(figsize=(6.0, 3.6))
     if cells:
         acc = [by_cell[c]["accuracy"] for c in cells]
-        lo = [a - by_cell[c]["accuracy_ci95"][0] for a, c in zip(acc, cells)]
-        hi = [by_cell[c]["accuracy_ci95"][1] - a for a, c in zip(acc, cells)]
+        # Clamped: at 0% or 100% rounding can put the interval's end a hair inside the point (matplotlib refuses).
+        lo = [max(0.0, a - by_cell[c]["accuracy_ci95"][0]) for a, c in zip(acc, cells)]
+        hi = [max(0.0, by_cell[c]["accuracy_ci95"][1] - a) for a, c in zip(acc, cells)]
         labels = [f"{c}\nn={by_cell[c]['n']}" for c in cells]
         ax.bar(labels, acc, yerr=[lo, hi], capsize=5, color="#4c78a8")
     ax.set_ylim(0, 1)
