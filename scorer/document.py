@@ -196,6 +196,7 @@ def run_document(s: dict, plots: dict[str, str] | None = None) -> Document:
     bd.tables.append(_group_table(s["metrics"]["by_reasoning_type"], "reasoning type"))
     bd.tables.append(_group_table(s["metrics"]["by_venue"], "venue"))
     bd.tables.append(_group_table(s["metrics"]["by_consensus_tier"], "consensus tier"))
+    bd.tables.append(_group_table(s["metrics"]["by_cognitive_skill"], "cognitive skill"))
     sections.append(bd)
 
     au = s["audit"]
