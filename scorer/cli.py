@@ -25,6 +25,12 @@ SERVER_LOG_HELP = ("Checkpoint log of a server the run(s) used (agenthop-runner 
                    "server-log.sqlite reads its label's records from it.")
 
 
+def default_jobs() -> int:
+    """The CPUs this process may use, at most 8 (each worker holds a run and the gold: about 200 MB)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cpus, 8))
+
+
 def _flag(param: str) -> str:
     return FLAGS.get(param, param)
 
@@ -63,13 +69,13 @@ def main() -> None:
 @click.option("--replicates", is_flag=True, help="Treat all given runs as replicates of one configuration.")
 @click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False), help=SERVER_LOG_HELP)
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Processes scoring runs side by side [default: the number of CPUs].")
+              help="Processes scoring runs side by side [default: the CPUs available, at most 8].")
 def score_cmd(runs, corpus, out, items, replicates, server_log, jobs):
     """Score RUN(s): run directories or checkpoint logs PATH.sqlite[::LABEL]."""
     console = make_console()
     try:
         result = score(runs, corpus, items=items, server_log=server_log, replicates=replicates, out=out,
-                       jobs=jobs or os.cpu_count() or 1, on_run=lambda r: print_run(r.summary, console))
+                       jobs=jobs or default_jobs(), on_run=lambda r: print_run(r.summary, console))
     except ScorerError as exc:
         raise fail(exc) from exc
     if result.comparison is not None:

@@ -26,12 +26,12 @@ from pathlib import Path
 from agenthop.scorer.compare import compare_pair, multi_run
 from agenthop.scorer.errors import CorpusMismatchError, ItemsFileError, ScorerError
 from agenthop.scorer.gold import Gold
-from agenthop.scorer.logs import Run, expand_spec, load_run
+from agenthop.scorer.logs import Run, expand_spec, gc_paused, load_run
 from agenthop.scorer.reports import run_dir_names, write_comparison_reports, write_run_reports
 from agenthop.scorer.results import PairResult, RunScore, ScoreResult, slim
 from agenthop.scorer.summary import score_run
 from agenthop.server.checkpoint import LogError
-from agenthop.server.corpus.schema import CorpusError
+from agenthop.server.corpus.schema import CorpusError, open_corpus, read_meta
 from agenthop.server.item_files import ItemsError, read_items
 
 
@@ -41,6 +41,18 @@ def open_gold(corpus: str | Path) -> Gold:
         return Gold(corpus)
     except CorpusError as exc:
         raise ScorerError("{message}", "corpus", message=exc) from exc
+
+
+def corpus_id_of(corpus: str | Path) -> str | None:
+    """The corpus's id from its meta table (checking the file is a usable corpus, without loading the gold)."""
+    try:
+        conn = open_corpus(corpus)
+    except CorpusError as exc:
+        raise ScorerError("{message}", "corpus", message=exc) from exc
+    try:
+        return read_meta(conn).get("corpus_id")
+    finally:
+        conn.close()
 
 
 def read_expected(items: str | Path | None) -> list[str] | None:
@@ -68,15 +80,14 @@ def _expand(runs: Iterable[str | Path]) -> list[str]:
         raise ScorerError("{exc}", "runs", exc=exc) from exc
 
 
-def check_corpus(run: Run, gold: Gold) -> None:
-    """Refuse a run whose logs say it was made on another corpus than ``gold``'s (its gold would not match)."""
-    ours = gold.meta.get("corpus_id")
-    theirs = sorted(run.corpus_ids() - {ours}) if ours else []
+def check_corpus(run: Run, corpus: str | Path, corpus_id: str | None) -> None:
+    """Refuse a run whose logs say it was made on another corpus than ``corpus`` (its gold would not match)."""
+    theirs = sorted(run.corpus_ids() - {corpus_id}) if corpus_id else []
     if theirs:
         raise CorpusMismatchError(
             "run {run} was made on corpus {theirs}, but the {corpus} given for scoring, {path}, is corpus {ours}. "
             "Score a run against the corpus it was made on.",
-            "corpus", run=run.name, theirs=" and ".join(theirs), path=gold.path, ours=ours,
+            "corpus", run=run.name, theirs=" and ".join(theirs), path=corpus, ours=corpus_id,
         )
 
 
@@ -89,14 +100,16 @@ class _RunScorer:
         self.server_log = server_log
 
     def score(self, spec: str, report_dir: Path | None) -> RunScore:
-        run = _load(spec, self.server_log)
-        summary = score_run(run, self.gold, self.expected)
-        del run  # the records are the bulk of the memory; the reports only need the summary
-        name = summary["run"]["name"]
-        if report_dir is None:
-            return RunScore(name, summary)
-        write_run_reports(summary, report_dir)
-        return RunScore(name, slim(summary), complete=False, report_dir=report_dir)
+        # One collection after the run instead of many over its records (the plots' figure cycles wait till then).
+        with gc_paused():
+            run = _load(spec, self.server_log)
+            summary = score_run(run, self.gold, self.expected)
+            del run  # the records are the bulk of the memory; the reports only need the summary
+            name = summary["run"]["name"]
+            if report_dir is None:
+                return RunScore(name, summary)
+            write_run_reports(summary, report_dir)
+            return RunScore(name, slim(summary), complete=False, report_dir=report_dir)
 
     def close(self) -> None:
         self.gold.close()
@@ -156,13 +169,10 @@ def score(runs: Iterable[str | Path], corpus: str | Path, *, items: str | Path |
     if not specs:
         raise ScorerError("no runs given: pass run directories or checkpoint log files as {runs}.", "runs")
     expected = read_expected(items)
-    gold = open_gold(corpus)
-    try:
-        heads = [_load(spec, server_log, starts_only=True) for spec in specs]
-        for head in heads:
-            check_corpus(head, gold)
-    finally:
-        gold.close()
+    corpus_id = corpus_id_of(corpus)
+    heads = [_load(spec, server_log, starts_only=True) for spec in specs]
+    for head in heads:
+        check_corpus(head, corpus, corpus_id)
     target = Path(out) if out is not None else None
     if target is None:
         dirs: list[Path | None] = [None] * len(specs)
@@ -194,9 +204,10 @@ def compare(run_a: str | Path, run_b: str | Path, corpus: str | Path, *, items: 
     gold = open_gold(corpus)
     try:
         a, b = _load(str(run_a), server_log), _load(str(run_b), server_log)
-        check_corpus(a, gold)
-        check_corpus(b, gold)
-        sa, sb = score_run(a, gold, expected), score_run(b, gold, expected)
+        check_corpus(a, corpus, gold.meta.get("corpus_id"))
+        check_corpus(b, corpus, gold.meta.get("corpus_id"))
+        with gc_paused():
+            sa, sb = score_run(a, gold, expected), score_run(b, gold, expected)
     finally:
         gold.close()
     pair = compare_pair(sa, sb, seed=seed, resamples=resamples)

@@ -6,7 +6,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats as _st
 
 Z95 = 1.959963984540054
 
@@ -28,6 +27,8 @@ def mcnemar_exact(b: int, c: int) -> float:
     if n == 0:
         return 1.0
     k = min(b, c)
+    from scipy import stats as _st  # here, not at the top: importing scipy.stats takes 0.4 s, and only comparisons need it
+
     tail = _st.binom.cdf(k, n, 0.5)
     return float(min(1.0, 2.0 * tail))
 

@@ -146,7 +146,7 @@ def test_one_run_streamed_to_out(env, tmp_path):
 
 
 def test_fast_readers_agree_with_the_writers_readers(env, tmp_path):
-    """The scorer parses logs with orjson; it must read exactly what the server's and the runner's readers read."""
+    """The scorer parses logs with msgspec; it must read exactly what the server's and the runner's readers read."""
     from agenthop.runner.records import read_records as runner_records
     from agenthop.scorer.logs import _read_runner_file, read_checkpoint_records
     from agenthop.server.checkpoint import CheckpointLog, read_records
