@@ -19,8 +19,9 @@ back in the order given).
 from __future__ import annotations
 
 import concurrent.futures as cf
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from pathlib import Path
 
 from agenthop.scorer.compare import compare_pair, multi_run
@@ -29,6 +30,7 @@ from agenthop.scorer.gold import Gold
 from agenthop.scorer.logs import Run, expand_spec, gc_paused, load_run
 from agenthop.scorer.reports import run_dir_names, write_comparison_reports, write_run_reports
 from agenthop.scorer.results import PairResult, RunScore, ScoreResult, slim
+from agenthop.scorer.stats import preload
 from agenthop.scorer.summary import score_run
 from agenthop.server.checkpoint import LogError
 from agenthop.server.corpus.schema import CorpusError, open_corpus, read_meta
@@ -80,14 +82,14 @@ def _expand(runs: Iterable[str | Path]) -> list[str]:
         raise ScorerError("{exc}", "runs", exc=exc) from exc
 
 
-def check_corpus(run: Run, corpus: str | Path, corpus_id: str | None) -> None:
+def check_corpus(run_name: str, run_corpus_ids: set[str], corpus: str | Path, corpus_id: str | None) -> None:
     """Refuse a run whose logs say it was made on another corpus than ``corpus`` (its gold would not match)."""
-    theirs = sorted(run.corpus_ids() - {corpus_id}) if corpus_id else []
+    theirs = sorted(run_corpus_ids - {corpus_id}) if corpus_id else []
     if theirs:
         raise CorpusMismatchError(
             "run {run} was made on corpus {theirs}, but the {corpus} given for scoring, {path}, is corpus {ours}. "
             "Score a run against the corpus it was made on.",
-            "corpus", run=run.name, theirs=" and ".join(theirs), path=corpus, ours=corpus_id,
+            "corpus", run=run_name, theirs=" and ".join(theirs), path=corpus, ours=corpus_id,
         )
 
 
@@ -127,25 +129,52 @@ def _score_in_worker(spec: str, report_dir: Path | None) -> RunScore:
     return _WORKER.score(spec, report_dir)
 
 
-def _score_each(specs: list[str], dirs: list[Path | None], corpus, expected, server_log, jobs: int):
-    """RunScores in the order of ``specs``, scored in ``jobs`` processes."""
-    if jobs <= 1 or len(specs) <= 1:
-        scorer = _RunScorer(corpus, expected, server_log)
+def _head(spec: str, server_log: str | Path | None) -> tuple[str, set[str]]:
+    """A run's name and the corpus ids it records, from its session starts only (cheap)."""
+    run = _load(spec, server_log, starts_only=True)
+    return run.name, run.corpus_ids()
+
+
+class _Workers:
+    """Does the per-run work in this process (one job) or in worker processes; results keep the order of the runs."""
+
+    def __init__(self, jobs: int, n_runs: int, corpus, expected, server_log):
+        self.args = (str(corpus), expected, server_log)
+        n = min(jobs, n_runs)
+        self.pool = cf.ProcessPoolExecutor(n, initializer=_start_worker, initargs=self.args) if n > 1 else None
+
+    def heads(self, specs: list[str], server_log) -> list[tuple[str, set[str]]]:
+        if self.pool is None:
+            return [_head(spec, server_log) for spec in specs]
+        with self._broken():
+            return list(self.pool.map(_head, specs, [server_log] * len(specs)))
+
+    def scores(self, specs: list[str], dirs: list[Path | None]) -> Iterator[RunScore]:
+        if self.pool is None:
+            scorer = _RunScorer(*self.args)
+            try:
+                for spec, d in zip(specs, dirs):
+                    yield scorer.score(spec, d)
+            finally:
+                scorer.close()
+            return
+        with self._broken():
+            results = self.pool.map(_score_in_worker, specs, dirs)  # submits every run at once
+            if len(specs) > 1:
+                preload()  # this process would only wait: import what the comparison needs meanwhile
+            yield from results
+
+    @contextmanager
+    def _broken(self):
         try:
-            for spec, d in zip(specs, dirs):
-                yield scorer.score(spec, d)
-        finally:
-            scorer.close()
-        return
-    pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(specs)), initializer=_start_worker,
-                                  initargs=(str(corpus), expected, server_log))
-    try:
-        yield from pool.map(_score_in_worker, specs, dirs)
-    except BrokenProcessPool as exc:
-        raise ScorerError("a worker process scoring the runs died ({exc}); the machine may be out of memory: "
-                          "score with fewer {jobs}.", "jobs", exc=exc) from exc
-    finally:
-        pool.shutdown(cancel_futures=True)
+            yield
+        except BrokenProcessPool as exc:
+            raise ScorerError("a worker process scoring the runs died ({exc}); the machine may be out of memory: "
+                              "score with fewer {jobs}.", "jobs", exc=exc) from exc
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
 
 
 def score(runs: Iterable[str | Path], corpus: str | Path, *, items: str | Path | None = None,
@@ -170,21 +199,26 @@ def score(runs: Iterable[str | Path], corpus: str | Path, *, items: str | Path |
         raise ScorerError("no runs given: pass run directories or checkpoint log files as {runs}.", "runs")
     expected = read_expected(items)
     corpus_id = corpus_id_of(corpus)
-    heads = [_load(spec, server_log, starts_only=True) for spec in specs]
-    for head in heads:
-        check_corpus(head, corpus, corpus_id)
-    target = Path(out) if out is not None else None
-    if target is None:
-        dirs: list[Path | None] = [None] * len(specs)
-    elif len(specs) == 1:
-        dirs = [target]
-    else:
-        dirs = [target / d for d in run_dir_names([h.name for h in heads])]
-    scored = []
-    for run_score in _score_each(specs, dirs, corpus, expected, server_log, jobs):
-        scored.append(run_score)
-        if on_run is not None:
-            on_run(run_score)
+    workers = _Workers(jobs, len(specs), corpus, expected, server_log)
+    try:
+        # Every run is checked before any is scored, so a refused run leaves nothing half-written.
+        heads = workers.heads(specs, server_log)
+        for name, corpus_ids in heads:
+            check_corpus(name, corpus_ids, corpus, corpus_id)
+        target = Path(out) if out is not None else None
+        if target is None:
+            dirs: list[Path | None] = [None] * len(specs)
+        elif len(specs) == 1:
+            dirs = [target]
+        else:
+            dirs = [target / d for d in run_dir_names([name for name, _ in heads])]
+        scored = []
+        for run_score in workers.scores(specs, dirs):
+            scored.append(run_score)
+            if on_run is not None:
+                on_run(run_score)
+    finally:
+        workers.close()
     comparison = multi_run([r.summary for r in scored], all_replicates=replicates) if len(scored) > 1 else None
     if target is not None and comparison is not None:
         write_comparison_reports(comparison, target)
@@ -204,8 +238,8 @@ def compare(run_a: str | Path, run_b: str | Path, corpus: str | Path, *, items: 
     gold = open_gold(corpus)
     try:
         a, b = _load(str(run_a), server_log), _load(str(run_b), server_log)
-        check_corpus(a, corpus, gold.meta.get("corpus_id"))
-        check_corpus(b, corpus, gold.meta.get("corpus_id"))
+        for run in (a, b):
+            check_corpus(run.name, run.corpus_ids(), corpus, gold.meta.get("corpus_id"))
         with gc_paused():
             sa, sb = score_run(a, gold, expected), score_run(b, gold, expected)
     finally:

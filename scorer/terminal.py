@@ -30,11 +30,11 @@ def print_run(summary: dict, console: Console | None = None) -> None:
     h = summary["headline"]
     console.print(_rich(t, title=f"{summary['run']['name']}: four axes"))
     res = summary["resources"]
-    tok = "n/a (no token data)" if h["mean_tokens"] is None else f"{h['mean_tokens']:,.0f}"
-    turns = "n/a (no turn data)" if h["mean_turns"] is None else f"{h['mean_turns']:.2f}"
+    tok = "n/a" if h["mean_tokens"] is None else f"{h['mean_tokens']:,.0f}"
+    turns = "n/a" if h["mean_turns"] is None else f"{h['mean_turns']:.2f}"
     console.print(
         f"resources: tokens {tok}, turns {turns}, budget {h['mean_budget'] or 0:.2f} points; "
-        f"ended by token cap {100 * (res['pct_token_cap'] or 0):.1f}%, turn cap {100 * (res['pct_turn_cap'] or 0):.1f}%, "
+        f"ended by caps: tokens {100 * (res['pct_token_cap'] or 0):.1f}%, turns {100 * (res['pct_turn_cap'] or 0):.1f}%, "
         f"budget {100 * (res['pct_budget'] or 0):.1f}%"
     )
     for w in summary["warnings"]:

@@ -91,6 +91,10 @@ def test_library_errors_name_parameters_and_the_cli_names_flags(env, tmp_path):
     assert "server_log" in str(info.value) and "--" not in str(info.value) and info.value.param == "server_log"
     r = CliRunner().invoke(main, [str(run_dir), "--corpus", str(env["corpus"]), "--out", str(tmp_path / "o")])
     assert r.exit_code == 1 and "--server-log" in r.output and "server_log" not in r.output
+    with pytest.raises(RunSpecError, match="give that log as server_log"):  # raised in a worker process
+        score([env["main"], run_dir], env["corpus"], jobs=2)
+    r = CliRunner().invoke(main, [str(env["main"]), str(run_dir), "--corpus", str(env["corpus"]), "--jobs", "2"])
+    assert r.exit_code == 1 and "give that log as --server-log" in r.output
 
     bad_items = tmp_path / "items.jsonl"
     bad_items.write_text("{not json\n")
