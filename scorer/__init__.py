@@ -9,7 +9,7 @@ results (what scoring returns), errors, logs (load runs), gold (gold labels; the
 server.sections.label_matches_section), items (item set and the session that counts),
 metrics (accuracy, recall, resources), audit (exposure/inspection), trajectory,
 stats (Wilson, McNemar, bootstraps, Cronbach), summary (score_run and versions), compare,
-document/report_md/report_html/plots/terminal (reports), cli (agenthop-scorer).
+document/report_md/report_html/plots/terminal (reports), view (trajectory viewer), cli (agenthop-scorer).
 """
 
 from agenthop.scorer.errors import CorpusMismatchError, ItemsFileError, RunSpecError, ScorerError
@@ -17,7 +17,7 @@ from agenthop.scorer.gold import Gold
 from agenthop.scorer.logs import Call, Run, Session, load_run, load_runs, to_dataframe
 from agenthop.scorer.reports import write_reports
 from agenthop.scorer.results import Headline, PairResult, RunScore, ScoreResult
-from agenthop.scorer.scoring import compare, score
+from agenthop.scorer.scoring import compare, score, write_viewer
 from agenthop.scorer.summary import SCORER_VERSION, SUMMARY_SCHEMA_VERSION, score_run
 
 __all__ = [
@@ -42,4 +42,5 @@ __all__ = [
     "score_run",
     "to_dataframe",
     "write_reports",
+    "write_viewer",
 ]

@@ -15,12 +15,13 @@ import os
 import click
 
 from agenthop.scorer.errors import ScorerError
-from agenthop.scorer.scoring import compare, score
+from agenthop.scorer.scoring import compare, score, write_viewer
 from agenthop.scorer.summary import SCORER_VERSION
 from agenthop.scorer.terminal import make_console, print_comparison, print_pair, print_run
 
 #: How each library parameter is spelled on the command line.
-FLAGS = {"server_log": "--server-log", "items": "--items", "corpus": "--corpus", "jobs": "--jobs", "runs": "RUN"}
+FLAGS = {"server_log": "--server-log", "items": "--items", "corpus": "--corpus", "jobs": "--jobs", "runs": "RUN",
+         "out": "--out"}
 SERVER_LOG_HELP = ("Checkpoint log of a server the run(s) used (agenthop-runner --server URL): a run directory without "
                    "server-log.sqlite reads its label's records from it.")
 
@@ -70,12 +71,13 @@ def main() -> None:
 @click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False), help=SERVER_LOG_HELP)
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Processes scoring runs side by side [default: the CPUs available, at most 8].")
-def score_cmd(runs, corpus, out, items, replicates, server_log, jobs):
+@click.option("--view", is_flag=True, help="Also write the trajectory viewer to OUT/view/ and link every item of the reports to it.")
+def score_cmd(runs, corpus, out, items, replicates, server_log, jobs, view):
     """Score RUN(s): run directories or checkpoint logs PATH.sqlite[::LABEL]."""
     console = make_console()
     try:
         result = score(runs, corpus, items=items, server_log=server_log, replicates=replicates, out=out,
-                       jobs=jobs or default_jobs(), on_run=lambda r: print_run(r.summary, console))
+                       jobs=jobs or default_jobs(), view=view, on_run=lambda r: print_run(r.summary, console))
     except ScorerError as exc:
         raise fail(exc) from exc
     if result.comparison is not None:
@@ -99,6 +101,22 @@ def compare_cmd(run_a, run_b, corpus, seed, resamples, items, out, server_log):
     except ScorerError as exc:
         raise fail(exc) from exc
     print_pair(result.pair)
+
+
+@main.command("view")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--corpus", default="corpus.sqlite", show_default=True, help="Corpus file with the gold labels.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Directory for index.html and its sessions/.")
+@click.option("--items", type=click.Path(exists=True, dir_okay=False), help="Expected item set (as for score).")
+@click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False),
+              help="Checkpoint log of a server the run(s) used, for run directories without server-log.sqlite.")
+def view_cmd(runs, corpus, out, items, server_log):
+    """Write a trajectory viewer for RUN(s): OUT/index.html, which opens offline in a browser."""
+    try:
+        page = write_viewer(runs, corpus, out, items=items, server_log=server_log)
+    except ScorerError as exc:
+        raise fail(exc) from exc
+    click.echo(f"viewer written: {page}")
 
 
 if __name__ == "__main__":  # pragma: no cover

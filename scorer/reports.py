@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from agenthop.scorer import report_html, report_md
 from agenthop.scorer.document import comparison_document, run_document
-from agenthop.scorer.logs import safe_name
 from agenthop.scorer.plots import comparison_plots, run_plots
 from agenthop.scorer.results import PairResult, ScoreResult
+from agenthop.scorer.view import run_keys, view_link
 
 RUN_FILES = ("summary.json", "report.md", "report.html")
 COMPARISON_FILES = ("comparison.json", "comparison.md", "comparison.html")
@@ -35,12 +37,27 @@ def write_json(path: Path, data: dict) -> None:
     path.write_text(json.dumps(_clean(data), indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
 
 
-def write_run_reports(summary: dict, directory: str | Path) -> Path:
-    """summary.json, report.md and report.html of one run in ``directory`` (created if needed)."""
+@dataclass(frozen=True)
+class ViewLinks:
+    """Links from a run report's items to their sessions in the trajectory viewer (``prefix``: the viewer's
+    folder relative to the report; ``key``: the run's key in the viewer). Picklable, for worker processes."""
+
+    prefix: str
+    key: str
+
+    def __call__(self, item_id: str) -> str:
+        return self.prefix + view_link(self.key, item_id)
+
+
+def write_run_reports(summary: dict, directory: str | Path, view_href: Callable[[str], str] | None = None) -> Path:
+    """summary.json, report.md and report.html of one run in ``directory`` (created if needed).
+
+    ``view_href``: item ID -> link to its session in a trajectory viewer (adds the reports' Items section).
+    """
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "summary.json", summary)
-    doc = run_document(summary)
+    doc = run_document(summary, view_href=view_href)
     (out / "report.md").write_text(report_md.render(doc), encoding="utf-8")
     doc.plots = run_plots(summary)
     (out / "report.html").write_text(report_html.render(doc), encoding="utf-8")
@@ -64,16 +81,9 @@ def write_comparison_reports(comparison: dict, directory: str | Path, pair: dict
 
 
 def run_dir_names(names: list[str]) -> list[str]:
-    """The report subdirectory of each run when several are scored: its name made file-safe, made unique."""
-    used: set[str] = set()
-    out = []
-    for name in names:
-        d = safe_name(name)
-        while d in used:
-            d += "_"
-        used.add(d)
-        out.append(d)
-    return out
+    """The report subdirectory of each run when several are scored, which is also its key in the trajectory
+    viewer: its name made file-safe, made unique."""
+    return run_keys(names)
 
 
 def write_reports(result: ScoreResult | PairResult, out: str | Path) -> Path:

@@ -28,10 +28,11 @@ from agenthop.scorer.compare import compare_pair, multi_run
 from agenthop.scorer.errors import CorpusMismatchError, ItemsFileError, ScorerError
 from agenthop.scorer.gold import Gold
 from agenthop.scorer.logs import Run, expand_spec, gc_paused, load_run
-from agenthop.scorer.reports import run_dir_names, write_comparison_reports, write_run_reports
+from agenthop.scorer.reports import ViewLinks, run_dir_names, write_comparison_reports, write_run_reports
 from agenthop.scorer.results import PairResult, RunScore, ScoreResult, slim
 from agenthop.scorer.stats import preload
 from agenthop.scorer.summary import score_run
+from agenthop.scorer.view import VIEW_DIR, VIEW_FILE, write_view
 from agenthop.server.checkpoint import LogError
 from agenthop.server.corpus.schema import CorpusError, open_corpus, read_meta
 from agenthop.server.item_files import ItemsError, read_items
@@ -101,7 +102,7 @@ class _RunScorer:
         self.expected = expected
         self.server_log = server_log
 
-    def score(self, spec: str, report_dir: Path | None) -> RunScore:
+    def score(self, spec: str, report_dir: Path | None, links: ViewLinks | None = None) -> RunScore:
         # One collection after the run instead of many over its records (the plots' figure cycles wait till then).
         with gc_paused():
             run = _load(spec, self.server_log)
@@ -110,7 +111,7 @@ class _RunScorer:
             name = summary["run"]["name"]
             if report_dir is None:
                 return RunScore(name, summary)
-            write_run_reports(summary, report_dir)
+            write_run_reports(summary, report_dir, view_href=links)
             return RunScore(name, slim(summary), complete=False, report_dir=report_dir)
 
     def close(self) -> None:
@@ -125,8 +126,8 @@ def _start_worker(corpus, expected, server_log) -> None:
     _WORKER = _RunScorer(corpus, expected, server_log)
 
 
-def _score_in_worker(spec: str, report_dir: Path | None) -> RunScore:
-    return _WORKER.score(spec, report_dir)
+def _score_in_worker(spec: str, report_dir: Path | None, links: ViewLinks | None) -> RunScore:
+    return _WORKER.score(spec, report_dir, links)
 
 
 def _head(spec: str, server_log: str | Path | None) -> tuple[str, set[str]]:
@@ -149,17 +150,17 @@ class _Workers:
         with self._broken():
             return list(self.pool.map(_head, specs, [server_log] * len(specs)))
 
-    def scores(self, specs: list[str], dirs: list[Path | None]) -> Iterator[RunScore]:
+    def scores(self, specs: list[str], dirs: list[Path | None], links: list[ViewLinks | None]) -> Iterator[RunScore]:
         if self.pool is None:
             scorer = _RunScorer(*self.args)
             try:
-                for spec, d in zip(specs, dirs):
-                    yield scorer.score(spec, d)
+                for spec, d, link in zip(specs, dirs, links):
+                    yield scorer.score(spec, d, link)
             finally:
                 scorer.close()
             return
         with self._broken():
-            results = self.pool.map(_score_in_worker, specs, dirs)  # submits every run at once
+            results = self.pool.map(_score_in_worker, specs, dirs, links)  # submits every run at once
             if len(specs) > 1:
                 preload()  # this process would only wait: import what the comparison needs meanwhile
             yield from results
@@ -179,7 +180,7 @@ class _Workers:
 
 def score(runs: Iterable[str | Path], corpus: str | Path, *, items: str | Path | None = None,
           server_log: str | Path | None = None, replicates: bool = False, out: str | Path | None = None,
-          jobs: int = 1, on_run: Callable[[RunScore], None] | None = None) -> ScoreResult:
+          jobs: int = 1, view: bool = False, on_run: Callable[[RunScore], None] | None = None) -> ScoreResult:
     """Score runs against the gold labels of ``corpus``, and compare them when there are several.
 
     runs: run directories or checkpoint logs ``PATH.sqlite[::LABEL]`` (a log without a label is one run per label).
@@ -190,10 +191,13 @@ def score(runs: Iterable[str | Path], corpus: str | Path, *, items: str | Path |
         ``out/comparison.*``); the returned RunScores then hold slim summaries. Without ``out`` nothing is
         written and the summaries are complete (``write_reports`` writes them).
     jobs: worker processes scoring runs side by side.
+    view: also write the trajectory viewer to ``out/view/`` and link every item of the reports to it (needs ``out``).
     on_run: called with each RunScore as it is ready, in the order of ``runs``.
     """
     if jobs < 1:
         raise ScorerError("{jobs} must be at least 1, got {n}.", "jobs", n=jobs)
+    if view and out is None:
+        raise ScorerError("the trajectory viewer is written beside the reports: give {out} with view.", "out")
     specs = _expand(runs)
     if not specs:
         raise ScorerError("no runs given: pass run directories or checkpoint log files as {runs}.", "runs")
@@ -206,14 +210,17 @@ def score(runs: Iterable[str | Path], corpus: str | Path, *, items: str | Path |
         for name, corpus_ids in heads:
             check_corpus(name, corpus_ids, corpus, corpus_id)
         target = Path(out) if out is not None else None
+        keys = run_dir_names([name for name, _ in heads])
         if target is None:
             dirs: list[Path | None] = [None] * len(specs)
         elif len(specs) == 1:
             dirs = [target]
         else:
-            dirs = [target / d for d in run_dir_names([name for name, _ in heads])]
+            dirs = [target / k for k in keys]
+        prefix = f"{VIEW_DIR}/" if len(specs) == 1 else f"../{VIEW_DIR}/"
+        links = [ViewLinks(prefix, k) if view else None for k in keys]
         scored = []
-        for run_score in workers.scores(specs, dirs):
+        for run_score in workers.scores(specs, dirs, links):
             scored.append(run_score)
             if on_run is not None:
                 on_run(run_score)
@@ -222,7 +229,34 @@ def score(runs: Iterable[str | Path], corpus: str | Path, *, items: str | Path |
     comparison = multi_run([r.summary for r in scored], all_replicates=replicates) if len(scored) > 1 else None
     if target is not None and comparison is not None:
         write_comparison_reports(comparison, target)
+    if view:
+        _write_view(specs, corpus, target / VIEW_DIR, expected, server_log)
     return ScoreResult(runs=scored, comparison=comparison, out=target)
+
+
+def write_viewer(runs: Iterable[str | Path], corpus: str | Path, out: str | Path, *, items: str | Path | None = None,
+                 expected: list[str] | None = None, server_log: str | Path | None = None) -> Path:
+    """Write the trajectory viewer of ``runs`` into ``out`` (docs/web.md); returns its index.html.
+
+    items: the expected item set, as for ``score`` (or ``expected``: its item IDs, already read).
+    """
+    if expected is None:
+        expected = read_expected(items)
+    specs = _expand(runs)
+    corpus_id = corpus_id_of(corpus)
+    for spec in specs:
+        check_corpus(*_head(spec, server_log), corpus, corpus_id)
+    return _write_view(specs, corpus, out, expected, server_log)
+
+
+def _write_view(specs: list[str], corpus, out, expected, server_log) -> Path:
+    try:
+        write_view(specs, corpus, out, expected=expected, server_log=server_log)
+    except CorpusError as exc:
+        raise ScorerError("{message}", "corpus", message=exc) from exc
+    except LogError as exc:
+        raise ScorerError("{exc}", "runs", exc=exc) from exc
+    return Path(out) / VIEW_FILE
 
 
 def compare(run_a: str | Path, run_b: str | Path, corpus: str | Path, *, items: str | Path | None = None,

@@ -44,12 +44,14 @@ def test_a_run_made_on_another_corpus_is_refused_naming_both(env, tmp_path):
     assert not (tmp_path / "out").exists()  # refused before anything was scored or written
 
     for args in ([str(stranger), "--corpus", str(env["corpus"]), "--out", str(tmp_path / "cli")],
-                 ["compare", str(env["main"]), str(stranger), "--corpus", str(env["corpus"])]):
+                 ["compare", str(env["main"]), str(stranger), "--corpus", str(env["corpus"])],
+                 ["view", str(stranger), "--corpus", str(env["corpus"]), "--out", str(tmp_path / "view")]):
         r = CliRunner().invoke(main, args)
         assert r.exit_code == 1, r.output
         assert f"made on corpus {other}" in r.output and env["corpus_id"] in r.output and "--corpus" in r.output
     with pytest.raises(CorpusMismatchError):
         compare(stranger, env["main"], env["corpus"])
+    assert not (tmp_path / "view").exists()
 
 
 def test_run_json_names_the_corpus_too(env, tmp_path):
