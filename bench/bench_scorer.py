@@ -1,27 +1,43 @@
-"""Benchmark the scorer: synthetic logs for N runs x 1,011 items, scoring wall time and peak memory.
+"""Benchmark the scorer: N synthetic runs x 1,011 items, scored with reports, side by side with a baseline.
 
-    .venv/bin/python bench/bench_scorer.py [--runs 20] [--items 1011] [--out bench/out/scorer]
+    .venv/bin/python bench/bench_scorer.py [--runs 20] [--items 1011] [--repeat 3] [--baseline-ref 45a5747] [--profile]
 
 Builds a synthetic corpus (items, gold, recall labels, sections for the gold
 papers) and N run directories (checkpoint log + runner.jsonl) with realistic
 sessions (~12 calls per item: searches exposing 10 papers, reference lists of
-up to 30, reads of gold and non-gold papers, think, submit), then runs
-``agenthop-scorer RUN... --corpus C --out D`` in a child process and reports
-its wall time and peak RSS. The child does everything the CLI does: score every
-run, write summary.json, report.md and report.html (with plots) per run, and the
-comparison across runs.
+up to 30, reads of gold and non-gold papers, think, submit). Then scores them
+``--repeat`` times with each variant, interleaved (the machine is shared: each
+round runs every variant once, in turn), each in a child process that does
+everything ``agenthop-scorer RUN... --corpus C --out D`` does: score every run,
+write summary.json, report.md and report.html (with plots) per run, and the
+comparison across runs. Variants:
+
+* baseline: the scorer as it was at ``--baseline-ref`` (extracted with git archive; default: the commit
+  before the scorer became a library, one process, stdlib json);
+* now, 1 process (``--jobs 1``);
+* now, the default (``--jobs`` = the number of CPUs).
+
+Prints each variant's median wall time with its spread (min-max), CPU time and
+peak RSS, the ratios to the baseline, and checks that every variant reports the
+same headline numbers. ``--profile`` first prints where one process spends its
+time (cProfile, 5 runs).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import json
+import os
+import pstats
 import random
-import resource
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 
@@ -165,11 +181,74 @@ def write_run(run_dir: Path, name: str, items: list[dict], rng: random.Random, s
     return len(rows)
 
 
+BASELINE_REF = "45a5747"  # main before the scorer became a library (scorer-lib branch)
+GOAL_S = 10.0  # issue 10: 20 runs x 1,011 items in 10 s or less
+
+
+def baseline_scorer(ref: str, dest: Path) -> list[str] | None:
+    """A command running the scorer of git ref ``ref`` (as package ``scorer_baseline``), or None if it cannot."""
+    repo = Path(__file__).resolve().parent.parent
+    try:
+        data = subprocess.run(["git", "archive", ref, "scorer"], cwd=repo, capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(f"baseline {ref}: not available ({exc}); measuring the current scorer only")
+        return None
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(dest, filter="data")
+    (dest / "scorer").rename(dest / "scorer_baseline")
+    code = f"import sys; sys.path.insert(0, {str(dest)!r}); from scorer_baseline.cli import main; main()"
+    return [sys.executable, "-c", code]
+
+
+def timed(cmd: list[str], log: Path) -> dict:
+    """Run ``cmd`` as a child; its wall time, CPU time (worker processes included) and peak RSS."""
+    t0 = time.perf_counter()
+    with log.open("w") as fh:
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        print(log.read_text()[-3000:])
+        raise SystemExit(f"{cmd[:3]}... failed with exit code {proc.returncode}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024}
+
+
+def headline_rows(report: Path) -> list[dict]:
+    rows = json.loads((report / "comparison.json").read_text())["runs"]
+    return [{k: v for k, v in r.items()} for r in rows]
+
+
+def profile_now(runs: list[str], corpus: Path, out: Path) -> None:
+    """Where one process spends its time scoring ``runs`` (cProfile; shares of the total)."""
+    from agenthop.scorer.scoring import score
+
+    prof = cProfile.Profile()
+    prof.runcall(score, runs, corpus, out=out, jobs=1)
+    stats = pstats.Stats(prof, stream=io.StringIO())
+    total = max(v[3] for v in stats.stats.values())
+    parts = {"drawing plots (plots.run_plots, comparison_plots)": ("plots.py", ("run_plots", "comparison_plots")),
+             "reading logs (logs.load_run)": ("logs.py", ("load_run",)),
+             "scoring (summary.score_run)": ("summary.py", ("score_run",)),
+             "writing summary.json (reports.write_json)": ("reports.py", ("write_json",))}
+    print(f"profile of one process scoring {len(runs)} runs ({total:.1f} s under cProfile):")
+    for label, (file, funcs) in parts.items():
+        cum = sum(v[3] for (f, _, name), v in stats.stats.items() if f.endswith(file) and name in funcs)
+        print(f"  {label:<50} {100 * cum / total:5.1f}%")
+
+
+def spread(values: list[float]) -> str:
+    return f"{statistics.median(values):.1f} s ({min(values):.1f}-{max(values):.1f})"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--items", type=int, default=1011)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--repeat", type=int, default=3, help="rounds; each round runs every variant once")
+    ap.add_argument("--baseline-ref", default=BASELINE_REF, help="git ref of the baseline scorer ('' for none)")
+    ap.add_argument("--profile", action="store_true", help="first profile one process scoring 5 runs")
     ap.add_argument("--out", type=Path, default=Path("bench/out/scorer"))
     args = ap.parse_args()
     if args.out.exists():
@@ -185,22 +264,41 @@ def main() -> None:
         n_records += write_run(d, f"run{k:02d}", items, rng, skill=0.3 + 0.6 * k / max(1, args.runs - 1))
         runs.append(str(d))
     gen = time.perf_counter() - t0
-    print(f"generated {args.runs} runs x {args.items} items ({n_records:,} checkpoint records) in {gen:.1f} s")
+    print(f"generated {args.runs} runs x {args.items} items ({n_records:,} checkpoint records) in {gen:.1f} s; "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    if args.profile:
+        profile_now(runs[:5], corpus, args.out / "profile")
 
-    report = args.out / "report"
-    cmd = [sys.executable, "-m", "agenthop.scorer.cli", *runs, "--corpus", str(corpus), "--out", str(report)]
-    t1 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t1
-    if proc.returncode != 0:
-        print(proc.stdout[-3000:], proc.stderr[-3000:])
-        raise SystemExit(proc.returncode)
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    peak_mb = usage.ru_maxrss / 1024
-    cpu = usage.ru_utime + usage.ru_stime
-    comp = json.loads((report / "comparison.json").read_text())
-    print(f"scored {args.runs} runs x {args.items} items (summaries, Markdown + HTML reports with plots, comparison) "
-          f"in {wall:.1f} s wall, {cpu:.1f} s CPU ({wall / args.runs:.2f} s wall per run); peak RSS {peak_mb:.0f} MB")
+    now = [sys.executable, "-m", "agenthop.scorer.cli"]
+    variants = {}
+    base = baseline_scorer(args.baseline_ref, args.out / "baseline-src") if args.baseline_ref else None
+    if base:
+        variants[f"baseline {args.baseline_ref}"] = base
+    variants["now, --jobs 1"] = [*now, "--jobs", "1"]
+    variants[f"now, default (--jobs {os.cpu_count()})"] = now
+    results: dict[str, list[dict]] = {name: [] for name in variants}
+    for r in range(args.repeat):
+        for k, (name, cmd) in enumerate(variants.items()):
+            report = args.out / f"report-{k}"
+            shutil.rmtree(report, ignore_errors=True)
+            results[name].append(timed([*cmd, *runs, "--corpus", str(corpus), "--out", str(report)],
+                                       args.out / f"variant-{k}.log"))
+        print(f"round {r + 1}/{args.repeat}: " + ", ".join(f"{n} {res[-1]['wall']:.1f} s" for n, res in results.items()))
+
+    rows = {k: headline_rows(args.out / f"report-{k}") for k in range(len(variants))}
+    same = all(rows[k] == rows[0] for k in rows)
+    first = statistics.median(r["wall"] for r in next(iter(results.values())))
+    print(f"\nscoring {args.runs} runs x {args.items} items with reports (median of {args.repeat}, min-max), "
+          f"load average now {os.getloadavg()[0]:.1f}:")
+    print(f"  {'variant':<34} {'wall':>18} {'CPU':>8} {'peak RSS':>9} {'vs first':>9}")
+    for name, res in results.items():
+        wall = [x["wall"] for x in res]
+        print(f"  {name:<34} {spread(wall):>18} {statistics.median(x['cpu'] for x in res):>6.1f} s "
+              f"{max(x['rss_mb'] for x in res):>6.0f} MB {first / statistics.median(wall):>8.2f}x")
+    default = statistics.median(x["wall"] for x in list(results.values())[-1])
+    print(f"goal: <= {GOAL_S:.0f} s with the default: {default:.1f} s ({'met' if default <= GOAL_S else 'NOT met'})")
+    print(f"same headline numbers (comparison.json runs) in every variant: {'yes' if same else 'NO'}")
+    comp = json.loads((args.out / f"report-{len(variants) - 1}" / "comparison.json").read_text())
     print(f"Cronbach's alpha {comp['reliability']['cronbach_alpha']:.3f}; accuracy range "
           f"{min(r['accuracy'] for r in comp['runs']):.3f}-{max(r['accuracy'] for r in comp['runs']):.3f}")
 

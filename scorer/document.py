@@ -43,6 +43,7 @@ class Section:
     tables: list[Table] = field(default_factory=list)
     plots: list[str] = field(default_factory=list)  # plot names
     bullets: list[str] = field(default_factory=list)
+    definitions: list[tuple[str, str]] = field(default_factory=list)  # term, description
 
 
 @dataclass
@@ -102,6 +103,62 @@ def _group_table(groups: dict, title: str) -> Table:
     return Table(header=[title, "n", "accuracy [95% CI]", "paper recall", "section recall", "conversion"], rows=rows)
 
 
+def readable(value) -> str:
+    """A setting's value for a reader, not a Python repr: dicts as 'key: value; ...', lists comma-separated."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, dict):
+        if not value:
+            return "none"
+        return "; ".join(f"{str(k).replace('_', ' ')}: " + (f"({readable(v)})" if isinstance(v, dict) and v else readable(v))
+                         for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(readable(v) for v in value) or "none"
+    return str(value)
+
+
+def provenance(s: dict) -> list[tuple[str, str]]:
+    """The "Run and provenance" definitions: who ran what, with which settings, on which corpus, scored how."""
+    run, corpus, items = s["run"], s["corpus"], s["items"]
+    out = [("run", f"{run['name']} (label {run['label'] or 'none'})"),
+           ("agent", run["agent"] or "unknown"), ("model", run["model"] or "unknown")]
+    settings = run["settings"]
+    if isinstance(settings, dict) and settings:
+        out += [(str(k).replace('_', ' '), readable(v)) for k, v in settings.items()]
+    else:
+        out.append(("settings", "not recorded" if settings is None else readable(settings)))
+    out.append(("corpus", f"{corpus['path']} (schema {corpus['schema_version']}, id {corpus.get('corpus_id') or 'n/a'})"))
+    out.append(("caps in the sessions", " | ".join(f"{readable(e['value'])} ({e['sessions']} sessions)"
+                                                     for e in s["sessions"]["caps"]) or "none recorded"))
+    out.append(("search", " | ".join(readable(e["value"]) for e in s["sessions"]["search"]) or "none recorded"))
+    out.append(("items", f"{items['n']} ({items['observed']} observed, {items['unobservable']} unobservable, "
+                         f"{items['items_with_retries']} with retries; item set from {items['expected_from']})"))
+    out.append(("scored by", f"scorer {s['scorer_version']}, summary schema {s['schema_version']}, generated {s['generated_at']}"))
+    return out
+
+
+def unplottable(s: dict) -> dict[str, str]:
+    """Plots of a run report that would show nothing measured, with the sentence the report shows instead."""
+    res = s["resources"]
+    out = {}
+    if not any(m["n"] for m in s["metrics"]["by_cell"].values()):
+        out["cell-accuracy"] = "Accuracy by cell: no items, so no plot."
+        out["cell-accuracy-vs-recall"] = "Accuracy vs paper recall: no items, so no plot."
+    if not any(any(row) for row in s["trajectory"]["transitions"]["counts"]):
+        out["transition-heatmap"] = "Tool transitions: no item made two tool calls in a row, so no heatmap."
+    if not res["budget"]["measured"]:
+        out["budget-hist"] = "Budget points: not measured, so no histogram: no item has a session log."
+    if not res["turns"]["measured"]:
+        out["turns-hist"] = "Turns: not measured, so no histogram: no runner records and no turn numbers in the checkpoint calls."
+    if not res["tokens"]["measured"]:
+        out["tokens-hist"] = f"Tokens: not measured, so no histogram: {res['tokens'].get('reason') or 'no token counts in the logs'}."
+    return out
+
+
 def items_section(s: dict, view_href: Callable[[str], str]) -> Section:
     """One row per item, linking each observed item to its session in the trajectory viewer."""
     rows = [[Link(r["item_id"], view_href(r["item_id"])) if r["observed"] else r["item_id"], r["cell"], r["reasoning_type"],
@@ -118,31 +175,20 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
     res = s["resources"]
     sections: list[Section] = []
 
-    prov = Section("Run and provenance")
-    caps = "; ".join(f"{e['value']} ({e['sessions']} sessions)" for e in s["sessions"]["caps"]) or "none recorded"
-    search = "; ".join(f"{e['value']}" for e in s["sessions"]["search"]) or "none recorded"
-    corpus = s["corpus"]
-    prov.bullets = [
-        f"run: {run['name']} (label {run['label']})",
-        f"agent: {run['agent'] or 'unknown'}; model: {run['model'] or 'unknown'}",
-        f"settings: {run['settings'] if run['settings'] is not None else 'not recorded'}",
-        f"corpus: {corpus['path']} (schema {corpus['schema_version']}, id {corpus.get('corpus_id') or 'n/a'})",
-        f"caps: {caps}",
-        f"search: {search}",
-        f"items: {s['items']['n']} ({s['items']['observed']} observed, {s['items']['unobservable']} unobservable, "
-        f"{s['items']['items_with_retries']} with retries; item set from {s['items']['expected_from']})",
-        f"scorer {s['scorer_version']}, summary schema {s['schema_version']}, generated {s['generated_at']}",
-    ]
+    prov = Section("Run and provenance", definitions=provenance(s))
     sections.append(prov)
 
     if s["warnings"]:
         sections.append(Section("Warnings", bullets=list(s["warnings"])))
 
+    missing = unplottable(s)
+
     axes = Section("Four axes", tables=[Table(AXIS_HEADER, axis_rows(s["metrics"]),
                                                "Accuracy with Wilson 95% interval; paper recall with the number of items "
                                                "recalled; conversion = accuracy among recalled items.")],
-                   plots=["cell-accuracy", "cell-accuracy-vs-recall"])
+                   plots=[p for p in ("cell-accuracy", "cell-accuracy-vs-recall") if p not in missing])
     cpt = s["calls_per_turn"]
+    axes.paragraphs += [missing[p] for p in ("cell-accuracy", "cell-accuracy-vs-recall") if p in missing]
     axes.paragraphs.append(
         f"Calls per turn: {num(cpt['value'], 2, NO_TURNS)}"
         + (f" ({cpt['tool_calls']} tool calls over {cpt['assistant_turns']} assistant turns, of which"
@@ -150,7 +196,8 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
     )
     sections.append(axes)
 
-    r = Section("Resources", plots=["budget-hist", "turns-hist", "tokens-hist"])
+    r = Section("Resources", plots=[p for p in ("budget-hist", "turns-hist", "tokens-hist") if p not in missing],
+                paragraphs=[missing[p] for p in ("budget-hist", "turns-hist", "tokens-hist") if p in missing])
     r.tables.append(Table(
         ["resource", "mean", "median", "max", "items measured", "source"],
         [
@@ -172,6 +219,7 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
     bd.tables.append(_group_table(s["metrics"]["by_reasoning_type"], "reasoning type"))
     bd.tables.append(_group_table(s["metrics"]["by_venue"], "venue"))
     bd.tables.append(_group_table(s["metrics"]["by_consensus_tier"], "consensus tier"))
+    bd.tables.append(_group_table(s["metrics"]["by_cognitive_skill"], "cognitive skill"))
     sections.append(bd)
 
     au = s["audit"]
@@ -191,7 +239,8 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
     sections.append(a)
 
     tr = s["trajectory"]
-    t = Section("Trajectories", plots=["transition-heatmap"])
+    t = Section("Trajectories", plots=[] if "transition-heatmap" in missing else ["transition-heatmap"],
+                paragraphs=[missing["transition-heatmap"]] if "transition-heatmap" in missing else [])
     tools = tr["transitions"]["tools"]
     t.tables.append(Table(["from \\ to"] + tools, [
         [tools[i]] + [f"{p:.2f}" if tr["transitions"]["counts"][i][j] else "·" for j, p in enumerate(row)]
@@ -248,6 +297,11 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
     return Document(title=f"AgentHop score report: {run['name']}", sections=sections, plots=plots or {})
 
 
+def comparison_plottable(c: dict) -> bool:
+    """Whether some run has both accuracy and paper recall (the comparison's one plot)."""
+    return any(r.get("paper_recall") is not None and r["accuracy"] is not None for r in c["runs"])
+
+
 def comparison_document(c: dict, pair: dict | None = None, plots: dict[str, str] | None = None) -> Document:
     sections = []
     cols = ["run", "n", "accuracy", "paper recall ST", "paper recall MT", "section recall", "conversion ST",
@@ -257,7 +311,11 @@ def comparison_document(c: dict, pair: dict | None = None, plots: dict[str, str]
              num(r["calls_per_turn"], 2, NO_TURNS), num(r["mean_tokens"], 0, NO_TOKENS),
              num(r["mean_turns"], 2, NO_TURNS), num(r["mean_budget"], 2), pct(r["pct_token_cap"]),
              pct(r["pct_turn_cap"]), pct(r["pct_budget"])] for r in c["runs"]]
-    sections.append(Section("Runs", tables=[Table(cols, rows)], plots=["accuracy-vs-recall"]))
+    runs = Section("Runs", tables=[Table(cols, rows)], plots=["accuracy-vs-recall"])
+    if not comparison_plottable(c):
+        runs.plots = []
+        runs.paragraphs.append("Accuracy vs paper recall: no run has both measured, so no plot.")
+    sections.append(runs)
     rel = c["reliability"]
     itc = rel["item_total_correlation"]
     sec = Section("Reliability across runs")

@@ -33,6 +33,7 @@ class GoldItem:
     reasoning_type: str
     venue: str | None
     consensus_tier: str | None
+    cognitive_skill: str | None
     n_options: int
     correct_index: int
     distractor_types: list | None
@@ -85,11 +86,12 @@ class Gold:
         conn = self.conn
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         rows = conn.execute(
-            "SELECT i.item_id, i.question_type, i.depth, i.reasoning_type, i.venue, i.consensus_tier, i.options,"
+            "SELECT i.item_id, i.question_type, i.depth, i.reasoning_type, i.venue, i.consensus_tier, i.cognitive_skill,"
+            " i.options,"
             " i.seed_paper_id, g.correct_index, g.distractor_types, g.gold_paper_ids, g.gold_arxiv_ids,"
             " g.bridge_paper_ids FROM items i JOIN gold_items g ON g.item_id = i.item_id ORDER BY i.position"
         )
-        for (item_id, qt, depth, rt, venue, tier, options, seed, ci, dt, gp, ga, bp) in rows:
+        for (item_id, qt, depth, rt, venue, tier, skill, options, seed, ci, dt, gp, ga, bp) in rows:
             self.items[item_id] = GoldItem(
                 item_id=item_id,
                 qtype=qtype_of(qt, item_id),
@@ -97,6 +99,7 @@ class Gold:
                 reasoning_type=rt or "unknown",
                 venue=venue,
                 consensus_tier=tier,
+                cognitive_skill=skill,
                 n_options=len(json.loads(options or "[]")),
                 correct_index=int(ci),
                 distractor_types=json.loads(dt) if dt else None,

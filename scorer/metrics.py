@@ -82,6 +82,7 @@ def item_row(it: ItemOutcome, gold: Gold, cpt_source: str | None) -> dict:
         "reasoning_type": g.reasoning_type,
         "venue": g.venue,
         "consensus_tier": g.consensus_tier,
+        "cognitive_skill": g.cognitive_skill,
         "observed": it.observed,
         "session_id": it.session.session_id if it.session else None,
         "n_sessions": it.n_sessions,
@@ -148,12 +149,23 @@ def group_metrics(rows: list[dict], cpt_source: str | None) -> dict:
     }
 
 
-def by(rows: list[dict], key: str, cpt_source: str | None, order: tuple | None = None) -> dict:
+#: The group of items whose optional field is empty (the importer stores "" and unknown values as NULL).
+UNKNOWN = "unknown"
+
+
+def by(rows: list[dict], key: str, cpt_source: str | None, order: tuple = ()) -> dict:
+    """Metrics per value of ``key``: the values of ``order`` first, then the others sorted, "unknown" last.
+
+    Every item is in exactly one group: an empty value is "unknown", never dropped.
+    """
     groups: dict = {}
     for r in rows:
-        groups.setdefault(r[key] if r[key] is not None else "unknown", []).append(r)
-    keys = [k for k in order if k in groups] if order else sorted(groups, key=str)
-    return {str(k): group_metrics(groups[k], cpt_source) for k in keys}
+        value = r[key]
+        groups.setdefault(UNKNOWN if value is None or value == "" else str(value), []).append(r)
+    keys = [k for k in order if k in groups and k != UNKNOWN]
+    keys += sorted(k for k in groups if k not in keys and k != UNKNOWN)
+    keys += [UNKNOWN] if UNKNOWN in groups else []
+    return {k: group_metrics(groups[k], cpt_source) for k in keys}
 
 
 def breakdowns(rows: list[dict], cpt_source: str | None) -> dict:
@@ -163,7 +175,8 @@ def breakdowns(rows: list[dict], cpt_source: str | None) -> dict:
         "by_cell": {c: group_metrics([r for r in rows if r["cell"] == c], cpt_source) for c in CELLS},
         "by_reasoning_type": by(rows, "reasoning_type", cpt_source),
         "by_venue": by(rows, "venue", cpt_source),
-        "by_consensus_tier": by(rows, "consensus_tier", cpt_source, ("gold", "silver", "bronze", "unknown")),
+        "by_consensus_tier": by(rows, "consensus_tier", cpt_source, ("gold", "silver", "bronze")),
+        "by_cognitive_skill": by(rows, "cognitive_skill", cpt_source),
     }
 
 
@@ -222,7 +235,10 @@ def failure_attribution(items: list[ItemOutcome]) -> dict:
         kind = kinds[idx] if kinds and idx < len(kinds) and kinds[idx] else "unknown"
         counts[kind] += 1
     n = len(wrong)
-    order = ["seed_only", "wrong_paper", "no_context", "unknown", "no_answer"]
+    # same_paper (right paper, wrong passage) is listed whenever the run's items have such a distractor.
+    offered = {k for it in items for k in (it.gold.distractor_types or [])}
+    order = ["seed_only", "wrong_paper", *(["same_paper"] if "same_paper" in offered else []), "no_context", "unknown",
+             "no_answer"]
     keys = order + sorted(k for k in counts if k not in order)
     return {"n_wrong": n, "counts": {k: counts.get(k, 0) for k in keys},
             "rates": {k: _rate(counts.get(k, 0), n) for k in keys}}

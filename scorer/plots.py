@@ -10,6 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from .document import comparison_plottable, unplottable  # noqa: E402
 from .gold import CELLS  # noqa: E402
 
 _SHORT = {
@@ -63,8 +64,9 @@ def cell_accuracy_bars(by_cell: dict, title: str = "Accuracy by type x depth (Wi
     fig, ax = plt.subplots(figsize=(6.0, 3.6))
     if cells:
         acc = [by_cell[c]["accuracy"] for c in cells]
-        lo = [a - by_cell[c]["accuracy_ci95"][0] for a, c in zip(acc, cells)]
-        hi = [by_cell[c]["accuracy_ci95"][1] - a for a, c in zip(acc, cells)]
+        # Clamped: at 0% or 100% rounding can put the interval's end a hair inside the point (matplotlib refuses).
+        lo = [max(0.0, a - by_cell[c]["accuracy_ci95"][0]) for a, c in zip(acc, cells)]
+        hi = [max(0.0, by_cell[c]["accuracy_ci95"][1] - a) for a, c in zip(acc, cells)]
         labels = [f"{c}\nn={by_cell[c]['n']}" for c in cells]
         ax.bar(labels, acc, yerr=[lo, hi], capsize=5, color="#4c78a8")
     ax.set_ylim(0, 1)
@@ -91,10 +93,7 @@ def accuracy_vs_recall(points: list[tuple[str, float | None, float | None]], tit
 
 def histogram(values: list[float], title: str, xlabel: str, name: str, bins: int | list = 20) -> str:
     fig, ax = plt.subplots(figsize=(4.6, 3.0))
-    if values:
-        ax.hist(values, bins=bins, color="#72b7b2", histtype="stepfilled", edgecolor="#4a8f8a")
-    else:
-        ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes)
+    ax.hist(values, bins=bins, color="#72b7b2", histtype="stepfilled", edgecolor="#4a8f8a")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("items")
     ax.set_title(title, fontsize=10)
@@ -102,29 +101,34 @@ def histogram(values: list[float], title: str, xlabel: str, name: str, bins: int
 
 
 def run_plots(summary: dict) -> dict[str, str]:
-    """All plots of one run's report, keyed by name."""
+    """The plots of one run's report, keyed by name: only of what was measured (document.unplottable says why not)."""
+    missing = unplottable(summary)
     rows = [r for r in summary["item_results"] if r["observed"]]
     cells = summary["metrics"]["by_cell"]
-    plots = {
-        "transition-heatmap": transition_heatmap(summary["trajectory"]["transitions"]),
-        "cell-accuracy": cell_accuracy_bars(cells),
-        "cell-accuracy-vs-recall": accuracy_vs_recall(
+    plots = {}
+    if "transition-heatmap" not in missing:
+        plots["transition-heatmap"] = transition_heatmap(summary["trajectory"]["transitions"])
+    if "cell-accuracy" not in missing:
+        plots["cell-accuracy"] = cell_accuracy_bars(cells)
+        plots["cell-accuracy-vs-recall"] = accuracy_vs_recall(
             [(c, m["paper_recall"], m["accuracy"]) for c, m in cells.items() if m["n"]],
-            "Accuracy vs paper recall by cell", "cell-accuracy-vs-recall"),
-    }
+            "Accuracy vs paper recall by cell", "cell-accuracy-vs-recall")
     budgets = [r["budget"] for r in rows if r["budget"] is not None]
-    top = max(budgets + [30])
-    plots["budget-hist"] = histogram(budgets, "Budget points used", "points", "budget-hist",
-                                     bins=list(range(0, int(top) + 2)))
+    if "budget-hist" not in missing:
+        top = max(budgets + [30])
+        plots["budget-hist"] = histogram(budgets, "Budget points used", "points", "budget-hist",
+                                         bins=list(range(0, int(top) + 2)))
     turns = [r["turns"] for r in rows if r["turns"] is not None]
-    if turns:
+    if "turns-hist" not in missing:
         plots["turns-hist"] = histogram(turns, "Turns", "turns", "turns-hist", bins=list(range(0, max(turns) + 2)))
     tokens = [r["tokens"] for r in rows if r["tokens"] is not None]
-    if tokens:
+    if "tokens-hist" not in missing:
         plots["tokens-hist"] = histogram(tokens, "Tokens", "tokens", "tokens-hist")
     return plots
 
 
 def comparison_plots(comparison: dict) -> dict[str, str]:
+    if not comparison_plottable(comparison):
+        return {}
     pts = [(r["run"], r.get("paper_recall"), r["accuracy"]) for r in comparison["runs"]]
     return {"accuracy-vs-recall": accuracy_vs_recall(pts, "Accuracy vs paper recall across runs", "accuracy-vs-recall")}

@@ -36,6 +36,8 @@ def render(doc: Document) -> str:
         if sec.bullets:
             cls = ' class="warn"' if sec.title == "Warnings" else ""
             body.append(f"<ul{cls}>" + "".join(f"<li>{escape(b)}</li>" for b in sec.bullets) + "</ul>")
+        if sec.definitions:
+            body.append("<dl>" + "".join(f"<dt>{escape(t)}</dt><dd>{escape(d)}</dd>" for t, d in sec.definitions) + "</dl>")
         for p in sec.paragraphs:
             body.append(f"<p>{escape(p)}</p>")
         for t in sec.tables:

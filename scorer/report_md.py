@@ -30,6 +30,10 @@ def render(doc: Document) -> str:
             out.append(f"- {b}")
         if sec.bullets:
             out.append("")
+        for term, text in sec.definitions:
+            out.append(f"- **{term}**: {text}")
+        if sec.definitions:
+            out.append("")
         for p in sec.paragraphs:
             out += [p, ""]
         for t in sec.tables:

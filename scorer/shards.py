@@ -17,7 +17,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from agenthop.scorer.logs import LOG_FILE, MANIFEST_FILE, RUNNER_FILE, Run, RunSpecError
+from agenthop.scorer.errors import RunSpecError
+from agenthop.scorer.logs import LOG_FILE, MANIFEST_FILE, RUNNER_FILE, Run, _load_dir
 
 #: Settings every shard of one run must share (the runner refuses to resume across them too).
 SAME_SETTINGS = ("agent", "model", "caps", "ablations", "corpus", "tool_format")
@@ -60,20 +61,21 @@ def _group(dirs: list[Path]) -> ShardGroup:
     for d, _, shard in infos:
         index = shard.get("index")
         if index in by_index:
-            raise RunSpecError(f"shard {index}/{count} of run {label!r} is given twice: {by_index[index]} and {d}.")
+            raise RunSpecError("shard {index}/{count} of run {label} is given twice: {first} and {second}.", "runs",
+                               index=index, count=count, label=repr(label), first=by_index[index], second=d)
         by_index[index] = d
     missing = [k for k in range(1, count + 1) if k not in by_index]
     if missing:
         raise RunSpecError(
-            f"run {label!r} has {count} shards but shard(s) {', '.join(f'{k}/{count}' for k in missing)} are missing "
-            f"(given: {', '.join(str(d) for d in dirs)}). Score all {count} shard directories together, or one shard alone."
-        )
+            "run {label} has {count} shards but shard(s) {missing} are missing (given: {given}). "
+            "Score all {count} shard directories together, or one shard alone.", "runs",
+            label=repr(label), count=count, missing=", ".join(f"{k}/{count}" for k in missing), given=", ".join(map(str, dirs)))
     first = infos[0][1]
     for d, manifest, _ in infos[1:]:
         diffs = [k for k in SAME_SETTINGS if manifest.get(k) != first.get(k)]
         if diffs:
-            raise RunSpecError(f"{d} and {infos[0][0]} are shards of run {label!r} but differ in {', '.join(diffs)}; "
-                               "their scores cannot be merged.")
+            raise RunSpecError("{one} and {other} are shards of run {label} but differ in {diffs}; their scores cannot be merged.",
+                               "runs", one=d, other=infos[0][0], label=repr(label), diffs=", ".join(diffs))
     return ShardGroup(label=label, count=count, items_sha256=digest, dirs=tuple(by_index[k] for k in range(1, count + 1)))
 
 
@@ -87,9 +89,9 @@ def group_specs(specs: list) -> list:
     for (label, count, digest), dirs in keyed.items():
         others = [k[0] for k in keyed if k[1:] == (count, digest) and k[0] != label]
         if others and len(dirs) < (count or 0):
-            raise RunSpecError(f"{', '.join(str(d) for d in dirs)} and the shards of run(s) {', '.join(map(repr, others))} "
-                               f"split the same items {count} ways under different run labels ({label!r}); the shards of "
-                               "one run share its label: give every machine the same run label.")
+            raise RunSpecError("{dirs} and the shards of run(s) {others} split the same items {count} ways under different "
+                               "run labels ({label}); the shards of one run share its label: give every machine the same run label.",
+                               "runs", dirs=", ".join(map(str, dirs)), others=", ".join(map(repr, others)), count=count, label=repr(label))
     out, placed = [], set()
     for spec in specs:
         info = shard_info(Path(str(spec))) if not isinstance(spec, ShardGroup) else None
@@ -114,21 +116,21 @@ def shard_parent(path: Path) -> ShardGroup | None:
         return None
     groups = [g for g in group_specs([str(d) for d in children]) if isinstance(g, ShardGroup)]
     if len(groups) != 1 or len(groups[0].dirs) != len(children):
-        raise RunSpecError(f"{path} holds shard directories of more than one run; pass the shard directories of one run.")
+        raise RunSpecError("{path} holds shard directories of more than one run; pass the shard directories of one run.",
+                           "runs", path=path)
     return groups[0]
 
 
-def load_merged(group: ShardGroup, server_log: str | Path | None = None) -> Run:
-    """One Run from the N shards of ``group``."""
-    from agenthop.scorer.logs import _load_dir
-
-    parts = [_load_dir(d, Path(server_log) if server_log is not None else None) for d in group.dirs]
+def load_merged(group: ShardGroup, server_log: Path | None = None, starts_only: bool = False) -> Run:
+    """One Run from the N shards of ``group`` (``starts_only``: as logs.load_run)."""
+    parts = [_load_dir(d, server_log, starts_only) for d in group.dirs]
     sessions = {}
     offset = 0
     for part in parts:
         for sid, sess in part.sessions.items():
             if sid in sessions:
-                raise RunSpecError(f"session {sid} appears in two shards of run {group.label!r}; the shards overlap.")
+                raise RunSpecError("session {sid} appears in two shards of run {label}; the shards overlap.", "runs",
+                                   sid=sid, label=repr(group.label))
             sess.order += offset  # log order within each shard, shards one after another
             sessions[sid] = sess
         offset += part.n_records

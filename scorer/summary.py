@@ -18,10 +18,13 @@ from .items import resolve_items
 from .logs import Run
 
 SUMMARY_SCHEMA_VERSION = 1
-SCORER_VERSION = "2.0.0"
+SCORER_VERSION = "2.1.0"
 
 #: The run.json keys (runner/run.py ``manifest``) reported as the run's settings, as in the runner's run_start.
 MANIFEST_SETTINGS = ("caps", "ablations", "disabled_tools", "base_url_host", "workers", "retry", "server", "items_file")
+
+#: Why a run whose items all report 0 tokens has no token data.
+NO_MODEL_TOKENS = "every item reports 0 tokens (no model was called, as with the offline baseline)"
 
 HEADLINE_KEYS = (
     "accuracy", "paper_recall_st", "paper_recall_mt", "section_recall", "conversion_st", "conversion_mt",
@@ -108,7 +111,7 @@ def _warnings(run: Run, gold: Gold, outcomes, info: dict, prov: dict, cpt: dict,
     if not cpt["measured"]:
         out.append("calls per turn not measured: no runner turn records and no 'turn' in the checkpoint calls.")
     if not res["tokens"]["measured"]:
-        out.append("tokens not measured: no runner records and no 'tokens' in the checkpoint calls.")
+        out.append(f"tokens not measured: {res['tokens']['reason']}.")
     schema = gold.meta.get("schema_version")
     for entry in prov["corpus"]:
         c = entry["value"] or {}
@@ -132,9 +135,15 @@ def score_run(run: Run, gold: Gold, expected: list[str] | None = None) -> dict:
     outcomes, info = resolve_items(run, gold, expected)
     src = metrics.turn_source(outcomes)
     rows = [metrics.item_row(it, gold, src) for it in outcomes]
+    zeros = any(r["tokens"] == 0 for r in rows)
+    if not any(r["tokens"] for r in rows):
+        for r in rows:  # only zeros (or nothing): no model was called, so there is no token count to report
+            r["tokens"] = r["tokens_source"] = None
     br = metrics.breakdowns(rows, src)
     cpt = metrics.calls_per_turn(rows, src)
     res = metrics.resources(rows)
+    if not res["tokens"]["measured"]:
+        res["tokens"]["reason"] = NO_MODEL_TOKENS if zeros else "no runner records and no 'tokens' in the checkpoint calls"
     prov = session_provenance(outcomes)
     cats = [r["audit"] for r in rows]
     audit_by_type = {q: audit.audit_counts([r["audit"] for r in rows if r["qtype"] == q]) for q in ("ST", "MT")}

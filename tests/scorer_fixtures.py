@@ -93,8 +93,9 @@ class SessionWriter:
 
     def __init__(self, log: CheckpointLog, item_id: str | None, *, run: str | None = "main", session_id: str | None = None,
                  caps: dict | None = None, client: dict | None = None, meta: bool = True, budget: int | None = 30,
-                 corpus: dict | None = None):
+                 corpus: dict | None = None, tokens_per_turn: int = 1000):
         self.log = log
+        self.tokens_per_turn = tokens_per_turn
         self.item_id = item_id
         self.run = run
         self.session_id = session_id or uuid.uuid4().hex
@@ -128,7 +129,7 @@ class SessionWriter:
         self.spent += cost
         rec = self._write(
             "call", tool=tool, arguments=arguments or {}, turn=turn if self.meta else None,
-            tokens=1000 * turn if self.meta else None, forced=forced, outcome=outcome, executed=executed, cost=cost,
+            tokens=self.tokens_per_turn * turn if self.meta else None, forced=forced, outcome=outcome, executed=executed, cost=cost,
             budget_before=before, budget_after=self.spent, latency_ms=1.0,
             exposed=[{"paper_id": paper(n), "rank": r} for n, r in exposed],
             delivered=delivered, output_chars=100, message=None if outcome == "ok" else f"{outcome} message",
@@ -173,9 +174,10 @@ class SessionWriter:
 class RunnerWriter:
     """Writes runner.jsonl records."""
 
-    def __init__(self, path: Path, run: str = "main"):
+    def __init__(self, path: Path, run: str = "main", tokens_per_turn: int = 1000):
         self.path = Path(path)
         self.run = run
+        self.k = tokens_per_turn / 1000  # 0: a run without a model, as the offline baseline
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def write(self, rec: dict) -> None:
@@ -195,8 +197,8 @@ class RunnerWriter:
             calls = s.turn_calls.get(t, [])
             n += 1
             self.write({"kind": "turn", "run": self.run, "item_id": s.item_id, "session_id": s.session_id,
-                        "attempt": attempt, "turn": t, "prompt_tokens": 900, "completion_tokens": 100,
-                        "cached_tokens": 0, "cumulative_tokens": 1000 * t, "tool_calls": calls, "latency_ms": 10.0,
+                        "attempt": attempt, "turn": t, "prompt_tokens": int(900 * self.k), "completion_tokens": int(100 * self.k),
+                        "cached_tokens": 0, "cumulative_tokens": int(1000 * t * self.k), "tool_calls": calls, "latency_ms": 10.0,
                         "retries": 0, "error": None, "time": 1_700_000_000.0 + t})
         return n
 
@@ -204,8 +206,8 @@ class RunnerWriter:
                  attempt: int = 1):
         self.write({"kind": "item_end", "run": self.run, "item_id": s.item_id, "session_id": s.session_id,
                     "attempt": attempt, "termination": termination, "answer": answer, "turns": turns,
-                    "prompt_tokens": 900 * turns, "completion_tokens": 100 * turns, "cached_tokens": 0,
-                    "total_tokens": 1000 * turns, "budget_used": s.spent, "cost_usd": cost_usd, "wall_time_s": 1.0,
+                    "prompt_tokens": int(900 * turns * self.k), "completion_tokens": int(100 * turns * self.k), "cached_tokens": 0,
+                    "total_tokens": int(1000 * turns * self.k), "budget_used": s.spent, "cost_usd": cost_usd, "wall_time_s": 1.0,
                     "time": 1_700_000_100.0})
 
 
@@ -292,3 +294,34 @@ def write_main_run(root: Path, name: str = "main", runner: bool = True, manifest
 def write_items_file(path: Path, ids=ALL_ITEMS) -> Path:
     Path(path).write_text("".join(json.dumps({"id": i}) + "\n" for i in ids), encoding="utf-8")
     return Path(path)
+
+
+#: run.json as the runner writes it for the offline baseline (nested settings, booleans, nulls).
+BASELINE_MANIFEST = {
+    "run": "baseline", "agent": "baseline", "model": "baseline",
+    "caps": {"budget": 30, "max_turns": 20, "max_tokens": 200000},
+    "ablations": {"closed_book": False, "disabled_tools": [], "read_first": False}, "disabled_tools": [],
+    "base_url_host": None, "api_key_env": None,
+    "retry": {"max_retries": 6, "backoff": 2.0, "timeout": 300.0, "item_attempts": 3},
+    "workers": 1, "server": "in-process", "items_file": "splits/demo.jsonl", "corpus": None, "versions": {"agenthop": "0.1.0"},
+}
+
+
+def write_baseline_run(root: Path, name: str = "baseline") -> Path:
+    """A run like the offline baseline's: every token count is 0 (no model), settings nested as in run.json.
+
+    It answers st_0001 (reading B) and st_0003 correctly, mt_0001 wrongly; one turn per call.
+    """
+    run_dir, log, _ = new_run_dir(root, name, {**BASELINE_MANIFEST, "run": name})
+    rw = RunnerWriter(run_dir / "runner.jsonl", run=name, tokens_per_turn=0)
+    rw.run_start(agent="baseline", model="baseline", settings={k: BASELINE_MANIFEST[k] for k in ("caps", "ablations", "retry")})
+    for item_id, reads, letter in (("st_0001", ["B"], "B"), ("st_0003", ["B"], "D"), ("mt_0001", ["B"], "C")):
+        s = SessionWriter(log, item_id, run=name, tokens_per_turn=0)
+        s.search(hits=[("B", 1)])
+        for p in reads:
+            s.sections(p)
+            s.read(p, 2)
+        s.submit(letter)
+        rw.item_end(s, "answer", letter, rw.turns(s), cost_usd=None)
+    log.close()
+    return run_dir

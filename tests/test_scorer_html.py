@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 from click.testing import CliRunner
-from scorer_fixtures import build_corpus, write_items_file, write_main_run
+from scorer_fixtures import build_corpus, write_baseline_run, write_items_file, write_main_run
 
 from agenthop.scorer.cli import main
 
@@ -41,6 +41,10 @@ def reports(tmp_path_factory):
     r = CliRunner().invoke(main, [str(run), str(rep), "--corpus", str(corpus), "--out", str(out),
                                   "--items", str(write_items_file(root / "items.jsonl"))], catch_exceptions=False)
     assert r.exit_code == 0, r.output
+    baseline = write_baseline_run(root / "runs")
+    r = CliRunner().invoke(main, [str(baseline), "--corpus", str(corpus), "--out", str(root / "baseline-report")],
+                           catch_exceptions=False)
+    assert r.exit_code == 0, r.output
     return out
 
 
@@ -59,6 +63,21 @@ def test_report_renders_without_console_errors(reports, tmp_path, page, plots):
         assert re.search(rf'<svg[^>]*data-plot="{name}"', r.stdout), name
     assert "<table>" in r.stdout
     assert shot.stat().st_size > 10_000
+
+
+def test_baseline_report_draws_only_what_was_measured_and_no_reprs(reports, tmp_path):
+    """The offline baseline records 0 tokens: no token histogram, a sentence instead; settings as a definition list."""
+    url = (reports.parent / "baseline-report" / "report.html").resolve().as_uri()
+    r = chromium(tmp_path, url, "--dump-dom")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert not console_errors(r.stderr), console_errors(r.stderr)
+    dom = r.stdout
+    assert 'data-plot="tokens-hist"' not in dom and re.search(r'<svg[^>]*data-plot="budget-hist"', dom)
+    assert "Tokens: not measured, so no histogram: every item reports 0 tokens" in dom
+    assert "<dt>caps</dt><dd>budget: 30; max turns: 20; max tokens: 200000</dd>" in dom
+    text = re.sub(r"<svg.*?</svg>|<style>.*?</style>|<[^>]+>", " ", dom, flags=re.S)  # what a reader sees
+    repr_like = re.search(r"\{'|'\}|\['|'\]|\bTrue\b|\bFalse\b|\bNone\b", text)
+    assert repr_like is None, text[max(0, repr_like.start() - 80):repr_like.end() + 80]
 
 
 def test_console_error_detection_works(tmp_path):
