@@ -11,8 +11,8 @@ correct, incorrect_inspected, incorrect_exposed, incorrect_neither.
 
 from __future__ import annotations
 
-from .items import ItemOutcome
-from .logs import EXECUTED_OUTCOMES, Call
+from agenthop.scorer.items import ItemOutcome
+from agenthop.scorer.logs import EXECUTED_OUTCOMES, Call
 
 CATEGORIES = ("correct", "incorrect_inspected", "incorrect_exposed", "incorrect_neither", "unobservable")
 CATEGORY_LABELS = {

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .gold import Gold, GoldItem
-from .logs import Call, Run, Session
+from agenthop.scorer.gold import Gold, GoldItem
+from agenthop.scorer.logs import Call, Run, Session
 
 
 @dataclass

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+from agenthop.scorer import audit
+from agenthop.scorer.gold import CELLS, LETTERS, Gold
+from agenthop.scorer.items import ItemOutcome
+from agenthop.scorer.logs import Call
+from agenthop.scorer.stats import wilson
 from agenthop.server.sections import label_matches_section
-
-from . import audit
-from .gold import CELLS, LETTERS, Gold
-from .items import ItemOutcome
-from .logs import Call
-from .stats import wilson
 
 BUDGET_BANDS = ((0, 5), (6, 10), (11, 15), (16, 20), (21, 25), (26, 30), (31, None))
 

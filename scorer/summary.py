@@ -12,10 +12,10 @@ import datetime as _dt
 import json
 from collections import Counter
 
-from . import audit, metrics, trajectory
-from .gold import Gold
-from .items import resolve_items
-from .logs import Run
+from agenthop.scorer import audit, metrics, trajectory
+from agenthop.scorer.gold import Gold
+from agenthop.scorer.items import resolve_items
+from agenthop.scorer.logs import Run
 
 SUMMARY_SCHEMA_VERSION = 1
 SCORER_VERSION = "2.1.0"

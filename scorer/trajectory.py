@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .items import ItemOutcome
-from .logs import NAV_TOOLS, TOOLS, Call
+from agenthop.scorer.items import ItemOutcome
+from agenthop.scorer.logs import NAV_TOOLS, TOOLS, Call
 
 ST_STOP = ("submit_immediately", "think_then_submit", "read_more", "no_submit")
 MT_FAIL = ("no_gold_reached", "premature_commit", "explored", "stayed", "all_gold_reached")

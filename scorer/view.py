@@ -31,15 +31,14 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from agenthop.scorer import audit, metrics
+from agenthop.scorer.gold import Gold
+from agenthop.scorer.items import ItemOutcome, resolve_items
+from agenthop.scorer.logs import Call, Run, expand_spec, load_run, safe_name
+from agenthop.scorer.summary import score_run
 from agenthop.server.papers import Corpus
 from agenthop.server.search import SearchEngine
 from agenthop.server.tools import TOOLS, Scope
-
-from . import audit, metrics
-from .gold import Gold
-from .items import ItemOutcome, resolve_items
-from .logs import Call, Run, expand_spec, load_run, safe_name
-from .summary import score_run
 
 VIEW_FILE = "index.html"
 VIEW_DIR = "view"  # where ``agenthop-scorer RUN... --view`` writes the viewer, beside the reports
