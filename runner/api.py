@@ -203,7 +203,7 @@ def plan_run(items, *, agent, model, out, corpus, server, base_url, api_key_env,
         shard_info = shard_manifest(shard, chosen)
         chosen = shard.take(chosen)
         if not chosen:
-            raise NoItemsLeft(f"shard {shard} of {shard_info['items_total']} item(s) is empty: use fewer shards than items")
+            raise NoItemsLeft(f"shard {shard} of {shard_info['items_total']} item(s) is empty: use fewer shards than items", "shard")
     out = Path(out) if out is not None else default_out(model, agent, closed_book, disabled, read_first, text_tools, shard)
     settings = RunSettings(
         agent=agent, model=model, run_label=run_label or default_label(out, shard), base_url=base_url, api_key_env=api_key_env,

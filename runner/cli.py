@@ -120,13 +120,13 @@ def main(items_file, agent, model, base_url, api_key_env, workers, processes, sh
         click.echo(f"interrupted; finished items are kept in {out / RUNNER_FILE}. Run the same command again to resume.", err=True)
         sys.exit(130)
     except NoItemsLeft as exc:
-        if shard is not None and "shard" in str(exc):
+        if exc.param == "shard":
             raise click.ClickException(f"{exc} (--shard)") from exc
         raise click.ClickException("no items left after --question-type/--depth/--limit") from exc
     except ResumeConflict as exc:
         raise click.ClickException(f"{exc} (--no-resume starts over; --out chooses another directory.)") from exc
     except ItemsError as exc:
-        raise click.ClickException(f"{exc} (--corpus PATH)" if "serve a corpus" in str(exc) else str(exc)) from exc
+        raise click.ClickException(f"{exc} (--corpus PATH)" if exc.param == "corpus" else str(exc)) from exc
     except (CorpusError, ServerError, RunError) as exc:
         raise click.ClickException(str(exc)) from exc
 

@@ -35,7 +35,12 @@ SETTLED = ("answer", "budget", "token_limit", "max_turns")
 
 
 class RunError(Exception):
-    """The run cannot start; the message says why and what to do."""
+    """The run cannot start; the message says why and what to do. ``param`` names the ``run_items`` parameter
+    it is about, when there is one (the CLI shows that parameter's flag)."""
+
+    def __init__(self, message: str, param: str | None = None):
+        super().__init__(message)
+        self.param = param
 
 
 class ResumeConflict(RunError):

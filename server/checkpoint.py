@@ -70,6 +70,22 @@ class LogUnavailable(LogError):
     """Records could not be written within their wait; nothing of them is on disk."""
 
 
+class LogPathError(LogError):
+    """The log cannot be created where it was asked for (its directory cannot be made)."""
+
+
+def default_log_path() -> Path:
+    """Where a server logs when it is given no log path: the per-user data directory, whatever the working directory.
+
+    Hosts such as Claude Desktop start servers in arbitrary, often unwritable, directories. On Linux this is
+    $XDG_DATA_HOME/agenthop (by default ~/.local/share/agenthop); on macOS ~/Library/Application Support/agenthop;
+    on Windows %LOCALAPPDATA%\\agenthop.
+    """
+    import platformdirs
+
+    return platformdirs.user_data_path("agenthop", appauthor=False) / "agenthop-log.sqlite"
+
+
 def describe_failure(exc: sqlite3.Error) -> str:
     """What an SQLite error means for the operator."""
     text = str(exc)
@@ -138,7 +154,10 @@ class CheckpointLog:
     def __init__(self, path: str | Path, *, write_wait_s: float = WRITE_WAIT_S):
         self.path = Path(path)
         self.write_wait_s = write_wait_s
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LogPathError(f"cannot create the checkpoint log {self.path}: {exc.strerror}; give a writable path") from exc
         try:
             self._conn = _connect(self.path)
             self._conn.executescript(_DDL)
