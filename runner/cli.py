@@ -66,8 +66,9 @@ def _shard(ctx, param, value: str | None):
               help="Corpus to serve in-process [corpus.sqlite]; also gives gold for the progress accuracy.")
 @click.option("--server", "server_url", default=None, help="Use a running server (e.g. http://127.0.0.1:8765) instead of starting one.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Run only the first N items (after filters).")
-@click.option("--question-type", type=click.Choice(["single-target", "multi-target"]), default=None)
-@click.option("--depth", type=click.Choice(["1", "2"]), default=None)
+@click.option("--question-type", type=click.Choice(["single-target", "multi-target"]), default=None,
+              help="Run only items of this question type.")
+@click.option("--depth", type=click.Choice(["1", "2"]), default=None, help="Run only items of this depth (hops from the seed).")
 @click.option("--closed-book", is_flag=True, help="Ablation: no tools but submit_answer; one model call.")
 @click.option("--disable-tools", callback=_tools, default=None, help=f"Ablation: comma-separated tools to disable ({', '.join(TOOL_CHOICES)}).")
 @click.option("--read-first", is_flag=True, help="Ablation: after a search or reference list, force an inspection of the top unread candidate.")

@@ -107,8 +107,10 @@ def corpus_info(path: Path, as_json: bool) -> None:
 
 
 @corpus.command("demo")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("corpus.sqlite"), show_default=True)
-@click.option("--split", type=click.Path(dir_okay=False, path_type=Path), default=Path("splits/demo.jsonl"), show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("corpus.sqlite"), show_default=True,
+              help="Corpus file to write.")
+@click.option("--split", type=click.Path(dir_okay=False, path_type=Path), default=Path("splits/demo.jsonl"), show_default=True,
+              help="Split file to write: every item of the corpus with its question type, depth and reasoning type (JSONL).")
 def corpus_demo(out: Path, split: Path) -> None:
     """Rebuild the committed default corpus and its split file."""
     from agenthop.server.corpus.demo import build_demo
@@ -128,9 +130,10 @@ def _cap_option(name: str, default: int, help_text: str):
               show_default=True, envvar="AGENTHOP_CORPUS", help="Corpus file (opened read-only).")
 @click.option("--item", help="Serve one item (stdio). Without it: explore mode over the whole corpus.")
 @click.option("--run", "run_label", help="Run label written into every log record.")
-@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
+              help="stdio: this process is one session for the host that started it; http: many sessions over Streamable HTTP.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address (loopback by default).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="HTTP port (0: a free one).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None, envvar="AGENTHOP_LOG",
               help="Checkpoint log (SQLite); shared by many servers. Default: agenthop-log.sqlite in the per-user data "
                    "directory ('agenthop-server log path' prints it).")
@@ -150,8 +153,8 @@ def serve(corpus_path: Path, item: str | None, run_label: str | None, transport:
     """Serve the seven metered tools over stdio (one session) or Streamable HTTP (many sessions)."""
     from agenthop.server.checkpoint import LogError, LogPathError, LogUnavailable
     from agenthop.server.corpus.schema import CorpusError
-    from agenthop.server.serve import ServeError
-    from agenthop.server.serve import serve as serve_sandbox
+    from agenthop.server.serving import ServeError
+    from agenthop.server.serving import serve as serve_sandbox
     from agenthop.server.sessions import Caps
 
     _setup_logging(log_level)
@@ -268,7 +271,8 @@ def _log_or_default(path: Path | None) -> Path:
 
 @log_group.command("export")
 @_LOG_ARGUMENT
-@click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True,
+              help="Output format: one JSON object per line.")
 @click.option("--run", "run_label", default=None, help="Only records of this run label.")
 def log_export(path: Path | None, fmt: str, run_label: str | None) -> None:
     """Print a checkpoint log's records, one strict JSON object per line (PATH defaults to the per-user log)."""
