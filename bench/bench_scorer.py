@@ -196,6 +196,8 @@ def baseline_scorer(ref: str, dest: Path) -> list[str] | None:
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         tar.extractall(dest, filter="data")
     (dest / "scorer").rename(dest / "scorer_baseline")
+    for path in (dest / "scorer_baseline").rglob("*.py"):  # absolute imports of the scorer must reach the baseline's
+        path.write_text(path.read_text(encoding="utf-8").replace("agenthop.scorer", "scorer_baseline"), encoding="utf-8")
     code = f"import sys; sys.path.insert(0, {str(dest)!r}); from scorer_baseline.cli import main; main()"
     return [sys.executable, "-c", code]
 

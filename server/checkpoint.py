@@ -34,7 +34,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agenthop.server import jsontext
-from agenthop.server.log_records import parse_checkpoint_record, record_dict
+from agenthop.server.log_records import CallRecord, SessionEnd, SessionStart, checkpoint_adapter, record_dict
 
 LOG_FORMAT_VERSION = 1
 WRITE_WAIT_S = 10.0  # how long a record may wait for a locked or failing log; below the 30 s call deadline
@@ -278,14 +278,14 @@ class CheckpointLog:
         return list(_query(self.path, "SELECT record FROM records WHERE session_id = ? ORDER BY id", (session_id,)))
 
 
-def _query(path: Path, sql: str, args: tuple = ()) -> Iterator[dict]:
+def _texts(path: Path, sql: str, args: tuple = ()) -> Iterator[str]:
     if not path.exists():
         raise LogError(f"log file not found: {path}")
     conn = None
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         for (text,) in conn.execute(sql, args):
-            yield json.loads(text)
+            yield text
     except sqlite3.DatabaseError as exc:
         raise LogError(f"{path} is not a readable checkpoint log ({exc}).") from exc
     finally:
@@ -293,20 +293,29 @@ def _query(path: Path, sql: str, args: tuple = ()) -> Iterator[dict]:
             conn.close()
 
 
+def _query(path: Path, sql: str, args: tuple = ()) -> Iterator[dict]:
+    return map(json.loads, _texts(path, sql, args))
+
+
+def _record_texts(path: str | Path, run: str | None) -> Iterator[str]:
+    if run is None:
+        return _texts(Path(path), "SELECT record FROM records ORDER BY id")
+    return _texts(Path(path), "SELECT record FROM records WHERE run = ? ORDER BY id", (run,))
+
+
 def read_records(path: str | Path, run: str | None = None) -> Iterator[dict]:
     """Yield the records of a log in write order as dicts, optionally of one run label."""
-    if run is None:
-        return _query(Path(path), "SELECT record FROM records ORDER BY id")
-    return _query(Path(path), "SELECT record FROM records WHERE run = ? ORDER BY id", (run,))
+    return map(json.loads, _record_texts(path, run))
 
 
-def read_log(path: str | Path, run: str | None = None) -> Iterator:
+def read_log(path: str | Path, run: str | None = None) -> Iterator[SessionStart | CallRecord | SessionEnd]:
     """Yield the records of a log in write order as typed models (log_records.SessionStart, CallRecord, SessionEnd).
 
+    Each record is validated strictly (no type coercion), as the scorer's fast reader does.
     Raises pydantic.ValidationError on a record that is not a checkpoint record of this format.
     """
-    for data in read_records(path, run):
-        yield parse_checkpoint_record(data)
+    for text in _record_texts(path, run):
+        yield checkpoint_adapter.validate_json(text, strict=True)
 
 
 def run_labels(path: str | Path) -> list[str]:
