@@ -59,6 +59,40 @@ def corpus_import(release_dir: Path, out: Path, skip_bad_labels: bool) -> None:
     click.echo(json.dumps(summary, indent=2))
 
 
+@corpus.command("build")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Corpus file to write.")
+@click.option("--format", "fmt", type=click.Choice(["tei", "jats", "s2orc"]), default=None,
+              help="Format of every input; default: told from each file's content.")
+@click.option("--items", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="Your questions in the release's qa format (seed and gold papers named by the built corpus's paper IDs).")
+@click.option("--labels", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="Recall labels for --items, in the release's audit/recall_labels.jsonl format.")
+@click.option("--keep-release", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Also keep the release directory the converters wrote (to inspect or re-import it).")
+def corpus_build(sources: tuple[Path, ...], out: Path, fmt: str | None, items: Path | None, labels: Path | None,
+                 keep_release: Path | None) -> None:
+    """Build a corpus from papers as they come: GROBID TEI, JATS or S2ORC JSON files or folders.
+
+    Without --items the corpus serves explore mode only; with them, each item's graph is
+    built from the citation graph (the seed, its first 30 references, and theirs).
+    """
+    from agenthop.server.corpus.convert.build import build_corpus
+    from agenthop.server.corpus.convert.model import ConvertError
+    from agenthop.server.corpus.importer import ReleaseError
+
+    if labels is not None and items is None:
+        raise click.UsageError("--labels describes items: give --items too.")
+    try:
+        summary = build_corpus(list(sources), out, fmt=fmt, items=items, labels=labels, keep_release=keep_release,
+                               echo=lambda m: click.echo(m, err=True))
+    except ConvertError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except ReleaseError as exc:
+        raise click.ClickException(f"the converted release did not import: {exc}") from exc
+    click.echo(json.dumps(summary, indent=2))
+
+
 @corpus.command("info")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")

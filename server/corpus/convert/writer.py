@@ -1,0 +1,151 @@
+"""Write a release directory (the layout contract: paper_pool/, corpus/, and with items qa/, graphs/, audit/)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from agenthop.server.corpus.convert.linking import CitationStore
+from agenthop.server.corpus.convert.model import ConvertError, Paper
+from agenthop.server.corpus.release import GRAPHS_FILE, LABELS_FILE, MAX_REFS, POOL_FILE, QA_FILE
+
+CORPUS_PAPERS_FILE = "corpus/papers.jsonl"
+CORPUS_CITATIONS_FILE = "corpus/citations.jsonl"
+
+
+def _line(record: dict) -> str:
+    return json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def _open(release: Path, rel: str):
+    path = release / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return open(path, "w", encoding="utf-8", newline="\n")
+
+
+def write_pool_record(fh, pid: str, paper: Paper) -> None:
+    """A paper with text goes to the pool keyed by its paper ID (the pool's key need only be unique)."""
+    fh.write(_line({"arxiv_id": pid, "title": paper.title, "sections": [{"header": s.header, "text": s.text} for s in paper.sections]}))
+
+
+def _paper_record(row: tuple) -> dict:
+    pid, title, abstract, authors, year, venue, ids, has_text = row
+    return {"paper_id": pid, "title": title, "abstract": abstract, "authors": json.loads(authors), "year": year, "venue": venue,
+            "text_id": pid if has_text else None, "ids": json.loads(ids)}
+
+
+def write_corpus(release: Path, store: CitationStore) -> None:
+    """corpus/citations.jsonl (linking as it goes), then corpus/papers.jsonl (in-set papers, then the nodes linking made)."""
+    with _open(release, CORPUS_CITATIONS_FILE) as fh:
+        for citing, refs in store.link():
+            if refs:
+                fh.write(_line({"paper_id": citing, "references": [{"paper_id": cited, "context": context} for cited, context in refs]}))
+    with _open(release, CORPUS_PAPERS_FILE) as fh:
+        for row in store.papers():
+            fh.write(_line(_paper_record(row)))
+
+
+# --- items --------------------------------------------------------------------------
+
+
+def _jsonl(path: Path) -> Iterator[tuple[int, dict]]:
+    try:
+        fh = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise ConvertError(f"{path}: cannot be read ({exc.strerror})") from None
+    with fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ConvertError(f"{path} line {number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            if not isinstance(record, dict):
+                raise ConvertError(f"{path} line {number}: expected a JSON object")
+            yield number, record
+
+
+def item_graph(store: CitationStore, item_id: str, seed: str) -> dict:
+    """The release's neighbourhood: the seed, its first 30 references and theirs; edges for the seed and its references."""
+    nodes: dict[str, dict] = {}
+    edges: dict[str, list[str]] = {}
+    contexts: dict[str, dict[str, str]] = {}
+
+    def node(pid: str) -> None:
+        if pid not in nodes:
+            record = _paper_record(store.paper(pid))
+            nodes[pid] = {"title": record["title"], "arxivId": record["text_id"], "year": record["year"],
+                          "abstract": record["abstract"], "authors": record["authors"], "venue": record["venue"]}
+
+    def expand(citing: str) -> list[str]:
+        cited_list = []
+        for cited, context in store.references(citing, MAX_REFS):
+            node(cited)
+            cited_list.append(cited)
+            if context:
+                contexts.setdefault(citing, {})[cited] = context
+        if cited_list:
+            edges[citing] = cited_list
+        return cited_list
+
+    node(seed)
+    for cited in expand(seed):
+        expand(cited)
+    return {"sample_id": item_id, "nodes": nodes, "edges": edges, "contexts": contexts}
+
+
+def _text_ids(store: CitationStore, pids, where: str, field: str) -> list[str]:
+    out = []
+    for i, pid in enumerate(pids):
+        row = store.paper(pid) if isinstance(pid, str) else None
+        if row is None:
+            raise ConvertError(f"{where}: field '{field}[{i}]': expected a paper ID of the built corpus, found {json.dumps(pid)}")
+        out.append(pid if row[7] else "")
+    return out
+
+
+def write_items(release: Path, store: CitationStore, items_path: Path, labels_path: Path | None) -> int:
+    """qa/full.jsonl and graphs/full.jsonl from the user's items; audit/recall_labels.jsonl from their labels.
+
+    Items name papers by the corpus's paper IDs. The text-pool fields the release
+    also wants (seed_arxiv_id, gold_arxiv_ids, bridge_arxiv_ids, seed_title) are
+    filled in when absent, so a user writes only what a question needs.
+    """
+    n = 0
+    with _open(release, QA_FILE) as qa, _open(release, GRAPHS_FILE) as graphs:
+        for number, item in _jsonl(items_path):
+            where = f"{items_path} line {number}"
+            item_id, seed = item.get("id"), item.get("seed_paper_id")
+            if not isinstance(item_id, str) or not item_id.strip():
+                raise ConvertError(f"{where}: field 'id': expected a non-empty string")
+            seed_row = store.paper(seed) if isinstance(seed, str) else None
+            if seed_row is None:
+                raise ConvertError(f"{where}: field 'seed_paper_id': expected a paper ID of the built corpus, found {json.dumps(seed)}")
+            item = dict(item)
+            item.setdefault("seed_title", seed_row[1])
+            if not item.get("seed_arxiv_id"):
+                item["seed_arxiv_id"] = seed if seed_row[7] else None
+            for kind in ("gold", "bridge"):
+                pids = item.get(f"{kind}_paper_ids")
+                if isinstance(pids, list) and not item.get(f"{kind}_arxiv_ids"):
+                    item[f"{kind}_arxiv_ids"] = _text_ids(store, pids, where, f"{kind}_paper_ids")
+            qa.write(_line(item))
+            graphs.write(_line(item_graph(store, item_id, seed)))
+            n += 1
+    with _open(release, LABELS_FILE) as out:
+        if labels_path is not None:
+            for _number, record in _jsonl(labels_path):
+                analysis = record.get("analysis")
+                labels = analysis.get("section_recall_labels") if isinstance(analysis, dict) else None
+                if isinstance(labels, list):
+                    for label in labels:
+                        # A label may name its paper by paper_id; the pool key is the paper ID in a built corpus.
+                        if isinstance(label, dict) and not label.get("arxiv_id") and isinstance(label.get("paper_id"), str):
+                            label["arxiv_id"] = label["paper_id"]
+                out.write(_line(record))
+    return n
+
+
+__all__ = ["POOL_FILE", "write_corpus", "write_items", "write_pool_record", "item_graph"]
