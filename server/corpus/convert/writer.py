@@ -15,7 +15,7 @@ CORPUS_CITATIONS_FILE = "corpus/citations.jsonl"
 
 
 def _line(record: dict) -> str:
-    return json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+    return json.dumps(record, ensure_ascii=False) + "\n"  # insertion order: a graph lists its seed first
 
 
 def _open(release: Path, rel: str):
