@@ -135,14 +135,15 @@ class CitationStore:
     def _outside(self, ref: Reference) -> str:
         """A metadata-only paper for a reference the set does not hold."""
         pid = paper_id(ref.ids, None, ref.title, ref.year, prefix="ref")
-        self.conn.execute(
+        inserted = self.conn.execute(
             "INSERT OR IGNORE INTO papers(pid, title, abstract, authors, year, venue, ids, in_set) VALUES (?, ?, NULL, ?, ?, ?, ?, 0)",
             (pid, ref.title, json.dumps(ref.authors, ensure_ascii=False), ref.year, ref.venue, json.dumps(ref.ids, sort_keys=True)),
-        )
-        self.conn.executemany("INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in _keys(ref.ids, None)])
-        norm = normalise_title(ref.title)
-        if len(norm) >= MIN_TITLE and not self.conn.execute("SELECT 1 FROM titles WHERE pid = ?", (pid,)).fetchone():
-            self.conn.execute("INSERT INTO titles(norm, year, in_set, pid) VALUES (?, ?, 0, ?)", (norm, ref.year, pid))
+        ).rowcount
+        if inserted:
+            self.conn.executemany("INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in _keys(ref.ids, None)])
+            norm = normalise_title(ref.title)
+            if len(norm) >= MIN_TITLE:
+                self.conn.execute("INSERT INTO titles(norm, year, in_set, pid) VALUES (?, ?, 0, ?)", (norm, ref.year, pid))
         return pid
 
     def link(self) -> Iterator[tuple[str, list[tuple[str, str | None]]]]:
