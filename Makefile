@@ -1,13 +1,21 @@
 # Two commands do all set-up on a fresh machine with Python 3.11:
 #   make demo   run the benchmark end to end on the committed corpus (no API key)
 #   make test   install what the tests need and run them (.ci/run calls this)
+#
+# The tests run in two venvs: .venv has the test extras only, so the suite proves the
+# project installs and works without inspect-ai; .venv-inspect adds the [inspect] extra
+# and runs the tests marked `inspect` (tests/test_inspect_task.py), where a missing
+# inspect-ai fails instead of skipping (AGENTHOP_REQUIRE_INSPECT=1).
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+IVENV  := .venv-inspect
+IBIN   := $(IVENV)/bin
+ISTAMP := $(IVENV)/.installed
 
-.PHONY: demo test install chromium corpus clean
+.PHONY: demo test install chromium conformance corpus clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,19 +23,36 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
+$(ISTAMP): pyproject.toml
+	$(PYTHON) -m venv $(IVENV)
+	$(IBIN)/pip install --quiet --upgrade pip
+	$(IBIN)/pip install --quiet -e ".[test,inspect]"
+	touch $(ISTAMP)
+
 install: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/agenthop-runner --items splits/demo.jsonl --agent baseline --corpus corpus.sqlite --out runs/demo-baseline --no-resume
 	$(BIN)/agenthop-scorer runs/demo-baseline --corpus corpus.sqlite --out report/demo-baseline
 
-# The HTML report test drives headless Chromium (Debian's package; needs root or sudo).
+# The HTML report and web page tests drive headless Chromium (Debian's package; needs root or sudo).
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: $(STAMP) chromium
+# The official MCP conformance suite and the TypeScript SDK (tests/test_conformance.py), from the npm registry,
+# pinned by tests/conformance/package-lock.json (0.1.10 is the newest that runs on Node 20).
+CONFORMANCE := tests/conformance/node_modules/.package-lock.json
+
+$(CONFORMANCE): tests/conformance/package-lock.json
+	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+conformance: $(CONFORMANCE)
+
+test: $(STAMP) $(ISTAMP) chromium conformance
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not inspect"
+	AGENTHOP_REQUIRE_INSPECT=1 $(IBIN)/python -m pytest -q -m inspect
 
 # Rebuild the committed default corpus and split (a test checks they match).
 corpus: $(STAMP)

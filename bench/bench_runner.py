@@ -1,16 +1,25 @@
-"""Harness overhead of agenthop-runner with a zero-latency scripted model.
+"""Runner wall time against the ideal, with a fake model that answers in a fixed latency.
 
-The model is the tests' fake chat-completions server, run in its own process so
-it does not share the runner's GIL, answering instantly with a fixed 3-turn
-script (get_references -> list_sections -> submit_answer). The runner serves the
-corpus in-process (ServerThread), exactly as the CLI does. For each agent and
-worker count it reports:
+The model is the tests' fake chat-completions server, run in its own process so it
+does not share the runner's GIL, answering every request after ``--latency`` seconds
+(0.5 s by default) with a fixed 3-turn script (get_references -> list_sections ->
+submit_answer). Each configuration runs ``agenthop-runner`` as a subprocess over the
+first ``--items`` demo items, serving the corpus in-process exactly as a user would.
 
-- items/s: items finished per second of wall time (run_start -> last item_end);
-- outside model: share of item time not spent waiting for the model
-  (1 - sum of model-call latencies / sum of item wall times), i.e. harness + MCP + server.
+    ratio = runner wall time / ideal,   ideal = model responses x latency / workers
 
-Usage: .venv/bin/python bench/bench_runner.py [--items N] [--workers 1,8,32] [--agents raw,sdk]
+where the runner wall time runs from the ``run_start`` record to the last ``item_end``
+(start-up, imports and the closing summary are excluded; they are printed separately
+as ``startup_s``). ``CPU ms/item`` is the runner's CPU time (all its processes, start-up
+included) over the items. A ratio of 1.0 means the harness adds nothing to the model's own
+latency. Configurations are interleaved (one round runs every configuration once) and
+repeated ``--repeats`` times; the table gives the median ratio and its spread (min-max).
+
+``--before PATH`` runs the ``agenthop-runner`` of an earlier checkout in the same rounds,
+so an improvement is measured side by side on the same (shared, noisy) machine.
+
+Usage: .venv/bin/python bench/bench_runner.py [--items 64] [--latency 0.5] [--workers 1,8,32]
+                                              [--agents raw,sdk] [--processes 1,2] [--repeats 3] [--before PATH]
 """
 
 from __future__ import annotations
@@ -18,6 +27,10 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
+import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -25,93 +38,123 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+RUNNER = str(Path(sys.executable).with_name("agenthop-runner"))
 
 
-def script(body, fake):
-    from fake_openai import seed_id, tool_calls, turn_index
+def make_script(latency: float):
+    def script(body, fake):
+        from fake_openai import Slow, seed_id, tool_calls, turn_index
 
-    t = turn_index(body)
-    if t == 0:
-        return tool_calls(("get_references", {"paper_id": seed_id(body)}))
-    if t == 1:
-        return tool_calls(("list_sections", {"paper_id": seed_id(body)}))
-    return tool_calls(("submit_answer", {"answer": "A", "reasoning": "bench"}))
+        t = turn_index(body)
+        if t == 0:
+            reply = tool_calls(("get_references", {"paper_id": seed_id(body)}))
+        elif t == 1:
+            reply = tool_calls(("list_sections", {"paper_id": seed_id(body)}))
+        else:
+            reply = tool_calls(("submit_answer", {"answer": "A", "reasoning": "bench"}))
+        return Slow(latency, reply) if latency > 0 else reply
+
+    return script
 
 
-def serve(port_queue, stop_event):
+def serve(latency, port_queue, stop_event):
     sys.path.insert(0, str(ROOT / "tests"))
     from fake_openai import FakeOpenAI
 
-    with FakeOpenAI(script) as fake:
+    with FakeOpenAI(make_script(latency)) as fake:
         port_queue.put(fake.base_url)
         stop_event.wait()
 
 
-def corpus_and_items(tmp: Path, n_items: int) -> tuple[Path, Path]:
+def items_file(tmp: Path, n_items: int) -> tuple[Path, Path]:
     corpus, split = ROOT / "corpus.sqlite", ROOT / "splits" / "demo.jsonl"
-    if not (corpus.exists() and split.exists()):
-        from agenthop.server.corpus.demo import build_demo
-
-        corpus, split = tmp / "corpus.sqlite", tmp / "demo.jsonl"
-        build_demo(corpus, split)
     ids = [json.loads(line)["id"] for line in split.read_text().splitlines() if line.strip()][:n_items]
     items = tmp / "items.txt"
     items.write_text("\n".join(ids) + "\n")
     return corpus, items
 
 
-def measure(out: Path) -> dict:
+def measure(out: Path, latency: float, workers: int) -> dict:
     from agenthop.runner.records import read_records
 
     recs = list(read_records(out / "runner.jsonl"))
     start = next(r["time"] for r in recs if r["kind"] == "run_start")
     ends = [r for r in recs if r["kind"] == "item_end"]
-    model_s = sum(r["latency_ms"] for r in recs if r["kind"] == "turn") / 1000
-    item_s = sum(r["wall_time_s"] for r in ends)
+    responses = sum(1 for r in recs if r["kind"] == "turn")
     wall = max(r["time"] for r in ends) - start
-    return {"items": len(ends), "wall_s": round(wall, 2), "items_per_s": round(len(ends) / wall, 2),
-            "outside_model": round(1 - model_s / item_s, 3), "mean_item_s": round(item_s / len(ends), 3),
-            "errors": sum(1 for r in ends if r["termination"] != "answer")}
+    ideal = responses * latency / workers
+    return {"items": len(ends), "responses": responses, "wall_s": round(wall, 3), "ideal_s": round(ideal, 3),
+            "ratio": round(wall / ideal, 3) if ideal else None, "not_answered": sum(1 for r in ends if r["termination"] != "answer")}
+
+
+def run_once(runner: str, agent: str, workers: int, processes: int, base_url: str, corpus: Path, items: Path, out: Path,
+             latency: float) -> dict:
+    cmd = [runner, "--items", str(items), "--agent", agent, "--model", "fake-1", "--base-url", base_url,
+           "--corpus", str(corpus), "--out", str(out), "--workers", str(workers), "--no-progress", "--no-resume"]
+    if processes > 1:
+        cmd += ["--processes", str(processes)]
+    t0, cpu0 = time.perf_counter(), _children_cpu()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "OPENAI_API_KEY": "sk-bench"})
+    total, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    row = measure(out, latency, workers)
+    row["startup_s"] = round(total - row["wall_s"], 2)
+    row["cpu_ms_per_item"] = round(cpu * 1000 / max(1, row["items"]), 1)
+    return row
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of the runner processes this script has waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--items", type=int, default=64)
+    ap.add_argument("--latency", type=float, default=0.5, help="seconds the fake model takes per response")
     ap.add_argument("--workers", default="1,8,32")
     ap.add_argument("--agents", default="raw,sdk")
+    ap.add_argument("--processes", default="1", help="comma-separated --processes values to compare")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--before", metavar="PATH",
+                    help="the agenthop-runner of an earlier checkout, run interleaved with this one (one process) as the reference")
     args = ap.parse_args()
-    from click.testing import CliRunner
 
-    from agenthop.runner.cli import main as runner_main
-
+    runners = [("this", RUNNER)] + ([("before", args.before)] if args.before else [])
+    configs = [(name, path, a, int(w), int(p)) for a in args.agents.split(",") for w in args.workers.split(",")
+               for name, path in runners for p in args.processes.split(",")
+               if int(p) <= int(w) and (name == "this" or int(p) == 1)]  # the runner caps processes at workers
     ctx = mp.get_context("spawn")
     q, stop = ctx.Queue(), ctx.Event()
-    proc = ctx.Process(target=serve, args=(q, stop), daemon=True)
+    proc = ctx.Process(target=serve, args=(args.latency, q, stop), daemon=True)
     proc.start()
     base_url = q.get(timeout=30)
-    rows = []
+    results: dict[tuple, list[dict]] = {(n, a, w, p): [] for n, _, a, w, p in configs}
     try:
         with tempfile.TemporaryDirectory(prefix="agenthop-bench-") as tmp:
-            corpus, items = corpus_and_items(Path(tmp), args.items)
-            for agent in args.agents.split(","):
-                for workers in [int(w) for w in args.workers.split(",")]:
-                    out = Path(tmp) / f"{agent}-{workers}"
-                    t0 = time.perf_counter()
-                    res = CliRunner().invoke(runner_main, [
-                        "--items", str(items), "--agent", agent, "--model", "fake-1", "--base-url", base_url,
-                        "--corpus", str(corpus), "--out", str(out), "--workers", str(workers), "--no-progress"])
-                    if res.exit_code != 0:
-                        raise SystemExit(res.output)
-                    row = {"agent": agent, "workers": workers, **measure(out), "total_s": round(time.perf_counter() - t0, 2)}
-                    rows.append(row)
-                    print(json.dumps(row), flush=True)
+            corpus, items = items_file(Path(tmp), args.items)
+            for rep in range(args.repeats):
+                for name, path, agent, workers, processes in configs:
+                    out = Path(tmp) / f"{name}-{agent}-{workers}-{processes}"
+                    row = run_once(path, agent, workers, processes, base_url, corpus, items, out, args.latency)
+                    results[(name, agent, workers, processes)].append(row)
+                    print(json.dumps({"round": rep + 1, "runner": name, "agent": agent, "workers": workers, "processes": processes,
+                                      **row}), flush=True)
     finally:
         stop.set()
         proc.join(timeout=10)
     print()
-    print(f"{'agent':6} {'workers':>7} {'items':>5} {'items/s':>8} {'outside model':>14} {'mean item s':>12}")
-    for r in rows:
-        print(f"{r['agent']:6} {r['workers']:>7} {r['items']:>5} {r['items_per_s']:>8} {r['outside_model']:>14.1%} {r['mean_item_s']:>12}")
+    print(f"runner wall time / ideal, {args.items} items, model latency {args.latency} s, {args.repeats} interleaved rounds")
+    print(f"{'runner':6} {'agent':6} {'workers':>7} {'procs':>5} {'median':>7} {'spread':>13} {'wall s':>7} {'ideal s':>7} "
+          f"{'startup s':>9} {'CPU ms/item':>11}")
+    for (name, agent, workers, processes), rows in sorted(results.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0] != "before", kv[0][3])):
+        ratios = [r["ratio"] for r in rows]
+        walls = [r["wall_s"] for r in rows]
+        print(f"{name:6} {agent:6} {workers:>7} {processes:>5} {statistics.median(ratios):>7.2f} {min(ratios):>6.2f}-{max(ratios):<6.2f}"
+              f"{statistics.median(walls):>7.2f} {rows[0]['ideal_s']:>7.2f} {statistics.median(r['startup_s'] for r in rows):>9.2f}"
+              f" {statistics.median(r['cpu_ms_per_item'] for r in rows):>11.0f}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """The offline baseline: a deterministic agent with no model and no API key.
 
-It reads the task from the ``research_task`` prompt and works only from the
-tools' structured results. Strategy (docs/runner.md, "baseline"):
+It reads the task from the ``research_task`` prompt and works from the tools'
+structured results, and from the text content for the text of a section read
+(structured content carries a section's identity, not its text). Strategy (docs/runner.md, "baseline"):
 
 1. ``get_references`` of the seed, then ``search_papers`` with the question's content words (top 10);
 2. rank the candidates that have text by the overlap of the question's words with their citation
@@ -38,7 +39,7 @@ from agenthop.runner.textmatch import (
     reasoning_cue,
     tokens,
 )
-from agenthop.server.tools import TOOLS
+from agenthop.server.tools import TOOLS, section_body
 
 
 class Baseline:
@@ -151,9 +152,9 @@ class Baseline:
             return False
         best = self.listed[paper].pop(0)
         read = await self.act("read_section", {"paper_id": paper, "section": best.get("alias") or best.get("header")})
-        section = read.structured.get("section") or {}
-        if read.outcome == "ok" and section.get("text"):
-            self.note_text(paper, normalise(section["text"]))
+        body = section_body(read.text) if read.outcome == "ok" else None
+        if body:
+            self.note_text(paper, normalise(body))
         return True
 
     def targets_found(self) -> int:

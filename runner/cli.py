@@ -1,42 +1,27 @@
-"""agenthop-runner: run reference agents against the AgentHop sandbox, one session per item."""
+"""agenthop-runner: run reference agents against the AgentHop sandbox, one session per item.
+
+Argument parsing, one library call (``agenthop.runner.run_items``) and error translation:
+the library's messages never name flags, so flag names are added here.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import os
-import re
 import sys
-import time
 from pathlib import Path
 
 import click
 
-from agenthop.runner.config import AGENTS, RunSettings
-from agenthop.runner.items import ItemsError, fill_from_corpus, filter_items, load_gold, read_items
-from agenthop.runner.pricing import PriceTable
-from agenthop.runner.records import RUNNER_FILE, RecordWriter, load_state
+from agenthop.runner.config import AGENTS
+from agenthop.runner.items import ItemsError
+from agenthop.runner.records import RUNNER_FILE
 from agenthop.runner.retry import RetryPolicy
-from agenthop.runner.run import RunError
-from agenthop.runner.session import ALL_TOOLS, ServerAPI, ServerError
+from agenthop.runner.run import NoItemsLeft, ResumeConflict, RunError
+from agenthop.runner.session import ALL_TOOLS, ServerError
+from agenthop.runner.sharding import ShardError, parse_shard
 from agenthop.server.corpus.schema import CorpusError
 from agenthop.server.sessions import Caps
 
 TOOL_CHOICES = [t for t in ALL_TOOLS if t != "submit_answer"]
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "run"
-
-
-def default_out(model: str, agent: str, closed_book: bool, disabled: tuple[str, ...], read_first: bool) -> Path:
-    parts = [_slug(model), agent]
-    if closed_book:
-        parts.append("closed-book")
-    if disabled:
-        parts.append("no-" + "-".join(d.replace("_", "") for d in sorted(disabled)))
-    if read_first:
-        parts.append("read-first")
-    return Path("runs") / "-".join(parts)
 
 
 def _tools(ctx, param, value: str | None) -> tuple[str, ...]:
@@ -55,6 +40,15 @@ def _cap(ctx, param, value: int):
     return None if value is not None and value < 0 else value
 
 
+def _shard(ctx, param, value: str | None):
+    if value is None:
+        return None
+    try:
+        return parse_shard(value)
+    except ShardError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
 @click.option("--items", "items_file", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="qa/full.jsonl, a split file (JSONL with 'id'), or one item ID per line.")
@@ -63,6 +57,10 @@ def _cap(ctx, param, value: int):
 @click.option("--base-url", default=None, help="OpenAI-compatible base URL (default: $OPENAI_BASE_URL or OpenAI).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Environment variable holding the API key ('EMPTY' if unset).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Items run concurrently.")
+@click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes the workers are spread over (when one process's CPU is the limit).")
+@click.option("--shard", callback=_shard, default=None, metavar="K/N",
+              help="Run only shard K of N of the items (N machines each run one; the scorer merges the N runs).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, help="Run directory [runs/<model>-<agent>[-ablation]].")
 @click.option("--corpus", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Corpus to serve in-process [corpus.sqlite]; also gives gold for the progress accuracy.")
@@ -73,6 +71,8 @@ def _cap(ctx, param, value: int):
 @click.option("--closed-book", is_flag=True, help="Ablation: no tools but submit_answer; one model call.")
 @click.option("--disable-tools", callback=_tools, default=None, help=f"Ablation: comma-separated tools to disable ({', '.join(TOOL_CHOICES)}).")
 @click.option("--read-first", is_flag=True, help="Ablation: after a search or reference list, force an inspection of the top unread candidate.")
+@click.option("--text-tools", is_flag=True,
+              help="raw: the model writes tool calls in its text (for models without native tool calling).")
 @click.option("--budget", type=int, default=30, show_default=True, callback=_cap, help="Budget points per item (-1: unlimited).")
 @click.option("--max-turns", type=int, default=20, show_default=True, callback=_cap, help="Model responses per item (-1: unlimited).")
 @click.option("--max-tokens", type=int, default=200_000, show_default=True, callback=_cap, help="Cumulative prompt+completion tokens per item (-1: unlimited).")
@@ -87,127 +87,55 @@ def _cap(ctx, param, value: int):
 @click.option("--item-attempts", type=click.IntRange(min=1), default=3, show_default=True, help="Attempts per item (hard errors retry the item).")
 @click.option("--trace", is_flag=True, help="sdk: keep OpenAI Agents tracing on (off by default: it uploads traces).")
 @click.option("--no-progress", is_flag=True, help="No live progress bar.")
-def main(items_file, agent, model, base_url, api_key_env, workers, out, corpus, server_url, limit, question_type, depth,
-         closed_book, disable_tools, read_first, budget, max_turns, max_tokens, no_resume, prices, run_label, replicate_of,
-         retries, backoff, timeout, item_attempts, trace, no_progress) -> None:
+def main(items_file, agent, model, base_url, api_key_env, workers, processes, shard, out, corpus, server_url, limit, question_type,
+         depth, closed_book, disable_tools, read_first, text_tools, budget, max_turns, max_tokens, no_resume, prices, run_label,
+         replicate_of, retries, backoff, timeout, item_attempts, trace, no_progress) -> None:
     """Run one sandbox session per item with a reference agent; write run.json and runner.jsonl under --out."""
+    import os
+
+    from agenthop.runner.api import default_out, run_items
+
     if agent in ("raw", "sdk") and not model:
         raise click.UsageError("--model is required for the raw and sdk agents")
-    model = model or "baseline"
+    if text_tools and agent != "raw":
+        raise click.UsageError("--text-tools is a mode of the raw agent (--agent raw)")
     if corpus is not None and server_url is not None:
         raise click.UsageError("give --corpus (serve it in-process) or --server (use a running server), not both")
     if server_url is None and corpus is None:
         corpus = Path("corpus.sqlite")
         if not corpus.exists():
             raise click.UsageError("no corpus.sqlite here: pass --corpus PATH or --server URL")
-    base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+    out = out or default_out(model or "baseline", agent, closed_book, disable_tools, read_first, text_tools, shard)
     try:
-        price_table = PriceTable.load(prices)
-    except (OSError, ValueError) as exc:
-        raise click.ClickException(f"price table: {exc}") from exc
-
-    try:
-        refs = read_items(items_file)
-        if corpus is not None:
-            unknown = fill_from_corpus(refs, corpus)
-            if unknown:
-                raise click.ClickException(
-                    f"{len(unknown)} item(s) of {items_file} are not in {corpus}: {', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''}"
-                )
-        refs = filter_items(refs, question_type, int(depth) if depth else None, limit)
-        gold = load_gold(corpus) if corpus is not None else None
-    except (ItemsError, CorpusError) as exc:
-        raise click.ClickException(str(exc)) from exc
-    if not refs:
-        raise click.ClickException("no items left after --question-type/--depth/--limit")
-    items = [r.id for r in refs]
-
-    out = out or default_out(model, agent, closed_book, disable_tools, read_first)
-    settings = RunSettings(
-        agent=agent, model=model, run_label=run_label or out.resolve().name, base_url=base_url, api_key_env=api_key_env,
-        caps=Caps(budget, max_turns, max_tokens), closed_book=closed_book, disabled_tools=disable_tools,
-        read_first=read_first, retry=RetryPolicy(max_retries=retries, backoff=backoff, timeout=timeout),
-        item_attempts=item_attempts, workers=workers, trace=trace,
-    )
-    try:
-        summary = asyncio.run(_run(settings, items, out, corpus, server_url, not no_resume, price_table, gold, str(items_file),
-                                   not no_progress, replicate_of))
+        result = run_items(
+            items_file, agent=agent, model=model, out=out, corpus=corpus, server=server_url,
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL"), api_key_env=api_key_env, workers=workers,
+            processes=processes, shard=shard, question_type=question_type, depth=int(depth) if depth else None, limit=limit,
+            closed_book=closed_book, disabled_tools=disable_tools, read_first=read_first, text_tools=text_tools,
+            caps=Caps(budget, max_turns, max_tokens), resume=not no_resume, prices=prices, run_label=run_label,
+            replicate_of=replicate_of, retry=RetryPolicy(max_retries=retries, backoff=backoff, timeout=timeout),
+            item_attempts=item_attempts, trace=trace, progress=not no_progress,
+        )
     except KeyboardInterrupt:
         click.echo(f"interrupted; finished items are kept in {out / RUNNER_FILE}. Run the same command again to resume.", err=True)
         sys.exit(130)
-    except (ServerError, RunError) as exc:
+    except NoItemsLeft as exc:
+        if shard is not None and "shard" in str(exc):
+            raise click.ClickException(f"{exc} (--shard)") from exc
+        raise click.ClickException("no items left after --question-type/--depth/--limit") from exc
+    except ResumeConflict as exc:
+        raise click.ClickException(f"{exc} (--no-resume starts over; --out chooses another directory.)") from exc
+    except ItemsError as exc:
+        raise click.ClickException(f"{exc} (--corpus PATH)" if "serve a corpus" in str(exc) else str(exc)) from exc
+    except (CorpusError, ServerError, RunError) as exc:
         raise click.ClickException(str(exc)) from exc
 
     from rich.console import Console
 
     from agenthop.runner.progress import summary_table
 
-    Console().print(summary_table(summary, f"{settings.run_label}: {agent} / {model}  ->  {out}"))
-
-
-async def _run(settings, items, out, corpus, server_url, resume, prices, gold, items_file, show_progress, replicate_of=None):
-    from agenthop.runner.progress import ProgressView
-    from agenthop.runner.run import SERVER_LOG, Orchestrator, manifest, prepare_run_dir, summarise
-
-    server_thread = None
-    try:
-        if server_url is None:
-            from agenthop.server.http import ServerThread
-
-            out.mkdir(parents=True, exist_ok=True)
-            # prepare_run_dir may move an old server log aside, so the directory is settled first.
-            base_url = None
-        else:
-            base_url = server_url
-        api_probe = ServerAPI(base_url) if base_url else None
-        corpus_id = None
-        if api_probe is not None:
-            corpus_id = (await api_probe.health()).get("corpus")
-            await api_probe.aclose()
-        else:
-            from agenthop.server.corpus.schema import open_corpus, read_meta
-
-            conn = open_corpus(corpus)
-            meta = read_meta(conn)
-            conn.close()
-            corpus_id = {"corpus_id": meta.get("corpus_id"), "schema_version": meta.get("schema_version")}
-        man = prepare_run_dir(out, manifest(settings, corpus_id, server_url, items_file, replicate_of), resume)
-        if server_url is None:
-            server_thread = ServerThread(
-                str(corpus), str(out / SERVER_LOG), budget=settings.caps.budget, max_turns=settings.caps.max_turns,
-                max_tokens=settings.caps.max_tokens,
-            ).start()
-            base_url = server_thread.base_url
-        api = ServerAPI(base_url)
-        writer = RecordWriter(out / RUNNER_FILE)
-        state = load_state(out / RUNNER_FILE)
-        orch = Orchestrator(settings, api, writer, prices, gold, None)
-        if state.open_sessions:
-            recovered = await orch.recover(state, out / SERVER_LOG if server_url is None else None)
-            if recovered:
-                state = load_state(out / RUNNER_FILE)
-        todo = [i for i in items if i not in state.final]
-        writer.write({
-            "kind": "run_start", "run": settings.run_label, "agent": settings.agent, "model": settings.model,
-            "settings": {k: man[k] for k in ("caps", "ablations", "disabled_tools", "base_url_host", "workers", "retry", "server", "items_file")}
-            | {"items": len(items), "to_run": len(todo), "resumed": resume and bool(state.final or state.errored or state.turns or state.starts)},
-            "versions": man["versions"], "corpus": man["corpus"], "time": time.time(),
-        })
-        view = ProgressView(len(items), settings.run_label, has_gold=gold is not None, enabled=show_progress)
-        view.done = len(items) - len(todo)
-        view.progress.update(view.task, completed=view.done)
-        orch.progress = view
-        try:
-            with view:
-                await orch.run_items(todo)
-        finally:
-            await orch.aclose()
-            await api.aclose()
-            writer.close()
-        return summarise(out / RUNNER_FILE, items, gold, prices, settings.model)
-    finally:
-        if server_thread is not None:
-            server_thread.stop()
+    Console().print(summary_table(result.summary, f"{result.run_label}: {agent} / {model or 'baseline'}  ->  {out}",
+                                  no_gold="no gold: pass --corpus"))
 
 
 if __name__ == "__main__":

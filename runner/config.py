@@ -24,6 +24,7 @@ class RunSettings:
     closed_book: bool = False
     disabled_tools: tuple[str, ...] = ()
     read_first: bool = False
+    text_tools: bool = False        # raw agent: tool calls written in the model's text (runner/text_tools.py)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     item_attempts: int = 3          # first try + two item-level retries
     workers: int = 1

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from agenthop.runner.run import RunSummary
 
 
 class ProgressView:
@@ -51,21 +56,22 @@ class ProgressView:
         self.progress.stop()
 
 
-def summary_table(summary: dict, title: str) -> Table:
+def summary_table(summary: RunSummary, title: str, no_gold: str = "no gold: serve a corpus") -> Table:
+    """The end-of-run table; ``no_gold`` says why accuracy is n/a (the CLI names its flag)."""
     table = Table(title=title, show_header=False, title_justify="left")
     table.add_column("", style="bold")
     table.add_column("")
-    acc = summary["accuracy"]
+    acc = summary.accuracy
     rows = [
-        ("items", f"{summary['items']} ({summary['finished']} finished, {summary['errored']} errored, {summary['not_run']} not run)"),
-        ("accuracy", "n/a (no gold: pass --corpus)" if acc is None else f"{acc:.1%} ({summary['correct']}/{summary['graded']})"),
-        ("answered", str(summary["answered"])),
-        ("terminations", ", ".join(f"{k} {v}" for k, v in sorted(summary["terminations"].items())) or "-"),
-        ("mean turns", _fmt(summary["mean_turns"])),
-        ("mean budget used", _fmt(summary["mean_budget"])),
-        ("mean tokens / item", _fmt(summary["mean_tokens"], 0)),
-        ("tokens (all attempts)", "{total:,} (prompt {prompt:,}, completion {completion:,}, cached {cached:,})".format(**summary["tokens_all_attempts"])),
-        ("cost", "n/a (model not in price table)" if summary["cost_usd"] is None else f"${summary['cost_usd']:.4f}"),
+        ("items", f"{summary.items} ({summary.finished} finished, {summary.errored} errored, {summary.not_run} not run)"),
+        ("accuracy", f"n/a ({no_gold})" if acc is None else f"{acc:.1%} ({summary.correct}/{summary.graded})"),
+        ("answered", str(summary.answered)),
+        ("terminations", ", ".join(f"{k} {v}" for k, v in sorted(summary.terminations.items())) or "-"),
+        ("mean turns", _fmt(summary.mean_turns)),
+        ("mean budget used", _fmt(summary.mean_budget)),
+        ("mean tokens / item", _fmt(summary.mean_tokens, 0)),
+        ("tokens (all attempts)", "{total:,} (prompt {prompt:,}, completion {completion:,}, cached {cached:,})".format(**summary.tokens_all_attempts)),
+        ("cost", "n/a (model not in price table)" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"),
     ]
     for k, v in rows:
         table.add_row(k, v)

@@ -6,7 +6,8 @@ discarded); the turn cap allows at most ``max_turns`` responses. Parallel tool
 calls of one response run one after another in emitted order. A response with
 no tool calls gets a nudge (and uses its turn); an empty one is a hard error.
 Malformed arguments (not a JSON object) are answered with a tool error
-message and never reach the server, so they cost nothing.
+message and never reach the server, so they cost nothing. With text tools
+(``--text-tools``) the calls are read from the reply's text instead.
 """
 
 from __future__ import annotations
@@ -16,22 +17,27 @@ import json
 import re
 
 from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletion
 
 from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, NUDGE, RunSettings
 from agenthop.runner.episode import Episode
 from agenthop.runner.retry import CallStats, HardModelError, call_with_retry
 from agenthop.runner.session import McpSession
+from agenthop.runner.text_tools import malformed_text_message, parse_tool_calls, results_message, tools_block
 from agenthop.server.task import FIRST_USER_MESSAGE
 
 
-def make_client(settings: RunSettings) -> AsyncOpenAI:
+def make_client(settings: RunSettings, max_connections: int | None = None) -> AsyncOpenAI:
+    """The model API client (no SDK retries: the runner retries). ``max_connections``: the pool's size
+    (default: enough for every worker of the run)."""
     import httpx2
 
     from agenthop.runner.session import shared_ssl_context
 
     http = httpx2.AsyncClient(
         timeout=httpx2.Timeout(settings.retry.timeout, connect=min(10.0, settings.retry.timeout)),
-        limits=httpx2.Limits(max_connections=max(100, 2 * settings.workers), max_keepalive_connections=max(20, settings.workers)),
+        limits=httpx2.Limits(max_connections=max_connections or max(100, 2 * settings.workers),
+                             max_keepalive_connections=max_connections or max(20, settings.workers)),
         verify=shared_ssl_context(), follow_redirects=True,
     )
     return AsyncOpenAI(
@@ -95,12 +101,26 @@ def _usage(resp) -> tuple[int, int, int]:
     return int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0), int(cached)
 
 
-async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: RunSettings) -> str | None:
-    """Drive one session. Returns the runner-side termination (token_limit, max_turns) or None when the server ended it."""
+async def chat_completion(client: AsyncOpenAI, body: dict) -> ChatCompletion:
+    """POST /chat/completions with ``body`` as is: the SDK's ``create`` walks every message of the growing
+    conversation to transform it, which costs more CPU than the request; our messages need no transform."""
+    return await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+
+
+async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: RunSettings, tools: list | None = None) -> str | None:
+    """Drive one session. Returns the runner-side termination (token_limit, max_turns) or None when the server ended it.
+
+    ``tools``: the session's MCP tools when the caller already listed them (every session of a run has the same).
+    With ``settings.text_tools`` the tools are described in the system prompt and the calls read from the reply's
+    text (runner/text_tools.py); everything else (turns, caps, metering, records) is the same."""
     prompt = await mcp.task_prompt()
-    specs = openai_tools(await mcp.list_tools())
+    mcp_tools = tools if tools is not None else await mcp.list_tools()
+    text_mode = settings.text_tools
+    known = {t.name for t in mcp_tools}
+    specs = [] if text_mode else openai_tools(mcp_tools)
+    system = prompt + tools_block(mcp_tools) if text_mode and mcp_tools else prompt
     first = CLOSED_BOOK_USER_MESSAGE if settings.closed_book else FIRST_USER_MESSAGE
-    messages: list[dict] = [{"role": "system", "content": prompt}, {"role": "user", "content": first}]
+    messages: list[dict] = [{"role": "system", "content": system}, {"role": "user", "content": first}]
     max_turns = 1 if settings.closed_book else settings.caps.max_turns
     while not ep.ended:
         if max_turns is not None and ep.turn >= max_turns:
@@ -109,15 +129,19 @@ async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: R
         kwargs = {"model": settings.model, "messages": messages}
         if specs:
             kwargs["tools"] = specs
-        resp = await call_with_retry(functools.partial(client.chat.completions.create, **kwargs), settings.retry, stats)
+        resp = await call_with_retry(functools.partial(chat_completion, client, kwargs), settings.retry, stats)
         try:
             message = resp.choices[0].message
-            calls = list(message.tool_calls or [])
             text = message.content or ""
-            emitted = [
-                {"id": tc.id or f"call_{ep.turn + 1}_{i}", "name": tc.function.name, "arguments": tc.function.arguments}
-                for i, tc in enumerate(calls)
-            ]
+            if text_mode:
+                parsed = parse_tool_calls(text, known)
+                emitted = [{"id": f"text_{ep.turn + 1}_{i}", "name": c.name,
+                            "arguments": c.arguments if c.problem is None else c.raw} for i, c in enumerate(parsed)]
+            else:
+                emitted = [
+                    {"id": tc.id or f"call_{ep.turn + 1}_{i}", "name": tc.function.name, "arguments": tc.function.arguments}
+                    for i, tc in enumerate(message.tool_calls or [])
+                ]
             prompt_tokens, completion_tokens, cached = _usage(resp)
         except (AttributeError, IndexError, TypeError) as exc:
             raise HardModelError(f"malformed chat-completions response ({type(exc).__name__}: {exc}): {str(resp)[:200]}", stats.retries) from exc
@@ -131,9 +155,9 @@ async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: R
             transient_errors=stats.errors,
         )
         if ep.over_tokens:
-            ep.note_error(f"token cap passed ({ep.cumulative} > {settings.caps.max_tokens}); {len(calls)} tool call(s) discarded")
+            ep.note_error(f"token cap passed ({ep.cumulative} > {settings.caps.max_tokens}); {len(emitted)} tool call(s) discarded")
             return "token_limit"
-        if not calls:
+        if not emitted:
             if not text.strip():
                 ep.note_error("empty response: no text and no tool calls")
                 raise HardModelError("empty model response (no text, no tool calls)", stats.retries)
@@ -144,6 +168,20 @@ async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: R
                     await ep.call("submit_answer", {"answer": letter, "reasoning": text[:4000]}, forced=True)
                     continue
             messages.append({"role": "user", "content": NUDGE})
+            continue
+        if text_mode:
+            messages.append({"role": "assistant", "content": text})
+            results = []
+            for call in parsed:
+                if call.problem is not None:
+                    ep.note_error(f"malformed text tool call {call.name}: {call.problem}")
+                    content = malformed_text_message(call)
+                else:
+                    content = (await ep.tool(call.name, call.arguments)).text
+                results.append((call.name, content))
+                if ep.ended:
+                    break
+            messages.append(results_message(results))
             continue
         messages.append(
             {

@@ -8,6 +8,8 @@ import json
 import platform
 import shutil
 import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from urllib.parse import urlparse
@@ -19,19 +21,29 @@ from agenthop.runner.progress import ProgressView
 from agenthop.runner.readfirst import ReadFirstGate
 from agenthop.runner.records import RUNNER_FILE, RecordWriter, load_state
 from agenthop.runner.retry import describe
-from agenthop.runner.session import ALL_TOOLS, McpSession, ServerAPI, ServerError, prompt_text
+from agenthop.runner.session import ALL_TOOLS, Discovered, McpConnector, McpSession, ServerAPI, ServerError, prompt_text
 from agenthop.runner.textmatch import TaskParseError, parse_task
 
 MANIFEST = "run.json"
 SERVER_LOG = "server-log.sqlite"
-# Settings that must match for a resumed run to continue the same experiment.
-RESUME_KEYS = ("agent", "model", "caps", "ablations", "corpus")
+# Settings that must match for a resumed run to continue the same experiment, and the value a run.json
+# written before the key existed stands for.
+RESUME_KEYS = ("agent", "model", "caps", "ablations", "corpus", "tool_format", "shard")
+RESUME_DEFAULTS = {"tool_format": "native", "shard": None}
 # Server-side terminations that settle an item: a session a killed run left with one of these counts.
 SETTLED = ("answer", "budget", "token_limit", "max_turns")
 
 
 class RunError(Exception):
     """The run cannot start; the message says why and what to do."""
+
+
+class ResumeConflict(RunError):
+    """The run directory holds records this run cannot resume (other settings, or an unreadable run.json)."""
+
+
+class NoItemsLeft(RunError):
+    """The filters (or the shard) leave nothing to run."""
 
 
 def versions() -> dict:
@@ -65,10 +77,12 @@ def disabled_tools(settings: RunSettings) -> list[str]:
 
 
 def manifest(
-    settings: RunSettings, corpus: dict | None, server_url: str | None, items_file: str, replicate_of: str | None = None
+    settings: RunSettings, corpus: dict | None, server_url: str | None, items_file: str, replicate_of: str | None = None,
+    *, shard: dict | None = None, processes: int = 1,
 ) -> dict:
     """run.json. ``replicate_of`` (the run this one repeats; the scorer groups replicates by it) is only
-    written when given, so a resumed run keeps the value already in run.json."""
+    written when given, so a resumed run keeps the value already in run.json. ``shard`` (runner/sharding.py)
+    marks one shard of a run spread over machines; the scorer merges the shards of one run."""
     man = {
         "run": settings.run_label,
         "agent": settings.agent,
@@ -81,6 +95,8 @@ def manifest(
         "retry": {"max_retries": settings.retry.max_retries, "backoff": settings.retry.backoff, "timeout": settings.retry.timeout,
                   "item_attempts": settings.item_attempts},
         "workers": settings.workers,
+        "processes": processes,
+        "tool_format": "text" if settings.text_tools else "native",
         "server": server_url or "in-process",
         "items_file": items_file,
         "corpus": corpus,
@@ -88,6 +104,8 @@ def manifest(
     }
     if replicate_of:
         man["replicate_of"] = replicate_of
+    if shard is not None:
+        man["shard"] = shard
     return man
 
 
@@ -96,7 +114,7 @@ def _stamp() -> str:
 
 
 def _aside_dir(out: Path) -> Path:
-    """A new, unused ``previous-<timestamp>[-N]`` directory (two --no-resume runs may start in the same second)."""
+    """A new, unused ``previous-<timestamp>[-N]`` directory (two runs that start over may do so in the same second)."""
     stamp = _stamp()
     for n in itertools.count(1):
         aside = out / (f"previous-{stamp}" if n == 1 else f"previous-{stamp}-{n}")
@@ -117,15 +135,15 @@ def read_manifest(out: Path) -> dict | None:
         old = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         why = f"{exc.msg}, line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-        raise RunError(
+        raise ResumeConflict(
             f"{path} is not valid JSON ({why}). It is the manifest of the run in {out}: repair it (or delete it, and "
-            "this command's settings are taken as the run's) to resume, use --no-resume to start over (the old "
-            "records are moved aside), or choose another --out."
+            "this run's settings are taken as the run's) to resume, start over without resuming (the old "
+            "records are moved aside), or choose another run directory."
         ) from exc
     if not isinstance(old, dict):
-        raise RunError(
-            f"{path} holds a JSON {type(old).__name__}, not an object. Repair or delete it to resume, use --no-resume "
-            "to start over (the old records are moved aside), or choose another --out."
+        raise ResumeConflict(
+            f"{path} holds a JSON {type(old).__name__}, not an object. Repair or delete it to resume, start over "
+            "without resuming (the old records are moved aside), or choose another run directory."
         )
     return old
 
@@ -133,7 +151,7 @@ def read_manifest(out: Path) -> dict | None:
 def prepare_run_dir(out: Path, man: dict, resume: bool) -> dict:
     """Create the run directory and write run.json; return what was written.
 
-    --no-resume moves the old records (and run.json) aside into ``previous-*/``. A resume refuses a
+    Starting over (``resume`` false) moves the old records (and run.json) aside into ``previous-*/``. A resume refuses a
     different experiment (RESUME_KEYS) and keeps the keys of the old run.json that this command does
     not set (``replicate_of`` and anything a user added).
     """
@@ -150,17 +168,24 @@ def prepare_run_dir(out: Path, man: dict, resume: bool) -> dict:
         if old is not None:
             if runner_file.exists():
                 diffs = [k for k in RESUME_KEYS
-                         if old.get(k) != man.get(k) and not (k == "corpus" and (old.get(k) is None or man.get(k) is None))]
+                         if old.get(k, RESUME_DEFAULTS.get(k)) != man.get(k, RESUME_DEFAULTS.get(k))
+                         and not (k == "corpus" and (old.get(k) is None or man.get(k) is None))]
                 if diffs:
-                    raise RunError(
+                    raise ResumeConflict(
                         f"{out} holds a run with different settings ({', '.join(diffs)}); resuming would mix two "
-                        "experiments. Use --no-resume to start over (the old records are moved aside) or choose another --out."
+                        "experiments. Start over without resuming (the old records are moved aside) or choose another run directory."
                     )
             man = {**man, **{k: v for k, v in old.items() if k not in man}}
     tmp = out / (MANIFEST + ".tmp")
     tmp.write_text(json.dumps(man, indent=2) + "\n")
     tmp.replace(out / MANIFEST)
     return man
+
+
+@dataclass
+class Lane:
+    client: object | None     # AsyncOpenAI for raw and sdk
+    mcp: McpConnector
 
 
 class Orchestrator:
@@ -179,26 +204,50 @@ class Orchestrator:
         self.prices = prices
         self.gold = gold
         self.progress = progress
-        self.client = None
-        if settings.agent in ("raw", "sdk"):
-            from agenthop.runner.raw_agent import make_client
-
-            self.client = make_client(settings)
+        self.on_item_done: Callable[[dict, int, float | None], None] | None = None  # worker processes report here
+        # Every session of a run has the same tools (same disabled set): listed once per set.
+        self.tool_lists: dict[tuple[str, ...], list] = {}
+        self.discovered = Discovered()
+        self.lanes: list[Lane] = []
         self.client_info = {"name": "agenthop-runner", "version": versions().get("agenthop"), "agent": settings.agent, "model": settings.model}
 
+    def lane(self) -> Lane:
+        """A new lane: the HTTP clients one worker uses for its items, one after another.
+
+        Each worker has its own small connection pools (to the model and to the server) instead of
+        sharing one big pool: httpcore probes every idle connection of a pool on each request, so a
+        pool shared by N workers costs O(N) socket probes per request."""
+        client = None
+        if self.settings.agent in ("raw", "sdk"):
+            from agenthop.runner.raw_agent import make_client
+
+            client = make_client(self.settings, max_connections=4)
+        lane = Lane(client, McpConnector(timeout=self.settings.mcp_timeout, max_connections=4, discovered=self.discovered))
+        self.lanes.append(lane)
+        return lane
+
     async def aclose(self) -> None:
-        if self.client is not None:
-            await self.client.close()
+        for lane in self.lanes:
+            await lane.mcp.aclose()
+            if lane.client is not None:
+                await lane.client.close()
+        self.lanes.clear()
+
+    async def _tools(self, mcp: McpSession) -> list:
+        key = tuple(sorted(mcp.info.disabled_tools))
+        if key not in self.tool_lists:
+            self.tool_lists[key] = await mcp.list_tools()
+        return self.tool_lists[key]
 
     def cost(self, ep: Episode) -> float | None:
         return self.prices.cost(self.settings.model, ep.prompt_tokens, ep.completion_tokens, ep.cached_tokens)
 
-    async def _attempt(self, info, item_id: str, attempt: int, holder: list) -> str | None:
+    async def _attempt(self, lane: Lane, info, item_id: str, attempt: int, holder: list) -> str | None:
         s = self.settings
         if s.agent == "sdk":
             from agenthop.runner.sdk_agent import make_sdk_parts, run_sdk
 
-            server, model, ref = make_sdk_parts(info, s, self.client)
+            server, model, ref = make_sdk_parts(info, s, lane.client, lane.mcp.client)
             async with server:
                 ep = self._episode(info, item_id, attempt, server.issue)
                 holder.append(ep)
@@ -206,7 +255,7 @@ class Orchestrator:
                 if s.read_first:
                     ep.gate = ReadFirstGate(_question(prompt_text(await server.get_prompt("research_task"))))
                 return await run_sdk(ep, server, model, s)
-        async with McpSession(info, timeout=s.mcp_timeout) as mcp:
+        async with lane.mcp.session(info) as mcp:
             ep = self._episode(info, item_id, attempt, mcp.call_tool)
             holder.append(ep)
             if s.read_first:
@@ -214,7 +263,7 @@ class Orchestrator:
             if s.agent == "raw":
                 from agenthop.runner.raw_agent import run_raw
 
-                return await run_raw(ep, mcp, self.client, s)
+                return await run_raw(ep, mcp, lane.client, s, await self._tools(mcp))
             from agenthop.runner.baseline import run_baseline
 
             return await run_baseline(ep, mcp, s)
@@ -247,8 +296,10 @@ class Orchestrator:
         return self._item_end(item_id, session_id, attempt, termination, answer or ep.answer, ep.turn, ep.prompt_tokens,
                               ep.completion_tokens, ep.cached_tokens, budget_used, time.time() - t0)
 
-    async def run_item(self, item_id: str) -> dict:
+    async def run_item(self, item_id: str, lane: Lane | None = None) -> dict:
         s = self.settings
+        if lane is None:
+            lane = self.lanes[0] if self.lanes else self.lane()
         t0 = time.time()
         spent_tokens = 0
         spent_cost: float | None = 0.0
@@ -261,14 +312,20 @@ class Orchestrator:
                 # Recorded before the agent starts, so a resumed run finds every session it created.
                 self.writer.write({"kind": "attempt_start", "run": s.run_label, "item_id": item_id,
                                    "session_id": info.session_id, "attempt": attempt, "time": time.time()})
-                termination = await self._attempt(info, item_id, attempt, holder)
+                await self.writer.durable()
+                termination = await self._attempt(lane, info, item_id, attempt, holder)
                 ep = holder[0]
                 ep.flush_turn()
                 reason = {"token_limit": f"{ep.cumulative} tokens > cap {s.caps.max_tokens}",
                           "max_turns": f"{ep.turn} turns, cap {1 if s.closed_book else s.caps.max_turns}"}.get(termination or "", "")
                 if termination is not None:
                     await self.api.end_session(info.session_id, termination, reason)
-                state = await self.api.get_session(info.session_id)
+                if termination is None and ep.ended and ep.answer is not None:
+                    # The server acknowledged the answer in the result that ended the session (termination
+                    # answer, with the budget spent): asking it again would only cost a round trip.
+                    state = {"ended": True, "termination": "answer", "answer": ep.answer, "budget_used": ep.budget_used}
+                else:
+                    state = await self.api.get_session(info.session_id)
                 if not state.get("ended"):
                     await self.api.end_session(info.session_id, "abandoned", "the agent stopped without an ending")
                     state = await self.api.get_session(info.session_id)
@@ -276,6 +333,7 @@ class Orchestrator:
                 record = self._episode_end(ep, item_id, info.session_id, attempt, final,
                                            state.get("budget_used", ep.budget_used), t0, state.get("answer"))
                 self.writer.write(record)
+                await self.writer.durable()
                 self._account(record, spent_tokens + ep.cumulative, _add(spent_cost, record["cost_usd"]))
                 return record
             except asyncio.CancelledError:
@@ -302,25 +360,29 @@ class Orchestrator:
         record = self._episode_end(ep, item_id, info.session_id if info else None, s.item_attempts, "error",
                                    ep.budget_used if ep else 0, t0)
         self.writer.write(record)
+        await self.writer.durable()
         self._account(record, spent_tokens, spent_cost)
         return record
 
     def _account(self, record: dict, tokens: int, cost: float | None) -> None:
+        if self.on_item_done is not None:
+            self.on_item_done(record, tokens, cost)
         if self.progress is not None:
-            correct = None
-            if self.gold is not None and record["item_id"] in self.gold:
-                answer = record.get("answer")
-                correct = answer is not None and "ABCD".find(answer) == self.gold[record["item_id"]]
-            self.progress.item_done(record, tokens, cost, correct)
+            self.progress.item_done(record, tokens, cost, is_correct(record, self.gold))
 
     async def run_items(self, items: list[str]) -> None:
-        sem = asyncio.Semaphore(max(1, self.settings.workers))
+        """Run ``items`` with ``settings.workers`` at once."""
+        queue = iter(items)
+        await self.run_claimed(lambda: next(queue, None), self.settings.workers)
 
-        async def one(item_id: str) -> None:
-            async with sem:
-                await self.run_item(item_id)
+    async def run_claimed(self, claim: Callable[[], str | None], workers: int) -> None:
+        """Run items with ``workers`` at once; each worker takes its next item from ``claim`` (None: no more)."""
 
-        tasks = [asyncio.create_task(one(i)) for i in items]
+        async def worker(lane: Lane) -> None:
+            while (item_id := claim()) is not None:
+                await self.run_item(item_id, lane)
+
+        tasks = [asyncio.create_task(worker(self.lane())) for _ in range(max(1, workers))]
         try:
             await asyncio.gather(*tasks)
         finally:
@@ -390,6 +452,14 @@ class Orchestrator:
         return recovered
 
 
+def is_correct(record: dict, gold: dict[str, int] | None) -> bool | None:
+    """Whether an item_end's answer is right (None without gold): for the progress display only."""
+    if gold is None or record["item_id"] not in gold:
+        return None
+    answer = record.get("answer")
+    return answer is not None and "ABCD".find(answer) == gold[record["item_id"]]
+
+
 def _question(prompt: str) -> str:
     """The question line of a research_task prompt, for the read-first gate (the whole text if it has none)."""
     try:
@@ -402,7 +472,31 @@ def _add(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a + b
 
 
-def summarise(runner_file: Path, items: list[str], gold: dict[str, int] | None, prices: PriceTable, model: str) -> dict:
+@dataclass(frozen=True)
+class RunSummary:
+    """A run's standing over its items, from runner.jsonl (all invocations of the run directory)."""
+
+    items: int
+    finished: int                 # items with a final item_end (not error)
+    errored: int                  # items whose last item_end is an error
+    not_run: int
+    answered: int
+    accuracy: float | None        # over items with gold (None without a corpus)
+    correct: int
+    graded: int
+    terminations: dict[str, int]
+    mean_turns: float | None
+    mean_budget: float | None
+    mean_tokens: float | None
+    tokens_all_attempts: dict[str, int]   # prompt, completion, cached, total over every attempt
+    cost_usd: float | None
+    wall_time_s_sum: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def summarise(runner_file: Path, items: list[str], gold: dict[str, int] | None, prices: PriceTable, model: str) -> RunSummary:
     """The run's standing from runner.jsonl (all invocations), over the given items."""
     state = load_state(runner_file)
     wanted = set(items)
@@ -412,32 +506,28 @@ def summarise(runner_file: Path, items: list[str], gold: dict[str, int] | None, 
     terminations: dict[str, int] = {}
     for r in ends:
         terminations[r["termination"]] = terminations.get(r["termination"], 0) + 1
-    correct = graded = 0
-    if gold is not None:
-        for r in ends:
-            if r["item_id"] in gold:
-                graded += 1
-                a = r.get("answer")
-                correct += a is not None and "ABCD".find(a) == gold[r["item_id"]]
+    verdicts = [is_correct(r, gold) for r in ends]
+    graded = sum(v is not None for v in verdicts)
+    correct = sum(bool(v) for v in verdicts)
     turns = [t for t in state.turns if t.get("item_id") in wanted]
     prompt = sum(t.get("prompt_tokens") or 0 for t in turns)
     completion = sum(t.get("completion_tokens") or 0 for t in turns)
     cached = sum(t.get("cached_tokens") or 0 for t in turns)
     n = len(ends)
-    return {
-        "items": len(items),
-        "finished": len(finals),
-        "errored": len(errored),
-        "not_run": len(items) - n,
-        "answered": sum(1 for r in ends if r.get("answer")),
-        "accuracy": (correct / graded) if graded else None,
-        "correct": correct,
-        "graded": graded,
-        "terminations": terminations,
-        "mean_turns": (sum(r["turns"] for r in ends) / n) if n else None,
-        "mean_budget": (sum(r.get("budget_used") or 0 for r in ends) / n) if n else None,
-        "mean_tokens": (sum(r.get("total_tokens") or 0 for r in ends) / n) if n else None,
-        "tokens_all_attempts": {"prompt": prompt, "completion": completion, "cached": cached, "total": prompt + completion},
-        "cost_usd": prices.cost(model, prompt, completion, cached),
-        "wall_time_s_sum": sum(r.get("wall_time_s") or 0 for r in ends),
-    }
+    return RunSummary(
+        items=len(items),
+        finished=len(finals),
+        errored=len(errored),
+        not_run=len(items) - n,
+        answered=sum(1 for r in ends if r.get("answer")),
+        accuracy=(correct / graded) if graded else None,
+        correct=correct,
+        graded=graded,
+        terminations=terminations,
+        mean_turns=(sum(r["turns"] for r in ends) / n) if n else None,
+        mean_budget=(sum(r.get("budget_used") or 0 for r in ends) / n) if n else None,
+        mean_tokens=(sum(r.get("total_tokens") or 0 for r in ends) / n) if n else None,
+        tokens_all_attempts={"prompt": prompt, "completion": completion, "cached": cached, "total": prompt + completion},
+        cost_usd=prices.cost(model, prompt, completion, cached),
+        wall_time_s_sum=sum(r.get("wall_time_s") or 0 for r in ends),
+    )

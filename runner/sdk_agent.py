@@ -77,11 +77,11 @@ def _tool_error_message(ctx, error: Exception) -> str:
 class SessionMCPServer(MCPServerStreamableHttp):
     """The session's MCP server; every call goes through the Episode (gate, counters, ``_meta``)."""
 
-    def __init__(self, info: SessionInfo, settings: RunSettings, ep_ref: EpisodeRef):
+    def __init__(self, info: SessionInfo, settings: RunSettings, ep_ref: EpisodeRef, http_factory=http_client_factory):
         self.ep_ref = ep_ref
         super().__init__(
             {"url": info.mcp_url, "headers": dict(info.headers), "timeout": settings.mcp_timeout, "sse_read_timeout": 300,
-             "httpx_client_factory": http_client_factory},
+             "httpx_client_factory": http_factory},
             name="agenthop",
             cache_tools_list=True,
             client_session_timeout_seconds=max(30.0, settings.mcp_timeout),
@@ -209,8 +209,10 @@ async def run_sdk(ep: Episode, server: SessionMCPServer, model: RetryingModel, s
         run_input = result.to_input_list() + [{"role": "user", "content": NUDGE}]
 
 
-def make_sdk_parts(info: SessionInfo, settings: RunSettings, client: AsyncOpenAI) -> tuple[SessionMCPServer, RetryingModel, EpisodeRef]:
+def make_sdk_parts(info: SessionInfo, settings: RunSettings, client: AsyncOpenAI,
+                   http_factory=http_client_factory) -> tuple[SessionMCPServer, RetryingModel, EpisodeRef]:
+    """``http_factory`` builds the MCP connection's httpx2 client (the runner's shares one connection pool)."""
     ref = EpisodeRef()
-    server = SessionMCPServer(info, settings, ref)
+    server = SessionMCPServer(info, settings, ref, http_factory)
     model = RetryingModel(OpenAIChatCompletionsModel(model=settings.model, openai_client=client), settings, ref)
     return server, model, ref

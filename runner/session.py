@@ -155,24 +155,80 @@ def to_tool_result(result: Any) -> ToolResult:
     return ToolResult(text=result_text(result), structured=dict(structured), is_error=bool(result.is_error), raw=result)
 
 
+class _Borrowed(httpx2.AsyncBaseTransport):
+    """A view of the run's shared transport that a session's client may close without closing the pool."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport):
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        pass
+
+
+@dataclass
+class Discovered:
+    """The protocol a run's server speaks, learnt by the first session that probed it."""
+
+    version: str | None = None
+    result: Any = None  # mcp.types.DiscoverResult
+
+
+class McpConnector:
+    """What consecutive MCP sessions share: a keep-alive connection pool and the server's discover result.
+
+    Sessions that follow one another (one worker's items) reuse the pool's connection instead
+    of connecting anew, and the protocol probe (``server/discover``) runs once per run: later
+    sessions adopt its result (``prior_discover``). Each session still gets its own client (its
+    own headers) over the pool.
+    """
+
+    def __init__(self, timeout: float = 60.0, max_connections: int = 4, discovered: Discovered | None = None):
+        self.timeout = timeout
+        self._transport = httpx2.AsyncHTTPTransport(
+            verify=shared_ssl_context(), limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+        )
+        self.discovered = discovered if discovered is not None else Discovered()
+
+    def client(self, headers: dict | None = None, timeout=None, auth=None) -> httpx2.AsyncClient:
+        """An httpx2 client over the shared pool (also the Agents SDK's ``httpx_client_factory``)."""
+        return httpx2.AsyncClient(
+            headers=headers, timeout=timeout if timeout is not None else httpx2.Timeout(self.timeout, read=max(self.timeout, 300)),
+            auth=auth, transport=_Borrowed(self._transport), follow_redirects=True,
+        )
+
+    def session(self, info: SessionInfo) -> McpSession:
+        return McpSession(info, timeout=self.timeout, connector=self)
+
+    async def aclose(self) -> None:
+        await self._transport.aclose()
+
+
 class McpSession:
     """An MCP client connection for one sandbox session (async context manager)."""
 
-    def __init__(self, info: SessionInfo, timeout: float = 60.0):
+    def __init__(self, info: SessionInfo, timeout: float = 60.0, connector: McpConnector | None = None):
         self.info = info
         self.timeout = timeout
+        self.connector = connector
         self._stack: AsyncExitStack | None = None
         self.client: Client | None = None
 
     async def __aenter__(self) -> McpSession:
         stack = AsyncExitStack()
         try:
-            http = await stack.enter_async_context(
-                http_client_factory(self.info.headers, httpx2.Timeout(self.timeout, read=max(self.timeout, 300)))
-            )
+            make = self.connector.client if self.connector is not None else http_client_factory
+            http = await stack.enter_async_context(make(self.info.headers, httpx2.Timeout(self.timeout, read=max(self.timeout, 300))))
+            known = self.connector.discovered if self.connector is not None else None
+            mode = {"mode": known.version, "prior_discover": known.result} if known is not None and known.version else {}
             self.client = await stack.enter_async_context(
-                Client(streamable_http_client(self.info.mcp_url, http_client=http), read_timeout_seconds=self.timeout)
+                Client(streamable_http_client(self.info.mcp_url, http_client=http), read_timeout_seconds=self.timeout, **mode)
             )
+            session = self.client.session
+            if known is not None and not known.version and session.discover_result is not None:
+                known.version, known.result = session.protocol_version, session.discover_result
         except BaseException:
             await stack.aclose()
             raise

@@ -12,7 +12,7 @@ correct, incorrect_inspected, incorrect_exposed, incorrect_neither.
 from __future__ import annotations
 
 from .items import ItemOutcome
-from .logs import EXECUTED_OUTCOMES
+from .logs import EXECUTED_OUTCOMES, Call
 
 CATEGORIES = ("correct", "incorrect_inspected", "incorrect_exposed", "incorrect_neither", "unobservable")
 CATEGORY_LABELS = {
@@ -35,15 +35,14 @@ def rank_band(rank: int) -> str:
     return "51+"
 
 
+def is_inspection(c: Call) -> bool:
+    """An executed read_section call: what "inspected" means, whether or not it delivered text."""
+    return c.tool == "read_section" and c.executed and c.outcome in EXECUTED_OUTCOMES
+
+
 def inspected_papers(item: ItemOutcome) -> set[str]:
     """Paper IDs named by an executed read_section call."""
-    out = set()
-    for c in item.calls:
-        if c.tool == "read_section" and c.executed and c.outcome in EXECUTED_OUTCOMES:
-            pid = c.paper_id
-            if pid:
-                out.add(pid)
-    return out
+    return {c.paper_id for c in item.calls if is_inspection(c) and c.paper_id}
 
 
 def exposed_papers(item: ItemOutcome) -> set[str]:
@@ -69,7 +68,7 @@ def audit_category(item: ItemOutcome) -> str:
 
 
 def first_exposures(item: ItemOutcome) -> list[dict]:
-    """Per gold paper: rank and tool of its first exposure, and whether an executed read followed."""
+    """Per gold paper: the call (seq), rank and tool of its first exposure, and whether an executed read followed."""
     out = []
     for pid in item.gold.gold_paper_ids:
         first = None
@@ -81,14 +80,11 @@ def first_exposures(item: ItemOutcome) -> list[dict]:
             if first:
                 break
         if first is None:
-            out.append({"paper_id": pid, "exposed": False, "rank": None, "tool": None, "inspected_later": False})
+            out.append({"paper_id": pid, "exposed": False, "seq": None, "rank": None, "tool": None, "inspected_later": False})
             continue
         seq, rank, tool = first
-        later = any(
-            c.tool == "read_section" and c.executed and c.outcome in EXECUTED_OUTCOMES and c.paper_id == pid and c.seq > seq
-            for c in item.calls
-        )
-        out.append({"paper_id": pid, "exposed": True, "rank": rank, "tool": tool, "band": rank_band(rank),
+        later = any(is_inspection(c) and c.paper_id == pid and c.seq > seq for c in item.calls)
+        out.append({"paper_id": pid, "exposed": True, "seq": seq, "rank": rank, "tool": tool, "band": rank_band(rank),
                     "inspected_later": later})
     return out
 

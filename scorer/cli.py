@@ -25,8 +25,10 @@ from .document import comparison_document, run_document
 from .gold import Gold
 from .logs import Run, RunSpecError, expand_spec, load_run, load_runs, safe_name
 from .plots import comparison_plots, run_plots
+from .shards import group_specs as group_shards
 from .summary import SCORER_VERSION, score_run
 from .terminal import make_console, print_comparison, print_pair, print_run
+from .view import VIEW_DIR, VIEW_FILE, view_link, write_view
 
 
 class DefaultGroup(click.Group):
@@ -55,10 +57,11 @@ def write_json(path: Path, data: dict) -> None:
     path.write_text(json.dumps(_clean(data), indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
 
 
-def write_run_reports(summary: dict, out: Path) -> None:
+def write_run_reports(summary: dict, out: Path, view_href=None) -> None:
+    """``view_href``: item ID -> link into a trajectory viewer (adds the report's Items section)."""
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "summary.json", summary)
-    doc = run_document(summary)
+    doc = run_document(summary, view_href=view_href)
     (out / "report.md").write_text(report_md.render(doc), encoding="utf-8")
     doc.plots = run_plots(summary)
     (out / "report.html").write_text(report_html.render(doc), encoding="utf-8")
@@ -104,16 +107,18 @@ def slim(summary: dict) -> dict:
 
 
 def score_all(specs, corpus: str, out: Path, items: str | None = None, replicates: bool = False,
-              console: Console | None = None, server_log: str | None = None) -> tuple[list[dict], dict | None]:
+              console: Console | None = None, server_log: str | None = None, view: bool = False) -> tuple[list[dict], dict | None]:
     """Score every run (one at a time), write its reports, and the comparison when there are several runs.
 
     ``server_log``: the checkpoint log for run directories without ``server-log.sqlite``.
+    ``view``: also write the trajectory viewer to ``out/view/`` and link each report's items to it.
 
     Returns slimmed summaries (see ``slim``) and the comparison (None for one run).
     """
     console = console or make_console()
     try:
         single_specs = [s for spec in specs for s in expand_spec(spec)]
+        single_specs = group_shards(single_specs)  # the N shards of one run are scored as that run
     except (RunSpecError, LogError) as exc:
         raise click.ClickException(str(exc)) from exc
     gold = _open_gold(corpus)
@@ -130,7 +135,9 @@ def score_all(specs, corpus: str, out: Path, items: str | None = None, replicate
             while name in used:
                 name += "_"
             used.add(name)
-            write_run_reports(summary, out / name if multiple else out)
+            # The viewer names runs as report directories are named (view.run_keys), so the keys match.
+            href = (lambda iid, key=name: ("../" if multiple else "") + f"{VIEW_DIR}/{view_link(key, iid)}") if view else None
+            write_run_reports(summary, out / name if multiple else out, view_href=href)
             print_run(summary, console)
             summaries.append(slim(summary))
     finally:
@@ -144,6 +151,11 @@ def score_all(specs, corpus: str, out: Path, items: str | None = None, replicate
         doc.plots = comparison_plots(comparison)
         (out / "comparison.html").write_text(report_html.render(doc), encoding="utf-8")
         print_comparison(comparison, console)
+    if view:
+        try:
+            write_view(single_specs, corpus, out / VIEW_DIR, expected=expected, server_log=server_log)
+        except (RunSpecError, LogError) as exc:
+            raise click.ClickException(str(exc)) from exc
     console.print(f"reports written to {out}")
     return summaries, comparison
 
@@ -168,9 +180,10 @@ def main() -> None:
 @click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False),
               help="Checkpoint log of a server the run(s) used (agenthop-runner --server URL): a run directory without "
                    "server-log.sqlite reads its label's records from it.")
-def score_cmd(runs, corpus, out, items, replicates, server_log):
+@click.option("--view", is_flag=True, help="Also write the trajectory viewer to OUT/view/ and link every item of the reports to it.")
+def score_cmd(runs, corpus, out, items, replicates, server_log, view):
     """Score RUN(s): run directories or checkpoint logs PATH.sqlite[::LABEL]."""
-    score_all(runs, corpus, Path(out), items=items, replicates=replicates, server_log=server_log)
+    score_all(runs, corpus, Path(out), items=items, replicates=replicates, server_log=server_log, view=view)
 
 
 @main.command("compare")
@@ -204,6 +217,24 @@ def compare_cmd(run_a, run_b, corpus, seed, resamples, items, out, server_log):
         (target / "comparison.md").write_text(report_md.render(doc), encoding="utf-8")
         doc.plots = comparison_plots(comp)
         (target / "comparison.html").write_text(report_html.render(doc), encoding="utf-8")
+
+
+@main.command("view")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--corpus", default="corpus.sqlite", show_default=True, help="Corpus file with the gold labels.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Directory for index.html and its sessions/.")
+@click.option("--items", type=click.Path(exists=True, dir_okay=False), help="Expected item set (as for score).")
+@click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False),
+              help="Checkpoint log of a server the run(s) used, for run directories without server-log.sqlite.")
+def view_cmd(runs, corpus, out, items, server_log):
+    """Write a trajectory viewer for RUN(s): OUT/index.html, which opens offline in a browser."""
+    try:
+        write_view(runs, corpus, out, expected=_expected(items), server_log=server_log)
+    except (RunSpecError, LogError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    except CorpusError as exc:
+        raise click.ClickException(f"--corpus: {exc}") from exc
+    click.echo(f"viewer written: {Path(out) / VIEW_FILE}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,6 +7,7 @@ a number: it reads ``n/a`` with the reason.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .audit import CATEGORIES, CATEGORY_LABELS, RANK_BANDS
@@ -15,6 +16,17 @@ from .trajectory import AFTER_NONGOLD
 
 NO_TURNS = "n/a (no turn data)"
 NO_TOKENS = "n/a (no token data)"
+
+
+@dataclass(frozen=True)
+class Link:
+    """A table cell that links somewhere (an item's session in the trajectory viewer)."""
+
+    text: str
+    href: str
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass
@@ -90,7 +102,18 @@ def _group_table(groups: dict, title: str) -> Table:
     return Table(header=[title, "n", "accuracy [95% CI]", "paper recall", "section recall", "conversion"], rows=rows)
 
 
-def run_document(s: dict, plots: dict[str, str] | None = None) -> Document:
+def items_section(s: dict, view_href: Callable[[str], str]) -> Section:
+    """One row per item, linking each observed item to its session in the trajectory viewer."""
+    rows = [[Link(r["item_id"], view_href(r["item_id"])) if r["observed"] else r["item_id"], r["cell"], r["reasoning_type"],
+             r["answer"] or "none", r["correct_letter"], "yes" if r["correct"] else "no", CATEGORY_LABELS[r["audit"]],
+             r["termination"], num(r["budget"], 0)] for r in s["item_results"]]
+    return Section("Items", paragraphs=["Each item opens its session in the trajectory viewer written beside this report."],
+                   tables=[Table(["item", "cell", "reasoning", "answer", "correct option", "correct", "audit", "ended by",
+                                  "budget"], rows)])
+
+
+def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callable[[str], str] | None = None) -> Document:
+    """``view_href``: item ID -> link to its session in a trajectory viewer; adds the Items section."""
     run = s["run"]
     res = s["resources"]
     sections: list[Section] = []
@@ -220,6 +243,8 @@ def run_document(s: dict, plots: dict[str, str] | None = None) -> Document:
         [k, str(v["n"]), pct(v["accuracy"])] for k, v in bv["accuracy_by_budget_band"].items()]))
     sections.append(b)
 
+    if view_href is not None:
+        sections.append(items_section(s, view_href))
     return Document(title=f"AgentHop score report: {run['name']}", sections=sections, plots=plots or {})
 
 

@@ -302,12 +302,19 @@ def load_runs(spec: str | Path, server_log: str | Path | None = None) -> list[Ru
 
     ``server_log``: the checkpoint log of a run directory that has no ``server-log.sqlite``.
     """
+    from agenthop.scorer import shards  # the shards of one run load as one run (scorer/shards.py)
+
+    if isinstance(spec, shards.ShardGroup):
+        return [shards.load_merged(spec, server_log)]
     path, label = split_spec(str(spec))
     if not path.exists():
         raise RunSpecError(f"run not found: {path} (pass a run directory or a checkpoint log file, optionally PATH::LABEL)")
     if path.is_dir():
         if label is not None:
             raise RunSpecError(f"{spec}: '::LABEL' applies to a checkpoint log file, not a run directory.")
+        group = shards.shard_parent(path)
+        if group is not None:
+            return [shards.load_merged(group, server_log)]
         return [_load_dir(path, Path(server_log) if server_log is not None else None)]
     return _load_file(path, label, all_labels=True)
 
@@ -317,6 +324,8 @@ def expand_spec(spec: str | Path) -> list[str]:
 
     A directory or ``PATH::LABEL`` is one run; a log file without a label is one run per label.
     """
+    if not isinstance(spec, (str, Path)):  # a shards.ShardGroup
+        return [spec]
     path, label = split_spec(str(spec))
     if not path.exists():
         raise RunSpecError(f"run not found: {path} (pass a run directory or a checkpoint log file, optionally PATH::LABEL)")
@@ -332,7 +341,7 @@ def expand_spec(spec: str | Path) -> list[str]:
 def load_run(path: str | Path, server_log: str | Path | None = None) -> Run:
     """Load exactly one run; a log file with several run labels needs ``::LABEL``."""
     spec_path, label = split_spec(str(path))
-    if spec_path.is_dir():
+    if not isinstance(path, (str, Path)) or spec_path.is_dir():  # a shards.ShardGroup or a run directory
         return load_runs(path, server_log)[0]
     if not spec_path.exists():
         raise RunSpecError(f"run not found: {spec_path}")

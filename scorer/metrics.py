@@ -9,46 +9,53 @@ from agenthop.server.sections import label_matches_section
 from . import audit
 from .gold import CELLS, LETTERS, Gold
 from .items import ItemOutcome
+from .logs import Call
 from .stats import wilson
 
 BUDGET_BANDS = ((0, 5), (6, 10), (11, 15), (16, 20), (21, 25), (26, 30), (31, None))
 
 
-def delivered_reads(it: ItemOutcome) -> list[dict]:
-    """``delivered`` of every read_section call that executed with outcome ok and delivered text."""
-    return [c.delivered for c in it.calls
+def delivered_reads(it: ItemOutcome) -> list[Call]:
+    """Every read_section call that executed with outcome ok and delivered text, in call order."""
+    return [c for c in it.calls
             if c.tool == "read_section" and c.executed and c.outcome == "ok" and c.delivered]
+
+
+def gold_reads(it: ItemOutcome, gold: Gold) -> list[tuple[Call, bool]]:
+    """Each delivered read of a gold paper, in call order, and whether it hit a ``direct`` recall label.
+
+    A read hits when one of its paper's direct labels matches the delivered section
+    (``label_matches_section``: the header, or a subsection header verbatim in its text).
+    A gold paper without an arXiv ID in the gold row takes the one its first delivered read names.
+    """
+    g = it.gold
+    first_arxiv: dict[str, str | None] = {}
+    out = []
+    for c in delivered_reads(it):
+        d = c.delivered
+        pid = d.get("paper_id")
+        if pid not in g.gold_paper_ids:
+            continue
+        first_arxiv.setdefault(pid, d.get("arxiv_id"))
+        arxiv = g.gold_arxiv(pid) or first_arxiv[pid]
+        d_arxiv = d.get("arxiv_id") or arxiv
+        header = str(d.get("header") or "")
+        hit = any(label_matches_section(lab.section, header, gold.section_text(d_arxiv, d.get("section_index")),
+                                        gold.section_headers(d_arxiv))
+                  for lab in g.direct_labels(arxiv))
+        out.append((c, hit))
+    return out
 
 
 def recall(it: ItemOutcome, gold: Gold) -> tuple[int, int, list[str], list[str]]:
     """(paper recall, section recall, gold papers delivered, gold papers with a direct-label hit)."""
-    g = it.gold
-    by_paper: dict[str, list[dict]] = {}
-    for d in delivered_reads(it):
-        pid = d.get("paper_id")
-        if pid in g.gold_paper_ids:
-            by_paper.setdefault(pid, []).append(d)
-    direct_hit: list[str] = []
-    for pid, reads in by_paper.items():
-        arxiv = g.gold_arxiv(pid) or reads[0].get("arxiv_id")
-        labels = g.direct_labels(arxiv)
-        if not labels:
-            continue
-        hit = False
-        for d in reads:
-            header = str(d.get("header") or "")
-            d_arxiv = d.get("arxiv_id") or arxiv
-            headers = gold.section_headers(d_arxiv)
-            text = gold.section_text(d_arxiv, d.get("section_index"))
-            if any(label_matches_section(lab.section, header, text, headers) for lab in labels):
-                hit = True
-                break
-        if hit:
-            direct_hit.append(pid)
-    n_gold = len(g.gold_paper_ids)
-    paper = int(n_gold > 0 and len(by_paper) == n_gold)
+    reads = gold_reads(it, gold)
+    reached = {c.delivered["paper_id"] for c, _ in reads}
+    direct_hit = {c.delivered["paper_id"] for c, hit in reads if hit}
+    n_gold = len(it.gold.gold_paper_ids)
+    paper = int(n_gold > 0 and len(reached) == n_gold)
     section = int(n_gold > 0 and len(direct_hit) == n_gold)
-    return paper, section, sorted(by_paper), sorted(direct_hit)
+    return paper, section, sorted(reached), sorted(direct_hit)
 
 
 def turn_source(items: list[ItemOutcome]) -> str | None:

@@ -5,11 +5,17 @@ from __future__ import annotations
 from html import escape
 from importlib import resources
 
-from .document import Document, Table
+from .document import Document, Link, Table
 
 
 def _css() -> str:
     return resources.files("agenthop.scorer").joinpath("report.css").read_text(encoding="utf-8")
+
+
+def _cell(c) -> str:
+    if isinstance(c, Link):
+        return f'<a href="{escape(c.href)}">{escape(c.text)}</a>'
+    return escape(str(c))
 
 
 def table_html(t: Table) -> str:
@@ -18,7 +24,7 @@ def table_html(t: Table) -> str:
         parts.append(f"<caption>{escape(t.caption)}</caption>")
     parts.append("<thead><tr>" + "".join(f"<th>{escape(str(h))}</th>" for h in t.header) + "</tr></thead><tbody>")
     for row in t.rows:
-        parts.append("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in row) + "</tr>")
+        parts.append("<tr>" + "".join(f"<td>{_cell(c)}</td>" for c in row) + "</tr>")
     parts.append("</tbody></table>")
     return "".join(parts)
 

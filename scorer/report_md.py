@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from .document import Document, Table
+from .document import Document, Link, Table
 
 
-def _cell(text: str) -> str:
+def _cell(text) -> str:
+    if isinstance(text, Link):
+        return f"[{_cell(text.text)}](<{text.href}>)"
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -12,9 +13,25 @@ import click
 log = logging.getLogger("agenthop.server")
 
 
+def default_log_path() -> Path:
+    """Where the checkpoint log goes without --log: the per-user data directory, whatever the working directory.
+
+    Hosts such as Claude Desktop start servers in arbitrary, often unwritable, directories. On Linux this is
+    $XDG_DATA_HOME/agenthop (by default ~/.local/share/agenthop); on macOS ~/Library/Application Support/agenthop;
+    on Windows %LOCALAPPDATA%\\agenthop.
+    """
+    import platformdirs
+
+    return platformdirs.user_data_path("agenthop", appauthor=False) / "agenthop-log.sqlite"
+
+
 def _setup_logging(level: str) -> None:
-    # Logs always go to stderr: stdout is the MCP wire on stdio.
-    logging.basicConfig(stream=sys.stderr, level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Logs always go to stderr: stdout is the MCP wire on stdio. The level is set on the handler too, because
+    # some libraries set their own loggers to DEBUG (bm25s does) and would bypass the root logger's level.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(level.upper())
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level.upper(), handlers=[handler])
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -45,18 +62,47 @@ def corpus_synth(papers: int, items: int, seed: int, out: Path) -> None:
 
 
 @corpus.command("import")
-@click.argument("release_dir", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Corpus file to write.")
+@click.argument("source", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Corpus file to write (required unless --check).")
+@click.option("--labels", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Recall labels (an audit/recall_labels.jsonl file) for packaged samples.")
 @click.option("--skip-bad-labels", is_flag=True, help="Drop recall labels that name no section (and report them) instead of failing.")
-def corpus_import(release_dir: Path, out: Path, skip_bad_labels: bool) -> None:
-    """Import a release directory (qa/, graphs/, paper_pool/, audit/) into a corpus file."""
-    from agenthop.server.corpus.importer import ReleaseError, import_release
+@click.option("--check", is_flag=True, help="Validate the whole release and report every error and warning; write nothing.")
+def corpus_import(source: Path, out: Path | None, labels: Path | None, skip_bad_labels: bool, check: bool) -> None:
+    """Import a release into a corpus file, or check it (--check).
 
+    SOURCE is a release directory (paper_pool/, qa/, graphs/, audit/, optionally corpus/), a packaged JSON file
+    (one sample or a list of samples, as the reference harness's --data takes), or a directory of per-sample JSON
+    files. Packaged samples take their recall labels from --labels.
+    """
+    from agenthop.server.corpus.importer import BadLabelError, ReleaseError, check_release, import_release
+    from agenthop.server.corpus.problems import format_report
+
+    def progress(message: str) -> None:
+        click.echo(message, err=True)  # stdout carries only the result
+
+    bad_label_hint = "--skip-bad-labels drops recall labels that name no section and counts them"
+    if check:
+        try:
+            report = check_release(source, labels=labels, skip_bad_labels=skip_bad_labels, echo=progress)
+        except ReleaseError as exc:
+            raise click.ClickException(str(exc)) from exc
+        click.echo(format_report(report))
+        bad_labels = sum(1 for e in report["errors"] if e["bad_label"])
+        if bad_labels:
+            click.echo(f"{bad_labels} of the errors are recall labels: {bad_label_hint}.")
+        if not report["ok"]:
+            raise SystemExit(1)
+        return
+    if out is None:
+        raise click.UsageError("--out is required: the corpus file to write (or --check to validate without writing).")
     try:
-        summary = import_release(release_dir, out, skip_bad_labels=skip_bad_labels, echo=lambda m: click.echo(m, err=True))
+        summary = import_release(source, out, labels=labels, skip_bad_labels=skip_bad_labels, echo=progress)
+    except BadLabelError as exc:
+        raise click.ClickException(f"{exc} ({bad_label_hint})") from exc
     except ReleaseError as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(json.dumps(summary, indent=2))
+    click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
 
 
 @corpus.command("build")
@@ -133,8 +179,9 @@ def _cap_option(name: str, default: int, help_text: str):
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address (loopback by default).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("agenthop-log.sqlite"),
-              show_default=True, envvar="AGENTHOP_LOG", help="Checkpoint log (SQLite); shared by many servers.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None, envvar="AGENTHOP_LOG",
+              help="Checkpoint log (SQLite); shared by many servers. Default: agenthop-log.sqlite in the per-user data "
+                   "directory ('agenthop-server log path' prints it).")
 @_cap_option("budget", 30, "Budget points per item session.")
 @_cap_option("max-turns", 20, "Turn cap per item session (enforced by the client; shown to the agent).")
 @_cap_option("max-tokens", 200_000, "Token cap per item session (enforced by the client; shown to the agent).")
@@ -142,31 +189,48 @@ def _cap_option(name: str, default: int, help_text: str):
               help="Budget of explore sessions (stdio without --item, or HTTP sessions with no item); default unlimited.")
 @click.option("--auth-token", envvar="AGENTHOP_AUTH_TOKEN", default=None,
               help="HTTP only: require 'Authorization: Bearer TOKEN' on every request (or set AGENTHOP_AUTH_TOKEN).")
+@click.option("--allow-remote-without-auth", is_flag=True,
+              help="HTTP only: serve a non-loopback --host without --auth-token (anyone who can reach the port can use it).")
 @click.option("--log-level", default="WARNING", show_default=True, help="Python log level for stderr.")
 def serve(corpus_path: Path, item: str | None, run_label: str | None, transport: str, host: str, port: int, log_path: Path,
-          budget: int, max_turns: int, max_tokens: int, explore_budget: int | None, auth_token: str | None, log_level: str) -> None:
+          budget: int, max_turns: int, max_tokens: int, explore_budget: int | None, auth_token: str | None,
+          allow_remote_without_auth: bool, log_level: str) -> None:
     """Serve the seven metered tools over stdio (one session) or Streamable HTTP (many sessions)."""
     _setup_logging(log_level)
+    if transport == "http":
+        if auth_token is None and os.environ.get("AGENTHOP_AUTH_TOKEN") == "":
+            raise click.UsageError("AGENTHOP_AUTH_TOKEN is set but empty; set it to a token, or unset it to serve without one.")
+        _check_exposure(host, auth_token, allow_remote_without_auth)
     from agenthop.server.checkpoint import CheckpointLog, LogError
     from agenthop.server.corpus.schema import CorpusError
     from agenthop.server.mcp_app import make_sandbox
     from agenthop.server.sessions import Caps
 
     caps = Caps(budget, max_turns, max_tokens)
+    log_path = log_path or default_log_path()
     try:
         checkpoint = CheckpointLog(log_path)
+    except LogError as exc:
+        raise click.ClickException(f"{exc} Pass it with --log PATH.") from exc
+    except OSError as exc:  # e.g. the log's directory cannot be created
+        raise click.ClickException(f"cannot create the checkpoint log {log_path}: {exc.strerror}; give a writable path with --log.") from exc
+    click.echo(f"agenthop-server: checkpoint log {log_path.resolve()}", err=True)
+    try:
         sandbox = make_sandbox(corpus_path, checkpoint, caps, Caps(explore_budget, None, None))
-    except (CorpusError, LogError) as exc:
+    except CorpusError as exc:
         raise click.ClickException(str(exc)) from exc
     if transport == "http":
         if item:
             raise click.UsageError("--item is for stdio; over HTTP, POST /sessions with {\"item\": ...} instead.")
-        _serve_http(sandbox, host, port, auth_token)
+        _serve_http(sandbox, host, port, auth_token, allow_remote_without_auth)
         return
     if item is not None and sandbox.corpus.item(item) is None:
         raise click.ClickException(f"unknown item '{item}'; 'agenthop-server corpus info {corpus_path}' shows what the corpus holds.")
     session_caps = caps if item else sandbox.explore_caps
-    sandbox.fixed_session = sandbox.sessions.create(sandbox.scope(item), run=run_label, caps=session_caps, transport="stdio")
+    try:
+        sandbox.fixed_session = sandbox.sessions.create(sandbox.scope(item), run=run_label, caps=session_caps, transport="stdio")
+    except LogError as exc:
+        raise click.ClickException(f"cannot start the session: {exc}") from exc
     _serve_stdio(sandbox)
 
 
@@ -178,21 +242,86 @@ def _serve_stdio(sandbox) -> None:
 
     server = build_server(sandbox)
 
+    from agenthop.server.stdio_frames import ReparsingReadStream
+
     async def run() -> None:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            await server.run(ReparsingReadStream(read, write), write, server.create_initialization_options())
 
     anyio.run(run)
 
 
-def _serve_http(sandbox, host: str, port: int, auth_token: str | None) -> None:
+def _check_exposure(host: str, auth_token: str | None, allowed: bool) -> None:
+    """Refuse an unauthenticated non-loopback bind unless allowed; then warn on stderr whatever the log level."""
+    from agenthop.server.http import ExposureError, check_exposure
+
+    try:
+        warning = check_exposure(host, auth_token, allowed)
+    except ExposureError as exc:
+        raise click.UsageError(f"{exc} (--auth-token TOKEN or AGENTHOP_AUTH_TOKEN; or --allow-remote-without-auth)") from exc
+    if warning:
+        click.echo(f"\n{'!' * 78}\n!! {warning}\n!! Use --auth-token unless this network is yours alone.\n{'!' * 78}\n", err=True)
+
+
+def _serve_http(sandbox, host: str, port: int, auth_token: str | None, allow_unauthenticated: bool) -> None:
     import uvicorn
 
-    from agenthop.server.http import build_app
+    from agenthop.server.http import build_app, free_port, uvicorn_options
 
-    app = build_app(sandbox, host=host, port=port, auth_token=auth_token)
+    port = port or free_port(host)  # the Host check needs the real port
+    app = build_app(sandbox, host=host, port=port, auth_token=auth_token, allow_unauthenticated=allow_unauthenticated)
     log.warning("AgentHop serving on http://%s:%d (MCP at /mcp, sessions at /sessions)", host, port)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(app, **uvicorn_options(host, port))
+
+
+@main.command()
+@click.option("--corpus", "corpus_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("corpus.sqlite"),
+              show_default=True, envvar="AGENTHOP_CORPUS", help="Corpus file (opened read-only).")
+@click.option("--items", "items_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Split file of the items a person may play, in order (default: every item of the corpus).")
+@click.option("--participant", default=None, help="Fix the participant label (default: the page asks for one).")
+@click.option("--reveal", is_flag=True, help="Show the correct option and gold papers after each attempt (never in a study).")
+@click.option("--run", "run_label", default=None, help="Run label of every play session [default: human-PARTICIPANT].")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None, envvar="AGENTHOP_LOG",
+              help="Checkpoint log (SQLite) [default: the per-user one, see 'agenthop-server log path'].")
+@_cap_option("budget", 30, "Budget points per attempt.")
+@_cap_option("max-turns", 20, "Actions per attempt (one action is one turn).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, help="Loopback port [default: a free one].")
+@click.option("--no-browser", is_flag=True, help="Only print the URL; do not open a browser.")
+@click.option("--log-level", default="WARNING", show_default=True, help="Python log level for stderr.")
+def play(corpus_path: Path, items_path: Path | None, participant: str | None, reveal: bool, run_label: str | None,
+         log_path: Path, budget: int, max_turns: int, port: int, no_browser: bool, log_level: str) -> None:
+    """Let a person play items in a browser, under the agents' budget and rules, on a free loopback port."""
+    _setup_logging(log_level)
+    from agenthop.server.checkpoint import LogError
+    from agenthop.server.corpus.schema import CorpusError
+    from agenthop.server.item_files import ItemsError, read_items
+    from agenthop.server.play import PlayError, PlayOptions, open_browser, serve_play
+    from agenthop.server.sessions import Caps
+
+    try:
+        items = tuple(ref.id for ref in read_items(items_path)) if items_path is not None else None
+    except (OSError, ItemsError) as exc:
+        raise click.ClickException(f"cannot read --items: {exc}") from exc
+    options = PlayOptions(items=items, participant=participant, reveal=reveal, run=run_label)
+    log_path = log_path or default_log_path()
+
+    def ready(url: str) -> None:
+        click.echo(url)
+        click.echo(f"Play with reveal {'ON' if reveal else 'off'}; log {log_path.resolve()}. Ctrl+C stops the server.", err=True)
+        if no_browser:
+            return
+        if not open_browser(url):
+            click.echo("No browser to open here: open the URL above yourself.", err=True)
+
+    try:
+        serve_play(corpus_path, log_path, options, Caps(budget, max_turns, None), port=port, on_ready=ready)
+    except (CorpusError, LogError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    except PlayError as exc:
+        raise click.ClickException(f"--participant: {exc}") from exc
+    except ValueError as exc:  # items the corpus lacks
+        raise click.ClickException(f"--items: {exc}") from exc
 
 
 # --- log --------------------------------------------------------------------
@@ -203,30 +332,59 @@ def log_group() -> None:
     """Inspect checkpoint logs."""
 
 
+_LOG_ARGUMENT = click.argument("path", type=click.Path(dir_okay=False, path_type=Path), required=False)
+
+
+def _log_or_default(path: Path | None) -> Path:
+    if path is not None:
+        return path
+    path = default_log_path()
+    if not path.exists():
+        raise click.ClickException(f"no PATH given and there is no log at the default location {path}; "
+                                   "pass the log a server wrote (serve --log PATH).")
+    return path
+
+
 @log_group.command("export")
-@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@_LOG_ARGUMENT
 @click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True)
 @click.option("--run", "run_label", default=None, help="Only records of this run label.")
-def log_export(path: Path, fmt: str, run_label: str | None) -> None:
-    """Print a checkpoint log's records, one JSON object per line."""
+def log_export(path: Path | None, fmt: str, run_label: str | None) -> None:
+    """Print a checkpoint log's records, one strict JSON object per line (PATH defaults to the per-user log)."""
     from agenthop.server.checkpoint import LogError, read_records
+    from agenthop.server.jsontext import dumps
 
     try:
-        for record in read_records(path, run=run_label):
-            click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
+        for record in read_records(_log_or_default(path), run=run_label):
+            click.echo(dumps(record, sort_keys=True))
     except LogError as exc:
         raise click.ClickException(str(exc)) from exc
 
 
 @log_group.command("runs")
-@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
-def log_runs(path: Path) -> None:
-    """List the run labels in a checkpoint log."""
+@_LOG_ARGUMENT
+def log_runs(path: Path | None) -> None:
+    """List the run labels in a checkpoint log (PATH defaults to the per-user log)."""
     from agenthop.server.checkpoint import LogError, run_labels
 
     try:
-        labels = run_labels(path)
+        labels = run_labels(_log_or_default(path))
     except LogError as exc:
         raise click.ClickException(str(exc)) from exc
     for label in labels:
         click.echo(label)
+
+
+@log_group.command("path")
+def log_path_command() -> None:
+    """Print where 'serve' writes its checkpoint log when no --log (or AGENTHOP_LOG) is given."""
+    click.echo(str(default_log_path()))
+
+
+@log_group.command("schema")
+def log_schema_command() -> None:
+    """Print the JSON Schema of the log records (the committed docs/log-format.schema.json)."""
+    from agenthop.server.checkpoint import LOG_FORMAT_VERSION
+    from agenthop.server.log_records import log_schema
+
+    click.echo(json.dumps(log_schema(LOG_FORMAT_VERSION), indent=2))

@@ -10,15 +10,22 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 import anyio
-from mcp import types
+from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
+from mcp_types import INVALID_PARAMS
 
 import agenthop
+from agenthop.server import client_log
+from agenthop.server.checkpoint import LogError
+from agenthop.server.corpus_watch import CorpusWatch
+from agenthop.server.jsontext import wire_safe
 from agenthop.server.papers import Corpus
+from agenthop.server.result_schema import OUTPUT_SCHEMAS
 from agenthop.server.search import SearchEngine
-from agenthop.server.sessions import CallResult, Caps, Session, SessionRegistry, meta_counts
+from agenthop.server.sessions import CallResult, Caps, Session, SessionRegistry, SessionRetired, meta_counts
 from agenthop.server.task import explore_text, task_text
 from agenthop.server.tools import TOOLS, Scope
 
@@ -46,6 +53,10 @@ class Sandbox:
     call_deadline_s: float = CALL_DEADLINE_S
     explore_caps: Caps = field(default_factory=lambda: Caps(None, None, None))
 
+    def __post_init__(self):
+        if self.sessions.corpus_watch is None:
+            self.sessions.corpus_watch = CorpusWatch(self.corpus.path)
+
     def scope(self, item_id: str | None) -> Scope:
         return Scope(self.corpus, self.search, item_id)
 
@@ -65,10 +76,35 @@ class Sandbox:
             return None, session_id, f"Unknown session '{session_id[:64]}'. Create a new one with POST /sessions."
         return session, session_id, None
 
+    async def resolve(self, ctx: ServerRequestContext) -> tuple[Session | None, str | None, str | None]:
+        """``session_for``, plus ended sessions no longer in memory, rebuilt from the log (in a worker thread)."""
+        session, named, problem = self.session_for(ctx)
+        if session is None and named is not None:
+            try:
+                session = await anyio.to_thread.run_sync(self.sessions.revive, named, self.scope)
+            except LogError as exc:
+                log.error("cannot look session %s up in the log: %s", named[:8], exc)
+            if session is not None:
+                problem = None
+        return session, named, problem
+
+    async def log_sessionless(self, named: str | None, name: str, arguments: object, problem: str) -> str:
+        """Log a call that named no usable session (in a worker thread: the write waits for its fsync); the text to answer."""
+        try:
+            await anyio.to_thread.run_sync(self.sessions.log_sessionless_call, named, name, arguments, problem)
+        except LogError as exc:
+            log.error("a call with no usable session was not logged: %s", exc)
+            return f"{problem} (The server could not log this call: {exc}.)"
+        return problem
+
     async def call(self, session: Session, name: str, arguments: object, meta: dict) -> CallResult:
         try:
             with anyio.fail_after(self.call_deadline_s):
-                return await anyio.to_thread.run_sync(session.call, name, arguments, meta, abandon_on_cancel=True)
+                try:
+                    return await anyio.to_thread.run_sync(session.call, name, arguments, meta, abandon_on_cancel=True)
+                except SessionRetired:  # dropped from memory meanwhile: it has ended, and the log knows it
+                    session = await anyio.to_thread.run_sync(self.sessions.revive, session.session_id, self.scope) or session
+                    return await anyio.to_thread.run_sync(session.call, name, arguments, meta, abandon_on_cancel=True)
         except TimeoutError:
             log.error("tool call %s in session %s exceeded %g s", name, session.session_id[:8], self.call_deadline_s)
             # Answer now rather than hang the client; the call goes on and its record says what really happened.
@@ -85,11 +121,41 @@ def _tool_definition(name: str) -> types.Tool:
     schema.pop("title", None)
     return types.Tool(
         name=name, title=tool.title, description=tool.description, input_schema=schema,
+        output_schema=OUTPUT_SCHEMAS[name],
         annotations=types.ToolAnnotations(
             title=tool.title, read_only_hint=tool.read_only, destructive_hint=False,
             idempotent_hint=tool.read_only, open_world_hint=False,
         ),
     )
+
+
+# Built once: the definitions never change, and building the pydantic schemas is not free.
+TOOL_DEFINITIONS: dict[str, types.Tool] = {name: _tool_definition(name) for name in TOOLS}
+INPUT_SCHEMAS: dict[str, dict] = {name: tool.input_schema for name, tool in TOOL_DEFINITIONS.items()}
+
+ITEM_TEMPLATE = "agenthop://items/{item_id}"
+ITEM_PREFIX = "agenthop://items/"
+MAX_COMPLETIONS = 100  # the MCP limit on values per completion
+
+
+def complete_item_ids(item_ids: list[str], typed: str, limit: int = MAX_COMPLETIONS) -> types.Completion:
+    """Item IDs that start with what was typed (ignoring case), in corpus order, at most ``limit`` of them."""
+    typed = typed.lower()
+    matches = [i for i in item_ids if i.lower().startswith(typed)]
+    return types.Completion(values=matches[:limit], total=len(matches), has_more=len(matches) > limit)
+
+
+def _public_item(item) -> dict:
+    return {"item_id": item.item_id, "question_type": item.question_type, "depth": item.depth,
+            "reasoning_type": item.reasoning_type, "seed_paper_id": item.seed_paper_id, "seed_title": item.seed_title,
+            "question": item.question, "options": item.options}
+
+
+def _unknown_resource(uri: str) -> MCPError:
+    # -32602 with the URI as data: resource-not-found as the current spec (and the SDK) define it, on both eras.
+    return MCPError(code=INVALID_PARAMS, data={"uri": uri[:500]}, message=(
+        f"Unknown resource '{uri[:200]}'. The server offers agenthop://corpus, agenthop://items and "
+        f"{ITEM_TEMPLATE} (one item)."))
 
 
 def _agenthop_meta(meta) -> dict:
@@ -104,17 +170,19 @@ def build_server(sandbox: Sandbox) -> Server:
     async def list_tools(ctx: ServerRequestContext, params) -> types.ListToolsResult:
         session, _, _ = sandbox.session_for(ctx)
         names = session.enabled_tools() if session is not None else list(TOOLS)
-        return types.ListToolsResult(tools=[_tool_definition(n) for n in names])
+        return types.ListToolsResult(tools=[TOOL_DEFINITIONS[n] for n in names])
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
-        session, named, problem = sandbox.session_for(ctx)
+        # Results echo what the client sent; wire_safe replaces lone surrogates so the reply can be encoded as UTF-8.
+        session, named, problem = await sandbox.resolve(ctx)
         if session is None:
-            sandbox.sessions.log_sessionless_call(named, params.name, params.arguments, problem)
-            return types.CallToolResult(content=[_text(problem)], is_error=True,
-                                        structured_content={"tool": params.name[:100], "outcome": "invalid", "error": problem})
+            message = await sandbox.log_sessionless(named, params.name, params.arguments, problem)
+            return types.CallToolResult(content=[_text(wire_safe(message))], is_error=True, structured_content=wire_safe(
+                {"tool": params.name[:100], "outcome": "invalid", "error": message}))
         result = await sandbox.call(session, params.name, params.arguments if params.arguments is not None else {},
                                     _agenthop_meta(params.meta))
-        return types.CallToolResult(content=[_text(result.text)], structured_content=result.data, is_error=result.is_error)
+        return types.CallToolResult(content=[_text(wire_safe(result.text))], structured_content=wire_safe(result.data),
+                                    is_error=result.is_error)
 
     async def list_prompts(ctx: ServerRequestContext, params) -> types.ListPromptsResult:
         return types.ListPromptsResult(prompts=[
@@ -128,23 +196,24 @@ def build_server(sandbox: Sandbox) -> Server:
 
     async def get_prompt(ctx: ServerRequestContext, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name != "research_task":
-            raise ValueError(f"Unknown prompt '{params.name}'. The server offers: research_task.")
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt '{params.name[:100]}'. The server offers: research_task.")
         session, _, problem = sandbox.session_for(ctx)
-        item_id = session.item_id if session is not None else None
         requested = (params.arguments or {}).get("item_id")
-        if item_id is None and requested:
-            item_id = requested
+        item_id = session.item_id if session is not None and session.item_id is not None else requested
         if item_id is None:
-            if session is None and problem and sandbox.fixed_session is None and not requested:
-                raise ValueError(problem)
-            text = explore_text()
+            if session is None:
+                raise MCPError(code=INVALID_PARAMS, message=problem or "This server needs a session.")
+            text = explore_text(session.enabled_tools(), session.caps)
         else:
             item = sandbox.corpus.item(item_id)
             if item is None:
-                raise ValueError(f"Unknown item '{item_id}'. The agenthop://items resource lists the items.")
-            caps = session.caps if session is not None and session.item_id == item_id else sandbox.sessions.defaults
-            tools = session.enabled_tools() if session is not None else list(TOOLS)
-            text = task_text(item, caps, tools)
+                raise MCPError(code=INVALID_PARAMS, message=(
+                    f"Unknown item '{item_id[:100]}' (argument item_id). The agenthop://items resource lists the items, "
+                    "and completion suggests IDs."))
+            if session is not None:  # the session's own caps and tools; an explore session cannot submit
+                text = task_text(item, session.caps, session.enabled_tools())
+            else:  # no session yet: what an item session with the server's defaults would get
+                text = task_text(item, sandbox.sessions.defaults, list(TOOLS))
         return types.GetPromptResult(description="AgentHop research task",
                                      messages=[types.PromptMessage(role="user", content=_text(text))])
 
@@ -156,28 +225,51 @@ def build_server(sandbox: Sandbox) -> Server:
                            description="The public part of every item: ID, type, depth, seed paper, question, options."),
         ])
 
+    async def list_resource_templates(ctx: ServerRequestContext, params) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[
+            types.ResourceTemplate(name="item", title="One benchmark item", uri_template=ITEM_TEMPLATE,
+                                   mime_type="application/json",
+                                   description="The public part of one item: type, depth, seed paper, question, options."),
+        ])
+
     async def read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
         if uri == "agenthop://corpus":
             payload = {"server_version": agenthop.__version__, **sandbox.corpus.public_description()}
         elif uri == "agenthop://items":
-            payload = [
-                {"item_id": it.item_id, "question_type": it.question_type, "depth": it.depth,
-                 "reasoning_type": it.reasoning_type, "seed_paper_id": it.seed_paper_id, "seed_title": it.seed_title,
-                 "question": it.question, "options": it.options}
-                for it in map(sandbox.corpus.item, sandbox.corpus.item_ids())
-            ]
+            payload = [_public_item(sandbox.corpus.item(i)) for i in sandbox.corpus.item_ids()]
+        elif uri.startswith(ITEM_PREFIX) and (item := sandbox.corpus.item(unquote(uri[len(ITEM_PREFIX):]))) is not None:
+            payload = _public_item(item)
         else:
-            raise ValueError(f"Unknown resource '{uri}'. The server offers agenthop://corpus and agenthop://items.")
+            raise _unknown_resource(uri)
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=uri, mime_type="application/json", text=json.dumps(payload, indent=1))
         ])
 
-    return Server(
+    async def complete(ctx: ServerRequestContext, params: types.CompleteRequestParams) -> types.CompleteResult:
+        ref, argument = params.ref, params.argument
+        item_argument = argument.name == "item_id" and (
+            (ref.type == "ref/prompt" and ref.name == "research_task")
+            or (ref.type == "ref/resource" and ref.uri == ITEM_TEMPLATE))
+        if not item_argument:  # a prompt, template or argument this server does not have: nothing to suggest
+            return types.CompleteResult(completion=types.Completion(values=[], total=0, has_more=False))
+        return types.CompleteResult(completion=complete_item_ids(sandbox.corpus.item_ids(), argument.value))
+
+    server = Server(
         "agenthop", version=agenthop.__version__, title="AgentHop sandbox", instructions=INSTRUCTIONS,
+        # The SDK checks Mcp-Param headers against the called tool's input schema: given here, it need not
+        # run tools/list for every tools/call.
+        get_tool_input_schema=INPUT_SCHEMAS.get,
         on_list_tools=list_tools, on_call_tool=call_tool, on_list_prompts=list_prompts, on_get_prompt=get_prompt,
-        on_list_resources=list_resources, on_read_resource=read_resource,
+        on_list_resources=list_resources, on_list_resource_templates=list_resource_templates,
+        on_read_resource=read_resource, on_completion=complete,
     )
+    # The logging capability (deprecated in 2026-07-28, still what 2025 clients use): registered directly,
+    # since the constructor argument warns at runtime.
+    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, client_log.set_level)
+    server.middleware.append(client_log.relay)
+    client_log.install()
+    return server
 
 
 UNLIMITED = Caps(None, None, None)

@@ -2,13 +2,17 @@
 
 Each thread gets its own read-only connection (tool calls run in worker threads
 so that a deadline can be kept); every connection denies reads of gold tables.
+
+Item mode sees the item's graph: its nodes, its edges in its reference order,
+and its own citation contexts. Explore mode sees every paper of the corpus and
+the corpus-wide edges (``edges``), with their reference order and context.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -25,6 +29,7 @@ class Paper:
     authors: list[str]
     venue: str | None
     has_text: bool
+    ids: dict[str, str] = field(default_factory=dict)  # external IDs: doi, arxiv, pmcid, acl, ...
 
 
 @dataclass(frozen=True)
@@ -47,12 +52,25 @@ class Item:
     seed_title: str
 
 
-_PAPER_COLUMNS = "p.paper_id, p.arxiv_id, p.title, p.abstract, p.year, p.authors, p.venue, p.has_text"
+_PAPER_COLUMNS = "p.paper_id, p.arxiv_id, p.title, p.abstract, p.year, p.authors, p.venue, p.has_text, p.ids"
+_N_PAPER_COLUMNS = 9
 
 
 def _paper(row) -> Paper:
-    pid, arxiv, title, abstract, year, authors, venue, has_text = row
-    return Paper(pid, arxiv, title, abstract or "", year, json.loads(authors or "[]"), venue, bool(has_text))
+    pid, arxiv, title, abstract, year, authors, venue, has_text, ids = row
+    return Paper(pid, arxiv, title, abstract or "", year, json.loads(authors or "[]"), venue, bool(has_text), json.loads(ids or "{}"))
+
+
+def explore_documents(conn) -> tuple[list[str], list[str]]:
+    """(paper IDs, title + abstract + author names) of every paper, in ``papers`` order: the explore-mode search scope.
+
+    The importer builds the stored explore index from this, and the server rebuilds it from this when needed.
+    """
+    ids, texts = [], []
+    for pid, title, abstract, authors in conn.execute("SELECT paper_id, title, abstract, authors FROM papers ORDER BY rowid"):
+        ids.append(pid)
+        texts.append(f"{title}\n{abstract or ''}\n{' '.join(json.loads(authors or '[]'))}")
+    return ids, texts
 
 
 class Corpus:
@@ -91,20 +109,27 @@ class Corpus:
         return Item(iid, qtype, depth, rtype, question, json.loads(options), seed, seed_title)
 
     def search_documents(self, item_id: str | None) -> tuple[list[str], list[str]]:
-        """(paper IDs, title + abstract) of the scope, for the search index."""
+        """(paper IDs, documents) of the scope, for the search index: title + abstract, and author names in explore mode."""
         if item_id is None:
-            rows = self.conn.execute("SELECT paper_id, title, abstract FROM papers ORDER BY rowid")
-        else:
-            rows = self.conn.execute(
-                "SELECT p.paper_id, p.title, p.abstract FROM item_nodes n JOIN papers p USING (paper_id) "
-                "WHERE n.item_id = ? ORDER BY n.position",
-                (item_id,),
-            )
+            return explore_documents(self.conn)
+        rows = self.conn.execute(
+            "SELECT p.paper_id, p.title, p.abstract FROM item_nodes n JOIN papers p USING (paper_id) "
+            "WHERE n.item_id = ? ORDER BY n.position",
+            (item_id,),
+        )
         ids, texts = [], []
         for pid, title, abstract in rows:
             ids.append(pid)
             texts.append(f"{title}\n{abstract or ''}")
         return ids, texts
+
+    def explore_paper_ids(self) -> list[str]:
+        """Every paper ID in ``papers`` order (the documents of the stored explore index)."""
+        return [pid for (pid,) in self.conn.execute("SELECT paper_id FROM papers ORDER BY rowid")]
+
+    def stored_search_index(self) -> dict[str, bytes]:
+        """The explore index the importer stored (name -> bytes); empty if there is none."""
+        return {name: bytes(data) for name, data in self.conn.execute("SELECT name, data FROM search_index")}
 
     # --- papers ---------------------------------------------------------------
 
@@ -126,23 +151,24 @@ class Corpus:
         return {row[0]: _paper(row) for row in rows}
 
     def references(self, paper_id: str, item_id: str | None) -> list[Reference]:
-        """Cited papers in reference order; in item mode only the edges of the item's graph."""
+        """Cited papers in reference order with their citation context.
+
+        Item mode: the item graph's edges and the item's own contexts. Explore
+        mode: the corpus-wide edges and contexts.
+        """
         if item_id is None:
             rows = self.conn.execute(
-                f"SELECT {_PAPER_COLUMNS}, e.context FROM "
-                "(SELECT cited, MIN(position) AS pos FROM item_edges WHERE citing = ? GROUP BY cited) r "
-                "JOIN papers p ON p.paper_id = r.cited LEFT JOIN edges e ON e.citing = ? AND e.cited = r.cited "
-                "ORDER BY r.pos, r.cited",
-                (paper_id, paper_id),
+                f"SELECT {_PAPER_COLUMNS}, e.context FROM edges e JOIN papers p ON p.paper_id = e.cited "
+                "WHERE e.citing = ? ORDER BY e.position, e.cited",
+                (paper_id,),
             )
         else:
             rows = self.conn.execute(
-                f"SELECT {_PAPER_COLUMNS}, e.context FROM item_edges r "
-                "JOIN papers p ON p.paper_id = r.cited LEFT JOIN edges e ON e.citing = r.citing AND e.cited = r.cited "
+                f"SELECT {_PAPER_COLUMNS}, r.context FROM item_edges r JOIN papers p ON p.paper_id = r.cited "
                 "WHERE r.item_id = ? AND r.citing = ? ORDER BY r.position",
                 (item_id, paper_id),
             )
-        return [Reference(_paper(row[:8]), row[8]) for row in rows]
+        return [Reference(_paper(row[:_N_PAPER_COLUMNS]), row[_N_PAPER_COLUMNS]) for row in rows]
 
     # --- text -----------------------------------------------------------------
 

@@ -1,21 +1,30 @@
-"""BM25 over title + abstract of the papers in scope.
+"""BM25 over the papers in scope: title + abstract in an item's neighbourhood; title + abstract + authors in explore mode.
 
 Statistics (document frequencies, average length) are those of the scope: an
-item's neighbourhood, or the whole corpus in explore mode. Indexes are built
-once per scope and kept in a small LRU cache, so a call never re-indexes.
+item's neighbourhood, or the whole corpus in explore mode. A neighbourhood index
+is built on the scope's first search and kept in a small LRU cache. The explore
+index is built once, at import, and stored in the corpus file (table
+``search_index``), so a server answers its first explore-mode search as fast as
+any later one; an index stored by another version of these rules is ignored and
+rebuilt in memory.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import re
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
+from itertools import count
 
 import bm25s
 import numpy as np
 
 from agenthop.server.papers import Corpus
+
+log = logging.getLogger("agenthop.server")
 
 K1 = 1.2
 B = 0.75
@@ -28,9 +37,10 @@ PARAMETERS = {
     "method": METHOD,
     "k1": K1,
     "b": B,
-    "fields": "title + abstract",
+    "fields": "title + abstract (item mode); title + abstract + authors (explore mode)",
     "tokenizer": "lowercase \\w\\w+ tokens minus bm25s English stopwords",
 }
+INDEX_FORMAT = 1  # of the stored explore index; bump when the stored parts change
 
 
 def tokenize(text: str) -> list[str]:
@@ -44,15 +54,17 @@ class Hit:
 
 
 class ScopeIndex:
+    """A BM25 index over one scope's documents; ``paper_ids[i]`` is document i."""
+
     def __init__(self, paper_ids: list[str], texts: list[str]):
         self.paper_ids = paper_ids
         self._bm25 = bm25s.BM25(method=METHOD, k1=K1, b=B)
-        docs = [tokenize(t) for t in texts]
-        if any(docs):
-            self._bm25.index(docs, show_progress=False)
-            self._empty = False
-        else:
-            self._empty = True
+        # Token IDs in first-occurrence order, so the stored index is the same bytes on every build.
+        ids: defaultdict[str, int] = defaultdict(count().__next__)
+        docs = [list(map(ids.__getitem__, tokenize(text))) for text in texts]
+        self._empty = not ids
+        if not self._empty:
+            self._bm25.index((docs, dict(ids)), show_progress=False)
 
     def search(self, query: str, top_k: int) -> list[Hit]:
         terms = tokenize(query)
@@ -66,6 +78,49 @@ class ScopeIndex:
         order = positive[np.lexsort((positive, -scores[positive]))][:top_k]
         return [Hit(self.paper_ids[i], float(scores[i])) for i in order]
 
+    # --- storing the explore index in the corpus file ---------------------------
+
+    def to_parts(self) -> dict[str, bytes]:
+        """The index as named byte strings (JSON parameters and vocabulary, raw score arrays)."""
+        if self._empty:
+            return {"params": _params_json(0, {})}
+        scores, vocab = self._bm25.scores, self._bm25.vocab_dict
+        arrays = {name: scores[name] for name in ("data", "indices", "indptr")}
+        words = sorted(vocab, key=vocab.__getitem__)
+        parts = {name: np.ascontiguousarray(a).tobytes() for name, a in arrays.items()}
+        parts["vocab"] = json.dumps(words, ensure_ascii=False).encode("utf-8")
+        parts["params"] = _params_json(scores["num_docs"], {n: str(a.dtype) for n, a in arrays.items()})
+        return parts
+
+    @classmethod
+    def from_parts(cls, paper_ids: list[str], parts: dict[str, bytes]) -> ScopeIndex | None:
+        """The stored index, or None when it was stored under other rules or does not fit these documents."""
+        try:
+            params = json.loads(parts["params"])
+        except (KeyError, ValueError):
+            return None
+        if params.get("format") != INDEX_FORMAT or params.get("parameters") != PARAMETERS or params.get("num_docs") not in (0, len(paper_ids)):
+            return None
+        index = cls.__new__(cls)
+        index.paper_ids = paper_ids
+        index._bm25 = bm25s.BM25(method=METHOD, k1=K1, b=B)
+        index._empty = params["num_docs"] == 0
+        if index._empty:
+            return index
+        words = json.loads(parts["vocab"])
+        vocab = {word: i for i, word in enumerate(words)}
+        dtypes = params["dtypes"]
+        index._bm25.scores = {name: np.frombuffer(parts[name], dtype=dtypes[name]) for name in ("data", "indices", "indptr")}
+        index._bm25.scores["num_docs"] = params["num_docs"]
+        index._bm25.vocab_dict = vocab
+        index._bm25.unique_token_ids_set = set(vocab.values())
+        index._bm25.nonoccurrence_array = None
+        return index
+
+
+def _params_json(num_docs: int, dtypes: dict) -> bytes:
+    return json.dumps({"format": INDEX_FORMAT, "parameters": PARAMETERS, "num_docs": num_docs, "dtypes": dtypes}, sort_keys=True).encode("utf-8")
+
 
 class SearchEngine:
     def __init__(self, corpus: Corpus, cache_size: int = 256):
@@ -74,6 +129,18 @@ class SearchEngine:
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self._building: dict[str | None, threading.Lock] = {}
+        stored = self._stored_explore_index()
+        if stored is not None:
+            self._cache[None] = stored
+
+    def _stored_explore_index(self) -> ScopeIndex | None:
+        parts = self._corpus.stored_search_index()
+        if not parts:
+            return None
+        index = ScopeIndex.from_parts(self._corpus.explore_paper_ids(), parts)
+        if index is None:
+            log.warning("the explore search index stored in %s was built under other rules; building it in memory", self._corpus.path)
+        return index
 
     def index(self, item_id: str | None) -> ScopeIndex:
         with self._lock:

@@ -1,16 +1,23 @@
-"""Section aliases, the rules that turn an agent's section name into one section, and recall-label matching."""
+"""Section aliases, the rules that turn an agent's section name into one section, and recall-label matching.
+
+The rules follow the published reference harness, with the departures listed in
+docs/tools.md ("Departures from the reference harness"): several headers that a
+name fits equally well are reported as ambiguous, never silently the first.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 _ALIAS = re.compile(r"^\(?([A-Za-z]{1,3})\)?$")
 _APPENDIX_PREFIX = re.compile(r"^apdx(_[a-z0-9.]+)?\s*:\s*", re.IGNORECASE)
-# Leading "3.1", "IV." / "IV-B" (Roman numerals up to 39) or "A." numbering.
+# Leading numbering: "3.1 ", "3.1. ", a number glued to a word ("3.Introduction", "3Introduction", but not
+# the "3" of "3D Vision"), "IV. " / "IV-B " (Roman numerals up to 39), or "A. ".
 _NUMBERING = re.compile(
-    r"^(?:(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})(?:-[a-z])?\.?\s+|\d+(?:\.\d+)*\.?\s+|[a-z]\.\s+)", re.IGNORECASE
+    r"^(?:(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})(?:-[a-z])?\.?\s+|\d+(?:\.\d+)*\.?(?:\s+|(?=[^\W\d_]{2}))|[a-z]\.\s+)",
+    re.IGNORECASE,
 )
 _PUNCT = re.compile(r"[:\-–—_.,;()\[\]'\"/]+")
 _SPACES = re.compile(r"\s+")
@@ -53,70 +60,99 @@ class Resolution:
     candidates: tuple[int, ...] = ()
 
 
+def _name_rules(name: str) -> list[Callable[[str], bool]]:
+    """Rules 2 and 3: the header, ignoring case; the header after ``normalise``."""
+    lowered, norm = name.strip().lower(), normalise(name)
+    rules = [lambda h: h.strip().lower() == lowered]
+    if norm:
+        rules.append(lambda h: normalise(h) == norm)
+    return rules
+
+
+def _part_rules(name: str) -> list[Callable[[str], bool]]:
+    """Rules 4 and 5: a part of the header; a part of the normalised header."""
+    lowered, norm = name.strip().lower(), normalise(name)
+    rules = [lambda h: lowered in h.lower()]
+    if norm:
+        rules.append(lambda h: norm in normalise(h))
+    return rules
+
+
 def resolve(query: str, headers: list[str]) -> Resolution:
-    """Find the one section ``query`` names; rules in order, the first match wins."""
+    """Find the one section ``query`` names.
+
+    Rules in order: the alias; the header (case-insensitive); the normalised
+    header; a part of one header; a part of one normalised header. The first
+    rule that fits exactly one header wins. A name that equals several headers
+    (duplicates, or headers that differ only by their numbering) is ambiguous at
+    once: never resolved silently to the first, nor to a header it is only part
+    of. A part that fits several headers passes to the next part rule, as in the
+    reference harness; if neither fits exactly one, the first set is the ambiguity.
+    """
     query = query.strip()
     if not query:
         return Resolution(None, candidates=tuple(range(len(headers))))
     index = alias_index(query)
     if index is not None and index < len(headers):
         return Resolution(index)
-    lowered = query.lower()
-    for rule in (
-        lambda h: h.lower() == lowered,
-        lambda h: normalise(h) == normalise(query),
-    ):
-        hits = [i for i, h in enumerate(headers) if rule(h)]
-        if hits:
-            # Duplicate headers: the first one, as a reader of the paper would expect.
-            return Resolution(hits[0])
-    norm_query = normalise(query)
-    for rule in (
-        lambda h: lowered in h.lower(),
-        lambda h: bool(norm_query) and norm_query in normalise(h),
-    ):
-        hits = [i for i, h in enumerate(headers) if rule(h)]
+    for rule in _name_rules(query):
+        hits = tuple(i for i, h in enumerate(headers) if rule(h))
         if len(hits) == 1:
             return Resolution(hits[0])
-        if len(hits) > 1:
-            return Resolution(None, ambiguous=True, candidates=tuple(hits))
+        if hits:
+            return Resolution(None, ambiguous=True, candidates=hits)
+    ambiguity: tuple[int, ...] = ()
+    for rule in _part_rules(query):
+        hits = tuple(i for i, h in enumerate(headers) if rule(h))
+        if len(hits) == 1:
+            return Resolution(hits[0])
+        if len(hits) > 1 and not ambiguity:
+            ambiguity = hits
+    if ambiguity:
+        return Resolution(None, ambiguous=True, candidates=ambiguity)
     return Resolution(None, candidates=tuple(range(len(headers))))
 
 
 # --- recall labels ------------------------------------------------------------
 # One rule for the importer (is a gold recall label resolvable?) and the scorer
-# (does a delivered section carry the label?), SPEC 7: a label names a section
-# by its header (case-insensitively, or after ``normalise``); a label that names
-# none of the paper's headers is a subsection label, credited by a section whose
-# text holds it verbatim.
+# (does a delivered section carry the label?), SPEC 7: a label names the
+# sections whose header it is (ignoring case), or failing that, whose
+# normalised header it is: read_section's rules 2 and 3, so a label naming
+# "4.3.3 Results" names that section and not "4.2.3 Results". A label that
+# names none of the paper's headers is a subsection label, credited by a
+# section whose text holds it verbatim.
 
 
-def label_names_header(label: str, header: str) -> bool:
-    """The label is this header: equal case-insensitively, or equal after ``normalise``."""
-    if label.strip().lower() == header.strip().lower():
-        return True
-    norm = normalise(label)
-    return bool(norm) and norm == normalise(header)
+def label_headers(label: str, headers: list[str]) -> tuple[int, ...]:
+    """Indexes of the headers ``label`` names: by the first of read_section's rules 2-3 that fits any."""
+    for rule in _name_rules(label):
+        hits = tuple(i for i, h in enumerate(headers) if rule(h))
+        if hits:
+            return hits
+    return ()
 
 
 def is_subsection_label(label: str, headers: Iterable[str]) -> bool:
     """The label names none of the paper's section headers (so only the text rule can credit it)."""
-    return not any(label_names_header(label, h) for h in headers)
+    return not label_headers(label, list(headers))
 
 
 def label_matches_section(label: str, header: str, text: str | None, headers: Iterable[str]) -> bool:
     """Whether a section (``header``, ``text``) of a paper whose headers are ``headers`` carries ``label``.
 
-    The label names the section's header; or the label names none of ``headers``
-    (a subsection label) and appears verbatim in ``text``. A label that names
-    another section's header is never credited by text that happens to contain it.
+    The label names this section's header; or the label names none of
+    ``headers`` (a subsection label) and appears verbatim in ``text``. A label
+    that names another section's header is never credited by text that happens
+    to contain it.
     """
-    if label_names_header(label, header):
-        return True
+    headers = list(headers)
+    if header not in headers:
+        headers.append(header)
+    named = label_headers(label, headers)
+    if named:
+        return header in {headers[i] for i in named}
     needle = label.strip()
-    if not needle or text is None or needle not in text:
-        return False
-    return is_subsection_label(label, headers)
+    return bool(needle) and text is not None and needle in text
 
 
 def label_is_resolvable(label: str, headers: list[str], texts: Iterable[str | None]) -> bool:
@@ -125,7 +161,7 @@ def label_is_resolvable(label: str, headers: list[str], texts: Iterable[str | No
     ``texts`` is consumed lazily and only when the label names no header, so a
     caller can stream the texts from a database.
     """
-    if not is_subsection_label(label, headers):
+    if label_headers(label, headers):
         return True
     needle = label.strip()
     return bool(needle) and any(t is not None and needle in t for t in texts)

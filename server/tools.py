@@ -11,14 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from agenthop.server.papers import Corpus, Paper
 from agenthop.server.search import SearchEngine
 from agenthop.server.sections import alias, resolve
 
 ABSTRACT_PREVIEW = 300
-PaperId = Annotated[str, Field(min_length=1, max_length=200, description="A paper ID as shown by the other tools (40 hex characters).")]
+PaperId = Annotated[str, Field(min_length=1, max_length=200, description="A paper ID exactly as shown by the other tools.")]
 
 
 class _Args(BaseModel):
@@ -38,6 +39,14 @@ class ReadArgs(_Args):
     paper_id: PaperId
     section: Annotated[str, Field(min_length=1, max_length=500, description=(
         "The section's alias from list_sections (e.g. 'C'), its header, or a unique part of its header."))]
+
+    @field_validator("section")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        # Refused for free like an empty name: spaces name no section (the reference charges both).
+        if not value.strip():
+            raise PydanticCustomError("blank", "blank: give the section's alias (e.g. 'C') or its header")
+        return value
 
 
 class ThinkArgs(_Args):
@@ -109,6 +118,9 @@ def search_papers(scope: Scope, args: SearchArgs) -> ToolOutput:
     )
 
 
+_ID_NAMES = {"doi": "DOI", "arxiv": "arXiv", "pmcid": "PMCID", "acl": "ACL Anthology", "s2": "Semantic Scholar"}
+
+
 def get_paper_info(scope: Scope, args: PaperArgs) -> ToolOutput:
     p = scope.corpus.paper(args.paper_id, scope.item_id)
     if p is None:
@@ -119,11 +131,12 @@ def get_paper_info(scope: Scope, args: PaperArgs) -> ToolOutput:
         f"Authors: {', '.join(p.authors) if p.authors else 'unknown'}",
         f"Year: {p.year if p.year is not None else 'unknown'}",
         f"Venue: {p.venue or 'unknown'}",
+        f"IDs: {'; '.join(f'{_ID_NAMES.get(k, k)} {v}' for k, v in sorted(p.ids.items())) or 'none known'}",
         f"Abstract: {p.abstract or '(not available)'}",
         f"Full text available: {'yes (use list_sections)' if p.has_text else 'no (metadata only)'}",
     ])
     paper = {"paper_id": p.paper_id, "title": p.title, "authors": p.authors, "year": p.year, "venue": p.venue,
-             "abstract": p.abstract, "has_text": p.has_text}
+             "ids": p.ids, "abstract": p.abstract, "has_text": p.has_text}
     return ToolOutput("ok", text, {"paper": paper})
 
 
@@ -148,36 +161,61 @@ def get_references(scope: Scope, args: PaperArgs) -> ToolOutput:
     )
 
 
-def _paper_with_text(scope: Scope, paper_id: str) -> Paper | ToolOutput:
-    """The paper if it is in scope and has text; otherwise the not_found / no_text output to return."""
+def _paper_with_text(scope: Scope, paper_id: str) -> tuple[Paper, list[tuple[str, int]]] | ToolOutput:
+    """(the paper, its (header, length) sections) if it is in scope and has text; else the output to return.
+
+    A paper with no sections has no text, whatever the corpus file says.
+    """
     p = scope.corpus.paper(paper_id, scope.item_id)
     if p is None:
         return _unknown(paper_id)
-    if not p.has_text:
+    headers = scope.corpus.section_headers(p.arxiv_id) if p.has_text else []
+    if not headers:
         return ToolOutput(
             "no_text",
             f"Paper '{p.paper_id}' ({p.title}) has no full text here; only its abstract is available, via get_paper_info.",
             {"paper_id": p.paper_id, "title": p.title, "sections": [], "error": "no full text"},
         )
-    return p
+    return p, headers
 
 
 def list_sections(scope: Scope, args: PaperArgs) -> ToolOutput:
-    p = _paper_with_text(scope, args.paper_id)
-    if isinstance(p, ToolOutput):
-        return p
-    headers = scope.corpus.section_headers(p.arxiv_id)
+    found = _paper_with_text(scope, args.paper_id)
+    if isinstance(found, ToolOutput):
+        return found
+    p, headers = found
     sections = [{"alias": alias(i), "header": h, "chars": n} for i, (h, n) in enumerate(headers)]
     lines = [f"Sections of '{p.title}' ({len(sections)}); read one with read_section (5 points):", ""]
     lines += [f"({s['alias']}) {s['header']} ({s['chars']:,} chars)" for s in sections]
     return ToolOutput("ok", "\n".join(lines), {"paper_id": p.paper_id, "title": p.title, "sections": sections})
 
 
+def section_banner(section_alias: str, header: str, title: str) -> str:
+    return f"=== ({section_alias}) {header} — {title} ==="
+
+
+def section_end(section_alias: str, header: str) -> str:
+    return f"=== End of ({section_alias}) {header} ==="
+
+
+def section_body(text: str) -> str | None:
+    """The paper text inside a read_section result's text (None if ``text`` is not one): what lies
+    between the banner and the end line, whatever the server appended after it."""
+    if not text.startswith("=== ("):
+        return None
+    start = text.find(" ===\n\n")
+    end = text.rfind("\n\n=== End of (")
+    if start < 0 or end < start:
+        return None
+    return text[start + len(" ===\n\n"):end]
+
+
 def read_section(scope: Scope, args: ReadArgs) -> ToolOutput:
-    p = _paper_with_text(scope, args.paper_id)
-    if isinstance(p, ToolOutput):
-        return p
-    headers = [h for h, _ in scope.corpus.section_headers(p.arxiv_id)]
+    found = _paper_with_text(scope, args.paper_id)
+    if isinstance(found, ToolOutput):
+        return found
+    p, sections = found
+    headers = [h for h, _ in sections]
     found = resolve(args.section, headers)
     if found.index is None:
         candidates = [{"alias": alias(i), "header": headers[i]} for i in found.candidates]
@@ -188,8 +226,9 @@ def read_section(scope: Scope, args: ReadArgs) -> ToolOutput:
         text = f"Section '{args.section}' is not in this paper. Its sections are: {listing}."
         return ToolOutput("not_found", text, {"paper_id": p.paper_id, "candidates": candidates, "error": "unknown section"})
     body = scope.corpus.section_text(p.arxiv_id, found.index)
-    section = {"alias": alias(found.index), "header": headers[found.index], "chars": len(body), "text": body}
-    text = f"=== ({section['alias']}) {section['header']} — {p.title} ===\n\n{body}"
+    section = {"alias": alias(found.index), "header": headers[found.index], "chars": len(body)}
+    # The text travels once, here; the end line keeps what the server appends apart from the paper's words.
+    text = f"{section_banner(section['alias'], section['header'], p.title)}\n\n{body}\n\n{section_end(section['alias'], section['header'])}"
     delivered = {"paper_id": p.paper_id, "arxiv_id": p.arxiv_id, "section_index": found.index, "header": headers[found.index]}
     return ToolOutput("ok", text, {"paper_id": p.paper_id, "section": section}, delivered=delivered)
 

@@ -32,7 +32,7 @@ def fixture_corpus(tmp_path_factory) -> Path:
 
 # Words that must never reach an agent: gold field names, distractor kinds, and the canary
 # that canary_corpus plants in every recall label.
-GOLD_WORDS = ("correct_index", "distractor", "seed_only", "wrong_paper", "no_context", "gold_paper", "bridge_paper",
+GOLD_WORDS = ("correct_index", "distractor", "seed_only", "wrong_paper", "no_context", "same_paper", "gold_paper", "bridge_paper",
               "recall_label", "what_it_contains", "relevance", "CANARY")
 
 

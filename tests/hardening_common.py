@@ -22,6 +22,7 @@ import httpx2
 from release_fixture import pid
 
 from agenthop.server.http import free_port
+from agenthop.server.sessions import STORED_ARGS_CHARS
 
 COSTS = {"search_papers": 1, "get_paper_info": 1, "get_references": 1, "list_sections": 1, "read_section": 5,
          "think": 0, "submit_answer": 0}
@@ -49,7 +50,8 @@ ARG_RULES = {
     "get_paper_info": {"paper_id": (True, lambda v: _is_str(v, 1, 200))},
     "get_references": {"paper_id": (True, lambda v: _is_str(v, 1, 200))},
     "list_sections": {"paper_id": (True, lambda v: _is_str(v, 1, 200))},
-    "read_section": {"paper_id": (True, lambda v: _is_str(v, 1, 200)), "section": (True, lambda v: _is_str(v, 1, 500))},
+    "read_section": {"paper_id": (True, lambda v: _is_str(v, 1, 200)),
+                     "section": (True, lambda v: _is_str(v, 1, 500) and bool(v.strip()))},  # a blank name is refused
     "think": {"reasoning": (True, lambda v: _is_str(v, 0, 50_000))},
     "submit_answer": {"answer": (True, lambda v: v in ("A", "B", "C", "D") and isinstance(v, str)),
                       "reasoning": (True, lambda v: _is_str(v, 0, 50_000))},
@@ -128,7 +130,11 @@ def check_result(model: Model, tool: str, args: object, data: dict, text: str, i
     elif outcome == "invalid":
         assert "does not exist" in text and "Available tools" in text, where
     elif outcome == "budget_rejected":
-        assert f"costs {COSTS[tool]} point(s)" in text and "remain" in text and "submit_answer" in text, where
+        assert f"costs {COSTS[tool]} point(s)" in text and "remain" in text, where
+        if model.ended:  # the rejection that ends the session does not ask for an answer it would refuse
+            assert "the session has ended" in text and "Call submit_answer now" not in text, where
+        elif not model.explore:
+            assert "Call submit_answer now" in text, where
     elif outcome == "session_ended":
         assert "This session is over" in text, where
     return expected, cost
@@ -139,11 +145,19 @@ def check_log(calls: list[dict], expected: list[tuple[str, object, str, int, dic
     assert len(calls) == len(expected), (len(calls), len(expected))
     spent = 0
     for record, (tool, args, cls, cost, data) in zip(calls, expected):
-        assert record["tool"] == tool
+        assert record["tool"] == (tool if tool in COSTS else tool[:200])  # unknown tool names are clipped (issue 11)
         assert record["outcome"] == data["outcome"] and record["cost"] == cost == data["cost"]
         assert record["executed"] is (cls == "executed")
         assert record["budget_before"] == spent and record["budget_after"] == spent + cost == data["budget_used"]
-        assert record["arguments"] == (args if isinstance(args, dict) else {"_raw": repr(args)})
+        sent = args if isinstance(args, dict) else {"_raw": repr(args)}
+        altered = record.get("arguments_altered")
+        if altered is None:
+            assert record["arguments"] == sent
+        else:
+            # Issue 11: only the arguments of a refused call that were not valid are clipped, and only large ones.
+            assert altered["clipped"] and cls in ("invalid", "session_ended"), (tool, cls)
+            assert altered["json_chars"] is None or altered["json_chars"] > STORED_ARGS_CHARS
+            assert set(record["arguments"]) <= {str(k)[:200] for k in sent}
         spent += cost
 
 

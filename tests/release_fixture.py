@@ -43,6 +43,8 @@ QA_FILE = "qa/full.jsonl"
 GRAPHS_FILE = "graphs/full.jsonl"
 POOL_FILE = "paper_pool/papers.jsonl"
 LABELS_FILE = "audit/recall_labels.jsonl"
+CORPUS_PAPERS_FILE = "corpus/papers.jsonl"
+CITATIONS_FILE = "corpus/citations.jsonl"
 
 ITEM_IDS = ("st_0001", "st_0002", "mt_0001")
 
@@ -148,12 +150,17 @@ def _label(name: str, section: str, relevance: str = "direct", what: str = "") -
 
 @dataclass
 class Release:
-    """The four files' records, one list element per line, in file order."""
+    """The files' records, one list element per line, in file order; a file whose list is None is not written.
 
-    qa: list = field(default_factory=list)
-    graphs: list = field(default_factory=list)
+    ``corpus_papers`` and ``citations`` are the optional corpus/ files (absent by default).
+    """
+
+    qa: list | None = field(default_factory=list)
+    graphs: list | None = field(default_factory=list)
     pool: list = field(default_factory=list)
-    labels: list = field(default_factory=list)
+    labels: list | None = field(default_factory=list)
+    corpus_papers: list | None = None
+    citations: list | None = None
 
     def item(self, item_id: str) -> dict:
         return next(r for r in self.qa if isinstance(r, dict) and r.get("id") == item_id)
@@ -173,7 +180,13 @@ class Release:
         return self.label_record(sample_id)["analysis"]["section_recall_labels"]
 
     def files(self) -> dict[str, list]:
-        return {QA_FILE: self.qa, GRAPHS_FILE: self.graphs, POOL_FILE: self.pool, LABELS_FILE: self.labels}
+        files = {QA_FILE: self.qa, GRAPHS_FILE: self.graphs, POOL_FILE: self.pool, LABELS_FILE: self.labels,
+                 CORPUS_PAPERS_FILE: self.corpus_papers, CITATIONS_FILE: self.citations}
+        return {rel: records for rel, records in files.items() if records is not None}
+
+    def explore_only(self) -> None:
+        """Drop the item files (a corpus with corpus/papers.jsonl may have none)."""
+        self.qa = self.graphs = self.labels = None
 
 
 def build_release() -> Release:

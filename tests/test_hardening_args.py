@@ -18,6 +18,7 @@ import sqlite3
 
 import anyio
 import httpx2
+import jsonschema
 import pytest
 from anyio.from_thread import start_blocking_portal
 from hardening_common import COSTS, Model, check_log, check_result, raw_call_body, raw_headers
@@ -30,9 +31,11 @@ from release_fixture import pid
 from agenthop.server.checkpoint import CheckpointLog, read_records
 from agenthop.server.http import ServerThread
 from agenthop.server.mcp_app import build_server, make_sandbox
+from agenthop.server.result_schema import OUTPUT_SCHEMAS
 from agenthop.server.sessions import Caps
 
 CALL_DEADLINE_S = 30
+OUTPUT_VALIDATORS = {name: jsonschema.Draft202012Validator(schema) for name, schema in OUTPUT_SCHEMAS.items()}
 TOOL_NAMES = list(COSTS)
 
 # --- strategies -------------------------------------------------------------------
@@ -154,6 +157,8 @@ def _run_session(portal, call_one, spec, log_path, new_session, *, body_cap: boo
         assert not body_cap or _body_size(name, args) <= MAX_BODY, "a body over 4 MiB was accepted"
         data, text = result.structured_content, "\n".join(b.text for b in result.content if b.type == "text")
         cls, cost = check_result(model, name, args, data, text, result.is_error)
+        if name in OUTPUT_VALIDATORS:  # errors too: a validating client (the TypeScript SDK) checks them all
+            OUTPUT_VALIDATORS[name].validate(data)
         expected.append((name, args, cls, cost, data))
     records = session_records(log_path, session)
     check_log([r for r in records if r["kind"] == "call"], expected)

@@ -22,6 +22,7 @@ from release_fixture import pid
 
 from agenthop.server.checkpoint import CheckpointLog, LogError, read_records
 from agenthop.server.cli import main
+from agenthop.server.corpus.schema import SCHEMA_VERSION
 from agenthop.server.http import ServerThread
 
 N_CLIENTS = 6
@@ -118,7 +119,7 @@ def _corrupt_corpora(fixture_corpus, tmp_path) -> list[tuple[str, object, str]]:
     empty = tmp_path / "empty.sqlite"
     empty.write_bytes(b"")
     cases.append(("empty file", empty, "not an AgentHop corpus"))
-    for version in (2, "1", None):
+    for version in (SCHEMA_VERSION + 1, str(SCHEMA_VERSION), None):
         path = tmp_path / f"version-{version}.sqlite"
         path.write_bytes(data)
         with sqlite3.connect(path) as conn:

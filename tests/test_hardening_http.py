@@ -1,5 +1,6 @@
-"""HTTP exposure (issue 6): loopback by default, bearer token on every request when set (flag or env var),
-DNS-rebinding Host/Origin checks on every route, bounded and typed request bodies on the session API."""
+"""HTTP exposure (issues 6 and 11): loopback by default (all of 127.0.0.0/8), no unauthenticated non-loopback bind
+unless asked for, bearer token on every request when set (flag or env var, never empty, scheme in any case),
+DNS-rebinding Host (with the served port) and Origin checks on every route, bounded and typed request bodies."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import socket
 import anyio
 import httpx2
 import pytest
+from click.testing import CliRunner
 from hardening_common import ServerProcess, listening_addresses, non_loopback_address, raw_call_body, raw_headers
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -15,7 +17,7 @@ from release_fixture import pid
 
 from agenthop.server.checkpoint import read_records
 from agenthop.server.cli import main
-from agenthop.server.http import ServerThread
+from agenthop.server.http import ExposureError, ServerThread, check_exposure, is_loopback
 
 pytestmark = pytest.mark.anyio
 
@@ -150,3 +152,77 @@ async def test_the_session_api_refuses_oversize_bodies_and_wrong_content_types(f
     assert [r.status_code for r in wrong_type] == [415] * 5 and all("application/json" in r.json()["error"] for r in wrong_type)
     assert [r.status_code for r in accepted] == [201, 201]
     assert status["ended"] is False and health["sessions"] == 3
+
+
+# --- issue 11: exposure ---------------------------------------------------------------------------------
+
+
+def test_all_of_127_slash_8_and_ipv6_loopback_count_as_loopback():
+    assert all(is_loopback(h) for h in ("127.0.0.1", "127.0.0.2", "127.255.255.254", "::1", "[::1]", "::ffff:127.0.0.1",
+                                        "localhost", "LOCALHOST"))
+    assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "10.0.0.1", "192.168.1.5", "128.0.0.1", "example.com", ""))
+
+
+def _serve(args: list[str], monkeypatch, tmp_path, env: dict | None = None):
+    """Run `serve --transport http` with uvicorn replaced: what would be served, and what was said."""
+    import uvicorn
+
+    served = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.update(app=app, **kw))
+    result = CliRunner().invoke(main, ["serve", "--transport", "http", "--log", str(tmp_path / "log.sqlite"), *args], env=env or {})
+    return result, served
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.5"])
+def test_a_non_loopback_address_without_a_token_is_refused(fixture_corpus, tmp_path, monkeypatch, host):
+    result, served = _serve(["--corpus", str(fixture_corpus), "--host", host], monkeypatch, tmp_path)
+    assert result.exit_code == 2 and served == {}
+    assert f"{host} is not a loopback address" in result.output and "--auth-token" in result.output
+    assert "--allow-remote-without-auth" in result.output
+    assert not (tmp_path / "log.sqlite").exists()  # refused before anything was opened
+    with pytest.raises(ExposureError):  # the library refuses too, without naming flags
+        check_exposure(host, None)
+
+
+def test_serving_a_non_loopback_address_without_a_token_must_be_asked_for_and_is_warned_loudly(fixture_corpus, tmp_path, monkeypatch):
+    result, served = _serve(["--corpus", str(fixture_corpus), "--host", "0.0.0.0", "--port", "9911", "--allow-remote-without-auth",
+                             "--log-level", "ERROR"], monkeypatch, tmp_path)
+    assert result.exit_code == 0, result.output
+    assert served["host"] == "0.0.0.0" and served["port"] == 9911
+    assert "SERVING WITHOUT AUTHENTICATION: 0.0.0.0 is not a loopback address" in result.stderr  # shown at any log level
+    with_token, _ = _serve(["--corpus", str(fixture_corpus), "--host", "0.0.0.0", "--auth-token", TOKEN], monkeypatch, tmp_path)
+    assert with_token.exit_code == 0 and "WITHOUT AUTHENTICATION" not in with_token.stderr
+
+
+@pytest.mark.parametrize("args, env", [([], {"AGENTHOP_AUTH_TOKEN": ""}), (["--auth-token", ""], {}), (["--auth-token", "two words"], {})])
+def test_an_empty_or_unusable_token_is_an_error_not_no_auth(fixture_corpus, tmp_path, monkeypatch, args, env):
+    result, served = _serve(["--corpus", str(fixture_corpus), *args], monkeypatch, tmp_path, env)
+    assert result.exit_code == 2 and served == {}
+    assert "AGENTHOP_AUTH_TOKEN is set but empty" in result.output or "auth token" in result.output
+
+
+async def test_the_host_guard_checks_the_port_and_covers_127_0_0_2(fixture_corpus, tmp_path):
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite"), host="127.0.0.2") as server:
+        port = server.port
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            ok = [await http.get("/health"), await http.get("/health", headers={"Host": f"localhost:{port}"})]
+            refused = [await http.get("/health", headers={"Host": f"127.0.0.1:{port + 1}"}),
+                       await http.get("/health", headers={"Host": f"127.0.0.2:{port + 1}"}),
+                       await http.get("/health", headers={"Host": "evil.example"}),
+                       await http.post("/sessions", json={}, headers={"Host": f"evil.example:{port}"})]
+    assert [r.status_code for r in ok] == [200, 200]
+    assert [r.status_code for r in refused] == [421] * 4
+    assert f"127.0.0.2:{port}" in refused[0].json()["error"]
+
+
+async def test_the_bearer_scheme_is_case_insensitive(fixture_corpus, tmp_path):
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite"), auth_token=TOKEN) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            accepted = [await http.get("/health", headers={"Authorization": f"{scheme} {TOKEN}"})
+                        for scheme in ("Bearer", "bearer", "BEARER", "bEaReR")]
+            spaced = await http.get("/health", headers={"Authorization": f"Bearer   {TOKEN}"})
+            refused = [await http.get("/health", headers={"Authorization": f"Basic {TOKEN}"}),
+                       await http.get("/health", headers={"Authorization": f"Bearer{TOKEN}"}),
+                       await http.get("/health", headers={"Authorization": f"bearer {TOKEN.upper()}"})]
+    assert [r.status_code for r in accepted] == [200] * 4 and spaced.status_code == 200
+    assert [r.status_code for r in refused] == [401] * 3

@@ -202,3 +202,52 @@ def test_ids_in_the_log_match_the_sessions_that_made_the_calls(fixture_corpus, t
     logged = Counter(r["session_id"] for r in read_records(log) if r["kind"] == "call")
     assert logged == expected and budgets == {sid: expected.get(sid, 0) for sid in budgets}
     assert json.dumps(budgets)  # plain data
+
+
+async def test_ended_sessions_leave_memory_and_stay_answerable_from_the_log(fixture_corpus, tmp_path):
+    """Issue 11: only the most recently ended sessions stay in memory; an older one is answered from the log,
+    its calls are still refused as session_ended (logged, with the next seq), and it cannot be ended again."""
+    log = tmp_path / "log.sqlite"
+    with ServerThread(str(fixture_corpus), str(log), ended_kept=3) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            sessions = [await _create(http, item="st_0001", run="memory", budget=10) for _ in range(12)]
+            first = sessions[0]
+            submitted = await _call(first["mcp_url"], {}, "submit_answer", {"answer": "C", "reasoning": "r"})
+            for s in sessions[1:]:
+                assert (await http.post(f"/sessions/{s['session_id']}/end", json={"termination": "max_turns"})).status_code == 200
+            health = (await http.get("/health")).json()
+            state = (await http.get(f"/sessions/{first['session_id']}")).json()
+            late = await _call(first["mcp_url"], {}, *READ_B)
+            again = await http.post(f"/sessions/{first['session_id']}/end", json={"termination": "error"})
+            unknown = await http.get("/sessions/never-created")
+    assert submitted.structured_content["outcome"] == "ok"
+    assert health["live"] == 0 and health["ended_in_memory"] <= 3 + 1  # the revived first session may be among them
+    assert state == {"session_id": first["session_id"], "item": "st_0001", "run": "memory",
+                     "caps": {"budget": 10, "max_turns": 20, "max_tokens": 200_000}, "budget_used": 0, "ended": True,
+                     "termination": "answer", "answer": "C"}
+    assert late.is_error and late.structured_content["outcome"] == "session_ended" and "answer was submitted" in late.content[0].text
+    assert again.status_code == 409 and unknown.status_code == 404
+    records = [r for r in read_records(log) if r["session_id"] == first["session_id"]]
+    assert [(r["kind"], r["seq"], r.get("outcome")) for r in records] == [
+        ("session_start", 0, None), ("call", 1, "ok"), ("session_end", 2, None), ("call", 3, "session_ended")]
+
+
+def test_many_ended_sessions_do_not_grow_server_memory(fixture_corpus, tmp_path):
+    """RSS of a real server process grows by less than 0.8 kB per session over 1,000 sessions created and ended
+    (today every session stays for the life of the process)."""
+    from hardening_common import ServerProcess, rss_kb
+
+    with ServerProcess(fixture_corpus, tmp_path / "log.sqlite") as server, httpx2.Client(base_url=server.base_url) as http:
+        def cycle(n: int) -> None:
+            for _ in range(n):
+                sid = http.post("/sessions", json={"item": "st_0001", "run": "rss"}).json()["session_id"]
+                assert http.post(f"/sessions/{sid}/end", json={"termination": "abandoned"}).status_code == 200
+
+        cycle(200)  # warm up: caches, the ended-session window, allocator pools
+        warm = rss_kb(server.proc.pid)
+        cycle(1_000)
+        grown = rss_kb(server.proc.pid) - warm
+        health = http.get("/health").json()
+    assert health["live"] == 0 and health["ended_in_memory"] <= 256
+    # Kept sessions cost about 1.6 kB each (1.6 MB for 1,000); allocator noise stays well below that.
+    assert grown < 800, f"RSS grew {grown} kB over 1,000 ended sessions"

@@ -54,7 +54,9 @@ def test_round_trip_items_neighbourhoods_and_gold(tmp_path):
     counts = summary["counts"]
     assert counts["items"] == 3
     assert counts["items_by_cell"] == {"ST-d1": 1, "ST-d2": 1, "MT-d1": 1, "MT-d2": 0}
-    assert counts["papers"] == 11 and counts["papers_with_text"] == 7 and counts["pool_papers"] == 8
+    # L is in the pool but in no graph: explore mode still serves it, as arxiv:<its arXiv ID>.
+    assert counts["papers"] == 12 and counts["papers_with_text"] == 8 and counts["pool_papers"] == 8
+    assert counts["papers_in_no_item"] == 1
     assert counts["sections"] == 8 * 4
     assert summary["metadata_conflicts"] == 1  # paper E's abstract differs in st_0002
     assert summary["skipped_labels"] == 0 and summary["items_without_labels"] == []
@@ -152,12 +154,12 @@ def test_provenance_and_meta(tmp_path):
     conn = open_corpus(out)
     meta = {k: json.loads(v) for k, v in conn.execute("SELECT key, value FROM meta")}
     conn.close()
-    assert meta["schema_version"] == 1
+    assert meta["schema_version"] == 2
     prov = meta["provenance"]
     assert prov["source"] == "release"
     assert set(prov["inputs"]) == {QA_FILE, GRAPHS_FILE, POOL_FILE, LABELS_FILE}
     assert all(len(h) == 64 for h in prov["inputs"].values())
-    assert prov["importer_version"] == 1 and prov["skipped_labels"] == 0 and prov["metadata_conflicts"] == 1
+    assert prov["importer_version"] == 2 and prov["skipped_labels"] == 0 and prov["metadata_conflicts"] == 1
     assert meta["counts"] == summary["counts"]
     assert meta["corpus_id"] == summary["corpus_id"] == corpus_identity(prov["inputs"])
     assert str(tmp_path) not in json.dumps(meta)  # no absolute paths
@@ -253,7 +255,7 @@ def test_missing_file_names_it_and_the_layout(tmp_path, missing):
 
 
 def test_missing_release_directory(tmp_path):
-    with pytest.raises(ReleaseError, match="release directory not found"):
+    with pytest.raises(ReleaseError, match="release not found: .*nowhere; expected a release directory"):
         import_release(tmp_path / "nowhere", tmp_path / "c.sqlite", echo=quiet)
 
 
@@ -301,7 +303,7 @@ CASES = {
     "question_type": (_set(_item("st_0001"), question_type="bfs"), ["field 'question_type': expected one of \"single-target\" or \"multi-target\", found the string \"bfs\""]),
     "depth 3": (_set(_item("st_0001"), depth=3), ["field 'depth': expected one of 1 or 2, found an integer (3)"]),
     "reasoning_type": (_set(_item("st_0001"), reasoning_type="method"), ["field 'reasoning_type': expected one of \"GROUND\""]),
-    "consensus tier": (_set(_item("st_0001"), consensus_tier="platinum"), ["field 'consensus_tier'"]),
+    "consensus tier not a string": (_set(_item("st_0001"), consensus_tier=3), ["field 'consensus_tier': expected a string or null, found an integer (3)"]),
     "distractor kind": (
         _set(_item("st_0001"), distractor_types=["seed_only", "correct", "typo", "no_context"]),
         ["field 'distractor_types[2]': expected one of \"correct\""],
@@ -351,7 +353,7 @@ CASES = {
     # recall labels
     "label unknown section": (
         lambda r: r.labels_of("st_0002")[1].update(section="Related Work"),
-        ["audit/recall_labels.jsonl line 2: field 'analysis.section_recall_labels[1].section': expected a section of 2101.00007", "found the string \"Related Work\"", "--skip-bad-labels"],
+        ["audit/recall_labels.jsonl line 2: field 'analysis.section_recall_labels[1].section': expected a section of 2101.00007", "found the string \"Related Work\""],
     ),
     "label arxiv not in pool": (
         lambda r: r.labels_of("mt_0001")[0].update(arxiv_id=ARXIV["D"]),
@@ -395,16 +397,16 @@ def test_item_without_labels_is_a_warning(tmp_path):
 def test_describe_and_format(tmp_path):
     out, summary = build(tmp_path)
     info = describe(out)
-    assert info["schema_version"] == 1
+    assert info["schema_version"] == 2
     assert info["corpus_id"] == summary["corpus_id"]
     assert info["file_size"] == out.stat().st_size
     c = info["counts"]
     assert c["items_by_type"] == {"multi-target": 1, "single-target": 2}
     assert c["items_by_depth"] == {"1": 2, "2": 1}
-    assert c["papers"] == 11 and c["papers_with_text"] == 7 and c["edges"] == summary["counts"]["edges"]
+    assert c["papers"] == 12 and c["papers_with_text"] == 8 and c["edges"] == summary["counts"]["edges"]
     assert c["nodes_per_item"] == {"min": 5, "mean": 5.3, "max": 6}
     text = format_description(info)
-    assert "schema        version 1" in text and summary["corpus_id"] in text and "ST-d2 1" in text
+    assert "schema        version 2" in text and summary["corpus_id"] in text and "ST-d2 1" in text
 
 
 # --- CLI --------------------------------------------------------------------------
@@ -500,3 +502,25 @@ def test_synthetic_release_round_trip(tmp_path):
         direct = {a for (a,) in conn.execute("SELECT arxiv_id FROM gold_recall_labels WHERE item_id = ? AND relevance = 'direct'", (item_id,))}
         assert set(json.loads(gold_arxiv)) <= direct, item_id
     conn.close()
+
+
+def test_a_line_that_is_not_utf8_is_named(tmp_path):
+    release = make_release(tmp_path)
+    qa = release / QA_FILE
+    lines = qa.read_bytes().split(b"\n")
+    lines[1] = lines[1].replace(b"What window size", b"What wind\xff\xfe size")
+    qa.write_bytes(b"\n".join(lines))
+    with pytest.raises(ReleaseError) as info:
+        import_release(release, tmp_path / "c.sqlite", echo=quiet)
+    assert str(info.value).startswith("qa/full.jsonl line 2: not valid UTF-8 (invalid start byte at byte ")
+    # Text that is UTF-8 but not ASCII is fine.
+    ok = make_release(tmp_path, lambda r: r.item("st_0002").update(question="Quelle fenêtre l’encodeur utilise-t-il ?"), name="accents")
+    assert import_release(ok, tmp_path / "d.sqlite", echo=quiet)["counts"]["items"] == 3
+
+
+def test_same_paper_distractors_are_accepted(tmp_path):
+    """same_paper: the right paper, the wrong passage (corpora built from other sources)."""
+    kinds = ["same_paper", "correct", "wrong_paper", "seed_only"]
+    out, _ = build(tmp_path, _set(_item("st_0001"), distractor_types=kinds))
+    stored = connect(out).execute("SELECT distractor_types FROM gold_items WHERE item_id = 'st_0001'").fetchone()[0]
+    assert json.loads(stored) == kinds

@@ -157,3 +157,44 @@ def test_a_line_torn_inside_a_multibyte_character_is_skipped(tmp_path):
     whole = '{"kind": "turn", "error": "café"}'.encode()
     path.write_bytes(whole[:-3] + b"\n" + whole + b"\n")  # the first copy stops inside "é"
     assert [r["error"] for r in read_runner_records(path)] == ["café"]
+
+
+def test_record_writer_group_commit_and_a_failed_write(tmp_path, monkeypatch):
+    """write() only queues; durable() returns once the records are on disk; a failed batch is retried whole."""
+    import errno
+
+    from agenthop.runner import records
+
+    path = tmp_path / "runner.jsonl"
+    w = RecordWriter(path)
+
+    async def first():
+        for i in range(50):
+            w.write({"kind": "turn", "item_id": f"i{i}", "session_id": "s"})
+        await w.durable()
+        return [r["item_id"] for r in records.read_records(path)]
+
+    assert asyncio.run(first()) == [f"i{i}" for i in range(50)]
+
+    real = records._write_all
+    failures = {"left": 1}
+
+    def flaky(fd, data):
+        if failures["left"]:
+            failures["left"] -= 1
+            real(fd, data[: len(data) // 2])  # half a batch reaches the file, then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd, data)
+
+    monkeypatch.setattr(records, "_write_all", flaky)
+
+    async def second():
+        w.write({"kind": "item_end", "item_id": "x", "session_id": "s2", "termination": "answer"})
+        with pytest.raises(OSError, match="No space left"):
+            await w.durable()  # the caller hears of it ...
+
+    asyncio.run(second())
+    w.close()  # ... and the batch is written whole once the disk has room
+    recs = list(records.read_records(path))
+    assert [r["item_id"] for r in recs] == [f"i{i}" for i in range(50)] + ["x"]
+    assert path.read_text().count("\n") == 51  # no torn half line left behind

@@ -44,3 +44,28 @@ def test_stopwords_and_short_tokens_do_not_match():
     index = ScopeIndex(["a", "b"], ["The graph of a paper", "An agent"])
     assert index.search("the a of", 5) == []
     assert [h.paper_id for h in index.search("Graph!", 5)] == ["a"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(docs=st.lists(st.lists(st.sampled_from(WORDS), min_size=0, max_size=12).map(" ".join), min_size=1, max_size=25),
+       query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join))
+def test_a_stored_index_ranks_and_scores_as_the_one_it_was_made_from(docs, query):
+    """The explore index is stored in the corpus at import (to_parts) and loaded by the server (from_parts)."""
+    ids = [f"p{i}" for i in range(len(docs))]
+    built = ScopeIndex(ids, docs)
+    loaded = ScopeIndex.from_parts(ids, built.to_parts())
+    assert loaded is not None
+    assert loaded.search(query, 10) == built.search(query, 10)
+
+
+def test_a_stored_index_is_refused_when_it_does_not_fit():
+    built = ScopeIndex(["a", "b"], ["graph attention", "sparse retrieval"])
+    parts = built.to_parts()
+    assert ScopeIndex.from_parts(["a"], parts) is None  # another number of documents
+    assert ScopeIndex.from_parts(["a", "b"], {**parts, "params": b"{}"}) is None  # stored under other rules
+    assert ScopeIndex.from_parts(["a", "b"], {}) is None
+
+
+def test_the_same_documents_give_the_same_stored_bytes():
+    docs = ["graph attention for citation graphs", "sparse dense retrieval", "agent reward"]
+    assert ScopeIndex(["a", "b", "c"], docs).to_parts() == ScopeIndex(["a", "b", "c"], docs).to_parts()

@@ -101,3 +101,29 @@ async def test_a_call_past_its_deadline_answers_at_once_and_is_still_logged(fixt
     assert [(c["outcome"], c["cost"]) for c in calls(log_path)] == [("ok", 5)]
     assert session.spent == 5
     log.close()
+
+
+async def test_the_rejection_that_ends_the_session_does_not_ask_for_an_answer(fixture_corpus, tmp_path):
+    results, session = await run_calls(fixture_corpus, tmp_path / "log.sqlite", [INFO_A, READ_B, READ_B], 4)
+    first, ending = text(results[1]), text(results[2])
+    assert "Call submit_answer now" in first and "another rejected call in a row ends the session" in first
+    assert "Call submit_answer now" not in ending
+    assert "second budget-rejected call in a row, so the session has ended (budget)" in ending
+    assert session.termination == "budget"
+
+
+async def test_the_spent_budget_notice_stands_apart_from_the_papers_text(fixture_corpus, tmp_path):
+    results, _ = await run_calls(fixture_corpus, tmp_path / "log.sqlite", [READ_B], 5)
+    body = "We train on 4,096 examples and reach 81.5% accuracy on the held-out split."
+    assert text(results[0]) == (
+        f"=== (C) Experiments — Paper B ===\n\n{body}\n\n=== End of (C) Experiments ===\n\n"
+        "[Budget spent: you must call submit_answer now with your best answer.]\n\n[Budget used: 5/5 (0 left)]"
+    )
+
+
+async def test_an_explore_session_with_a_budget_is_never_told_to_submit(fixture_corpus, tmp_path):
+    async with session_client(fixture_corpus, tmp_path / "log.sqlite", None, caps=Caps(1, None, None)) as (client, _):
+        spent = await client.call_tool(*INFO_A)
+        rejected = await client.call_tool(*INFO_A)
+    assert "[Budget spent: calls that cost points will be rejected from now on.]" in text(spent)
+    assert rejected.structured_content["outcome"] == "budget_rejected" and "submit_answer" not in text(rejected)

@@ -202,3 +202,16 @@ def test_log_export_prints_every_record_as_json(fixture_corpus, tmp_path):
         assert missing.exit_code == 1 and "log file not found" in missing.output
     not_a_log = CliRunner().invoke(main, ["log", "runs", str(fixture_corpus)])
     assert not_a_log.exit_code == 1 and "not a readable checkpoint log" in not_a_log.output
+
+
+async def test_stdio_stderr_has_no_library_debug_lines_at_the_default_level(fixture_corpus, tmp_path):
+    from mcp.client.stdio import stdio_client
+
+    stderr = tmp_path / "stderr.txt"
+    params = stdio_params("--corpus", str(fixture_corpus), "--log", str(tmp_path / "log.sqlite"))
+    with open(stderr, "w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=30) as client:
+            result = await client.call_tool("search_papers", {"query": "paper abstract"})  # builds a bm25s index
+    assert result.structured_content["results"]
+    logged = stderr.read_text()
+    assert "DEBUG" not in logged and "bm25s" not in logged, logged

@@ -264,13 +264,13 @@ def test_recall_labels_resolve(data):
 
 
 def test_subsection_headers_cannot_collide():
-    from agenthop.server.corpus import synth
+    from agenthop.server.corpus.synth import vocabulary
 
     heads = sorted({h for k in KINDS for h in k.subheads})
     for a in heads:
         assert not any(a.lower() in b.lower() for b in heads if b != a)
-    templates = [*synth.GENERIC_SENTENCES, *synth.CONTEXT_TEMPLATES, *synth.ITEM_CONTEXT.values()]
-    templates += [t for ts in synth.TYPE_SENTENCES.values() for t in ts]
+    templates = [*vocabulary.GENERIC_SENTENCES, *vocabulary.CONTEXT_TEMPLATES, *vocabulary.ITEM_CONTEXT.values()]
+    templates += [t for ts in vocabulary.TYPE_SENTENCES.values() for t in ts]
     templates += [t for k in KINDS for t in k.statements]
     for a in heads:
         assert not any(a.lower() in t.lower() for t in templates), a

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agenthop.server.corpus.problems import describe_warning
 from agenthop.server.corpus.schema import open_corpus, read_meta
 
 _CELLS = ("ST-d1", "ST-d2", "MT-d1", "MT-d2")
@@ -42,9 +43,13 @@ def describe(path: str | Path) -> dict:
         counts = {
             "papers": one("SELECT COUNT(*) FROM papers"),
             "papers_with_text": one("SELECT COUNT(*) FROM papers WHERE has_text = 1"),
+            "papers_with_external_ids": one("SELECT COUNT(*) FROM papers WHERE ids != '{}'"),
+            "papers_in_no_item": one("SELECT COUNT(*) FROM papers WHERE paper_id NOT IN (SELECT paper_id FROM item_nodes)"),
             "pool_papers": one("SELECT COUNT(*) FROM pool"),
             "sections": one("SELECT COUNT(*) FROM sections"),
             "edges": one("SELECT COUNT(*) FROM edges"),
+            "edges_with_context": one("SELECT COUNT(*) FROM edges WHERE context IS NOT NULL"),
+            "explore_index_stored": bool(one("SELECT COUNT(*) FROM search_index")),
             "items": one("SELECT COUNT(*) FROM items"),
             "items_by_type": dict(sorted(by_type.items())),
             "items_by_depth": dict(sorted(by_depth.items())),
@@ -95,11 +100,15 @@ def format_description(info: dict) -> str:
             f"{prov.get('metadata_conflicts', 0)} paper metadata conflicts (first kept), "
             f"{prov.get('items_without_labels', 0)} items without labels"
         )
+        for kind, n in (prov.get("warnings") or {}).items():
+            lines.append(f"  warning     {n} {describe_warning(kind)}")
     lines += [
         "",
-        f"papers        {c['papers']} ({c['papers_with_text']} with text; pool {c['pool_papers']} papers, {c['sections']} sections)",
-        f"edges         {c['edges']}",
-        f"items         {c['items']}",
+        f"papers        {c['papers']} ({c['papers_with_text']} with text, {c['papers_with_external_ids']} with external IDs, "
+        f"{c['papers_in_no_item']} in no item's graph; pool {c['pool_papers']} records, {c['sections']} sections)",
+        f"edges         {c['edges']} ({c['edges_with_context']} with a citation context); explore search index "
+        f"{'stored' if c['explore_index_stored'] else 'not stored (built on the first explore search)'}",
+        f"items         {c['items']}" + ("" if c["items"] else " (explore mode only)"),
         "  by type     " + ", ".join(f"{k} {v}" for k, v in c["items_by_type"].items()),
         "  by depth    " + ", ".join(f"depth {k}: {v}" for k, v in c["items_by_depth"].items()),
         "  by cell     " + ", ".join(f"{k} {v}" for k, v in c["items_by_cell"].items()),

@@ -13,7 +13,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 GOLD_PREFIX = "gold_"
 
@@ -23,40 +23,41 @@ CREATE TABLE meta (
     value TEXT NOT NULL            -- JSON
 );
 
--- One row per paper that appears in any item's graph (metadata may exist without text).
+-- Every paper of the corpus: graph nodes, corpus/papers.jsonl, and pool papers no paper names.
 CREATE TABLE papers (
-    paper_id  TEXT PRIMARY KEY,    -- 40-hex Semantic Scholar ID: the only ID agents see
-    arxiv_id  TEXT,                -- links to sections; NULL when unknown
+    paper_id  TEXT PRIMARY KEY,    -- the only ID agents see (40-hex in the published release; doi:..., arxiv:... when built)
+    arxiv_id  TEXT,                -- text key: the paper's record in the pool (its arxiv_id field); NULL when none
     title     TEXT NOT NULL,
     abstract  TEXT NOT NULL DEFAULT '',
     year      INTEGER,
     authors   TEXT NOT NULL DEFAULT '[]',   -- JSON list of names ([] when unknown)
     venue     TEXT,
-    has_text  INTEGER NOT NULL DEFAULT 0    -- 1 iff the paper pool has sections for arxiv_id
+    ids       TEXT NOT NULL DEFAULT '{}',   -- JSON object of external IDs: doi, arxiv, pmcid, acl, ...
+    has_text  INTEGER NOT NULL DEFAULT 0    -- 1 iff the pool has at least one section for arxiv_id
 );
-CREATE INDEX papers_arxiv ON papers(arxiv_id);
 
--- Top-level sections of the paper pool, in document order.
+-- Top-level sections of the paper pool, in document order; unique on (arxiv_id, position) (see INDEXES).
 CREATE TABLE sections (
     arxiv_id  TEXT NOT NULL,
     position  INTEGER NOT NULL,    -- 0-based; the alias is derived from it (0 -> A)
     header    TEXT NOT NULL,
-    text      TEXT NOT NULL,
-    PRIMARY KEY (arxiv_id, position)
-) WITHOUT ROWID;
+    text      TEXT NOT NULL
+);
 
--- Titles of pool papers (the pool may hold papers no graph names).
+-- The records of the text pool (a record with zero sections gives no text).
 CREATE TABLE pool (
     arxiv_id  TEXT PRIMARY KEY,
     title     TEXT NOT NULL,
     n_sections INTEGER NOT NULL
 ) WITHOUT ROWID;
 
--- The union of all items' citation edges; context is NULL when unknown.
+-- Corpus-wide citation edges, served in explore mode: corpus/citations.jsonl where it lists the
+-- citing paper, else the union of the item graphs (earliest position, first context given).
 CREATE TABLE edges (
     citing    TEXT NOT NULL,
     cited     TEXT NOT NULL,
-    context   TEXT,
+    position  INTEGER NOT NULL,      -- order in the citing paper's reference list
+    context   TEXT,                  -- the citation sentence; NULL when unknown
     PRIMARY KEY (citing, cited)
 ) WITHOUT ROWID;
 
@@ -66,16 +67,16 @@ CREATE TABLE items (
     question_type    TEXT NOT NULL,   -- single-target | multi-target
     depth            INTEGER NOT NULL,
     reasoning_type   TEXT NOT NULL,
-    cognitive_skill  TEXT,
-    venue            TEXT,
-    consensus_tier   TEXT,
+    cognitive_skill  TEXT,            -- NULL: unknown (absent, empty or not a known skill)
+    venue            TEXT,            -- NULL: unknown
+    consensus_tier   TEXT,            -- NULL: unknown
     question         TEXT NOT NULL,
     options          TEXT NOT NULL,   -- JSON list of 4 strings
     seed_paper_id    TEXT NOT NULL,
     seed_arxiv_id    TEXT,
     seed_title       TEXT NOT NULL,
     filter_agreement INTEGER,
-    position         INTEGER NOT NULL -- order in qa/full.jsonl
+    position         INTEGER NOT NULL -- order in the input
 );
 
 -- The item's neighbourhood: exactly the nodes of its graph.
@@ -86,16 +87,21 @@ CREATE TABLE item_nodes (
     PRIMARY KEY (item_id, paper_id)
 ) WITHOUT ROWID;
 
--- The item's edges: only where its graph has them, in reference order.
+-- The item's edges: only where its graph has them, in reference order, with the item's own contexts.
 CREATE TABLE item_edges (
     item_id   TEXT NOT NULL,
     citing    TEXT NOT NULL,
     cited     TEXT NOT NULL,
     position  INTEGER NOT NULL,      -- index in the citing paper's reference list
+    context   TEXT,                  -- this item's citation sentence; NULL when its graph gives none
     PRIMARY KEY (item_id, citing, position)
 ) WITHOUT ROWID;
--- Explore mode lists a paper's references across all items' graphs.
-CREATE INDEX item_edges_citing ON item_edges(citing);
+
+-- The explore-mode BM25 index, built at import (agenthop.server.search): name -> bytes.
+CREATE TABLE search_index (
+    name  TEXT PRIMARY KEY,
+    data  BLOB NOT NULL
+);
 
 -- Gold data: never readable from the server (see open_corpus).
 CREATE TABLE gold_items (
@@ -120,6 +126,14 @@ CREATE TABLE gold_recall_labels (
 ) WITHOUT ROWID;
 """
 
+# Built after the bulk load (sorting once is cheaper than inserting large rows in key order); the
+# importer builds one earlier when one of its own checks needs it. Table -> index. (Item tables are
+# clustered by item instead: they are written item by item.)
+INDEXES = {
+    "papers": "CREATE INDEX papers_arxiv ON papers(arxiv_id)",
+    "sections": "CREATE UNIQUE INDEX sections_key ON sections(arxiv_id, position)",
+}
+
 
 class CorpusError(Exception):
     """The corpus file cannot be used; the message says why and what to do."""
@@ -128,6 +142,11 @@ class CorpusError(Exception):
 def create_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(DDL)
     conn.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (json.dumps(SCHEMA_VERSION),))
+
+
+def create_index(conn: sqlite3.Connection, table: str) -> None:
+    """The index of ``table`` (see INDEXES), unless it is there already."""
+    conn.execute(INDEXES[table].replace("INDEX", "INDEX IF NOT EXISTS", 1))
 
 
 def read_meta(conn: sqlite3.Connection) -> dict:
@@ -171,7 +190,7 @@ def open_corpus(path: str | Path, *, allow_gold: bool = False) -> sqlite3.Connec
     path = Path(path)
     if not path.exists():
         raise CorpusError(
-            f"corpus file not found: {path}. Build one with 'agenthop-server corpus import RELEASE_DIR --out {path}' "
+            f"corpus file not found: {path}. Build one by importing a release ('agenthop-server corpus import', docs/corpus.md) "
             "or use the committed corpus.sqlite."
         )
     truncated = _truncated(path)
@@ -196,7 +215,7 @@ def open_corpus(path: str | Path, *, allow_gold: bool = False) -> sqlite3.Connec
             f"{path} has corpus schema version {version!r}; this AgentHop reads version {SCHEMA_VERSION}. "
             "Rebuild it with 'agenthop-server corpus import'."
         )
-    missing = {"papers", "sections", "edges", "items", "item_nodes", "item_edges", "gold_items"} - tables
+    missing = {"papers", "sections", "edges", "items", "item_nodes", "item_edges", "search_index", "gold_items"} - tables
     if missing:
         raise CorpusError(f"{path} lacks tables {sorted(missing)}; rebuild it with 'agenthop-server corpus import'.")
     if not allow_gold:

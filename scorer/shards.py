@@ -1,0 +1,143 @@
+"""Scoring the shards of one run as one run (``agenthop-runner --shard K/N``, docs/runner.md).
+
+A shard's run.json carries ``"shard": {"index", "count", "items_total", "items_sha256"}``.
+Run directories whose shards share the run label, the shard count and the item list
+(``items_sha256``) are the shards of one run. Given all N of them, either as separate
+RUN arguments or as one directory holding them, the scorer merges them into one ``Run``:
+sessions, checkpoint records and runner records are the union of the shards' (every item
+is in exactly one shard, so nothing overlaps), and scores are those of a single-machine
+run of the same items. Shards that disagree on agent, model, caps, ablations, tool format
+or corpus, a missing shard, or a shard given twice is an error that says which.
+A single shard given alone is scored as the run of its own items.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from agenthop.scorer.logs import LOG_FILE, MANIFEST_FILE, RUNNER_FILE, Run, RunSpecError
+
+#: Settings every shard of one run must share (the runner refuses to resume across them too).
+SAME_SETTINGS = ("agent", "model", "caps", "ablations", "corpus", "tool_format")
+
+
+@dataclass(frozen=True)
+class ShardGroup:
+    """The run directories of the N shards of one run, in shard order."""
+
+    label: str
+    count: int
+    items_sha256: str
+    dirs: tuple[Path, ...]
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.count} shards: {', '.join(str(d) for d in self.dirs)})"
+
+
+def shard_info(path: Path) -> tuple[dict, dict] | None:
+    """(manifest, its shard entry) of a shard's run directory; None for anything else."""
+    manifest = path / MANIFEST_FILE
+    if not path.is_dir() or not manifest.is_file():
+        return None
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None  # reported when the directory is loaded as a run
+    shard = data.get("shard") if isinstance(data, dict) else None
+    return (data, shard) if isinstance(shard, dict) else None
+
+
+def _key(path: Path, manifest: dict, shard: dict) -> tuple:
+    return (manifest.get("run") or path.name, shard.get("count"), shard.get("items_sha256"))
+
+
+def _group(dirs: list[Path]) -> ShardGroup:
+    infos = [(d, *shard_info(d)) for d in dirs]
+    label, count, digest = _key(*infos[0])
+    by_index: dict[int, Path] = {}
+    for d, _, shard in infos:
+        index = shard.get("index")
+        if index in by_index:
+            raise RunSpecError(f"shard {index}/{count} of run {label!r} is given twice: {by_index[index]} and {d}.")
+        by_index[index] = d
+    missing = [k for k in range(1, count + 1) if k not in by_index]
+    if missing:
+        raise RunSpecError(
+            f"run {label!r} has {count} shards but shard(s) {', '.join(f'{k}/{count}' for k in missing)} are missing "
+            f"(given: {', '.join(str(d) for d in dirs)}). Score all {count} shard directories together, or one shard alone."
+        )
+    first = infos[0][1]
+    for d, manifest, _ in infos[1:]:
+        diffs = [k for k in SAME_SETTINGS if manifest.get(k) != first.get(k)]
+        if diffs:
+            raise RunSpecError(f"{d} and {infos[0][0]} are shards of run {label!r} but differ in {', '.join(diffs)}; "
+                               "their scores cannot be merged.")
+    return ShardGroup(label=label, count=count, items_sha256=digest, dirs=tuple(by_index[k] for k in range(1, count + 1)))
+
+
+def group_specs(specs: list) -> list:
+    """RUN arguments with the shard directories of one run replaced by one ``ShardGroup`` (at the first one's place)."""
+    keyed: dict[tuple, list[Path]] = {}
+    for spec in specs:
+        info = shard_info(Path(str(spec))) if not isinstance(spec, ShardGroup) else None
+        if info is not None:
+            keyed.setdefault(_key(Path(str(spec)), *info), []).append(Path(str(spec)))
+    for (label, count, digest), dirs in keyed.items():
+        others = [k[0] for k in keyed if k[1:] == (count, digest) and k[0] != label]
+        if others and len(dirs) < (count or 0):
+            raise RunSpecError(f"{', '.join(str(d) for d in dirs)} and the shards of run(s) {', '.join(map(repr, others))} "
+                               f"split the same items {count} ways under different run labels ({label!r}); the shards of "
+                               "one run share its label: give every machine the same run label.")
+    out, placed = [], set()
+    for spec in specs:
+        info = shard_info(Path(str(spec))) if not isinstance(spec, ShardGroup) else None
+        if info is None:
+            out.append(spec)
+            continue
+        key = _key(Path(str(spec)), *info)
+        if len(keyed[key]) == 1:
+            out.append(spec)  # one shard alone: the run of its own items
+        elif key not in placed:
+            placed.add(key)
+            out.append(_group(keyed[key]))
+    return out
+
+
+def shard_parent(path: Path) -> ShardGroup | None:
+    """A directory that holds the shard directories of one run (and no run of its own) stands for that run."""
+    if not path.is_dir() or (path / RUNNER_FILE).exists() or (path / LOG_FILE).exists():
+        return None
+    children = sorted(d for d in path.iterdir() if shard_info(d) is not None)
+    if not children:
+        return None
+    groups = [g for g in group_specs([str(d) for d in children]) if isinstance(g, ShardGroup)]
+    if len(groups) != 1 or len(groups[0].dirs) != len(children):
+        raise RunSpecError(f"{path} holds shard directories of more than one run; pass the shard directories of one run.")
+    return groups[0]
+
+
+def load_merged(group: ShardGroup, server_log: str | Path | None = None) -> Run:
+    """One Run from the N shards of ``group``."""
+    from agenthop.scorer.logs import _load_dir
+
+    parts = [_load_dir(d, Path(server_log) if server_log is not None else None) for d in group.dirs]
+    sessions = {}
+    offset = 0
+    for part in parts:
+        for sid, sess in part.sessions.items():
+            if sid in sessions:
+                raise RunSpecError(f"session {sid} appears in two shards of run {group.label!r}; the shards overlap.")
+            sess.order += offset  # log order within each shard, shards one after another
+            sessions[sid] = sess
+        offset += part.n_records
+    manifest = dict(parts[0].manifest)
+    shard = dict(manifest.get("shard") or {})
+    shard.pop("index", None)
+    manifest["shard"] = shard | {"merged_from": [str(d) for d in group.dirs]}
+    return Run(
+        name=group.label, label=parts[0].label, log_path=parts[0].log_path, run_dir=None, manifest=manifest,
+        sessions=sessions, runner_records=[r for p in parts for r in p.runner_records],
+        runner_lines_skipped=sum(p.runner_lines_skipped for p in parts), n_records=sum(p.n_records for p in parts),
+    )

@@ -1,0 +1,216 @@
+"""The trajectory viewer: static HTML that steps through every scored session of one or more runs, offline.
+
+    agenthop-scorer view RUN... --corpus corpus.sqlite --out DIR
+
+writes ``DIR/index.html`` (the page, its script and style inline, and an index
+of every item of every run) and ``DIR/sessions/<run>/<n>.js``, one file per
+session, loaded only when that session is opened; everything opens from
+``file://`` with no network. The page is ``index.html#run=KEY&item=ID`` for one
+session and ``...&vs=KEY2`` for two runs side by side on one item; KEY is the
+run's report directory name (``logs.safe_name`` of its name, ``_`` appended on
+a clash, as ``agenthop-scorer`` names report directories).
+
+The session shown for an item is the one the scorer counts (items.resolve_items),
+and every mark is the scorer's own: first exposures (audit.first_exposures),
+inspections (audit.is_inspection), delivered gold reads and their direct-label
+hits (metrics.gold_reads), the audit category and correctness (score_run).
+
+Result texts: the checkpoint log records what each call did, and the text of
+calls that did not succeed, but not the text a successful call returned. The
+viewer reproduces that text by running the same pure tool function on the same
+corpus (tools are deterministic; a run made on another corpus is not reproduced).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from agenthop.server.papers import Corpus
+from agenthop.server.search import SearchEngine
+from agenthop.server.tools import TOOLS, Scope
+
+from . import audit, metrics
+from .gold import Gold
+from .items import ItemOutcome, resolve_items
+from .logs import Call, Run, expand_spec, load_run, safe_name
+from .summary import score_run
+
+VIEW_FILE = "index.html"
+VIEW_DIR = "view"  # where ``agenthop-scorer RUN... --view`` writes the viewer, beside the reports
+
+
+def run_keys(names: Iterable[str]) -> list[str]:
+    """Directory-safe, unique keys for run names, in order (the scheme of the score command's report directories)."""
+    used: set[str] = set()
+    keys = []
+    for name in names:
+        key = safe_name(name)
+        while key in used:
+            key += "_"
+        used.add(key)
+        keys.append(key)
+    return keys
+
+
+def view_link(key: str, item_id: str, vs: str | None = None) -> str:
+    """The fragment of index.html that opens one item of one run (and another run beside it)."""
+    from urllib.parse import quote
+
+    link = f"{VIEW_FILE}#run={quote(key)}&item={quote(item_id)}"
+    return link + (f"&vs={quote(vs)}" if vs else "")
+
+
+@dataclass
+class _Texts:
+    """Reproduces the text a successful call returned, from the corpus the run was made on."""
+
+    corpus: Corpus
+    search: SearchEngine
+
+    def of(self, call: Call, item_id: str | None, reproducible: bool) -> tuple[str | None, str]:
+        """(text, where it came from: 'log', 'reproduced' or 'unavailable')."""
+        if call.message:
+            return call.message, "log"
+        tool = TOOLS.get(call.tool)
+        if call.outcome != "ok" or tool is None or not reproducible:
+            return None, "unavailable"
+        try:
+            args = tool.args.model_validate(call.arguments)
+        except ValidationError:
+            return None, "unavailable"
+        return tool.run(Scope(self.corpus, self.search, item_id), args).text, "reproduced"
+
+
+def _marks(it: ItemOutcome, gold: Gold) -> dict[int, list[dict]]:
+    """Per call seq, the scorer's marks on it."""
+    golds = set(it.gold.gold_paper_ids)
+    firsts = {(e["paper_id"], e["seq"]) for e in audit.first_exposures(it) if e["exposed"]}
+    marks: dict[int, list[dict]] = {}
+    for c in it.calls:
+        out = marks.setdefault(c.seq, [])
+        shown: set[str] = set()
+        for e in c.exposed:
+            pid = e.get("paper_id") if isinstance(e, dict) else None
+            if pid in golds and pid not in shown:
+                shown.add(pid)
+                kind = "first_exposure" if (pid, c.seq) in firsts else "exposed"
+                out.append({"kind": kind, "paper_id": pid, "rank": e.get("rank")})
+        if audit.is_inspection(c) and c.paper_id in golds:
+            out.append({"kind": "inspected", "paper_id": c.paper_id})
+    for c, hit in metrics.gold_reads(it, gold):
+        marks[c.seq].append({"kind": "delivered", "paper_id": c.delivered["paper_id"], "direct_hit": hit,
+                             "header": c.delivered.get("header")})
+    return marks
+
+
+def _call(c: Call, marks: list[dict], texts: _Texts, item_id: str, reproducible: bool) -> dict:
+    text, source = texts.of(c, item_id, reproducible)
+    return {"seq": c.seq, "turn": c.turn, "tool": c.tool, "arguments": c.arguments, "outcome": c.outcome,
+            "executed": c.executed, "cost": c.cost, "budget_before": c.budget_before, "budget_after": c.budget_after,
+            "latency_ms": c.latency_ms, "forced": c.forced, "text": text, "text_source": source, "marks": marks}
+
+
+def _session_data(key: str, it: ItemOutcome, row: dict, gold: Gold, corpus: Corpus, texts: _Texts) -> dict:
+    item = corpus.item(it.item_id)
+    titles = corpus.papers(list(it.gold.gold_paper_ids))
+    exposures = {e["paper_id"]: e for e in row["exposures"]}
+    gold_papers = [{
+        "paper_id": pid, "title": titles[pid].title if pid in titles else None,
+        "exposure": exposures.get(pid), "delivered": pid in row["gold_delivered"], "direct_hit": pid in row["gold_direct_hit"],
+    } for pid in it.gold.gold_paper_ids]
+    start = (it.session.start or {}) if it.session else {}
+    reproducible = (start.get("corpus") or {}).get("corpus_id") in (None, corpus.identity.get("corpus_id"))
+    marks = _marks(it, gold) if it.observed else {}
+    return {
+        "run": key, "item_id": it.item_id, "question": item.question if item else None, "options": item.options if item else [],
+        "seed": {"paper_id": it.gold.seed_paper_id, "title": item.seed_title if item else None},
+        "bridge_papers": list(it.gold.bridge_paper_ids), "gold_papers": gold_papers,
+        **{k: row[k] for k in ("cell", "reasoning_type", "answer", "correct_letter", "correct", "audit", "termination",
+                               "budget", "turns", "tokens", "paper_recall", "section_recall", "session_id", "n_sessions")},
+        "audit_label": audit.CATEGORY_LABELS[row["audit"]],
+        "client": start.get("client"), "caps": start.get("caps"), "reproduced": reproducible,
+        "calls": [_call(c, marks.get(c.seq, []), texts, it.item_id, reproducible) for c in it.calls],
+    }
+
+
+def _index_row(key: str, it: ItemOutcome, row: dict) -> dict:
+    client = ((it.session.start or {}).get("client") or {}) if it.session else {}
+    return {
+        "run": key, "item_id": it.item_id, "cell": row["cell"], "reasoning_type": row["reasoning_type"],
+        "answer": row["answer"], "correct_letter": row["correct_letter"], "correct": row["correct"], "audit": row["audit"],
+        "termination": row["termination"], "budget": row["budget"], "calls": len(it.calls), "observed": it.observed,
+        "client": client.get("name"), "participant": client.get("participant"), "file": None,
+    }
+
+
+def _js(data: object) -> str:
+    """JSON that is safe inside an HTML <script> element and as a JavaScript literal."""
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False)
+    return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _page(index: dict) -> str:
+    static = resources.files("agenthop.scorer").joinpath("view_static")
+    template = static.joinpath("view.html").read_text(encoding="utf-8")
+    return (template.replace("/*VIEW_CSS*/", static.joinpath("view.css").read_text(encoding="utf-8"))
+            .replace("/*VIEW_JS*/", static.joinpath("view.js").read_text(encoding="utf-8"))
+            .replace("/*VIEW_INDEX*/", _js(index)))
+
+
+def write_view(specs: Iterable[str | Path], corpus: str | Path, out: str | Path, *, expected: list[str] | None = None,
+               server_log: str | Path | None = None) -> dict[str, str]:
+    """Write the viewer of the runs RUN ``specs`` name into ``out``; returns {run name: key}.
+
+    Raises what loading and scoring raise (RunSpecError, LogError, CorpusError).
+    """
+    out = Path(out)
+    single = [one for spec in specs for one in expand_spec(spec)]
+    gold = Gold(corpus)
+    public = Corpus(corpus)
+    view = _View(out, gold, public, expected)
+    try:
+        for spec in single:
+            view.add(load_run(spec, server_log))
+    finally:
+        gold.close()
+    (out / VIEW_FILE).write_text(_page(view.index), encoding="utf-8")
+    return view.keys
+
+
+class _View:
+    """Writes each run's session files as it is added, and keeps the index for index.html."""
+
+    def __init__(self, out: Path, gold: Gold, public: Corpus, expected: list[str] | None):
+        self.out, self.gold, self.public, self.expected = out, gold, public, expected
+        self.texts = _Texts(public, SearchEngine(public))
+        self.index: dict = {"runs": [], "rows": [], "corpus": public.identity}
+        self.keys: dict[str, str] = {}
+
+    def add(self, run: Run) -> None:
+        summary = score_run(run, self.gold, self.expected)
+        name = summary["run"]["name"]
+        key = run_keys([r["key"] for r in self.index["runs"]] + [name])[-1]
+        self.keys[name] = key
+        rows = {r["item_id"]: r for r in summary["item_results"]}
+        outcomes, _ = resolve_items(run, self.gold, self.expected)
+        folder = self.out / "sessions" / key
+        folder.mkdir(parents=True, exist_ok=True)
+        for n, it in enumerate(outcomes):
+            row = rows[it.item_id]
+            entry = _index_row(key, it, row)
+            if it.observed:
+                entry["file"] = f"sessions/{key}/{n}.js"
+                data = _session_data(key, it, row, self.gold, self.public, self.texts)
+                (folder / f"{n}.js").write_text(f"AgentHopView.load({_js(data)});\n", encoding="utf-8")
+            self.index["rows"].append(entry)
+        ident = summary["run"]
+        clients = sorted({((s.start or {}).get("client") or {}).get("name") or "unknown" for s in run.sessions.values()})
+        self.index["runs"].append({"key": key, "name": name, "label": ident["label"], "agent": ident["agent"],
+                                   "model": ident["model"], "clients": clients, "n": summary["items"]["n"],
+                                   "accuracy": summary["headline"]["accuracy"]})

@@ -1,0 +1,170 @@
+"""The input shapes the importer accepts, each turned into one stream of release records.
+
+A *source* yields ``(kind, where, record)`` in an order the importer can take
+(a text record before the graphs that name it; a graph before its item; the
+labels last) and records the sha256 of every input file it read. The records
+are those of the release layout (docs/corpus.md); each shape only converts, so
+every shape goes through the same validation.
+
+- :class:`ReleaseDirectory`: the release layout (SPEC 2.1, plus the optional corpus/ files).
+- :mod:`agenthop.server.corpus.packaged`: the packager's samples (one combined JSON file,
+  or a directory of per-sample JSON files) with recall labels from a separate file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from agenthop.server.corpus.problems import ReleaseError, Where, describe
+from agenthop.server.corpus.release import (
+    CITATIONS_FILE,
+    CORPUS_PAPERS_FILE,
+    GRAPHS_FILE,
+    ITEM_FILES,
+    LABELS_FILE,
+    POOL_FILE,
+    QA_FILE,
+)
+
+# Record kinds, in the order a release directory gives them.
+POOL, PAPER, GRAPH, CITATIONS, ITEM, LABELS = "pool", "paper", "graph", "citations", "item", "labels"
+
+LAYOUT = (
+    "a release directory holds paper_pool/papers.jsonl (one paper with text per line) and, for benchmark items, "
+    "qa/full.jsonl (one item per line), graphs/full.jsonl (one neighbourhood per item) and audit/recall_labels.jsonl "
+    "(one label record per item); corpus/papers.jsonl and corpus/citations.jsonl are optional, and with "
+    "corpus/papers.jsonl the three item files may be absent (an explore-only corpus)"
+)
+SHAPES = (
+    "a release directory (paper_pool/, qa/, graphs/, audit/, optionally corpus/), a packaged JSON file (one sample "
+    "or a list of samples, each with the qa fields, 'graph' and 'paper_pool'), or a directory of such per-sample JSON files"
+)
+
+
+class JsonlFile:
+    """The JSON objects of one JSONL file, one per non-blank line; its sha256 is computed beside the reading.
+
+    A line that is not a JSON object comes as a :class:`ReleaseError` in place of
+    the record, so that a check can report it and go on with the next line.
+    """
+
+    def __init__(self, path: Path, name: str) -> None:
+        self.path = path
+        self.name = name
+        self._digest: list[str] = []
+        # hashlib releases the GIL on large buffers: the hash costs no time of the thread that parses.
+        self._hashing = threading.Thread(target=self._hash, name=f"sha256 {name}", daemon=True)
+
+    def _hash(self) -> None:
+        with open(self.path, "rb") as fh:
+            self._digest.append(hashlib.file_digest(fh, "sha256").hexdigest())
+
+    def __iter__(self) -> Iterator[tuple[Where, dict | ReleaseError]]:
+        self._hashing.start()
+        # Text mode decodes in C; bytes that are not UTF-8 come through as lone surrogates, found below.
+        with open(self.path, encoding="utf-8", errors="surrogateescape", newline="\n") as fh:
+            for number, text in enumerate(fh, start=1):
+                where = Where(f"{self.name} line {number}")
+                if not text.isascii():
+                    try:
+                        text.encode("utf-8")
+                    except UnicodeEncodeError:
+                        try:
+                            text.encode("utf-8", "surrogateescape").decode("utf-8")
+                        except UnicodeDecodeError as exc:
+                            yield where, where.fail(f"not valid UTF-8 ({exc.reason} at byte {exc.start})")
+                            continue
+                if not text.strip():
+                    continue
+                try:
+                    record = json.loads(text.rstrip("\r\n"))
+                except json.JSONDecodeError as exc:
+                    error = where.fail(f"not valid JSON ({exc.msg} at column {exc.colno})")
+                    error.raw = text[:2000]  # a check looks for the record's key in it
+                    yield where, error
+                    continue
+                if not isinstance(record, dict):
+                    yield where, where.error(None, "a JSON object", describe(record))
+                    continue
+                yield where, record
+
+    @property
+    def hexdigest(self) -> str:
+        self._hashing.join()
+        return self._digest[0]
+
+
+class Source:
+    """One input, as release records. ``inputs`` maps each file read to its sha256 once ``records`` is exhausted."""
+
+    name: str  # provenance "source": the input's base name, never a path
+    shape: str
+    has_items: bool
+
+    def __init__(self) -> None:
+        self.inputs: dict[str, str] = {}
+        self.notes = []
+
+    notes: list[tuple[str, dict]]  # warnings about the input itself, for the import summary
+
+    def records(self) -> Iterator[tuple[str, Where, dict | ReleaseError]]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _read(self, kind: str, reader: JsonlFile, key: str) -> Iterator[tuple[str, Where, dict | ReleaseError]]:
+        for where, record in reader:
+            yield kind, where, record
+        self.inputs[key] = reader.hexdigest
+
+
+class ReleaseDirectory(Source):
+    """A release directory: the files of the release layout, read in the importer's order."""
+
+    shape = "release directory"
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.root = root
+        self.name = root.resolve().name
+        present = {rel for rel in (POOL_FILE, *ITEM_FILES, CORPUS_PAPERS_FILE, CITATIONS_FILE) if (root / rel).is_file()}
+        if POOL_FILE not in present:
+            raise ReleaseError(f"{root} has no {POOL_FILE}; {LAYOUT}")
+        item_files = [rel for rel in ITEM_FILES if rel in present]
+        if item_files and len(item_files) < len(ITEM_FILES):
+            missing = [rel for rel in ITEM_FILES if rel not in present]
+            raise ReleaseError(f"{root} has no {' or '.join(missing)} (it has {', '.join(item_files)}); {LAYOUT}")
+        if not item_files and CORPUS_PAPERS_FILE not in present:
+            raise ReleaseError(f"{root} has no {QA_FILE}, {GRAPHS_FILE} or {LABELS_FILE}, and no {CORPUS_PAPERS_FILE}; {LAYOUT}")
+        self.present = present
+        self.has_items = bool(item_files)
+
+    def records(self) -> Iterator[tuple[str, Where, dict | ReleaseError]]:
+        order = ((POOL, POOL_FILE), (PAPER, CORPUS_PAPERS_FILE), (GRAPH, GRAPHS_FILE), (CITATIONS, CITATIONS_FILE),
+                 (ITEM, QA_FILE), (LABELS, LABELS_FILE))
+        for kind, rel in order:
+            if rel in self.present:
+                yield from self._read(kind, JsonlFile(self.root / rel, rel), rel)
+
+
+def open_source(path: Path, labels: Path | None = None) -> Source:
+    """The source for ``path``: a release directory, a packaged JSON file, or a directory of per-sample files."""
+    from agenthop.server.corpus.packaged import PackagedSamples  # the packaged shape converts into release records
+
+    path = Path(path)
+    if path.is_file():
+        if path.suffix == ".jsonl":
+            raise ReleaseError(f"{path} is one JSONL file; give the release directory that holds it. Expected {SHAPES}")
+        return PackagedSamples([path], labels, name=path.name)
+    if not path.is_dir():
+        raise ReleaseError(f"release not found: {path}; expected {SHAPES}")
+    if any((path / d).is_dir() for d in ("paper_pool", "qa", "graphs", "audit", "corpus")):
+        if labels is not None:
+            raise ReleaseError(f"a recall labels file was given, but the release directory {path} carries its own ({LABELS_FILE})")
+        return ReleaseDirectory(path)
+    samples = sorted(p for p in path.iterdir() if p.suffix == ".json" and p.is_file())
+    if samples:
+        return PackagedSamples(samples, labels, name=path.resolve().name, directory=path)
+    raise ReleaseError(f"{path} holds neither a release layout nor per-sample .json files; expected {SHAPES}")

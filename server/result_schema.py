@@ -1,0 +1,163 @@
+"""The shape of every tool result's structured content, as the ``outputSchema`` each tool declares.
+
+A result always carries the status keys (``Status``), plus the tool's own keys
+when the call succeeded (``outcome`` "ok"), or ``error`` (and for an unresolved
+section, ``candidates``) when it did not. A call refused because it named no
+session has no budget to report: it carries ``tool``, ``outcome`` ("invalid")
+and ``error`` only. Clients that validate (the TypeScript SDK validates error
+results too) can check every result against the schema.
+"""
+
+from __future__ import annotations
+
+from typing import NotRequired
+
+from pydantic import TypeAdapter
+from typing_extensions import TypedDict  # pydantic needs this TypedDict before Python 3.12
+
+
+class Status(TypedDict):
+    tool: str
+    outcome: str
+    cost: int
+    budget_used: int
+    budget_total: int | None
+    budget_remaining: int | None
+    turn: int | None
+    tokens: int | None
+    session_ended: bool
+
+
+class SearchHit(TypedDict):
+    rank: int
+    paper_id: str
+    title: str
+    year: int | None
+    abstract: str
+    has_text: bool
+
+
+class PaperInfo(TypedDict):
+    paper_id: str
+    title: str
+    authors: list[str]
+    year: int | None
+    venue: str | None
+    ids: dict[str, str]  # external IDs the corpus knows: doi, arxiv, pmcid, acl, ...
+    abstract: str
+    has_text: bool
+
+
+class Reference(TypedDict):
+    rank: int
+    paper_id: str
+    title: str
+    year: int | None
+    has_text: bool
+    context: str | None
+
+
+class SectionEntry(TypedDict):
+    alias: str
+    header: str
+    chars: int
+
+
+class Candidate(TypedDict):
+    alias: str
+    header: str
+
+
+class Failure(TypedDict):
+    """Keys of unsuccessful results (besides the status keys)."""
+
+    error: NotRequired[str]
+    candidates: NotRequired[list[Candidate]]
+
+
+class SearchResult(TypedDict):
+    query: str
+    results: list[SearchHit]
+
+
+class PaperResult(TypedDict):
+    paper: PaperInfo
+
+
+class ReferencesResult(TypedDict):
+    paper_id: str
+    references: list[Reference]
+
+
+class SectionsResult(TypedDict):
+    paper_id: str
+    title: str
+    sections: list[SectionEntry]
+
+
+class ReadResult(TypedDict):
+    """The section's identity and length; its text travels once, in the text content."""
+
+    paper_id: str
+    section: SectionEntry
+
+
+class NoKeys(TypedDict):
+    pass
+
+
+class AnswerResult(TypedDict):
+    answer: str
+
+
+SUCCESS: dict[str, type] = {
+    "search_papers": SearchResult, "get_paper_info": PaperResult, "get_references": ReferencesResult,
+    "list_sections": SectionsResult, "read_section": ReadResult, "think": NoKeys, "submit_answer": AnswerResult,
+}
+
+
+def _untitled(node):
+    """Drop pydantic's generated "title" keywords: they only repeat the property names."""
+    if isinstance(node, dict):
+        return {k: _untitled(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(node, list):
+        return [_untitled(v) for v in node]
+    return node
+
+
+def _schema(typed: type) -> dict:
+    schema = _untitled(TypeAdapter(typed).json_schema())
+    schema.pop("description", None)
+    return schema
+
+
+def _merge(*schemas: dict) -> tuple[dict, dict]:
+    """(properties, $defs) of several object schemas."""
+    properties, defs = {}, {}
+    for schema in schemas:
+        properties.update(schema.get("properties", {}))
+        defs.update(schema.get("$defs", {}))
+    return properties, defs
+
+
+def output_schema(tool: str) -> dict:
+    status, failure, success = _schema(Status), _schema(Failure), _schema(SUCCESS[tool])
+    properties, defs = _merge(status, failure, success)
+    schema = {
+        "type": "object",
+        "properties": properties,
+        "required": ["tool", "outcome"],
+        "anyOf": [
+            {"required": status["required"]},
+            {"properties": {"outcome": {"const": "invalid"}}, "required": ["error"]},  # no session: no budget
+        ],
+    }
+    if success.get("required"):
+        schema["if"] = {"properties": {"outcome": {"const": "ok"}}}
+        schema["then"] = {"required": success["required"]}
+    if defs:
+        schema["$defs"] = defs
+    return schema
+
+
+OUTPUT_SCHEMAS: dict[str, dict] = {name: output_schema(name) for name in SUCCESS}
