@@ -135,8 +135,11 @@ def corpus_build(sources: tuple[Path, ...], out: Path, fmt: str | None, items: P
     except ConvertError as exc:
         raise click.ClickException(str(exc)) from exc
     except ReleaseError as exc:
-        raise click.ClickException(f"the converted release did not import: {exc}") from exc
-    click.echo(json.dumps(summary, indent=2))
+        message = str(exc)
+        if not any(path is not None and message.startswith(str(path)) for path in (items, labels)):
+            message += " (in the release converted from your papers; --keep-release DIR keeps it to look at)"
+        raise click.ClickException(message) from exc
+    click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
 
 
 @corpus.command("info")

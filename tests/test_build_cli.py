@@ -1,5 +1,6 @@
 """`agenthop-server corpus build` refuses bad input with a message that names the file and the problem, and writes nothing."""
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -36,3 +37,46 @@ def test_the_format_flag_is_checked_per_file(tmp_path):
     result = CliRunner().invoke(main, ["corpus", "build", str(FIXTURES / "jats" / "elife00240.xml"), "--format", "s2orc",
                                        "--out", str(tmp_path / "c.sqlite")])
     assert result.exit_code == 1 and "elife00240.xml: looks like jats, not s2orc" in result.output
+
+
+def _item(**changes) -> str:
+    item = {"id": "st_0001", "question_type": "single-target", "depth": 1, "reasoning_type": "RESULT", "question": "Q?",
+            "options": ["a", "b", "c", "d"], "correct_index": 0, "seed_paper_id": "doi:10.7554/elife.00240",
+            "gold_paper_ids": ["doi:10.7554/elife.00007"], "bridge_paper_ids": []}
+    return json.dumps({**item, **changes})
+
+
+def test_the_importers_errors_name_the_users_items_file_and_line(tmp_path):
+    items = tmp_path / "my-questions.jsonl"
+    items.write_text(_item() + "\n\n" + _item(id="st_0002", options=["a", "b", "c"]) + "\n")
+    out, kept = tmp_path / "c.sqlite", tmp_path / "kept"
+    result = CliRunner().invoke(main, ["corpus", "build", str(FIXTURES / "jats"), "--out", str(out), "--items", str(items),
+                                       "--keep-release", str(kept)])
+    assert result.exit_code == 1, result.output
+    assert result.output.endswith(f"Error: {items} line 3: field 'options': expected a list of 4 strings, found a list of 3\n")
+    assert not out.exists()
+    # The refused release is kept to look at, its lines where the user's were.
+    qa = (kept / "qa/full.jsonl").read_text().splitlines()
+    assert qa[1] == "" and json.loads(qa[2])["id"] == "st_0002" and json.loads(qa[2])["seed_title"] == "Indirect routes to reproductive success"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept", "my-questions.jsonl"]
+
+
+def test_keep_release_never_overwrites_a_folder_that_holds_something(tmp_path):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    result = CliRunner().invoke(main, ["corpus", "build", str(FIXTURES / "jats"), "--out", str(tmp_path / "c.sqlite"),
+                                       "--keep-release", str(tmp_path / "mine")])
+    assert result.exit_code == 1 and "mine already exists and is not an empty directory" in result.output
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me" and not (tmp_path / "c.sqlite").exists()
+
+
+def test_a_label_naming_no_section_names_the_users_labels_file_and_line(tmp_path):
+    items, labels = tmp_path / "qa.jsonl", tmp_path / "labels.jsonl"
+    items.write_text(_item() + "\n")
+    labels.write_text("\n" + json.dumps({"sample_id": "st_0001", "analysis": {"section_recall_labels": [
+        {"paper_id": "doi:10.7554/elife.00007", "section": "Nowhere", "relevance": "direct"}]}}) + "\n")
+    result = CliRunner().invoke(main, ["corpus", "build", str(FIXTURES / "jats"), "--out", str(tmp_path / "c.sqlite"),
+                                       "--items", str(items), "--labels", str(labels)])
+    assert result.exit_code == 1, result.output
+    assert f"Error: {labels} line 2: field 'analysis.section_recall_labels[0].section': expected a section of doi:10.7554/elife.00007" \
+        in result.output

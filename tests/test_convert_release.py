@@ -79,7 +79,7 @@ def test_items_get_graphs_from_the_citation_graph_with_their_contexts(tmp_path):
     }) + "\n")
     labels = tmp_path / "labels.jsonl"
     labels.write_text(json.dumps({"sample_id": "st_0001", "analysis": {"section_recall_labels": [
-        {"paper": "Herbivory-induced volatiles", "paper_id": gold, "section": "Results", "relevance": "direct"}]}}) + "\n")
+        {"paper_id": gold, "section": "Results", "relevance": "direct"}]}}) + "\n")
     out, summary, _, _ = release_of("jats", tmp_path, items=items, labels=labels)
     [qa] = lines(out / "qa/full.jsonl")
     assert qa["seed_arxiv_id"] == seed and qa["gold_arxiv_ids"] == [gold] and qa["bridge_arxiv_ids"] == []
@@ -90,7 +90,7 @@ def test_items_get_graphs_from_the_citation_graph_with_their_contexts(tmp_path):
     assert len(graph["edges"][gold]) == 30  # the gold paper's first 30 of its 59 references
     assert graph["contexts"][seed][gold].endswith("(Schuman et al., 2012).")
     [label] = lines(out / "audit/recall_labels.jsonl")[0]["analysis"]["section_recall_labels"]
-    assert label["arxiv_id"] == gold and summary["items"] == 1
+    assert label["arxiv_id"] == gold and label["paper"].startswith("Herbivory-induced volatiles") and summary["items"] == 1
 
 
 def test_an_item_naming_an_unknown_seed_is_refused(tmp_path):
@@ -107,3 +107,34 @@ def test_the_same_paper_twice_is_kept_once(tmp_path):
     summary = write_release([tmp_path / "in"], tmp_path / "out", echo=lambda m: None)
     assert summary["papers_in_set"] == 1 and summary["duplicates"] == 1
     assert "b.xml (same paper as doi:10.7554/elife.00240)" in summary["duplicate_examples"][0]
+
+
+def test_a_source_id_shared_by_two_different_papers_is_not_a_duplicate(tmp_path):
+    """doc2json names papers after their file up to the first dot: 2020.acl-main.207 and 2020.acl-main.1 are both "2020"."""
+    (tmp_path / "in").mkdir()
+    for name in ("2020.acl-main.207.json", "N18-3011.json"):
+        record = json.loads((FIXTURES / "s2orc" / name).read_text())
+        record["paper_id"] = "2020"
+        (tmp_path / "in" / name).write_text(json.dumps(record))
+    summary = write_release([tmp_path / "in"], tmp_path / "out", echo=lambda m: None)
+    papers = {p["paper_id"]: p for p in lines(tmp_path / "out/corpus/papers.jsonl") if p["text_id"]}
+    graph_id = paper_id({}, None, "Construction of the Literature Graph in Semantic Scholar", None)
+    assert set(papers) == {"s2orc:2020", graph_id} and papers["s2orc:2020"]["title"].startswith("SPECTER")
+    assert summary["papers_in_set"] == 2 and summary["duplicates"] == 0 and summary["source_id_clashes"] == 1
+    assert summary["source_id_clash_examples"] == [f"{tmp_path / 'in' / 'N18-3011.json'} (source ID \"2020\", as s2orc:2020)"]
+    citations = {c["paper_id"]: [r["paper_id"] for r in c["references"]] for c in lines(tmp_path / "out/corpus/citations.jsonl")}
+    assert graph_id in citations["s2orc:2020"]  # SPECTER still cites it, linked by title
+
+
+def test_a_gold_paper_outside_the_seeds_neighbourhood_is_refused_in_the_users_terms(tmp_path):
+    items = tmp_path / "qa.jsonl"
+    item = {"id": "st_0001", "question_type": "single-target", "depth": 1, "reasoning_type": "RESULT", "question": "Q?",
+            "options": ["a", "b", "c", "d"], "correct_index": 0, "seed_paper_id": "doi:10.7554/elife.00007",
+            "gold_paper_ids": ["doi:10.7554/elife.04490"], "bridge_paper_ids": []}  # e00007 (2012) cannot cite e04490 (2015)
+    items.write_text("\n" + json.dumps(item) + "\n")
+    with pytest.raises(ConvertError) as caught:
+        release_of("jats", tmp_path, items=items)
+    assert str(caught.value) == (
+        f"{items} line 2: field 'gold_paper_ids[0]': doi:10.7554/elife.04490 is not in the neighbourhood built from the seed "
+        "doi:10.7554/elife.00007 (the seed, its first 30 references and their first 30); choose a seed that cites it, "
+        "directly or through one paper")

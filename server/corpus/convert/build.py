@@ -12,8 +12,11 @@ from agenthop.server.corpus.convert.linking import CitationStore
 from agenthop.server.corpus.convert.model import ConvertError
 from agenthop.server.corpus.convert.sources import read_papers
 from agenthop.server.corpus.convert.writer import POOL_FILE, write_corpus, write_items, write_pool_record
+from agenthop.server.corpus.problems import ReleaseError
+from agenthop.server.corpus.release import GRAPHS_FILE, LABELS_FILE, QA_FILE
 
 _MAX_LISTED = 20
+RELEASE_NAME = "corpus-build"  # the release directory's name, which the corpus's provenance records as its source
 
 
 def write_release(sources: list[Path], release: Path, *, fmt: str | None = None, items: Path | None = None,
@@ -41,30 +44,60 @@ def write_release(sources: list[Path], release: Path, *, fmt: str | None = None,
         write_corpus(release, store)
         n_items = write_items(release, store, items, labels) if items is not None else 0
         summary = {**store.counts(), "items": n_items, "duplicates": len(store.duplicates),
-                   "duplicate_examples": store.duplicates[:_MAX_LISTED], "untitled": store.untitled,
+                   "duplicate_examples": store.duplicates[:_MAX_LISTED], "source_id_clashes": len(store.source_id_clashes),
+                   "source_id_clash_examples": store.source_id_clashes[:_MAX_LISTED], "untitled": store.untitled,
                    "references_dropped": store.dropped_references}
     finally:
         store.close()
         (release / ".build-store.sqlite").unlink(missing_ok=True)
     for example in summary["duplicate_examples"]:
         echo(f"warning: skipped a duplicate: {example}")
+    for example in summary["source_id_clash_examples"]:
+        echo(f"warning: a source ID names two different papers; this one gets an ID of its own: {example}")
     return summary
+
+
+def _in_user_terms(exc: ReleaseError, items: Path | None, labels: Path | None) -> ReleaseError:
+    """The importer's error, with the release files the build wrote from the user's files named as those files.
+
+    The writer keeps line numbers: line N of qa/full.jsonl and graphs/full.jsonl is the item on line N of the
+    items file, line N of audit/recall_labels.jsonl is line N of the labels file.
+    """
+    message = str(exc)
+    for release_file, user_file, shown in ((QA_FILE, items, "{path} line "), (GRAPHS_FILE, items, "the graph built for {path} line "),
+                                          (LABELS_FILE, labels, "{path} line ")):
+        prefix = f"{release_file} line "
+        if user_file is not None and message.startswith(prefix):
+            return type(exc)(shown.format(path=user_file) + message[len(prefix):])
+    return exc
 
 
 def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, items: Path | None = None, labels: Path | None = None,
                  keep_release: Path | None = None, echo: Callable[[str], None] = print) -> dict:
-    """Convert, then import through ``import_release`` (the one validation path). Nothing is written on error."""
+    """Convert, then import through ``import_release`` (the one validation path). No corpus is written on error.
+
+    A :class:`ReleaseError` from the importer about the items or labels names the user's file and line.
+    ``keep_release`` (a new or empty directory) receives the converted release once conversion is done,
+    whether or not it then imports, so that a refused release can be looked at.
+    """
     from agenthop.server.corpus.importer import import_release
 
+    if keep_release is not None and keep_release.exists() and (not keep_release.is_dir() or any(keep_release.iterdir())):
+        raise ConvertError(f"{keep_release} already exists and is not an empty directory; name a new directory to keep the release in")
     started = time.monotonic()
     tmp = Path(tempfile.mkdtemp(prefix="agenthop-build-", dir=out.parent if out.parent.exists() else None))
     try:
-        release = tmp / (keep_release.name if keep_release else "release")
+        release = tmp / RELEASE_NAME
         converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, echo=echo)
-        imported = import_release(release, out, echo=echo)
-        if keep_release is not None:
-            shutil.rmtree(keep_release, ignore_errors=True)
-            shutil.move(str(release), keep_release)
+        try:
+            imported = import_release(release, out, echo=echo)
+        except ReleaseError as exc:
+            raise _in_user_terms(exc, items, labels) from None
+        finally:
+            if keep_release is not None:
+                if keep_release.exists():
+                    keep_release.rmdir()  # empty, checked above
+                shutil.move(str(release), keep_release)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return {"converted": converted, "imported": imported, "seconds": round(time.monotonic() - started, 2)}

@@ -74,6 +74,7 @@ class CitationStore:
         self.conn.executescript(_SCHEMA)
         self.conn.execute("BEGIN")
         self.duplicates: list[str] = []
+        self.source_id_clashes: list[str] = []
         self.untitled = 0
         self.dropped_references = 0
 
@@ -83,16 +84,37 @@ class CitationStore:
 
     # -- pass 1: the papers of the set -----------------------------------------
 
+    def _taken(self, pid: str, keys: list[str]) -> str | None:
+        """The paper of the set that already has this ID or one of these keys."""
+        row = self.conn.execute("SELECT pid FROM papers WHERE pid = ?", (pid,)).fetchone()
+        if row is None and keys:
+            marks = ",".join("?" * len(keys))
+            row = self.conn.execute(f"SELECT pid FROM keys WHERE key IN ({marks})", keys).fetchone()
+        return row[0] if row else None
+
+    def _source_id_clash(self, paper: Paper, taken: str) -> bool:
+        """Does ``paper`` share only its source key with ``taken``, under another title? Then the key is not unique.
+
+        doc2json names a paper after its file up to the first dot, so every 2020.acl-main.N.pdf becomes "2020":
+        those are different papers, not copies of one.
+        """
+        if not paper.source_id or self._taken(paper_id(paper.ids, None, paper.title, paper.year), _keys(paper.ids, None)):
+            return False
+        row = self.conn.execute("SELECT title FROM papers WHERE pid = ?", (taken,)).fetchone()
+        return row is not None and normalise_title(row[0]) != normalise_title(paper.title)
+
     def add(self, paper: Paper) -> str | None:
         """Register a paper of the set; its ID, or None if an earlier input already had it."""
         pid = paper_id(paper.ids, paper.source_id, paper.title, paper.year)
         keys = _keys(paper.ids, paper.source_id)
-        taken = self.conn.execute("SELECT pid FROM papers WHERE pid = ?", (pid,)).fetchone()
-        if taken is None and keys:
-            marks = ",".join("?" * len(keys))
-            taken = self.conn.execute(f"SELECT pid FROM keys WHERE key IN ({marks})", keys).fetchone()
+        taken = self._taken(pid, keys)
+        if taken is not None and self._source_id_clash(paper, taken):
+            self.source_id_clashes.append(f"{paper.source} (source ID {json.dumps(paper.source_id)}, as {taken})")
+            paper.source_id = None
+            pid, keys = paper_id(paper.ids, None, paper.title, paper.year), _keys(paper.ids, None)
+            taken = self._taken(pid, keys)
         if taken is not None:
-            self.duplicates.append(f"{paper.source} (same paper as {taken[0]})")
+            self.duplicates.append(f"{paper.source} (same paper as {taken})")
             return None
         if not paper.title:
             self.untitled += 1

@@ -8,10 +8,7 @@ from pathlib import Path
 
 from agenthop.server.corpus.convert.linking import CitationStore
 from agenthop.server.corpus.convert.model import ConvertError, Paper
-from agenthop.server.corpus.release import GRAPHS_FILE, LABELS_FILE, MAX_REFS, POOL_FILE, QA_FILE
-
-CORPUS_PAPERS_FILE = "corpus/papers.jsonl"
-CORPUS_CITATIONS_FILE = "corpus/citations.jsonl"
+from agenthop.server.corpus.release import CITATIONS_FILE, CORPUS_PAPERS_FILE, GRAPHS_FILE, LABELS_FILE, MAX_REFS, POOL_FILE, QA_FILE
 
 
 def _line(record: dict) -> str:
@@ -37,7 +34,7 @@ def _paper_record(row: tuple) -> dict:
 
 def write_corpus(release: Path, store: CitationStore) -> None:
     """corpus/citations.jsonl (linking as it goes), then corpus/papers.jsonl (in-set papers, then the nodes linking made)."""
-    with _open(release, CORPUS_CITATIONS_FILE) as fh:
+    with _open(release, CITATIONS_FILE) as fh:
         for citing, refs in store.link():
             if refs:
                 fh.write(_line({"paper_id": citing, "references": [{"paper_id": cited, "context": context} for cited, context in refs]}))
@@ -49,7 +46,8 @@ def write_corpus(release: Path, store: CitationStore) -> None:
 # --- items --------------------------------------------------------------------------
 
 
-def _jsonl(path: Path) -> Iterator[tuple[int, dict]]:
+def _jsonl(path: Path) -> Iterator[tuple[int, dict | None]]:
+    """(line number, object) per line; None for a blank line, so that writers can keep line numbers."""
     try:
         fh = open(path, encoding="utf-8")
     except OSError as exc:
@@ -57,6 +55,7 @@ def _jsonl(path: Path) -> Iterator[tuple[int, dict]]:
     with fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
+                yield number, None
                 continue
             try:
                 record = json.loads(line)
@@ -106,16 +105,35 @@ def _text_ids(store: CitationStore, pids, where: str, field: str) -> list[str]:
     return out
 
 
+def _check_reachable(graph: dict, item: dict, where: str) -> None:
+    """Gold and bridge papers must lie in the neighbourhood built from the seed; say why not in the user's terms."""
+    for kind in ("gold", "bridge"):
+        pids = item.get(f"{kind}_paper_ids")
+        for i, pid in enumerate(pids if isinstance(pids, list) else []):
+            if isinstance(pid, str) and pid not in graph["nodes"]:
+                raise ConvertError(
+                    f"{where}: field '{kind}_paper_ids[{i}]': {pid} is not in the neighbourhood built from the seed "
+                    f"{item['seed_paper_id']} (the seed, its first {MAX_REFS} references and their first {MAX_REFS}); "
+                    "choose a seed that cites it, directly or through one paper")
+
+
 def write_items(release: Path, store: CitationStore, items_path: Path, labels_path: Path | None) -> int:
     """qa/full.jsonl and graphs/full.jsonl from the user's items; audit/recall_labels.jsonl from their labels.
 
     Items name papers by the corpus's paper IDs. The text-pool fields the release
     also wants (seed_arxiv_id, gold_arxiv_ids, bridge_arxiv_ids, seed_title) are
-    filled in when absent, so a user writes only what a question needs.
+    filled in when absent, so a user writes only what a question needs. Line N of
+    qa/full.jsonl and graphs/full.jsonl is the item on line N of the items file,
+    and line N of audit/recall_labels.jsonl is line N of the labels file (blank
+    lines are kept), so the importer's messages point at the user's lines.
     """
     n = 0
     with _open(release, QA_FILE) as qa, _open(release, GRAPHS_FILE) as graphs:
         for number, item in _jsonl(items_path):
+            if item is None:
+                qa.write("\n")
+                graphs.write("\n")
+                continue
             where = f"{items_path} line {number}"
             item_id, seed = item.get("id"), item.get("seed_paper_id")
             if not isinstance(item_id, str) or not item_id.strip():
@@ -131,19 +149,28 @@ def write_items(release: Path, store: CitationStore, items_path: Path, labels_pa
                 pids = item.get(f"{kind}_paper_ids")
                 if isinstance(pids, list) and not item.get(f"{kind}_arxiv_ids"):
                     item[f"{kind}_arxiv_ids"] = _text_ids(store, pids, where, f"{kind}_paper_ids")
+            graph = item_graph(store, item_id, seed)
+            _check_reachable(graph, item, where)
             qa.write(_line(item))
-            graphs.write(_line(item_graph(store, item_id, seed)))
+            graphs.write(_line(graph))
             n += 1
     with _open(release, LABELS_FILE) as out:
         if labels_path is not None:
             for _number, record in _jsonl(labels_path):
+                if record is None:
+                    out.write("\n")
+                    continue
                 analysis = record.get("analysis")
                 labels = analysis.get("section_recall_labels") if isinstance(analysis, dict) else None
                 if isinstance(labels, list):
                     for label in labels:
-                        # A label may name its paper by paper_id; the pool key is the paper ID in a built corpus.
+                        # A label may name its paper by paper_id; the pool key is the paper ID in a built corpus,
+                        # and the paper's title is filled in for reports when the label leaves it out.
                         if isinstance(label, dict) and not label.get("arxiv_id") and isinstance(label.get("paper_id"), str):
                             label["arxiv_id"] = label["paper_id"]
+                            row = store.paper(label["paper_id"])
+                            if row is not None and not label.get("paper"):
+                                label["paper"] = row[1]
                 out.write(_line(record))
     return n
 
