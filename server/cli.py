@@ -114,8 +114,9 @@ def corpus_import(source: Path, out: Path | None, labels: Path | None, skip_bad_
               help="Your questions in the release's qa format (seed and gold papers named by the built corpus's paper IDs).")
 @click.option("--labels", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="Recall labels for --items, in the release's audit/recall_labels.jsonl format.")
-@click.option("--keep-release", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Also keep the release directory the converters wrote (to inspect or re-import it).")
+@click.option("--keep-release", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Keep the release directory the converters wrote in DIR (new or empty), also when the import refuses it: "
+                   "to inspect it, re-import it or 'corpus import DIR --check' it.")
 def corpus_build(sources: tuple[Path, ...], out: Path, fmt: str | None, items: Path | None, labels: Path | None,
                  keep_release: Path | None) -> None:
     """Build a corpus from papers as they come: GROBID TEI, JATS or S2ORC JSON files or folders.
