@@ -3,9 +3,12 @@
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from agenthop.server.cli import main
+from agenthop.server.corpus.inputs import JsonlFile
+from agenthop.server.corpus.problems import ReleaseError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -80,3 +83,13 @@ def test_a_label_naming_no_section_names_the_users_labels_file_and_line(tmp_path
     assert result.exit_code == 1, result.output
     assert f"Error: {labels} line 2: field 'analysis.section_recall_labels[0].section': expected a section of doi:10.7554/elife.00007" \
         in result.output
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+def test_an_input_gone_before_the_importer_hashes_it_is_an_error_not_a_thread_traceback(tmp_path):
+    """A refused build removes its release while the importer's hashing thread may still be starting: that thread
+    must not die with a traceback on stderr (it did, now and then, after a refused build)."""
+    reader = JsonlFile(tmp_path / "gone.jsonl", "qa/full.jsonl")
+    reader._hashing.start()  # what iterating the file starts; the file is not there
+    with pytest.raises(ReleaseError, match=r"^qa/full.jsonl: cannot be read \(No such file or directory\)$"):
+        _ = reader.hexdigest
