@@ -85,6 +85,34 @@ def test_a_label_naming_no_section_names_the_users_labels_file_and_line(tmp_path
         in result.output
 
 
+def test_check_reports_every_problem_of_the_items_and_labels_at_once_and_writes_nothing(tmp_path):
+    items, labels = tmp_path / "qa.jsonl", tmp_path / "labels.jsonl"
+    items.write_text("\n".join([
+        _item(),
+        _item(id="st_0002", gold_paper_ids=["doi:10.7554/elife.04490"]),  # out of the seed's reach
+        _item(id="st_0003", options=["a", "b", "c"]),  # the importer's check
+        "{not json",
+    ]) + "\n")
+    labels.write_text("\n".join(json.dumps({"sample_id": sid, "analysis": {"section_recall_labels": [
+        {"paper_id": "doi:10.7554/elife.00007", "section": "Nowhere", "relevance": "direct"}]}}) for sid in ("st_0001", "st_0002", "st_0003")) + "\n")
+    result = CliRunner().invoke(main, ["corpus", "build", str(FIXTURES / "jats"), "--check", "--items", str(items), "--labels", str(labels)])
+    assert result.exit_code == 1, result.output
+    errors = [line.strip() for line in result.stdout.split("errors:\n")[1].split("\n\n")[0].splitlines()]
+    assert [e.split(": field")[0].split(": not")[0] for e in errors] == [
+        f"{items} line 2", f"{items} line 3", f"{items} line 4", f"{labels} line 1"]  # st_0002's and st_0003's labels: no cascade
+    assert "is not in the neighbourhood built from the seed" in errors[0] and "expected a list of 4 strings" in errors[1]
+    assert "not valid JSON" in errors[2] and "'analysis.section_recall_labels[0].section': expected a section of" in errors[3]
+    assert result.stdout.rstrip().endswith("FAILED: 4 errors")
+
+
+def test_check_of_good_inputs_says_ok(tmp_path):
+    items = tmp_path / "qa.jsonl"
+    items.write_text(_item() + "\n")
+    result = CliRunner().invoke(main, ["corpus", "build", str(FIXTURES / "jats"), "--check", "--items", str(items)])
+    assert result.exit_code == 0 and result.stdout.rstrip().endswith("OK: no errors")
+    assert "items_without_labels" in result.stdout  # warnings are reported too
+
+
 @pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
 def test_an_input_gone_before_the_importer_hashes_it_is_an_error_not_a_thread_traceback(tmp_path):
     """A refused build removes its release while the importer's hashing thread may still be starting: that thread

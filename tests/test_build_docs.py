@@ -56,3 +56,8 @@ def test_the_documented_out_of_reach_error_is_the_one_given(walkthrough):
     Path("qa.jsonl").write_text(json.dumps({**item, "gold_paper_ids": ["doi:10.7554/elife.04490"]}) + "\n")
     result = CliRunner().invoke(main, ["corpus", "build", "papers/", "--out", "my-bench.sqlite", "--items", "qa.jsonl"])
     assert result.exit_code == 1 and result.output.endswith(walkthrough["out-of-reach"])
+
+
+def test_the_documented_check_output_is_what_check_prints(walkthrough):
+    result = CliRunner().invoke(main, ["corpus", "build", "papers/", "--check", "--items", "qa.jsonl", "--labels", "recall_labels.jsonl"])
+    assert result.exit_code == 0 and result.stdout == walkthrough["check-ok"]

@@ -20,8 +20,11 @@ RELEASE_NAME = "corpus-build"  # the release directory's name, which the corpus'
 
 
 def write_release(sources: list[Path], release: Path, *, fmt: str | None = None, items: Path | None = None,
-                  labels: Path | None = None, echo: Callable[[str], None] = print) -> dict:
-    """Convert ``sources`` into the release directory ``release``; return what was converted."""
+                  labels: Path | None = None, problems: list[str] | None = None, echo: Callable[[str], None] = print) -> dict:
+    """Convert ``sources`` into the release directory ``release``; return what was converted.
+
+    With ``problems`` (a list), problems in the items and labels are recorded there instead of raised (a check).
+    """
     if labels is not None and items is None:
         raise ConvertError("recall labels were given without items: labels describe items, so give the items file too")
     release.mkdir(parents=True, exist_ok=True)
@@ -42,7 +45,7 @@ def write_release(sources: list[Path], release: Path, *, fmt: str | None = None,
             raise ConvertError("no papers found in the inputs; give GROBID TEI, JATS or S2ORC JSON files, or folders holding them")
         echo(f"read {n} papers; linking references")
         write_corpus(release, store)
-        n_items = write_items(release, store, items, labels) if items is not None else 0
+        n_items = write_items(release, store, items, labels, problems) if items is not None else 0
         summary = {**store.counts(), "items": n_items, "duplicates": len(store.duplicates),
                    "duplicate_examples": store.duplicates[:_MAX_LISTED], "source_id_clashes": len(store.source_id_clashes),
                    "source_id_clash_examples": store.source_id_clashes[:_MAX_LISTED], "untitled": store.untitled,
@@ -57,19 +60,18 @@ def write_release(sources: list[Path], release: Path, *, fmt: str | None = None,
     return summary
 
 
-def _in_user_terms(exc: ReleaseError, items: Path | None, labels: Path | None) -> ReleaseError:
-    """The importer's error, with the release files the build wrote from the user's files named as those files.
+def _in_user_terms(message: str, items: Path | None, labels: Path | None) -> str:
+    """An importer message, with the release files the build wrote from the user's files named as those files.
 
     The writer keeps line numbers: line N of qa/full.jsonl and graphs/full.jsonl is the item on line N of the
     items file, line N of audit/recall_labels.jsonl is line N of the labels file.
     """
-    message = str(exc)
     for release_file, user_file, shown in ((QA_FILE, items, "{path} line "), (GRAPHS_FILE, items, "the graph built for {path} line "),
                                           (LABELS_FILE, labels, "{path} line ")):
         prefix = f"{release_file} line "
         if user_file is not None and message.startswith(prefix):
-            return type(exc)(shown.format(path=user_file) + message[len(prefix):])
-    return exc
+            return shown.format(path=user_file) + message[len(prefix):]
+    return message
 
 
 def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, items: Path | None = None, labels: Path | None = None,
@@ -92,7 +94,7 @@ def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, item
         try:
             imported = import_release(release, out, echo=echo)
         except ReleaseError as exc:
-            raise _in_user_terms(exc, items, labels) from None
+            raise type(exc)(_in_user_terms(str(exc), items, labels)) from None
         finally:
             if keep_release is not None:
                 if keep_release.exists():
@@ -101,3 +103,35 @@ def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, item
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return {"converted": converted, "imported": imported, "seconds": round(time.monotonic() - started, 2)}
+
+
+def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | None = None, labels: Path | None = None,
+                echo: Callable[[str], None] = print) -> dict:
+    """Convert and check everything the build would import, writing no corpus; report every error and warning at once.
+
+    The report is ``importer.check_release``'s, with the converters' summary under ``converted`` and the
+    problems of the user's items and labels first, all named by the user's files and lines.
+    """
+    from agenthop.server.corpus.importer import check_release
+
+    problems: list[str] = []
+    tmp = Path(tempfile.mkdtemp(prefix="agenthop-build-check-"))
+    try:
+        release = tmp / RELEASE_NAME
+        converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, problems=problems, echo=echo)
+        report = check_release(release, echo=echo)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    errors = [{"message": p, "bad_label": False} for p in problems]
+    errors += [{**e, "message": _in_user_terms(e["message"], items, labels)} for e in report["errors"]]
+
+    def place(error: dict) -> tuple[int, int]:  # the items file's lines in order, then the labels file's, then the rest
+        for rank, path in enumerate((items, labels)):
+            prefix = f"{path} line "
+            if path is not None and error["message"].startswith(prefix):
+                return rank, int(error["message"][len(prefix):].split(":", 1)[0])
+        return 2, 0
+
+    errors.sort(key=place)
+    error_count = len(problems) + report["error_count"]
+    return {**report, "ok": error_count == 0, "error_count": error_count, "errors": errors, "converted": converted}

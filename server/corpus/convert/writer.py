@@ -46,8 +46,11 @@ def write_corpus(release: Path, store: CitationStore) -> None:
 # --- items --------------------------------------------------------------------------
 
 
-def _jsonl(path: Path) -> Iterator[tuple[int, dict | None]]:
-    """(line number, object) per line; None for a blank line, so that writers can keep line numbers."""
+def _jsonl(path: Path, problems: list[str] | None = None) -> Iterator[tuple[int, dict | None]]:
+    """(line number, object) per line; None for a blank line, so that writers can keep line numbers.
+
+    A line that is not a JSON object raises, or, when ``problems`` is a list, is recorded there and read as blank.
+    """
     try:
         fh = open(path, encoding="utf-8")
     except OSError as exc:
@@ -60,10 +63,16 @@ def _jsonl(path: Path) -> Iterator[tuple[int, dict | None]]:
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ConvertError(f"{path} line {number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-            if not isinstance(record, dict):
-                raise ConvertError(f"{path} line {number}: expected a JSON object")
-            yield number, record
+                problem = f"{path} line {number}: not valid JSON ({exc.msg} at column {exc.colno})"
+            else:
+                if isinstance(record, dict):
+                    yield number, record
+                    continue
+                problem = f"{path} line {number}: expected a JSON object"
+            if problems is None:
+                raise ConvertError(problem)
+            problems.append(problem)
+            yield number, None
 
 
 def item_graph(store: CitationStore, item_id: str, seed: str) -> dict:
@@ -117,7 +126,42 @@ def _check_reachable(graph: dict, item: dict, where: str) -> None:
                     "choose a seed that cites it, directly or through one paper")
 
 
-def write_items(release: Path, store: CitationStore, items_path: Path, labels_path: Path | None) -> int:
+def _release_item(store: CitationStore, item: dict, where: str) -> tuple[dict, dict]:
+    """The qa record (text-pool fields filled in) and the graph record of one of the user's items."""
+    item_id, seed = item.get("id"), item.get("seed_paper_id")
+    if not isinstance(item_id, str) or not item_id.strip():
+        raise ConvertError(f"{where}: field 'id': expected a non-empty string")
+    seed_row = store.paper(seed) if isinstance(seed, str) else None
+    if seed_row is None:
+        raise ConvertError(f"{where}: field 'seed_paper_id': expected a paper ID of the built corpus, found {json.dumps(seed)}")
+    item = dict(item)
+    item.setdefault("seed_title", seed_row[1])
+    if not item.get("seed_arxiv_id"):
+        item["seed_arxiv_id"] = seed if seed_row[7] else None
+    for kind in ("gold", "bridge"):
+        pids = item.get(f"{kind}_paper_ids")
+        if isinstance(pids, list) and not item.get(f"{kind}_arxiv_ids"):
+            item[f"{kind}_arxiv_ids"] = _text_ids(store, pids, where, f"{kind}_paper_ids")
+    graph = item_graph(store, item_id, seed)
+    _check_reachable(graph, item, where)
+    return item, graph
+
+
+def _label_record(store: CitationStore, record: dict) -> dict:
+    """A label may name its paper by paper_id: the pool key is the paper ID in a built corpus, and the title is filled in."""
+    analysis = record.get("analysis")
+    labels = analysis.get("section_recall_labels") if isinstance(analysis, dict) else None
+    for label in labels if isinstance(labels, list) else []:
+        if isinstance(label, dict) and not label.get("arxiv_id") and isinstance(label.get("paper_id"), str):
+            label["arxiv_id"] = label["paper_id"]
+            row = store.paper(label["paper_id"])
+            if row is not None and not label.get("paper"):
+                label["paper"] = row[1]
+    return record
+
+
+def write_items(release: Path, store: CitationStore, items_path: Path, labels_path: Path | None,
+                problems: list[str] | None = None) -> int:
     """qa/full.jsonl and graphs/full.jsonl from the user's items; audit/recall_labels.jsonl from their labels.
 
     Items name papers by the corpus's paper IDs. The text-pool fields the release
@@ -126,52 +170,37 @@ def write_items(release: Path, store: CitationStore, items_path: Path, labels_pa
     qa/full.jsonl and graphs/full.jsonl is the item on line N of the items file,
     and line N of audit/recall_labels.jsonl is line N of the labels file (blank
     lines are kept), so the importer's messages point at the user's lines.
+
+    The first problem raises :class:`ConvertError`; when ``problems`` is a list
+    (a check), each problem is recorded there instead, and the item is left out
+    together with its labels, so that the importer's check does not report it again.
     """
     n = 0
+    left_out: set[str] = set()
     with _open(release, QA_FILE) as qa, _open(release, GRAPHS_FILE) as graphs:
-        for number, item in _jsonl(items_path):
-            if item is None:
+        for number, item in _jsonl(items_path, problems):
+            records = None
+            if item is not None:
+                try:
+                    records = _release_item(store, item, f"{items_path} line {number}")
+                except ConvertError as exc:
+                    if problems is None:
+                        raise
+                    problems.append(str(exc))
+                    left_out.add(str(item.get("id")))
+            if records is None:
                 qa.write("\n")
                 graphs.write("\n")
                 continue
-            where = f"{items_path} line {number}"
-            item_id, seed = item.get("id"), item.get("seed_paper_id")
-            if not isinstance(item_id, str) or not item_id.strip():
-                raise ConvertError(f"{where}: field 'id': expected a non-empty string")
-            seed_row = store.paper(seed) if isinstance(seed, str) else None
-            if seed_row is None:
-                raise ConvertError(f"{where}: field 'seed_paper_id': expected a paper ID of the built corpus, found {json.dumps(seed)}")
-            item = dict(item)
-            item.setdefault("seed_title", seed_row[1])
-            if not item.get("seed_arxiv_id"):
-                item["seed_arxiv_id"] = seed if seed_row[7] else None
-            for kind in ("gold", "bridge"):
-                pids = item.get(f"{kind}_paper_ids")
-                if isinstance(pids, list) and not item.get(f"{kind}_arxiv_ids"):
-                    item[f"{kind}_arxiv_ids"] = _text_ids(store, pids, where, f"{kind}_paper_ids")
-            graph = item_graph(store, item_id, seed)
-            _check_reachable(graph, item, where)
-            qa.write(_line(item))
-            graphs.write(_line(graph))
+            qa.write(_line(records[0]))
+            graphs.write(_line(records[1]))
             n += 1
     with _open(release, LABELS_FILE) as out:
-        if labels_path is not None:
-            for _number, record in _jsonl(labels_path):
-                if record is None:
-                    out.write("\n")
-                    continue
-                analysis = record.get("analysis")
-                labels = analysis.get("section_recall_labels") if isinstance(analysis, dict) else None
-                if isinstance(labels, list):
-                    for label in labels:
-                        # A label may name its paper by paper_id; the pool key is the paper ID in a built corpus,
-                        # and the paper's title is filled in for reports when the label leaves it out.
-                        if isinstance(label, dict) and not label.get("arxiv_id") and isinstance(label.get("paper_id"), str):
-                            label["arxiv_id"] = label["paper_id"]
-                            row = store.paper(label["paper_id"])
-                            if row is not None and not label.get("paper"):
-                                label["paper"] = row[1]
-                out.write(_line(record))
+        for _number, record in _jsonl(labels_path, problems) if labels_path is not None else ():
+            if record is None or str(record.get("sample_id")) in left_out:
+                out.write("\n")
+            else:
+                out.write(_line(_label_record(store, record)))
     return n
 
 
