@@ -91,6 +91,61 @@ def corpus_import(source: Path, out: Path | None, labels: Path | None, skip_bad_
     click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
 
 
+@corpus.command("build")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Corpus file to write (required unless --check).")
+@click.option("--format", "fmt", type=click.Choice(["tei", "jats", "s2orc"]), default=None,
+              help="Format of every input; default: told from each file's content.")
+@click.option("--items", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="Your questions in the release's qa format (seed and gold papers named by the built corpus's paper IDs).")
+@click.option("--labels", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="Recall labels for --items, in the release's audit/recall_labels.jsonl format.")
+@click.option("--keep-release", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Keep the release directory the converters wrote in DIR (new or empty), also when the import refuses it: "
+                   "to inspect it, re-import it or 'corpus import DIR --check' it.")
+@click.option("--check", is_flag=True, help="Convert and check everything, report every error and warning at once; write no corpus.")
+def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, items: Path | None, labels: Path | None,
+                 keep_release: Path | None, check: bool) -> None:
+    """Build a corpus from papers as they come: GROBID TEI, JATS or S2ORC JSON files or folders.
+
+    Without --items the corpus serves explore mode only; with them, each item's graph is
+    built from the citation graph (the seed, its first 30 references, and theirs).
+    """
+    from agenthop.server.corpus.convert.build import build_corpus, check_build
+    from agenthop.server.corpus.convert.model import ConvertError
+    from agenthop.server.corpus.importer import ReleaseError
+    from agenthop.server.corpus.problems import format_report
+
+    def progress(message: str) -> None:
+        click.echo(message, err=True)  # stdout carries only the result
+
+    if labels is not None and items is None:
+        raise click.UsageError("--labels describes items: give --items too.")
+    if check:
+        if keep_release is not None:
+            raise click.UsageError("--check writes nothing: leave out --keep-release (or build without --check to keep the release).")
+        try:
+            report = check_build(list(sources), fmt=fmt, items=items, labels=labels, echo=progress)
+        except (ConvertError, ReleaseError) as exc:
+            raise click.ClickException(str(exc)) from exc
+        click.echo(format_report(report))
+        if not report["ok"]:
+            raise SystemExit(1)
+        return
+    if out is None:
+        raise click.UsageError("--out is required: the corpus file to write (or --check to check without writing).")
+    try:
+        summary = build_corpus(list(sources), out, fmt=fmt, items=items, labels=labels, keep_release=keep_release, echo=progress)
+    except ConvertError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except ReleaseError as exc:
+        message = str(exc)
+        if not any(path is not None and message.startswith(str(path)) for path in (items, labels)):
+            message += " (in the release converted from your papers; --keep-release DIR keeps it to look at)"
+        raise click.ClickException(message) from exc
+    click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+
+
 @corpus.command("info")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")

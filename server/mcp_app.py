@@ -151,11 +151,15 @@ def _public_item(item) -> dict:
             "question": item.question, "options": item.options}
 
 
+def _invalid_params(message: str, data: dict | None = None) -> MCPError:
+    """A -32602 error. Messages echo what the client sent, so lone surrogates are replaced: the reply must encode."""
+    return MCPError(code=INVALID_PARAMS, message=wire_safe(message), data=wire_safe(data))
+
+
 def _unknown_resource(uri: str) -> MCPError:
     # -32602 with the URI as data: resource-not-found as the current spec (and the SDK) define it, on both eras.
-    return MCPError(code=INVALID_PARAMS, data={"uri": uri[:500]}, message=(
-        f"Unknown resource '{uri[:200]}'. The server offers agenthop://corpus, agenthop://items and "
-        f"{ITEM_TEMPLATE} (one item)."))
+    return _invalid_params(f"Unknown resource '{uri[:200]}'. The server offers agenthop://corpus, agenthop://items and "
+                           f"{ITEM_TEMPLATE} (one item).", {"uri": uri[:500]})
 
 
 def _agenthop_meta(meta) -> dict:
@@ -196,20 +200,19 @@ def build_server(sandbox: Sandbox) -> Server:
 
     async def get_prompt(ctx: ServerRequestContext, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name != "research_task":
-            raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt '{params.name[:100]}'. The server offers: research_task.")
+            raise _invalid_params(f"Unknown prompt '{params.name[:100]}'. The server offers: research_task.")
         session, _, problem = sandbox.session_for(ctx)
         requested = (params.arguments or {}).get("item_id")
         item_id = session.item_id if session is not None and session.item_id is not None else requested
         if item_id is None:
             if session is None:
-                raise MCPError(code=INVALID_PARAMS, message=problem or "This server needs a session.")
+                raise _invalid_params(problem or "This server needs a session.")
             text = explore_text(session.enabled_tools(), session.caps)
         else:
             item = sandbox.corpus.item(item_id)
             if item is None:
-                raise MCPError(code=INVALID_PARAMS, message=(
-                    f"Unknown item '{item_id[:100]}' (argument item_id). The agenthop://items resource lists the items, "
-                    "and completion suggests IDs."))
+                raise _invalid_params(f"Unknown item '{item_id[:100]}' (argument item_id). The agenthop://items resource "
+                                      "lists the items, and completion suggests IDs.")
             if session is not None:  # the session's own caps and tools; an explore session cannot submit
                 text = task_text(item, session.caps, session.enabled_tools())
             else:  # no session yet: what an item session with the server's defaults would get

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -61,16 +62,19 @@ def _paper(row) -> Paper:
     return Paper(pid, arxiv, title, abstract or "", year, json.loads(authors or "[]"), venue, bool(has_text), json.loads(ids or "{}"))
 
 
-def explore_documents(conn) -> tuple[list[str], list[str]]:
-    """(paper IDs, title + abstract + author names) of every paper, in ``papers`` order: the explore-mode search scope.
+def explore_texts(conn) -> Iterator[str]:
+    """Title + abstract + author names of every paper, in ``papers`` order: the documents of the explore-mode search.
 
-    The importer builds the stored explore index from this, and the server rebuilds it from this when needed.
+    A generator, so that the importer builds the stored explore index without holding every document.
     """
-    ids, texts = [], []
-    for pid, title, abstract, authors in conn.execute("SELECT paper_id, title, abstract, authors FROM papers ORDER BY rowid"):
-        ids.append(pid)
-        texts.append(f"{title}\n{abstract or ''}\n{' '.join(json.loads(authors or '[]'))}")
-    return ids, texts
+    for title, abstract, authors in conn.execute("SELECT title, abstract, authors FROM papers ORDER BY rowid"):
+        yield f"{title}\n{abstract or ''}\n{' '.join(json.loads(authors or '[]'))}"
+
+
+def explore_documents(conn) -> tuple[list[str], list[str]]:
+    """(paper IDs, documents) of the explore-mode scope; the server rebuilds its index from this when needed."""
+    ids = [pid for (pid,) in conn.execute("SELECT paper_id FROM papers ORDER BY rowid")]
+    return ids, list(explore_texts(conn))
 
 
 class Corpus:

@@ -15,12 +15,15 @@ import json
 import logging
 import re
 import threading
+from array import array
 from collections import OrderedDict, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import count
 
 import bm25s
 import numpy as np
+from bm25s.tokenization import Tokenized
 
 from agenthop.server.papers import Corpus
 
@@ -53,18 +56,52 @@ class Hit:
     score: float
 
 
-class ScopeIndex:
-    """A BM25 index over one scope's documents; ``paper_ids[i]`` is document i."""
+class _TokenIds:
+    """Every document's token IDs in one flat int32 array, handed to bm25s one document at a time.
 
-    def __init__(self, paper_ids: list[str], texts: list[str]):
+    bm25s reads its corpus three times (lengths, document frequencies, scores); as
+    Python lists of ints the explore corpus's tokens took twice the memory of the
+    index built from them, and grew with every paper. This holds 4 bytes per token.
+    """
+
+    def __init__(self) -> None:
+        self.flat = array("i")
+        self.ends = array("q")
+
+    def append(self, token_ids) -> None:
+        self.flat.extend(token_ids)
+        self.ends.append(len(self.flat))
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def __iter__(self) -> Iterator[list[int]]:
+        start, flat = 0, self.flat
+        for end in self.ends:
+            yield flat[start:end].tolist()
+            start = end
+
+
+class ScopeIndex:
+    """A BM25 index over one scope's documents; ``paper_ids[i]`` is document i.
+
+    ``texts`` may be any iterable (a generator over the corpus file): it is read
+    once, and only the documents' token IDs are kept.
+    """
+
+    def __init__(self, paper_ids: Sequence[str], texts: Iterable[str]):
         self.paper_ids = paper_ids
-        self._bm25 = bm25s.BM25(method=METHOD, k1=K1, b=B)
+        # scipy builds the column-sparse matrix without numpy's 64-bit sort keys: less peak memory, same scores.
+        self._bm25 = bm25s.BM25(method=METHOD, k1=K1, b=B, csc_backend="scipy")
         # Token IDs in first-occurrence order, so the stored index is the same bytes on every build.
         ids: defaultdict[str, int] = defaultdict(count().__next__)
-        docs = [list(map(ids.__getitem__, tokenize(text))) for text in texts]
+        docs = _TokenIds()
+        for text in texts:
+            docs.append(map(ids.__getitem__, tokenize(text)))
+        ids.default_factory = None  # a plain mapping from here on (bm25s adds its empty token to it)
         self._empty = not ids
         if not self._empty:
-            self._bm25.index((docs, dict(ids)), show_progress=False)
+            self._bm25.index(Tokenized(ids=docs, vocab=ids), show_progress=False)
 
     def search(self, query: str, top_k: int) -> list[Hit]:
         terms = tokenize(query)
@@ -85,7 +122,8 @@ class ScopeIndex:
         if self._empty:
             return {"params": _params_json(0, {})}
         scores, vocab = self._bm25.scores, self._bm25.vocab_dict
-        arrays = {name: scores[name] for name in ("data", "indices", "indptr")}
+        # indptr is stored as int64 whatever the backend built, so the stored format (and its bytes) stay as they were.
+        arrays = {"data": scores["data"], "indices": scores["indices"], "indptr": scores["indptr"].astype(np.int64, copy=False)}
         words = sorted(vocab, key=vocab.__getitem__)
         parts = {name: np.ascontiguousarray(a).tobytes() for name, a in arrays.items()}
         parts["vocab"] = json.dumps(words, ensure_ascii=False).encode("utf-8")
@@ -116,6 +154,14 @@ class ScopeIndex:
         index._bm25.unique_token_ids_set = set(vocab.values())
         index._bm25.nonoccurrence_array = None
         return index
+
+
+def stored_index_parts(texts: Iterable[str]) -> dict[str, bytes]:
+    """The stored form of a BM25 index over ``texts``, built as they stream by (the importer's explore index).
+
+    The stored parts need no paper IDs: the server pairs document i with the i-th paper when it loads them.
+    """
+    return ScopeIndex((), texts).to_parts()
 
 
 def _params_json(num_docs: int, dtypes: dict) -> bytes:

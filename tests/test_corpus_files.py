@@ -94,7 +94,9 @@ def test_explore_only_corpus(tmp_path):
     assert set(summary["inputs"]) == {"paper_pool/papers.jsonl", "corpus/papers.jsonl", "corpus/citations.jsonl"}
     info = describe(out)
     assert info["counts"]["items"] == 0 and info["counts"]["papers_with_external_ids"] == 9
-    assert "items         0 (explore mode only)" in format_description(info)
+    text = format_description(info)
+    assert "items         0 (explore mode only)" in text
+    assert "by type" not in text and "nodes/item" not in text  # no empty breakdowns
 
 
 def expect_error(tmp_path: Path, mutate, *fragments: str) -> str:

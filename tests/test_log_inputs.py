@@ -199,3 +199,32 @@ async def test_calls_no_session_vouches_for_store_bounded_arguments_while_valid_
     # 31 refused megabyte calls and one 47 KB thought grew the log by far less than one of those megabytes.
     growth = sum(p.stat().st_size for p in tmp_path.glob("log.sqlite*")) - size_before
     assert growth < 1_000_000
+
+
+def test_lone_surrogates_in_prompt_and_resource_requests_get_exact_errors(fixture_corpus, tmp_path):
+    """Prompt names, prompt arguments and resource URIs are echoed in their errors: the reply must still be sent.
+
+    Over stdio, where the frames are ours (over HTTP the 2026 protocol repeats the name in a header, which
+    cannot carry a lone surrogate, so such a request never reaches the server).
+    """
+    proc = subprocess.Popen([sys.executable, "-m", "agenthop.server", "serve", "--corpus", str(fixture_corpus),
+                             "--log", str(tmp_path / "log.sqlite")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=os.environ.copy())
+    try:
+        def send(method: str, params: dict, request_id: int) -> dict:
+            body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": RAW_META}}
+            proc.stdin.write(json.dumps(body).encode("ascii") + b"\n")
+            proc.stdin.flush()
+            return _read_reply(proc)
+
+        replies = [
+            send("prompts/get", {"name": f"task{HALF}"}, 1),
+            send("prompts/get", {"name": "research_task", "arguments": {"item_id": f"st{HALF}"}}, 2),
+            send("resources/read", {"uri": f"agenthop://x{HALF}"}, 3),
+        ]
+    finally:
+        proc.kill()
+        proc.wait()
+    assert [r["id"] for r in replies] == [1, 2, 3]
+    for reply in replies:
+        assert reply["error"]["code"] == -32602 and "Unknown" in reply["error"]["message"], reply

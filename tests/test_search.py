@@ -6,7 +6,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agenthop.server.search import K1, B, ScopeIndex, tokenize
+from agenthop.server.search import K1, B, ScopeIndex, stored_index_parts, tokenize
 
 WORDS = ["graph", "attention", "retrieval", "sparse", "dense", "citation", "transformer", "bm25", "agent", "reward"]
 
@@ -69,3 +69,14 @@ def test_a_stored_index_is_refused_when_it_does_not_fit():
 def test_the_same_documents_give_the_same_stored_bytes():
     docs = ["graph attention for citation graphs", "sparse dense retrieval", "agent reward"]
     assert ScopeIndex(["a", "b", "c"], docs).to_parts() == ScopeIndex(["a", "b", "c"], docs).to_parts()
+
+
+def test_documents_may_stream_and_the_importer_stores_the_same_index():
+    """The importer hands the explore documents over as a generator (stored_index_parts): same index, same bytes."""
+    docs = ["graph attention for citation graphs", "", "sparse dense retrieval", "agent reward graph", "the of a"]
+    ids = ["a", "b", "c", "d", "e"]
+    listed = ScopeIndex(ids, docs)
+    assert ScopeIndex(ids, iter(docs)).to_parts() == listed.to_parts() == stored_index_parts(d for d in docs)
+    loaded = ScopeIndex.from_parts(ids, stored_index_parts(iter(docs)))
+    assert loaded.search("graph retrieval", 5) == listed.search("graph retrieval", 5)
+    assert [h.paper_id for h in listed.search("graph retrieval", 5)] == ["c", "d", "a"]  # rarer term first; shorter doc first

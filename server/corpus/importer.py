@@ -46,8 +46,8 @@ from agenthop.server.corpus.release import (
     RELEVANCES,
 )
 from agenthop.server.corpus.schema import INDEXES, create_index, create_schema
-from agenthop.server.papers import explore_documents
-from agenthop.server.search import ScopeIndex
+from agenthop.server.papers import explore_texts
+from agenthop.server.search import stored_index_parts
 from agenthop.server.sections import label_is_resolvable, normalise
 
 __all__ = ["IMPORTER_VERSION", "BadLabelError", "ReleaseError", "check_release", "corpus_identity", "import_release"]
@@ -777,8 +777,8 @@ def _index_and_store_explore_search(conn: sqlite3.Connection) -> None:
     """The secondary indexes, and the explore-mode BM25 index (stored, so that no server has to build it)."""
     for table in INDEXES:
         create_index(conn, table)
-    index = ScopeIndex(*explore_documents(conn))
-    conn.executemany("INSERT INTO search_index(name, data) VALUES (?, ?)", sorted(index.to_parts().items()))
+    parts = stored_index_parts(explore_texts(conn))  # streams the documents: memory grows with the index, not the text
+    conn.executemany("INSERT INTO search_index(name, data) VALUES (?, ?)", sorted(parts.items()))
 
 
 def import_release(

@@ -109,10 +109,13 @@ def format_description(info: dict) -> str:
         f"edges         {c['edges']} ({c['edges_with_context']} with a citation context); explore search index "
         f"{'stored' if c['explore_index_stored'] else 'not stored (built on the first explore search)'}",
         f"items         {c['items']}" + ("" if c["items"] else " (explore mode only)"),
-        "  by type     " + ", ".join(f"{k} {v}" for k, v in c["items_by_type"].items()),
-        "  by depth    " + ", ".join(f"depth {k}: {v}" for k, v in c["items_by_depth"].items()),
-        "  by cell     " + ", ".join(f"{k} {v}" for k, v in c["items_by_cell"].items()),
-        "  reasoning   " + ", ".join(f"{k} {v}" for k, v in c["items_by_reasoning_type"].items()),
-        f"  nodes/item  min {c['nodes_per_item']['min']}, mean {c['nodes_per_item']['mean']}, max {c['nodes_per_item']['max']}",
     ]
+    if c["items"]:  # an explore-only corpus has no breakdowns to show
+        lines += [
+            "  by type     " + ", ".join(f"{k} {v}" for k, v in c["items_by_type"].items()),
+            "  by depth    " + ", ".join(f"depth {k}: {v}" for k, v in c["items_by_depth"].items()),
+            "  by cell     " + ", ".join(f"{k} {v}" for k, v in c["items_by_cell"].items()),
+            "  reasoning   " + ", ".join(f"{k} {v}" for k, v in c["items_by_reasoning_type"].items()),
+            f"  nodes/item  min {c['nodes_per_item']['min']}, mean {c['nodes_per_item']['mean']}, max {c['nodes_per_item']['max']}",
+        ]
     return "\n".join(lines)

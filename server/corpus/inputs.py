@@ -56,12 +56,18 @@ class JsonlFile:
         self.path = path
         self.name = name
         self._digest: list[str] = []
+        self._unreadable: OSError | None = None
         # hashlib releases the GIL on large buffers: the hash costs no time of the thread that parses.
         self._hashing = threading.Thread(target=self._hash, name=f"sha256 {name}", daemon=True)
 
     def _hash(self) -> None:
-        with open(self.path, "rb") as fh:
-            self._digest.append(hashlib.file_digest(fh, "sha256").hexdigest())
+        # A file that goes away under the thread (an import that failed has its input removed) is reported by
+        # hexdigest, where a caller can handle it, never as a traceback from a dying thread.
+        try:
+            with open(self.path, "rb") as fh:
+                self._digest.append(hashlib.file_digest(fh, "sha256").hexdigest())
+        except OSError as exc:
+            self._unreadable = exc
 
     def __iter__(self) -> Iterator[tuple[Where, dict | ReleaseError]]:
         self._hashing.start()
@@ -95,6 +101,8 @@ class JsonlFile:
     @property
     def hexdigest(self) -> str:
         self._hashing.join()
+        if self._unreadable is not None:
+            raise ReleaseError(f"{self.name}: cannot be read ({self._unreadable.strerror})")
         return self._digest[0]
 
 

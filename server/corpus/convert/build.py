@@ -1,0 +1,137 @@
+"""``corpus build``: papers in their own formats -> a release directory -> the one importer -> a corpus file."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from agenthop.server.corpus.convert.linking import CitationStore
+from agenthop.server.corpus.convert.model import ConvertError
+from agenthop.server.corpus.convert.sources import read_papers
+from agenthop.server.corpus.convert.writer import POOL_FILE, write_corpus, write_items, write_pool_record
+from agenthop.server.corpus.problems import ReleaseError
+from agenthop.server.corpus.release import GRAPHS_FILE, LABELS_FILE, QA_FILE
+
+_MAX_LISTED = 20
+RELEASE_NAME = "corpus-build"  # the release directory's name, which the corpus's provenance records as its source
+
+
+def write_release(sources: list[Path], release: Path, *, fmt: str | None = None, items: Path | None = None,
+                  labels: Path | None = None, problems: list[str] | None = None, echo: Callable[[str], None] = print) -> dict:
+    """Convert ``sources`` into the release directory ``release``; return what was converted.
+
+    With ``problems`` (a list), problems in the items and labels are recorded there instead of raised (a check).
+    """
+    if labels is not None and items is None:
+        raise ConvertError("recall labels were given without items: labels describe items, so give the items file too")
+    release.mkdir(parents=True, exist_ok=True)
+    store = CitationStore(release / ".build-store.sqlite")
+    try:
+        pool_path = release / POOL_FILE
+        pool_path.parent.mkdir(parents=True, exist_ok=True)
+        n = 0
+        with open(pool_path, "w", encoding="utf-8", newline="\n") as pool:
+            for paper in read_papers(sources, fmt):
+                pid = store.add(paper)
+                if pid is not None and paper.sections:
+                    write_pool_record(pool, pid, paper)
+                n += 1
+                if n % 5000 == 0:
+                    echo(f"  read {n} papers")
+        if store.counts()["papers_in_set"] == 0:
+            raise ConvertError("no papers found in the inputs; give GROBID TEI, JATS or S2ORC JSON files, or folders holding them")
+        echo(f"read {n} papers; linking references")
+        write_corpus(release, store)
+        n_items = write_items(release, store, items, labels, problems) if items is not None else 0
+        summary = {**store.counts(), "items": n_items, "duplicates": len(store.duplicates),
+                   "duplicate_examples": store.duplicates[:_MAX_LISTED], "source_id_clashes": len(store.source_id_clashes),
+                   "source_id_clash_examples": store.source_id_clashes[:_MAX_LISTED], "untitled": store.untitled,
+                   "references_dropped": store.dropped_references}
+    finally:
+        store.close()
+        (release / ".build-store.sqlite").unlink(missing_ok=True)
+    for example in summary["duplicate_examples"]:
+        echo(f"warning: skipped a duplicate: {example}")
+    for example in summary["source_id_clash_examples"]:
+        echo(f"warning: a source ID names two different papers; this one gets an ID of its own: {example}")
+    return summary
+
+
+def _in_user_terms(message: str, items: Path | None, labels: Path | None) -> str:
+    """An importer message, with the release files the build wrote from the user's files named as those files.
+
+    The writer keeps line numbers: line N of qa/full.jsonl and graphs/full.jsonl is the item on line N of the
+    items file, line N of audit/recall_labels.jsonl is line N of the labels file.
+    """
+    for release_file, user_file, shown in ((QA_FILE, items, "{path} line "), (GRAPHS_FILE, items, "the graph built for {path} line "),
+                                          (LABELS_FILE, labels, "{path} line ")):
+        prefix = f"{release_file} line "
+        if user_file is not None and message.startswith(prefix):
+            return shown.format(path=user_file) + message[len(prefix):]
+    return message
+
+
+def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, items: Path | None = None, labels: Path | None = None,
+                 keep_release: Path | None = None, echo: Callable[[str], None] = print) -> dict:
+    """Convert, then import through ``import_release`` (the one validation path). No corpus is written on error.
+
+    A :class:`ReleaseError` from the importer about the items or labels names the user's file and line.
+    ``keep_release`` (a new or empty directory) receives the converted release once conversion is done,
+    whether or not it then imports, so that a refused release can be looked at.
+    """
+    from agenthop.server.corpus.importer import import_release
+
+    if keep_release is not None and keep_release.exists() and (not keep_release.is_dir() or any(keep_release.iterdir())):
+        raise ConvertError(f"{keep_release} already exists and is not an empty directory; name a new directory to keep the release in")
+    started = time.monotonic()
+    tmp = Path(tempfile.mkdtemp(prefix="agenthop-build-", dir=out.parent if out.parent.exists() else None))
+    try:
+        release = tmp / RELEASE_NAME
+        converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, echo=echo)
+        try:
+            imported = import_release(release, out, echo=echo)
+        except ReleaseError as exc:
+            raise type(exc)(_in_user_terms(str(exc), items, labels)) from None
+        finally:
+            if keep_release is not None:
+                if keep_release.exists():
+                    keep_release.rmdir()  # empty, checked above
+                shutil.move(str(release), keep_release)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {"converted": converted, "imported": imported, "seconds": round(time.monotonic() - started, 2)}
+
+
+def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | None = None, labels: Path | None = None,
+                echo: Callable[[str], None] = print) -> dict:
+    """Convert and check everything the build would import, writing no corpus; report every error and warning at once.
+
+    The report is ``importer.check_release``'s, with the converters' summary under ``converted`` and the
+    problems of the user's items and labels first, all named by the user's files and lines.
+    """
+    from agenthop.server.corpus.importer import check_release
+
+    problems: list[str] = []
+    tmp = Path(tempfile.mkdtemp(prefix="agenthop-build-check-"))
+    try:
+        release = tmp / RELEASE_NAME
+        converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, problems=problems, echo=echo)
+        report = check_release(release, echo=echo)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    errors = [{"message": p, "bad_label": False} for p in problems]
+    errors += [{**e, "message": _in_user_terms(e["message"], items, labels)} for e in report["errors"]]
+
+    def place(error: dict) -> tuple[int, int]:  # the items file's lines in order, then the labels file's, then the rest
+        for rank, path in enumerate((items, labels)):
+            prefix = f"{path} line "
+            if path is not None and error["message"].startswith(prefix):
+                return rank, int(error["message"][len(prefix):].split(":", 1)[0])
+        return 2, 0
+
+    errors.sort(key=place)
+    error_count = len(problems) + report["error_count"]
+    return {**report, "ok": error_count == 0, "error_count": error_count, "errors": errors, "converted": converted}

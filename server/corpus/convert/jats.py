@@ -1,0 +1,177 @@
+"""JATS XML (PubMed Central Open Access, eLife and most publishers) to a Paper.
+
+Sections are the <sec> children of <body>; nested <sec>s are rolled into their
+top-level parent with their title line kept. Paragraphs that come before any
+<sec> (commentaries and insights often have no sections) form a section of their
+own, "Main text". Appendices (<app>) become "Apdx_A: title" sections, as in the
+release. Sub-articles (decision letters, author responses) are not the paper and
+are left out.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from agenthop.server.corpus.convert.model import ConvertError, Paper, Reference
+from agenthop.server.corpus.convert.outline import Outline, numbered_header
+from agenthop.server.corpus.convert.text import Paragraph, clean, doi_of, pmcid_of, year_of
+from agenthop.server.corpus.convert.xmltree import fill, local, parse, text_of
+
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+# Floating material inside paragraphs: captions and tables are not running text.
+_SKIP = frozenset({"fig", "fig-group", "table-wrap", "table-wrap-group", "supplementary-material", "media", "boxed-text", "disp-formula"})
+
+
+def is_jats(root: ET.Element) -> bool:
+    return local(root.tag) == "article" and root.find("front") is not None
+
+
+def _name(el: ET.Element) -> str:
+    if local(el.tag) == "collab":
+        return text_of(el)
+    given = text_of(el.find("given-names"))
+    surname = text_of(el.find("surname"))
+    return " ".join(p for p in (given, surname) if p) or text_of(el.find("string-name"))
+
+
+def _citation_keys(el: ET.Element) -> list[str] | None:
+    if local(el.tag) != "xref" or el.get("ref-type") != "bibr":
+        return None
+    return (el.get("rid") or "").split()
+
+
+def _reference(ref: ET.Element, index: int) -> Reference:
+    cit = None
+    for name in ("element-citation", "mixed-citation", "citation", "nlm-citation"):
+        cit = ref.find(name)
+        if cit is not None:
+            break
+    out = Reference(key=ref.get("id") or f"ref{index}")
+    if cit is None:
+        return out
+    names = []
+    group = cit.find("person-group")
+    for el in (group if group is not None else cit):
+        if local(el.tag) in ("name", "collab", "string-name"):
+            names.append(_name(el))
+    out.authors = [n for n in names if n]
+    title = text_of(cit.find("article-title")) or text_of(cit.find("chapter-title"))
+    source = text_of(cit.find("source"))
+    out.title = title or source or text_of(cit.find("data-title"))
+    out.venue = source if title and source else None
+    out.year = year_of(text_of(cit.find("year")))
+    for pub_id in cit.iter("pub-id"):
+        kind = (pub_id.get("pub-id-type") or "").lower()
+        value = clean(pub_id.text)
+        if kind == "doi" and doi_of(value):
+            out.ids.setdefault("doi", doi_of(value))
+        elif kind in ("pmcid", "pmc") and pmcid_of(value):
+            out.ids.setdefault("pmcid", pmcid_of(value))
+        elif kind == "arxiv" and value:
+            out.ids.setdefault("arxiv", value)
+    for link in cit.iter("ext-link"):
+        doi = doi_of(link.get(_XLINK_HREF)) or doi_of(text_of(link))
+        if doi:
+            out.ids.setdefault("doi", doi)
+    return out
+
+
+def parse_jats(path: Path) -> Paper:
+    root = parse(path)
+    if not is_jats(root):
+        raise ConvertError(f"{path}: not JATS XML (root element <{local(root.tag)}>, expected <article> with <front>)")
+    meta = root.find("front/article-meta")
+    if meta is None:
+        raise ConvertError(f"{path}: JATS without <front>/<article-meta>; the title and IDs live there")
+    paper = Paper(source=str(path), title=text_of(meta.find("title-group/article-title")))
+
+    for article_id in meta.findall("article-id"):
+        kind = (article_id.get("pub-id-type") or "").lower()
+        value = clean(article_id.text)
+        if kind == "doi" and doi_of(value):
+            paper.ids.setdefault("doi", doi_of(value))
+        elif kind in ("pmc", "pmcid") and pmcid_of(value):
+            paper.ids.setdefault("pmcid", pmcid_of(value))
+        elif kind == "arxiv" and value:
+            paper.ids.setdefault("arxiv", value)
+
+    for contrib in meta.iterfind("contrib-group/contrib"):
+        if contrib.get("contrib-type", "author") != "author":
+            continue
+        for el in contrib:
+            if local(el.tag) in ("name", "collab", "string-name"):
+                name = _name(el)
+                if name:
+                    paper.authors.append(name)
+                break
+
+    years = [year_of(text_of(d.find("year"))) for d in meta.findall("pub-date")]
+    paper.year = next((y for y in years if y), None)
+    paper.venue = text_of(root.find("front/journal-meta/journal-title-group/journal-title")) or text_of(
+        root.find("front/journal-meta/journal-title")
+    ) or None
+
+    abstracts = meta.findall("abstract")
+    plain = [a for a in abstracts if not a.get("abstract-type")] or abstracts
+    if plain:
+        paras = [text_of(p) for p in plain[0].iter("p")] or [text_of(plain[0])]
+        paper.abstract = "\n\n".join(p for p in paras if p) or None
+
+    refs: dict[str, Reference] = {}
+    back = root.find("back")
+    if back is not None:
+        for i, ref in enumerate(back.iterfind(".//ref-list/ref")):
+            reference = _reference(ref, i)
+            if reference.key not in refs:
+                refs[reference.key] = reference
+                paper.references.append(reference)
+
+    outline = Outline()
+    body = root.find("body")
+    if body is not None:
+        for el in body:
+            name = local(el.tag)
+            if name == "sec":
+                outline.top(_sec_header(el))
+                _read_sec(el, outline, refs)
+            elif name == "p":
+                _paragraph(el, outline, refs)
+    if back is not None:
+        ack = back.find("ack")
+        if ack is not None:
+            outline.top(text_of(ack.find("title")) or "Acknowledgements")
+            _read_sec(ack, outline, refs)
+        for i, app in enumerate(back.iterfind("app-group/app")):
+            title = _sec_header(app) or "Appendix"
+            outline.top(f"Apdx_{chr(ord('A') + i % 26)}: {title}")
+            _read_sec(app, outline, refs)
+    paper.sections = outline.finish()
+    return paper
+
+
+def _sec_header(sec: ET.Element) -> str:
+    return numbered_header(text_of(sec.find("label")), text_of(sec.find("title")))
+
+
+def _paragraph(p: ET.Element, outline: Outline, refs: dict[str, Reference]) -> None:
+    paragraph = Paragraph()
+    fill(paragraph, p, _citation_keys, _SKIP)
+    text, contexts = paragraph.finish()
+    outline.paragraph(text)
+    for key, sentence in contexts:
+        ref = refs.get(key)
+        if ref is not None and ref.context is None:
+            ref.context = sentence
+
+
+def _read_sec(sec: ET.Element, outline: Outline, refs: dict[str, Reference]) -> None:
+    for el in sec:
+        name = local(el.tag)
+        if name == "p":
+            _paragraph(el, outline, refs)
+        elif name == "sec":
+            outline.sub(_sec_header(el))
+            _read_sec(el, outline, refs)
+        elif name == "list":
+            _paragraph(el, outline, refs)

@@ -1,0 +1,220 @@
+"""Paper IDs and the citation graph: link each bibliography entry to a paper of the set, or make it a node of its own.
+
+The set is kept in a scratch SQLite file, not in memory, so a build of 100K+
+papers uses the same memory as a build of ten. A reference is linked, in order,
+by the identifier the source resolved itself (S2ORC's ``link``), by DOI, arXiv
+ID, PMCID or ACL ID, then by normalised title when the years agree (or one is
+unknown). A reference that links to nothing in the set becomes a metadata-only
+paper (title, year, authors and venue from the bibliography); two papers citing
+the same outside work share that node.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from agenthop.server.corpus.convert.model import ID_KINDS, Paper, Reference
+from agenthop.server.corpus.convert.text import normalise_title
+
+MAX_ID = 200
+_PREFIX = {"doi": "doi", "arxiv": "arxiv", "pmcid": "pmc", "acl": "acl"}
+MIN_TITLE = 12  # normalised characters: shorter titles ("Introduction") match too much to link on
+
+_SCHEMA = """
+CREATE TABLE papers (
+    pid TEXT PRIMARY KEY, title TEXT NOT NULL, abstract TEXT, authors TEXT NOT NULL, year INTEGER,
+    venue TEXT, ids TEXT NOT NULL, in_set INTEGER NOT NULL, has_text INTEGER NOT NULL DEFAULT 0, source TEXT
+);
+CREATE TABLE keys (key TEXT PRIMARY KEY, pid TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE titles (norm TEXT NOT NULL, year INTEGER, in_set INTEGER NOT NULL, pid TEXT NOT NULL);
+CREATE INDEX titles_norm ON titles(norm);
+CREATE TABLE refs (citing TEXT NOT NULL, pos INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (citing, pos)) WITHOUT ROWID;
+CREATE TABLE edges (citing TEXT NOT NULL, pos INTEGER NOT NULL, cited TEXT NOT NULL, context TEXT, PRIMARY KEY (citing, pos)) WITHOUT ROWID;
+"""
+
+
+def _clean_id(value: str) -> str:
+    value = "".join(ch for ch in value if not ch.isspace() and ch.isprintable())
+    if len(value) > MAX_ID:
+        value = value[:150] + "~" + hashlib.sha1(value.encode()).hexdigest()[:16]
+    return value
+
+
+def paper_id(ids: dict[str, str], source_id: str | None, title: str, year: int | None, *, prefix: str = "paper") -> str:
+    """The readable ID a paper gets: doi:…, arxiv:…, pmc:…, acl:…, s2orc:…, else a hash of title and year
+    (``paper:`` for a paper of the set, ``ref:`` for a bibliography entry outside it)."""
+    for kind in ID_KINDS:
+        if ids.get(kind):
+            return _clean_id(f"{_PREFIX[kind]}:{ids[kind]}")
+    if source_id:
+        return _clean_id(f"s2orc:{source_id}")
+    digest = hashlib.sha1(f"{normalise_title(title)}|{year or ''}".encode()).hexdigest()[:16]
+    return f"{prefix}:{digest}"
+
+
+def _keys(ids: dict[str, str], source_id: str | None) -> list[str]:
+    keys = [f"{kind}:{ids[kind]}" for kind in ID_KINDS if ids.get(kind)]
+    if source_id:
+        keys.append(f"s2orc:{source_id}")
+    return keys
+
+
+class CitationStore:
+    """Papers and references of one build, in a scratch SQLite file."""
+
+    def __init__(self, path: Path) -> None:
+        self.conn = sqlite3.connect(path, isolation_level=None)
+        self.conn.execute("PRAGMA journal_mode = OFF")
+        self.conn.execute("PRAGMA synchronous = OFF")
+        self.conn.execute("PRAGMA cache_size = -32768")  # 32 MiB, whatever the corpus size
+        self.conn.executescript(_SCHEMA)
+        self.conn.execute("BEGIN")
+        self.duplicates: list[str] = []
+        self.source_id_clashes: list[str] = []
+        self.untitled = 0
+        self.dropped_references = 0
+
+    def close(self) -> None:
+        self.conn.execute("COMMIT")
+        self.conn.close()
+
+    # -- pass 1: the papers of the set -----------------------------------------
+
+    def _taken(self, pid: str, keys: list[str]) -> str | None:
+        """The paper of the set that already has this ID or one of these keys."""
+        row = self.conn.execute("SELECT pid FROM papers WHERE pid = ?", (pid,)).fetchone()
+        if row is None and keys:
+            marks = ",".join("?" * len(keys))
+            row = self.conn.execute(f"SELECT pid FROM keys WHERE key IN ({marks})", keys).fetchone()
+        return row[0] if row else None
+
+    def _source_id_clash(self, paper: Paper, taken: str) -> bool:
+        """Does ``paper`` share only its source key with ``taken``, under another title? Then the key is not unique.
+
+        doc2json names a paper after its file up to the first dot, so every 2020.acl-main.N.pdf becomes "2020":
+        those are different papers, not copies of one.
+        """
+        if not paper.source_id or self._taken(paper_id(paper.ids, None, paper.title, paper.year), _keys(paper.ids, None)):
+            return False
+        row = self.conn.execute("SELECT title FROM papers WHERE pid = ?", (taken,)).fetchone()
+        return row is not None and normalise_title(row[0]) != normalise_title(paper.title)
+
+    def add(self, paper: Paper) -> str | None:
+        """Register a paper of the set; its ID, or None if an earlier input already had it."""
+        pid = paper_id(paper.ids, paper.source_id, paper.title, paper.year)
+        keys = _keys(paper.ids, paper.source_id)
+        taken = self._taken(pid, keys)
+        if taken is not None and self._source_id_clash(paper, taken):
+            self.source_id_clashes.append(f"{paper.source} (source ID {json.dumps(paper.source_id)}, as {taken})")
+            paper.source_id = None
+            pid, keys = paper_id(paper.ids, None, paper.title, paper.year), _keys(paper.ids, None)
+            taken = self._taken(pid, keys)
+        if taken is not None:
+            self.duplicates.append(f"{paper.source} (same paper as {taken})")
+            return None
+        if not paper.title:
+            self.untitled += 1
+        self.conn.execute(
+            "INSERT INTO papers(pid, title, abstract, authors, year, venue, ids, in_set, has_text, source) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            (pid, paper.title, paper.abstract, json.dumps(paper.authors, ensure_ascii=False), paper.year, paper.venue,
+             json.dumps(paper.ids, sort_keys=True), 1 if paper.sections else 0, paper.source),
+        )
+        self.conn.executemany("INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in keys])
+        norm = normalise_title(paper.title)
+        if len(norm) >= MIN_TITLE:
+            self.conn.execute("INSERT INTO titles(norm, year, in_set, pid) VALUES (?, ?, 1, ?)", (norm, paper.year, pid))
+        rows = []
+        for pos, ref in enumerate(paper.references):
+            rows.append((pid, pos, json.dumps(
+                {"title": ref.title, "year": ref.year, "authors": ref.authors, "venue": ref.venue, "ids": ref.ids,
+                 "link": ref.link, "context": ref.context}, ensure_ascii=False)))
+        self.conn.executemany("INSERT INTO refs(citing, pos, data) VALUES (?, ?, ?)", rows)
+        return pid
+
+    # -- pass 2: linking ------------------------------------------------------------
+
+    def _by_title(self, title: str, year: int | None) -> str | None:
+        norm = normalise_title(title)
+        if len(norm) < MIN_TITLE:
+            return None
+        for pid, found_year in self.conn.execute("SELECT pid, year FROM titles WHERE norm = ? ORDER BY in_set DESC, rowid", (norm,)):
+            if year is None or found_year is None or year == found_year:
+                return pid
+        return None
+
+    def _resolve(self, ref: Reference) -> str | None:
+        keys = ([f"s2orc:{ref.link}"] if ref.link else []) + _keys(ref.ids, None)
+        for key in keys:
+            row = self.conn.execute("SELECT pid FROM keys WHERE key = ?", (key,)).fetchone()
+            if row:
+                return row[0]
+        return self._by_title(ref.title, ref.year) if ref.title else None
+
+    def _outside(self, ref: Reference) -> str:
+        """A metadata-only paper for a reference the set does not hold."""
+        pid = paper_id(ref.ids, None, ref.title, ref.year, prefix="ref")
+        inserted = self.conn.execute(
+            "INSERT OR IGNORE INTO papers(pid, title, abstract, authors, year, venue, ids, in_set) VALUES (?, ?, NULL, ?, ?, ?, ?, 0)",
+            (pid, ref.title, json.dumps(ref.authors, ensure_ascii=False), ref.year, ref.venue, json.dumps(ref.ids, sort_keys=True)),
+        ).rowcount
+        if inserted:
+            self.conn.executemany("INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in _keys(ref.ids, None)])
+            norm = normalise_title(ref.title)
+            if len(norm) >= MIN_TITLE:
+                self.conn.execute("INSERT INTO titles(norm, year, in_set, pid) VALUES (?, ?, 0, ?)", (norm, ref.year, pid))
+        return pid
+
+    def link(self) -> Iterator[tuple[str, list[tuple[str, str | None]]]]:
+        """Resolve every reference; yield (citing, [(cited, context), ...]) per citing paper, in reference order."""
+        citing_ids = [row[0] for row in self.conn.execute("SELECT pid FROM papers WHERE in_set = 1 ORDER BY rowid")]
+        for citing in citing_ids:
+            resolved: list[tuple[str, str | None]] = []
+            seen: set[str] = {citing}
+            rows = self.conn.execute("SELECT data FROM refs WHERE citing = ? ORDER BY pos", (citing,)).fetchall()
+            for (data,) in rows:
+                raw = json.loads(data)
+                ref = Reference(key="", title=raw["title"] or "", year=raw["year"], authors=raw["authors"], venue=raw["venue"],
+                                ids=raw["ids"], link=raw["link"], context=raw["context"])
+                cited = self._resolve(ref)
+                if cited is None:
+                    if not ref.title:
+                        self.dropped_references += 1  # nothing to show an agent: no title, no identifier in the set
+                        continue
+                    cited = self._outside(ref)
+                if cited in seen:
+                    continue
+                seen.add(cited)
+                resolved.append((cited, ref.context))
+            self.conn.executemany(
+                "INSERT INTO edges(citing, pos, cited, context) VALUES (?, ?, ?, ?)",
+                [(citing, pos, cited, context) for pos, (cited, context) in enumerate(resolved)],
+            )
+            yield citing, resolved
+
+    # -- reading back -------------------------------------------------------------
+
+    def papers(self) -> Iterator[tuple]:
+        yield from self.conn.execute("SELECT pid, title, abstract, authors, year, venue, ids, has_text FROM papers ORDER BY rowid")
+
+    def paper(self, pid: str) -> tuple | None:
+        return self.conn.execute(
+            "SELECT pid, title, abstract, authors, year, venue, ids, has_text FROM papers WHERE pid = ?", (pid,)
+        ).fetchone()
+
+    def references(self, citing: str, limit: int) -> list[tuple[str, str | None]]:
+        return list(self.conn.execute("SELECT cited, context FROM edges WHERE citing = ? ORDER BY pos LIMIT ?", (citing, limit)))
+
+    def counts(self) -> dict:
+        one = lambda sql: self.conn.execute(sql).fetchone()[0]  # noqa: E731
+        return {
+            "papers_in_set": one("SELECT COUNT(*) FROM papers WHERE in_set = 1"),
+            "papers_with_text": one("SELECT COUNT(*) FROM papers WHERE has_text = 1"),
+            "metadata_only_references": one("SELECT COUNT(*) FROM papers WHERE in_set = 0"),
+            "citations": one("SELECT COUNT(*) FROM edges"),
+            "citations_in_set": one("SELECT COUNT(*) FROM edges e JOIN papers p ON p.pid = e.cited WHERE p.in_set = 1"),
+            "citations_with_context": one("SELECT COUNT(*) FROM edges WHERE context IS NOT NULL"),
+        }

@@ -1,0 +1,49 @@
+"""What every converter produces: a paper with its metadata, sections and bibliography."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ID_KINDS = ("doi", "arxiv", "pmcid", "acl")
+
+
+@dataclass
+class Section:
+    header: str
+    text: str
+
+
+@dataclass
+class Reference:
+    """One entry of a paper's bibliography, in reference-list order.
+
+    ``link`` is an identifier the source itself resolved (S2ORC's ``link`` field);
+    ``context`` is the sentence around the first in-text citation, when there is one.
+    """
+
+    key: str
+    title: str = ""
+    year: int | None = None
+    authors: list[str] = field(default_factory=list)
+    venue: str | None = None
+    ids: dict[str, str] = field(default_factory=dict)
+    link: str | None = None
+    context: str | None = None
+
+
+@dataclass
+class Paper:
+    source: str  # file (and line) it came from, for messages
+    title: str
+    abstract: str | None = None
+    authors: list[str] = field(default_factory=list)
+    year: int | None = None
+    venue: str | None = None
+    ids: dict[str, str] = field(default_factory=dict)
+    source_id: str | None = None  # the source's own key (S2ORC paper_id), used only when no other ID exists
+    sections: list[Section] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+
+
+class ConvertError(Exception):
+    """An input cannot be converted; the message names the file and what is wrong."""

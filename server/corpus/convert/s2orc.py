@@ -1,0 +1,176 @@
+"""S2ORC / doc2json / CORD-19 JSON to Papers.
+
+Accepted shapes, all of one family: doc2json's output (metadata at the top,
+text under ``pdf_parse``), CORD-19 and the 2019 S2ORC release (metadata under
+``metadata``, text at the top or under ``grobid_parse``), and flat records with
+everything at the top. A ``.json`` file holds one paper; a ``.jsonl`` file (also
+gzipped, as the S2ORC shards are) holds one per line and is read line by line.
+
+Body paragraphs carry ``section`` and ``sec_num``: a paragraph whose ``sec_num``
+has more than one level ("2.1") is rolled into the open top-level section, with
+its section name kept as a heading line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from agenthop.server.corpus.convert.model import ConvertError, Paper, Reference
+from agenthop.server.corpus.convert.outline import Outline, depth_of, numbered_header
+from agenthop.server.corpus.convert.text import arxiv_of, clean, doi_of, pmcid_of, sentence_around, year_of
+
+_TEXT_KEYS = ("pdf_parse", "grobid_parse", "latex_parse")
+
+
+def looks_like_s2orc(record: dict) -> bool:
+    return isinstance(record, dict) and ("body_text" in record or any(isinstance(record.get(k), dict) for k in _TEXT_KEYS))
+
+
+def open_text(path: Path):
+    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")
+
+
+def iter_s2orc(path: Path) -> Iterator[Paper]:
+    """The papers of one S2ORC file, one at a time."""
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    try:
+        with open_text(path) as fh:
+            if name.endswith(".jsonl"):
+                for number, line in enumerate(fh, start=1):
+                    if line.strip():
+                        yield _paper(_load(line, f"{path} line {number}"), f"{path} line {number}")
+            else:
+                yield _paper(_load(fh.read(), str(path)), str(path))
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise ConvertError(f"{path}: cannot be read ({exc})") from None
+
+
+def _load(text: str, where: str) -> dict:
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConvertError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    if not looks_like_s2orc(record):
+        raise ConvertError(f"{where}: not an S2ORC paper (expected an object with 'body_text' or 'pdf_parse')")
+    return record
+
+
+def _author(author) -> str:
+    if isinstance(author, str):
+        return clean(author)
+    if not isinstance(author, dict):
+        return ""
+    middle = author.get("middle") or []
+    parts = [author.get("first") or "", *(middle if isinstance(middle, list) else [middle]), author.get("last") or "", author.get("suffix") or ""]
+    return clean(" ".join(p for p in parts if isinstance(p, str)))
+
+
+def _first(value) -> str | None:
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _ids(*sources: dict) -> dict[str, str]:
+    ids: dict[str, str] = {}
+    for src in sources:
+        if not isinstance(src, dict):
+            continue
+        for key, value in src.items():
+            kind = key.lower().replace("_id", "").replace("id", "") if key.lower() not in ("doi",) else "doi"
+            value = _first(value)
+            if not value:
+                continue
+            if kind == "doi" and doi_of(value):
+                ids.setdefault("doi", doi_of(value))
+            elif kind == "arxiv" and arxiv_of(value):
+                ids.setdefault("arxiv", arxiv_of(value))
+            elif kind in ("pmc", "pmcid") and pmcid_of(value):
+                ids.setdefault("pmcid", pmcid_of(value))
+            elif kind in ("acl", "acl_anthology", "aclanthology") and value.strip():
+                ids.setdefault("acl", value.strip())
+    return ids
+
+
+def _abstract(value) -> str | None:
+    if isinstance(value, str):
+        return clean(value) or None
+    if isinstance(value, list):
+        paras = [clean(p.get("text")) for p in value if isinstance(p, dict)]
+        return "\n\n".join(p for p in paras if p) or None
+    return None
+
+
+def _paper(record: dict, where: str) -> Paper:
+    meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+    text = next((record[k] for k in _TEXT_KEYS if isinstance(record.get(k), dict) and record[k].get("body_text") is not None), record)
+
+    def field(name):
+        value = record.get(name)
+        return value if value not in (None, "", []) else meta.get(name)
+
+    paper = Paper(source=where, title=clean(field("title") if isinstance(field("title"), str) else ""))
+    authors = field("authors") or []
+    paper.authors = [a for a in (_author(x) for x in authors) if a] if isinstance(authors, list) else []
+    paper.year = year_of(field("year"))
+    venue = field("venue") or field("journal")
+    paper.venue = clean(venue) if isinstance(venue, str) and venue.strip() else None
+    paper.abstract = _abstract(field("abstract")) or _abstract(text.get("abstract"))
+    paper.ids = _ids(record.get("identifiers"), meta, record.get("external_ids"), {k: record.get(k) for k in ("doi", "arxiv_id", "acl_id", "pmc_id")})
+    source_id = record.get("paper_id") if record.get("paper_id") is not None else record.get("corpusid")
+    paper.source_id = str(source_id).strip() if source_id is not None and str(source_id).strip() else None
+
+    bibs = text.get("bib_entries") or {}
+    refs: dict[str, Reference] = {}
+    if isinstance(bibs, dict):
+        for key, bib in bibs.items():
+            if not isinstance(bib, dict):
+                continue
+            ref = Reference(
+                key=str(key),
+                title=clean(bib.get("title")) if isinstance(bib.get("title"), str) else "",
+                year=year_of(bib.get("year")),
+                authors=[a for a in (_author(x) for x in bib.get("authors") or []) if a],
+                venue=clean(bib.get("venue")) if isinstance(bib.get("venue"), str) and bib.get("venue").strip() else None,
+                ids=_ids(bib.get("other_ids")),
+                link=str(bib["link"]) if bib.get("link") not in (None, "") else None,
+            )
+            refs[ref.key] = ref
+            paper.references.append(ref)
+
+    outline = Outline()
+    current_top: str | None = None
+    current_sub: str | None = None
+    top_numbered = False
+    for para in (text.get("body_text") or []) + (text.get("back_matter") or []):
+        if not isinstance(para, dict):
+            continue
+        body = para.get("text") if isinstance(para.get("text"), str) else ""
+        section = clean(para.get("section")) if isinstance(para.get("section"), str) else ""
+        number = str(para.get("sec_num")) if para.get("sec_num") not in (None, "") else None
+        header = numbered_header(number, section)
+        depth = depth_of(number)
+        if header != current_top and header != current_sub:
+            # A deeper number, or no number inside a numbered section (doc2json drops
+            # the number of a paragraph heading), is a subsection of the open section.
+            if current_top is not None and ((depth is not None and depth > 1) or (depth is None and top_numbered)):
+                outline.sub(header)
+                current_sub = header
+            else:
+                outline.top(header)
+                current_top, current_sub, top_numbered = header, None, depth == 1
+        outline.paragraph(clean(body))
+        for span in para.get("cite_spans") or []:
+            if not isinstance(span, dict):
+                continue
+            ref = refs.get(str(span.get("ref_id")))
+            start, end = span.get("start"), span.get("end")
+            if ref is None or ref.context is not None or not isinstance(start, int) or not isinstance(end, int) or not 0 <= start < end <= len(body):
+                continue
+            # Spans index the raw paragraph; collapse whitespace only after cutting the sentence.
+            ref.context = clean(sentence_around(body, start, end))
+    paper.sections = outline.finish()
+    return paper

@@ -1,0 +1,76 @@
+"""Find the input files and tell their format from their content."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+
+from agenthop.server.corpus.convert.jats import parse_jats
+from agenthop.server.corpus.convert.model import ConvertError, Paper
+from agenthop.server.corpus.convert.s2orc import iter_s2orc, looks_like_s2orc, open_text
+from agenthop.server.corpus.convert.tei import NS as TEI_NS
+from agenthop.server.corpus.convert.tei import parse_tei
+
+FORMATS = ("tei", "jats", "s2orc")
+_EXTENSIONS = (".xml", ".nxml", ".tei", ".json", ".jsonl", ".json.gz", ".jsonl.gz", ".xml.gz")
+
+
+def input_files(sources: list[Path]) -> Iterator[Path]:
+    """Every file named, and every file with a known extension under every folder named, in sorted order."""
+    for src in sources:
+        if src.is_dir():
+            yield from sorted(p for p in src.rglob("*") if p.is_file() and p.name.lower().endswith(_EXTENSIONS))
+        elif src.is_file():
+            yield src
+        else:
+            raise ConvertError(f"{src}: no such file or folder")
+
+
+def detect(path: Path) -> str:
+    """'tei', 'jats' or 's2orc', from the file's first element or first JSON value."""
+    with open_text(path) as fh:
+        head = fh.read(1)
+        while head and head.isspace():
+            head = fh.read(1)
+    if head == "<":
+        try:
+            with open_text(path) as fh:
+                for _, el in ET.iterparse(fh, events=("start",)):
+                    tag = el.tag
+                    break
+                else:
+                    tag = ""
+        except ET.ParseError as exc:
+            raise ConvertError(f"{path}: not well-formed XML ({exc})") from None
+        if tag in (f"{{{TEI_NS}}}TEI", f"{{{TEI_NS}}}teiCorpus"):
+            return "tei"
+        if tag.rsplit("}", 1)[-1] == "article":
+            return "jats"
+        raise ConvertError(f"{path}: XML whose root is <{tag}>; expected GROBID TEI (<TEI> in the TEI namespace) or JATS (<article>)")
+    if head in ("{", "["):
+        with open_text(path) as fh:
+            first = fh.readline() if path.name.lower().rstrip(".gz").endswith(".jsonl") else fh.read()
+        try:
+            record = json.loads(first)
+        except json.JSONDecodeError as exc:
+            raise ConvertError(f"{path}: not valid JSON ({exc.msg})") from None
+        if looks_like_s2orc(record):
+            return "s2orc"
+        raise ConvertError(f"{path}: JSON that is not an S2ORC paper (expected an object with 'body_text' or 'pdf_parse')")
+    raise ConvertError(f"{path}: neither XML nor JSON; expected GROBID TEI, JATS or S2ORC JSON")
+
+
+def read_papers(sources: list[Path], fmt: str | None = None) -> Iterator[Paper]:
+    """Every paper of every input, one at a time (one file in memory at most)."""
+    for path in input_files(sources):
+        kind = detect(path)
+        if fmt is not None and kind != fmt:
+            raise ConvertError(f"{path}: looks like {kind}, not {fmt}")
+        if kind == "tei":
+            yield parse_tei(path)
+        elif kind == "jats":
+            yield parse_jats(path)
+        else:
+            yield from iter_s2orc(path)

@@ -1,0 +1,191 @@
+"""GROBID TEI XML (what GROBID's processFulltextDocument returns for a PDF) to a Paper.
+
+GROBID writes sections as flat sibling <div>s whose <head n="2.1"> carries the
+numbering, so a subsection is recognised by its number: "2.1" is rolled into the
+open section "2". An unnumbered head inside a numbered paper is a paragraph heading
+and is rolled in too; in a paper with no numbering at all every head is a section.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from agenthop.server.corpus.convert.model import ConvertError, Paper, Reference
+from agenthop.server.corpus.convert.outline import Outline, depth_of, numbered_header
+from agenthop.server.corpus.convert.text import Paragraph, arxiv_of, clean, doi_of, pmcid_of, year_of
+from agenthop.server.corpus.convert.xmltree import fill, local, parse, text_of
+
+NS = "http://www.tei-c.org/ns/1.0"
+T = f"{{{NS}}}"
+_XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
+_SKIP = frozenset({"figure", "formula", "note", "table"})
+
+
+def is_tei(root: ET.Element) -> bool:
+    return root.tag == f"{T}TEI" or root.tag == f"{T}teiCorpus"
+
+
+def _person(el: ET.Element) -> str:
+    pers = el.find(f"{T}persName")
+    if pers is None:
+        return ""
+    names = [clean(f.text) for f in pers.findall(f"{T}forename")] + [clean(s.text) for s in pers.findall(f"{T}surname")]
+    return " ".join(n for n in names if n)
+
+
+def _ids(bibl: ET.Element) -> dict[str, str]:
+    ids: dict[str, str] = {}
+    for idno in bibl.iter(f"{T}idno"):
+        kind = (idno.get("type") or "").lower()
+        value = clean(idno.text)
+        if kind == "doi" and doi_of(value):
+            ids.setdefault("doi", doi_of(value))
+        elif kind == "arxiv" and arxiv_of(value):
+            ids.setdefault("arxiv", arxiv_of(value))
+        elif kind == "pmcid" and pmcid_of(value):
+            ids.setdefault("pmcid", pmcid_of(value))
+    return ids
+
+
+def _title(bibl: ET.Element) -> str:
+    for path in (f"{T}analytic/{T}title", f"{T}monogr/{T}title"):
+        for title in bibl.findall(path):
+            if title.get("type", "main") == "main" and text_of(title):
+                return text_of(title)
+    return ""
+
+
+def _year(bibl: ET.Element) -> int | None:
+    for date in bibl.iter(f"{T}date"):
+        year = year_of(date.get("when")) or year_of(date.text)
+        if year:
+            return year
+    return None
+
+
+def _venue(bibl: ET.Element) -> str | None:
+    for title in bibl.findall(f"{T}monogr/{T}title"):
+        if title.get("level") in ("j", "m", "s") and title.get("type") != "abbrev" and text_of(title):
+            return text_of(title)
+    return None
+
+
+def _reference(bibl: ET.Element, index: int) -> Reference:
+    analytic = bibl.find(f"{T}analytic")
+    author_parent = analytic if analytic is not None and analytic.find(f"{T}author") is not None else bibl.find(f"{T}monogr")
+    authors = [_person(a) for a in author_parent.findall(f"{T}author")] if author_parent is not None else []
+    title = _title(bibl)
+    venue = _venue(bibl)
+    if title and venue == title:
+        venue = None
+    return Reference(
+        key=bibl.get(_XML_ID) or f"ref{index}",
+        title=title,
+        year=_year(bibl),
+        authors=[a for a in authors if a],
+        venue=venue,
+        ids=_ids(bibl),
+    )
+
+
+def _citation_keys(el: ET.Element) -> list[str] | None:
+    if local(el.tag) != "ref" or el.get("type") != "bibr":
+        return None
+    return [t.lstrip("#") for t in (el.get("target") or "").split() if t.strip("#")]
+
+
+def parse_tei(path: Path) -> Paper:
+    root = parse(path)
+    if not is_tei(root):
+        raise ConvertError(f"{path}: not TEI XML (root element <{local(root.tag)}>, expected <TEI> in the TEI namespace)")
+    header = root.find(f"{T}teiHeader")
+    if header is None:
+        raise ConvertError(f"{path}: TEI without a <teiHeader>; expected GROBID's full-text output (processFulltextDocument)")
+    source_bibl = header.find(f"{T}fileDesc/{T}sourceDesc/{T}biblStruct")
+    title = text_of(header.find(f"{T}fileDesc/{T}titleStmt/{T}title")) or (_title(source_bibl) if source_bibl is not None else "")
+
+    paper = Paper(source=str(path), title=title)
+    if source_bibl is not None:
+        analytic = source_bibl.find(f"{T}analytic")
+        if analytic is not None:
+            paper.authors = [a for a in (_person(el) for el in analytic.findall(f"{T}author")) if a]
+        paper.ids = _ids(source_bibl)
+        paper.year = _year(source_bibl)
+        paper.venue = _venue(source_bibl)
+    if paper.year is None:
+        date = header.find(f"{T}fileDesc/{T}publicationStmt/{T}date")
+        paper.year = year_of(date.get("when")) if date is not None else None
+
+    abstract = header.find(f"{T}profileDesc/{T}abstract")
+    if abstract is not None:
+        paras = [text_of(p) for p in abstract.iter(f"{T}p")] or [text_of(abstract)]
+        paper.abstract = "\n\n".join(p for p in paras if p) or None
+
+    refs: dict[str, Reference] = {}
+    for i, bibl in enumerate(root.iterfind(f".//{T}listBibl/{T}biblStruct")):
+        ref = _reference(bibl, i)
+        if ref.key not in refs:
+            refs[ref.key] = ref
+            paper.references.append(ref)
+
+    outline = Outline()
+    text = root.find(f"{T}text")
+    if text is not None:
+        body = text.find(f"{T}body")
+        if body is not None:
+            _read_divs(body, outline, refs)
+        back = text.find(f"{T}back")
+        if back is not None:
+            _read_back(back, outline, refs)
+    paper.sections = outline.finish()
+    return paper
+
+
+def _paragraphs(div: ET.Element, outline: Outline, refs: dict[str, Reference]) -> None:
+    for el in div:
+        if local(el.tag) == "p":
+            paragraph = Paragraph()
+            fill(paragraph, el, _citation_keys, _SKIP)
+            text, contexts = paragraph.finish()
+            outline.paragraph(text)
+            for key, sentence in contexts:
+                ref = refs.get(key)
+                if ref is not None and ref.context is None:
+                    ref.context = sentence
+
+
+def _read_divs(parent: ET.Element, outline: Outline, refs: dict[str, Reference], nested: bool = False) -> None:
+    numbered_paper = any(head.get("n") for head in parent.iter(f"{T}head"))
+    inside_numbered = False
+    for div in parent.findall(f"{T}div"):
+        head = div.find(f"{T}head")
+        number = head.get("n") if head is not None else None
+        header = numbered_header(number, text_of(head))
+        depth = depth_of(number)
+        if nested or (depth is not None and depth > 1 and inside_numbered) or (depth is None and numbered_paper and inside_numbered):
+            outline.sub(header)
+        else:
+            outline.top(header)
+            inside_numbered = depth == 1
+        _paragraphs(div, outline, refs)
+        if div.find(f"{T}div") is not None:
+            _read_divs(div, outline, refs, nested=True)  # TEI from other tools nests subsections
+
+
+def _read_back(back: ET.Element, outline: Outline, refs: dict[str, Reference]) -> None:
+    appendix = 0
+    for div in back.findall(f"{T}div"):
+        kind = div.get("type")
+        if kind == "annex":
+            for sub in div.findall(f"{T}div") or [div]:
+                head = sub.find(f"{T}head")
+                letter = chr(ord("A") + appendix % 26)
+                appendix += 1
+                outline.top(f"Apdx_{letter}: {numbered_header(head.get('n') if head is not None else None, text_of(head)) or 'Appendix'}")
+                _paragraphs(sub, outline, refs)
+        elif kind in ("acknowledgement", "acknowledgment", "funding", "availability"):
+            head = div.find(f"{T}head")
+            outline.top(text_of(head) or kind.capitalize())
+            for sub in [div, *div.findall(f"{T}div")]:
+                _paragraphs(sub, outline, refs)

@@ -1,0 +1,169 @@
+"""Text helpers shared by the converters: whitespace, years, identifiers, titles, citation sentences."""
+
+from __future__ import annotations
+
+import unicodedata
+
+MAX_CONTEXT = 600  # characters; a longer "sentence" is a parsing accident, cut around the citation
+
+# Tokens that end with a full stop without ending a sentence. Lower-case, without the dot.
+_ABBREVIATIONS = frozenset(
+    "al e.g i.e cf vs fig figs eq eqs ref refs sec secs tab no nos approx resp ca dr mr mrs ms prof st vol pp ch etc".split()
+)
+
+
+def clean(text: str | None) -> str:
+    """Collapse runs of whitespace (XML indentation, line breaks) to single spaces."""
+    return " ".join(text.split()) if text else ""
+
+
+def year_of(value) -> int | None:
+    """A plausible publication year from an int or a date string ('2018', '2019-12-23', '23 Dec 2019')."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value if 1000 <= value <= 2999 else None
+    digits = ""
+    for ch in str(value):
+        if ch.isdigit():
+            digits += ch
+            if len(digits) == 4:
+                year = int(digits)
+                if 1000 <= year <= 2999:
+                    return year
+        else:
+            digits = ""
+    return None
+
+
+def doi_of(value: str | None) -> str | None:
+    """A bare, lower-cased DOI from a DOI, 'doi:' string or doi.org URL; None if it is not one."""
+    if not value:
+        return None
+    text = value.strip()
+    lowered = text.lower()
+    for prefix in ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi.org/", "doi:"):
+        if lowered.startswith(prefix):
+            text = text[len(prefix):]
+            break
+    text = text.strip().rstrip(".")
+    if not text.startswith("10.") or "/" not in text or any(ch.isspace() for ch in text):
+        return None
+    return text.lower()
+
+
+def arxiv_of(value: str | None) -> str | None:
+    """'arXiv:1912.10667v1[cs.CV]' -> '1912.10667' (versions dropped, old-style IDs kept)."""
+    if not value:
+        return None
+    text = value.strip()
+    if text.lower().startswith("arxiv:"):
+        text = text[6:]
+    text = text.split("[")[0].strip()
+    if "v" in text:
+        head, _, tail = text.rpartition("v")
+        if head and tail.isdigit():
+            text = head
+    return text or None
+
+
+def pmcid_of(value: str | None) -> str | None:
+    if not value or not value.strip():
+        return None
+    text = value.strip().upper()
+    return text if text.startswith("PMC") else f"PMC{text}"
+
+
+def normalise_title(title: str | None) -> str:
+    """Lower-case letters and digits only, accents dropped: how two spellings of one title compare."""
+    if not title:
+        return ""
+    decomposed = unicodedata.normalize("NFKD", title)
+    kept = "".join(ch.lower() if ch.isalnum() else " " for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(kept.split())
+
+
+def _ends_sentence(text: str, i: int) -> bool:
+    """Is text[i] ('.', '!' or '?') the end of a sentence?"""
+    if i + 1 < len(text) and not text[i + 1].isspace():
+        return False
+    j = i + 1
+    while j < len(text) and text[j].isspace():
+        j += 1
+    if j < len(text) and not (text[j].isupper() or text[j].isdigit() or text[j] in "([\"'“‘"):
+        return False
+    if text[i] != ".":
+        return True
+    k = i
+    while k > 0 and not text[k - 1].isspace():
+        k -= 1
+    word = text[k:i].lower().lstrip("([\"'")
+    if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+        return False  # "et al.", "e.g.", an initial such as "J."
+    return True
+
+
+def sentence_around(text: str, start: int, end: int) -> str:
+    """The sentence of ``text`` that holds the span [start, end), cut to MAX_CONTEXT characters."""
+    left = 0
+    for i in range(start - 1, -1, -1):
+        if text[i] in ".!?" and _ends_sentence(text, i):
+            left = i + 1
+            break
+    right = len(text)
+    for i in range(end, len(text)):
+        if text[i] in ".!?" and _ends_sentence(text, i):
+            right = i + 1
+            break
+    sentence = text[left:right].strip()
+    if len(sentence) > MAX_CONTEXT:
+        middle = (start + end) // 2 - left
+        lo = max(0, middle - MAX_CONTEXT // 2)
+        sentence = sentence[lo : lo + MAX_CONTEXT].strip()
+    return sentence
+
+
+class Paragraph:
+    """Text of one paragraph built piece by piece, with the character spans of its citations."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._length = 0
+        self.citations: list[tuple[int, int, list[str]]] = []  # (start, end, bibliography keys)
+
+    def add(self, text: str | None) -> None:
+        if text:
+            self._parts.append(text)
+            self._length += len(text)
+
+    def cite(self, text: str, keys: list[str]) -> None:
+        start = self._length
+        self.add(text)
+        if keys:
+            self.citations.append((start, self._length, keys))
+
+    def finish(self) -> tuple[str, list[tuple[str, str]]]:
+        """(clean text, [(bibliography key, sentence)]) with spans mapped onto the cleaned text."""
+        raw = "".join(self._parts)
+        # Map raw offsets to offsets in the whitespace-collapsed text.
+        mapping = [0] * (len(raw) + 1)
+        out: list[str] = []
+        pending_space = False
+        for i, ch in enumerate(raw):
+            if ch.isspace():
+                pending_space = bool(out)
+            else:
+                if pending_space:
+                    out.append(" ")
+                    pending_space = False
+                out.append(ch)
+            mapping[i + 1] = len(out)
+        cleaned = "".join(out)
+        contexts = []
+        for start, end, keys in self.citations:
+            a, b = mapping[start], mapping[end]
+            if a >= b:
+                continue
+            sentence = sentence_around(cleaned, a, b)
+            contexts.extend((key, sentence) for key in keys)
+        return cleaned, contexts

@@ -1,0 +1,47 @@
+"""Reading XML files with the standard library's parser, and walking paragraphs for citations."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+
+from agenthop.server.corpus.convert.model import ConvertError
+from agenthop.server.corpus.convert.text import Paragraph, clean
+
+
+def parse(path: Path) -> ET.Element:
+    """The root element; a file that is not well-formed XML is a ConvertError naming it.
+
+    expat never fetches external entities or DTDs, so a file cannot make the parser
+    read other files or the network.
+    """
+    try:
+        return ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise ConvertError(f"{path}: not well-formed XML ({exc})") from None
+    except OSError as exc:
+        raise ConvertError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def local(tag) -> str:
+    """'{namespace}div' -> 'div' (comments and processing instructions have no string tag)."""
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def text_of(el: ET.Element | None) -> str:
+    return clean("".join(el.itertext())) if el is not None else ""
+
+
+def fill(paragraph: Paragraph, el: ET.Element, citation_keys: Callable[[ET.Element], list[str] | None], skip: frozenset[str]) -> None:
+    """Append el's text to paragraph; elements for which citation_keys gives keys become citation spans."""
+    paragraph.add(el.text)
+    for child in el:
+        name = local(child.tag)
+        if name and name not in skip:
+            keys = citation_keys(child)
+            if keys is not None:
+                paragraph.cite("".join(child.itertext()), keys)
+            else:
+                fill(paragraph, child, citation_keys, skip)
+        paragraph.add(child.tail)
