@@ -67,6 +67,7 @@ def workdir(tmp_path) -> Path:
     shutil.copy(REPO / "corpus.sqlite", tmp_path / "corpus.sqlite")
     (tmp_path / "splits").mkdir()
     shutil.copy(REPO / "splits" / "demo.jsonl", tmp_path / "splits" / "demo.jsonl")
+    shutil.copytree(REPO / "tests" / "fixtures" / "jats", tmp_path / "papers")
     return tmp_path
 
 

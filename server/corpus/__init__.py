@@ -1,4 +1,4 @@
-"""agenthop.server.corpus: building corpus files (schema, importer, synthetic generator, corpus info).
+"""agenthop.server.corpus: building corpus files (schema, importer, converters, synthetic generator, corpus info).
 
 This sub-package writes corpus files; the rest of ``agenthop.server`` serves them. The public
 API is ``__all__`` below (docs/python-api.md); every other name is private by convention.
@@ -17,6 +17,9 @@ _WHERE = {
     "format_report": "agenthop.server.corpus.problems",
     "ReleaseError": "agenthop.server.corpus.problems",
     "BadLabelError": "agenthop.server.corpus.problems",
+    "build_corpus": "agenthop.server.corpus.convert.build",
+    "check_build": "agenthop.server.corpus.convert.build",
+    "ConvertError": "agenthop.server.corpus.convert.model",
     "write_release": "agenthop.server.corpus.synth",
     "build_demo": "agenthop.server.corpus.demo",
     "describe": "agenthop.server.corpus.info",
