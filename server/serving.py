@@ -67,18 +67,21 @@ def serve(
     log_path = Path(log_path) if log_path is not None else default_log_path()
     checkpoint = CheckpointLog(log_path)
     echo(f"checkpoint log {log_path.resolve()}")
-    sandbox = make_sandbox(corpus, checkpoint, caps, Caps(explore_budget, None, None))
-    if transport == "http":
-        _serve_http(sandbox, host, port, auth_token, allow_remote_without_auth)
-        return
-    if item is not None and sandbox.corpus.item(item) is None:
-        raise ServeError(f"unknown item '{item}'; 'agenthop-server corpus info {corpus}' shows what the corpus holds.")
-    session_caps = caps if item else sandbox.explore_caps
-    try:
-        sandbox.fixed_session = sandbox.sessions.create(sandbox.scope(item), run=run, caps=session_caps, transport="stdio")
-    except LogError as exc:
-        raise LogUnavailable(f"cannot start the session: {exc}") from exc
-    _serve_stdio(sandbox)
+    try:  # the log is closed (its last records written) when serving ends, or when serving cannot start
+        sandbox = make_sandbox(corpus, checkpoint, caps, Caps(explore_budget, None, None))
+        if transport == "http":
+            _serve_http(sandbox, host, port, auth_token, allow_remote_without_auth)
+            return
+        if item is not None and sandbox.corpus.item(item) is None:
+            raise ServeError(f"unknown item '{item}'; 'agenthop-server corpus info {corpus}' shows what the corpus holds.")
+        session_caps = caps if item else sandbox.explore_caps
+        try:
+            sandbox.fixed_session = sandbox.sessions.create(sandbox.scope(item), run=run, caps=session_caps, transport="stdio")
+        except LogError as exc:
+            raise LogUnavailable(f"cannot start the session: {exc}") from exc
+        _serve_stdio(sandbox)
+    finally:
+        checkpoint.close()
 
 
 def _serve_stdio(sandbox) -> None:
