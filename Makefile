@@ -15,7 +15,7 @@ IVENV  := .venv-inspect
 IBIN   := $(IVENV)/bin
 ISTAMP := $(IVENV)/.installed
 
-.PHONY: demo test install chromium conformance corpus clean
+.PHONY: demo test install chromium conformance corpus docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,12 @@ test: $(STAMP) $(ISTAMP) chromium conformance
 # Rebuild the committed default corpus and split (a test checks they match).
 corpus: $(STAMP)
 	$(BIN)/agenthop-server corpus demo --out corpus.sqlite --split splits/demo.jsonl
+
+# Regenerate the generated docs (tests fail while the committed files differ): the CLI reference from each
+# command's --help, and the log records' JSON Schema from the pydantic models.
+docs: $(STAMP)
+	$(BIN)/python tools/cli_reference.py --write
+	$(BIN)/agenthop-server log schema > docs/log-format.schema.json
 
 clean:
 	rm -rf runs report .pytest_cache

@@ -1,6 +1,6 @@
 """Benchmark the scorer: N synthetic runs x 1,011 items, scored with reports, side by side with a baseline.
 
-    .venv/bin/python bench/bench_scorer.py [--runs 20] [--items 1011] [--repeat 3] [--baseline-ref 45a5747] [--profile]
+    .venv/bin/python bench/bench_scorer.py [--runs 20] [--items 1011] [--repeat 3] [--baseline-ref 45a5747] [--profile] [--loading]
 
 Builds a synthetic corpus (items, gold, recall labels, sections for the gold
 papers) and N run directories (checkpoint log + runner.jsonl) with realistic
@@ -20,7 +20,8 @@ comparison across runs. Variants:
 Prints each variant's median wall time with its spread (min-max), CPU time and
 peak RSS, the ratios to the baseline, and checks that every variant reports the
 same headline numbers. ``--profile`` first prints where one process spends its
-time (cProfile, 5 runs).
+time (cProfile, 5 runs); ``--loading`` also times loading the runs alone (``load_run``),
+baseline and now, interleaved.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ import time
 from pathlib import Path
 
 from agenthop.server.checkpoint import CheckpointLog
-from agenthop.server.corpus.schema import create_schema
+from agenthop.server.corpus.schema import INDEXES, create_index, create_schema
 
 TOOLS_COST = {"search_papers": 1, "get_paper_info": 1, "get_references": 1, "list_sections": 1, "read_section": 5,
               "think": 0, "submit_answer": 0}
@@ -96,6 +97,8 @@ def build_corpus(path: Path, n_items: int, rng: random.Random) -> list[dict]:
     conn.executemany("INSERT INTO items VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", item_rows)
     conn.executemany("INSERT INTO gold_items VALUES (?,?,?,?,?,?,?)", gold_rows)
     conn.executemany("INSERT INTO gold_recall_labels VALUES (?,?,?,?,?,?,?)", labels)
+    for table in INDEXES:  # as the importer does after its bulk load; without them every section lookup scans
+        create_index(conn, table)
     conn.commit()
     conn.close()
     return items
@@ -196,6 +199,8 @@ def baseline_scorer(ref: str, dest: Path) -> list[str] | None:
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         tar.extractall(dest, filter="data")
     (dest / "scorer").rename(dest / "scorer_baseline")
+    for path in (dest / "scorer_baseline").rglob("*.py"):  # absolute imports of the scorer must reach the baseline's
+        path.write_text(path.read_text(encoding="utf-8").replace("agenthop.scorer", "scorer_baseline"), encoding="utf-8")
     code = f"import sys; sys.path.insert(0, {str(dest)!r}); from scorer_baseline.cli import main; main()"
     return [sys.executable, "-c", code]
 
@@ -237,6 +242,32 @@ def profile_now(runs: list[str], corpus: Path, out: Path) -> None:
         print(f"  {label:<50} {100 * cum / total:5.1f}%")
 
 
+LOAD_CODE = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from {package}.logs import load_run
+t0 = time.perf_counter()
+records = sum(load_run(spec).n_records for spec in sys.argv[2:])
+print(time.perf_counter() - t0, records)
+"""
+
+
+def compare_loading(runs: list[str], repeat: int, baseline_src: Path | None) -> None:
+    """Wall time of load_run over every run, baseline and now, interleaved (one child process each time)."""
+    packages = {"baseline": "scorer_baseline"} if baseline_src else {}
+    packages["now"] = "agenthop.scorer"
+    times: dict[str, list[float]] = {name: [] for name in packages}
+    for _ in range(repeat):
+        for name, package in packages.items():
+            out = subprocess.run([sys.executable, "-c", LOAD_CODE.format(package=package), str(baseline_src or ""), *runs],
+                                 capture_output=True, text=True, check=True).stdout.split()
+            times[name].append(float(out[0]))
+    first = statistics.median(next(iter(times.values())))
+    print(f"\nloading {len(runs)} runs (load_run; {out[1]} checkpoint records), median of {repeat} (min-max):")
+    for name, values in times.items():
+        print(f"  {name:<10} {spread(values):>18} {first / statistics.median(values):>6.2f}x")
+
+
 def spread(values: list[float]) -> str:
     return f"{statistics.median(values):.1f} s ({min(values):.1f}-{max(values):.1f})"
 
@@ -249,6 +280,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="rounds; each round runs every variant once")
     ap.add_argument("--baseline-ref", default=BASELINE_REF, help="git ref of the baseline scorer ('' for none)")
     ap.add_argument("--profile", action="store_true", help="first profile one process scoring 5 runs")
+    ap.add_argument("--loading", action="store_true",
+                    help="also time loading the runs alone (load_run), baseline and now, interleaved, in child processes")
     ap.add_argument("--out", type=Path, default=Path("bench/out/scorer"))
     args = ap.parse_args()
     if args.out.exists():
@@ -284,6 +317,9 @@ def main() -> None:
             results[name].append(timed([*cmd, *runs, "--corpus", str(corpus), "--out", str(report)],
                                        args.out / f"variant-{k}.log"))
         print(f"round {r + 1}/{args.repeat}: " + ", ".join(f"{n} {res[-1]['wall']:.1f} s" for n, res in results.items()))
+
+    if args.loading:
+        compare_loading(runs, args.repeat, args.out / "baseline-src" if base else None)
 
     rows = {k: headline_rows(args.out / f"report-{k}") for k in range(len(variants))}
     same = all(rows[k] == rows[0] for k in rows)

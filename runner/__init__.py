@@ -1,29 +1,32 @@
-"""agenthop.runner: reference agents run against the sandbox, one session per item.
+"""agenthop.runner: reference agents run against the sandbox, one session per item (docs/python-api.md).
 
 Public API (stable): ``run_items`` runs a benchmark and returns a ``RunResult``
 (``RunSummary`` inside); ``Caps`` and ``RetryPolicy`` configure it; ``Shard`` names a
-share of the items. Everything else is internal. Names are imported on first use, so
-``import agenthop.runner.records`` (the scorer does) stays light.
+share of the items; the errors it raises are ``RunError`` (``ResumeConflict``,
+``NoItemsLeft``), ``ItemsError``, ``ServerError`` and ``ShardError``. Everything else is
+internal. Names are imported on first use, so ``import agenthop.runner.records`` (the
+scorer does) stays light.
 """
 
 from __future__ import annotations
 
-__all__ = ["run_items", "RunResult", "RunSummary", "RunError", "Caps", "RetryPolicy", "Shard"]
+from agenthop._exports import lazy_exports
 
 _WHERE = {
     "run_items": "agenthop.runner.api",
     "RunResult": "agenthop.runner.api",
     "RunSummary": "agenthop.runner.run",
-    "RunError": "agenthop.runner.run",
     "Caps": "agenthop.server.sessions",
     "RetryPolicy": "agenthop.runner.retry",
     "Shard": "agenthop.runner.sharding",
+    "RunError": "agenthop.runner.run",
+    "ResumeConflict": "agenthop.runner.run",
+    "NoItemsLeft": "agenthop.runner.run",
+    "ItemsError": "agenthop.server.item_files",
+    "ServerError": "agenthop.runner.session",
+    "ShardError": "agenthop.runner.sharding",
 }
 
+__all__ = list(_WHERE)
 
-def __getattr__(name: str):
-    if name in _WHERE:
-        import importlib
-
-        return getattr(importlib.import_module(_WHERE[name]), name)
-    raise AttributeError(f"module 'agenthop.runner' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

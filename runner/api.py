@@ -37,6 +37,7 @@ from agenthop.runner.run import (
 from agenthop.runner.session import ALL_TOOLS, ServerAPI
 from agenthop.runner.sharding import Shard, parse_shard, shard_manifest
 from agenthop.server.item_files import ItemRef
+from agenthop.server.log_records import RunStart
 from agenthop.server.sessions import Caps
 
 
@@ -203,7 +204,7 @@ def plan_run(items, *, agent, model, out, corpus, server, base_url, api_key_env,
         shard_info = shard_manifest(shard, chosen)
         chosen = shard.take(chosen)
         if not chosen:
-            raise NoItemsLeft(f"shard {shard} of {shard_info['items_total']} item(s) is empty: use fewer shards than items")
+            raise NoItemsLeft(f"shard {shard} of {shard_info['items_total']} item(s) is empty: use fewer shards than items", "shard")
     out = Path(out) if out is not None else default_out(model, agent, closed_book, disabled, read_first, text_tools, shard)
     settings = RunSettings(
         agent=agent, model=model, run_label=run_label or default_label(out, shard), base_url=base_url, api_key_env=api_key_env,
@@ -269,15 +270,15 @@ async def execute(plan: RunPlan) -> RunSummary:
                 await writer.durable()
                 state = load_state(out / RUNNER_FILE)
         todo = [i for i in plan.items if i not in state.final]
-        writer.write({
-            "kind": "run_start", "run": s.run_label, "agent": s.agent, "model": s.model,
-            "settings": {k: man[k] for k in ("caps", "ablations", "disabled_tools", "base_url_host", "workers", "retry", "server", "items_file")}
+        writer.write(RunStart(
+            run=s.run_label, agent=s.agent, model=s.model,
+            settings={k: man[k] for k in ("caps", "ablations", "disabled_tools", "base_url_host", "workers", "retry", "server", "items_file")}
             | {"items": len(plan.items), "to_run": len(todo),
                "resumed": plan.resume and bool(state.final or state.errored or state.turns or state.starts)}
             | ({"processes": plan.processes} if plan.processes > 1 else {})
             | ({"shard": plan.shard} if plan.shard else {}),
-            "versions": man["versions"], "corpus": man["corpus"], "time": time.time(),
-        })
+            versions=man["versions"], corpus=man["corpus"], time=time.time(),
+        ))
         await writer.durable()
         view = ProgressView(len(plan.items), s.run_label, has_gold=gold is not None, enabled=plan.show_progress)
         view.done = len(plan.items) - len(todo)

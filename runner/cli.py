@@ -66,8 +66,9 @@ def _shard(ctx, param, value: str | None):
               help="Corpus to serve in-process [corpus.sqlite]; also gives gold for the progress accuracy.")
 @click.option("--server", "server_url", default=None, help="Use a running server (e.g. http://127.0.0.1:8765) instead of starting one.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Run only the first N items (after filters).")
-@click.option("--question-type", type=click.Choice(["single-target", "multi-target"]), default=None)
-@click.option("--depth", type=click.Choice(["1", "2"]), default=None)
+@click.option("--question-type", type=click.Choice(["single-target", "multi-target"]), default=None,
+              help="Run only items of this question type.")
+@click.option("--depth", type=click.Choice(["1", "2"]), default=None, help="Run only items of this depth (hops from the seed).")
 @click.option("--closed-book", is_flag=True, help="Ablation: no tools but submit_answer; one model call.")
 @click.option("--disable-tools", callback=_tools, default=None, help=f"Ablation: comma-separated tools to disable ({', '.join(TOOL_CHOICES)}).")
 @click.option("--read-first", is_flag=True, help="Ablation: after a search or reference list, force an inspection of the top unread candidate.")
@@ -120,13 +121,13 @@ def main(items_file, agent, model, base_url, api_key_env, workers, processes, sh
         click.echo(f"interrupted; finished items are kept in {out / RUNNER_FILE}. Run the same command again to resume.", err=True)
         sys.exit(130)
     except NoItemsLeft as exc:
-        if shard is not None and "shard" in str(exc):
+        if exc.param == "shard":
             raise click.ClickException(f"{exc} (--shard)") from exc
         raise click.ClickException("no items left after --question-type/--depth/--limit") from exc
     except ResumeConflict as exc:
         raise click.ClickException(f"{exc} (--no-resume starts over; --out chooses another directory.)") from exc
     except ItemsError as exc:
-        raise click.ClickException(f"{exc} (--corpus PATH)" if "serve a corpus" in str(exc) else str(exc)) from exc
+        raise click.ClickException(f"{exc} (--corpus PATH)" if exc.param == "corpus" else str(exc)) from exc
     except (CorpusError, ServerError, RunError) as exc:
         raise click.ClickException(str(exc)) from exc
 

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from agenthop.runner.readfirst import ReadFirstGate
 from agenthop.runner.records import RecordWriter
 from agenthop.runner.session import SessionInfo, ToolResult
+from agenthop.server.log_records import Turn
 from agenthop.server.sessions import META_FORCED, META_TOKENS, META_TURN, Caps
 
 Issue = Callable[[str, dict, dict], Awaitable[ToolResult]]
@@ -132,7 +133,7 @@ class Episode:
 
     def flush_turn(self) -> None:
         if self._pending is not None:
-            self.writer.write(self._pending)
+            self.writer.write(Turn.model_validate(self._pending))
             self._pending = None
 
     @property

@@ -1,5 +1,9 @@
 """runner.jsonl: the runner's own records (docs/log-format.md), and reading them back for resume.
 
+The records are the models of agenthop.server.log_records (``RunStart``, ``AttemptStart``,
+``Turn``, ``AttemptError``, ``ItemEnd``): the runner builds each record as its model, so a
+record that does not fit the format fails where it is made, never in the scorer.
+
 Every record is one JSON line, appended by a writer thread so that no write or fsync
 ever blocks the event loop. ``write`` queues a record and returns at once; the thread
 appends everything queued in one ``write(2)`` and one fsync (a group commit), and
@@ -26,6 +30,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import BaseModel
+
+from agenthop.server.log_records import record_dict
+
 RUNNER_FILE = "runner.jsonl"
 
 
@@ -51,9 +59,16 @@ class RecordWriter:
         self._thread = threading.Thread(target=self._drain, name="runner-records", daemon=True)
         self._thread.start()
 
-    def write(self, record: dict) -> None:
-        """Queue one record; it reaches the file (fsynced) within one batch. Never blocks on I/O."""
-        record.setdefault("time", time.time())
+    def write(self, record: BaseModel | dict) -> None:
+        """Queue one record; it reaches the file (fsynced) within one batch. Never blocks on I/O.
+
+        The runner writes models of agenthop.server.log_records (validated when they are made), so
+        every line fits docs/log-format.schema.json; a dict is written as it is (``time`` added).
+        """
+        if isinstance(record, BaseModel):
+            record = record_dict(record)
+        else:
+            record.setdefault("time", time.time())
         line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8", "surrogatepass")
         with self._cond:
             if self._closing:

@@ -23,6 +23,7 @@ from agenthop.runner.records import RUNNER_FILE, RecordWriter, load_state
 from agenthop.runner.retry import describe
 from agenthop.runner.session import ALL_TOOLS, Discovered, McpConnector, McpSession, ServerAPI, ServerError, prompt_text
 from agenthop.runner.textmatch import TaskParseError, parse_task
+from agenthop.server.log_records import AttemptError, AttemptStart, ItemEnd
 
 MANIFEST = "run.json"
 SERVER_LOG = "server-log.sqlite"
@@ -35,7 +36,12 @@ SETTLED = ("answer", "budget", "token_limit", "max_turns")
 
 
 class RunError(Exception):
-    """The run cannot start; the message says why and what to do."""
+    """The run cannot start; the message says why and what to do. ``param`` names the ``run_items`` parameter
+    it is about, when there is one (the CLI shows that parameter's flag)."""
+
+    def __init__(self, message: str, param: str | None = None):
+        super().__init__(message)
+        self.param = param
 
 
 class ResumeConflict(RunError):
@@ -310,8 +316,8 @@ class Orchestrator:
             try:
                 info = await self.api.create_session(item_id, s.run_label, session_caps(s), disabled_tools(s), self.client_info)
                 # Recorded before the agent starts, so a resumed run finds every session it created.
-                self.writer.write({"kind": "attempt_start", "run": s.run_label, "item_id": item_id,
-                                   "session_id": info.session_id, "attempt": attempt, "time": time.time()})
+                self.writer.write(AttemptStart(run=s.run_label, item_id=item_id, session_id=info.session_id,
+                                               attempt=attempt, time=time.time()))
                 await self.writer.durable()
                 termination = await self._attempt(lane, info, item_id, attempt, holder)
                 ep = holder[0]
@@ -332,7 +338,7 @@ class Orchestrator:
                 final = state.get("termination") or termination or "abandoned"
                 record = self._episode_end(ep, item_id, info.session_id, attempt, final,
                                            state.get("budget_used", ep.budget_used), t0, state.get("answer"))
-                self.writer.write(record)
+                self.writer.write(ItemEnd.model_validate(record))
                 await self.writer.durable()
                 self._account(record, spent_tokens + ep.cumulative, _add(spent_cost, record["cost_usd"]))
                 return record
@@ -345,10 +351,10 @@ class Orchestrator:
                     spent_tokens += ep.cumulative
                     spent_cost = _add(spent_cost, self.cost(ep))
                 message = describe(exc) if not isinstance(exc, ServerError) else str(exc)
-                self.writer.write({
-                    "kind": "attempt_error", "run": s.run_label, "item_id": item_id,
-                    "session_id": info.session_id if info else None, "attempt": attempt, "error": message, "time": time.time(),
-                })
+                self.writer.write(AttemptError(
+                    run=s.run_label, item_id=item_id, session_id=info.session_id if info else None, attempt=attempt,
+                    error=message, time=time.time(),
+                ))
                 if info is not None:
                     try:
                         await self.api.end_session(info.session_id, "error", message[:1900])
@@ -359,7 +365,7 @@ class Orchestrator:
         ep = holder[0] if holder else None
         record = self._episode_end(ep, item_id, info.session_id if info else None, s.item_attempts, "error",
                                    ep.budget_used if ep else 0, t0)
-        self.writer.write(record)
+        self.writer.write(ItemEnd.model_validate(record))
         await self.writer.durable()
         self._account(record, spent_tokens, spent_cost)
         return record
@@ -442,7 +448,7 @@ class Orchestrator:
                     sum(t.get("cached_tokens") or 0 for t in turns), end.get("budget_used"),
                     (end.get("time") or 0) - began if began else 0.0, recovered=True,
                 )
-                self.writer.write(record)
+                self.writer.write(ItemEnd.model_validate(record))
                 recovered.append(item)
             else:
                 try:

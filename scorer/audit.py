@@ -11,8 +11,8 @@ correct, incorrect_inspected, incorrect_exposed, incorrect_neither.
 
 from __future__ import annotations
 
-from .items import ItemOutcome
-from .logs import EXECUTED_OUTCOMES, Call
+from agenthop.scorer.items import ItemOutcome
+from agenthop.scorer.logs import EXECUTED_OUTCOMES, Call
 
 CATEGORIES = ("correct", "incorrect_inspected", "incorrect_exposed", "incorrect_neither", "unobservable")
 CATEGORY_LABELS = {
@@ -48,9 +48,7 @@ def inspected_papers(item: ItemOutcome) -> set[str]:
 def exposed_papers(item: ItemOutcome) -> set[str]:
     out = set()
     for c in item.calls:
-        for e in c.exposed:
-            if isinstance(e, dict) and e.get("paper_id"):
-                out.add(e["paper_id"])
+        out.update(e.paper_id for e in c.exposed)
     return out
 
 
@@ -74,8 +72,8 @@ def first_exposures(item: ItemOutcome) -> list[dict]:
         first = None
         for c in item.calls:
             for e in c.exposed:
-                if isinstance(e, dict) and e.get("paper_id") == pid:
-                    first = (c.seq, int(e.get("rank") or 0), c.tool)
+                if e.paper_id == pid:
+                    first = (c.seq, e.rank, c.tool)
                     break
             if first:
                 break

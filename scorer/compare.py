@@ -6,9 +6,9 @@ from itertools import combinations
 
 import numpy as np
 
-from . import stats
-from .audit import CATEGORIES
-from .summary import HEADLINE_KEYS, SCORER_VERSION, SUMMARY_SCHEMA_VERSION
+from agenthop.scorer import stats
+from agenthop.scorer.audit import CATEGORIES
+from agenthop.scorer.summary import HEADLINE_KEYS, SCORER_VERSION, SUMMARY_SCHEMA_VERSION
 
 COMPARISON_SCHEMA_VERSION = 1
 

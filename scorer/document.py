@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .audit import CATEGORIES, CATEGORY_LABELS, RANK_BANDS
-from .gold import CELLS
-from .trajectory import AFTER_NONGOLD
+from agenthop.scorer.audit import CATEGORIES, CATEGORY_LABELS, RANK_BANDS
+from agenthop.scorer.gold import CELLS
+from agenthop.scorer.trajectory import AFTER_NONGOLD
 
 NO_TURNS = "n/a (no turn data)"
 NO_TOKENS = "n/a (no token data)"

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .gold import Gold, GoldItem
-from .logs import Call, Run, Session
+from agenthop.scorer.gold import Gold, GoldItem
+from agenthop.scorer.logs import Call, Run, Session
+from agenthop.server.log_structs import ItemEnd, Turn
 
 
 @dataclass
@@ -26,8 +27,8 @@ class ItemOutcome:
     gold: GoldItem
     session: Session | None
     n_sessions: int = 0
-    item_end: dict | None = None
-    turn_records: list[dict] = field(default_factory=list)
+    item_end: ItemEnd | None = None
+    turn_records: list[Turn] = field(default_factory=list)
 
     @property
     def observed(self) -> bool:
@@ -56,53 +57,50 @@ class ItemOutcome:
     def termination(self) -> str:
         if not self.observed:
             return "unobservable"
-        if self.item_end and self.item_end.get("termination"):
-            return str(self.item_end["termination"])
+        if self.item_end is not None:
+            return self.item_end.termination
         return self.session.termination
 
     # -- resources: (value, source) -------------------------------------
     def tokens(self) -> tuple[int | None, str | None]:
         if not self.observed:
             return None, None
-        if self.item_end and self.item_end.get("total_tokens") is not None:
-            return int(self.item_end["total_tokens"]), "runner.item_end"
-        cum = [t.get("cumulative_tokens") for t in self.turn_records if t.get("cumulative_tokens") is not None]
+        if self.item_end is not None and self.item_end.total_tokens is not None:
+            return self.item_end.total_tokens, "runner.item_end"
+        cum = [t.cumulative_tokens for t in self.turn_records if t.cumulative_tokens is not None]
         if cum:
-            return int(max(cum)), "runner.turn"
+            return max(cum), "runner.turn"
         meta = [c.tokens for c in self.calls if c.tokens is not None]
         if meta:
-            return int(max(meta)), "checkpoint._meta"
+            return max(meta), "checkpoint._meta"
         return None, None
 
     def turns(self) -> tuple[int | None, str | None]:
         if not self.observed:
             return None, None
-        if self.item_end and self.item_end.get("turns") is not None:
-            return int(self.item_end["turns"]), "runner.item_end"
+        if self.item_end is not None and self.item_end.turns is not None:
+            return self.item_end.turns, "runner.item_end"
         if self.turn_records:
             return len(self.turn_records), "runner.turn"
         meta = [c.turn for c in self.calls if c.turn is not None]
         if meta:
-            return int(max(meta)), "checkpoint._meta"
+            return max(meta), "checkpoint._meta"
         return None, None
 
     def budget(self) -> int | None:
         if not self.observed:
             return None
-        end = self.session.end or {}
-        if end.get("budget_used") is not None:
-            return int(end["budget_used"])
-        if self.item_end and self.item_end.get("budget_used") is not None:
-            return int(self.item_end["budget_used"])
+        if self.session.end is not None:
+            return self.session.end.budget_used
+        if self.item_end is not None and self.item_end.budget_used is not None:
+            return self.item_end.budget_used
         afters = [c.budget_after for c in self.calls if c.executed and c.budget_after is not None]
         if afters:
-            return int(max(afters))
+            return max(afters)
         return sum(c.cost for c in self.calls if c.executed)
 
     def cost_usd(self) -> float | None:
-        if self.item_end and self.item_end.get("cost_usd") is not None:
-            return float(self.item_end["cost_usd"])
-        return None
+        return self.item_end.cost_usd if self.item_end is not None else None
 
     def call_turns(self, source: str | None) -> tuple[int, int, int]:
         """(tool calls, assistant turns, assistant turns without calls) from the chosen source.
@@ -122,11 +120,11 @@ class ItemOutcome:
         if source == "runner":
             token_cap_turn = None
             if self.termination == "token_limit" and self.turn_records:
-                token_cap_turn = self.turn_records[-1].get("turn")
+                token_cap_turn = self.turn_records[-1].turn
             calls = [
-                len(t.get("tool_calls") or [])
+                len(t.tool_calls)
                 for t in self.turn_records
-                if t.get("tool_calls") or not t.get("error") or (token_cap_turn is not None and t.get("turn") == token_cap_turn)
+                if t.tool_calls or not t.error or t.turn == token_cap_turn
             ]
             return sum(calls), len(calls), sum(1 for n in calls if n == 0)
         if source == "checkpoint":
@@ -145,18 +143,17 @@ def resolve_items(run: Run, gold: Gold, expected: list[str] | None = None) -> tu
     """
     by_item = run.item_sessions()
     runner_items: set[str] = set()
-    item_ends: dict[str, list[dict]] = {}
-    turns_by_session: dict[str, list[dict]] = {}
+    item_ends: dict[str, list[ItemEnd]] = {}
+    turns_by_session: dict[str, list[Turn]] = {}
     for rec in run.runner_records:
-        iid = rec.get("item_id")
+        iid = getattr(rec, "item_id", None)  # every kind but run_start names its item
         if not iid:
             continue
         runner_items.add(iid)
-        kind = rec.get("kind")
-        if kind == "item_end":
+        if isinstance(rec, ItemEnd):
             item_ends.setdefault(iid, []).append(rec)
-        elif kind == "turn" and rec.get("session_id"):
-            turns_by_session.setdefault(rec["session_id"], []).append(rec)
+        elif isinstance(rec, Turn) and rec.session_id:
+            turns_by_session.setdefault(rec.session_id, []).append(rec)
     logged = set(by_item) | runner_items
     info: dict = {"expected_from": "items file" if expected is not None else "logs"}
     if expected is not None:
@@ -180,10 +177,10 @@ def resolve_items(run: Run, gold: Gold, expected: list[str] | None = None) -> tu
             retried += 1
         item_end = None
         if chosen is not None:
-            matches = [r for r in item_ends.get(iid, []) if r.get("session_id") == chosen.session_id]
+            matches = [r for r in item_ends.get(iid, []) if r.session_id == chosen.session_id]
             item_end = matches[-1] if matches else None
         turns = turns_by_session.get(chosen.session_id, []) if chosen is not None else []
-        turns = sorted(turns, key=lambda t: (t.get("turn") or 0))
+        turns = sorted(turns, key=lambda t: t.turn)
         outcomes.append(ItemOutcome(item_id=iid, gold=gold.items[iid], session=chosen, n_sessions=len(sessions),
                                     item_end=item_end, turn_records=turns))
     info["items_with_retries"] = retried

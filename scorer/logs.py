@@ -18,10 +18,15 @@ Everything that loads runs goes through these three functions.
 ``to_dataframe(records)`` turns records into a pandas DataFrame when pandas is
 installed.
 
-Records are parsed with msgspec (twice as fast as the standard library's json;
-reading the logs was a quarter of the scorer's time); the rules are those of
-the writers' own readers, ``agenthop.server.checkpoint.read_records`` and
-``agenthop.runner.records.read_records``.
+Records are the ones the server and the runner write, defined once in
+``agenthop.server.log_records``; they are decoded straight into the msgspec
+Structs derived from those models (``agenthop.server.log_structs``), which
+validates them as the models do and is faster than decoding into dicts (reading
+the logs was a quarter of the scorer's time). A record of a known kind that does
+not fit its model is an error naming the file and the record; records of kinds
+this version does not know are skipped. ``runner.jsonl`` lines that are not JSON
+objects (a crash tears the line being written) are skipped and counted, as the
+runner's own reader does.
 """
 
 from __future__ import annotations
@@ -38,7 +43,9 @@ from typing import Any
 import msgspec
 
 from agenthop.scorer.errors import RunSpecError
+from agenthop.server import log_structs
 from agenthop.server.checkpoint import LogError, run_labels
+from agenthop.server.log_structs import AttemptError, AttemptStart, ItemEnd, Record, RunStart, SessionEnd, SessionStart, Turn
 
 LOG_FILE = "server-log.sqlite"
 RUNNER_FILE = "runner.jsonl"
@@ -61,59 +68,16 @@ EXECUTED_OUTCOMES = ("ok", "not_found", "no_text", "ambiguous")
 __all__ = ["Call", "Run", "RunSpecError", "Session", "expand_spec", "load_run", "load_runs", "to_dataframe"]
 
 
-@dataclass
-class Call:
-    """One ``call`` checkpoint record."""
-
-    seq: int
-    tool: str
-    arguments: dict
-    outcome: str
-    executed: bool
-    cost: int
-    turn: int | None = None
-    tokens: int | None = None
-    forced: bool = False
-    budget_before: int | None = None
-    budget_after: int | None = None
-    latency_ms: float | None = None
-    exposed: list = field(default_factory=list)
-    delivered: dict | None = None
-    output_chars: int | None = None
-    message: str | None = None
-    time: float | None = None
+class Call(log_structs.CallRecord, tag="call"):
+    """One ``call`` checkpoint record: the fields of ``agenthop.server.log_records.CallRecord``."""
 
     @property
     def paper_id(self) -> str | None:
         """The paper the call named (the delivered paper for a successful read)."""
-        if self.delivered and self.delivered.get("paper_id"):
-            return self.delivered["paper_id"]
-        pid = self.arguments.get("paper_id") if isinstance(self.arguments, dict) else None
+        if self.delivered is not None and self.delivered.paper_id:
+            return self.delivered.paper_id
+        pid = self.arguments.get("paper_id")
         return pid if isinstance(pid, str) else None
-
-    @classmethod
-    def from_record(cls, rec: dict) -> Call:
-        args = rec.get("arguments")
-        exposed = rec.get("exposed") or []
-        return cls(
-            seq=int(rec.get("seq") or 0),
-            tool=str(rec.get("tool") or ""),
-            arguments=args if isinstance(args, dict) else {},
-            outcome=str(rec.get("outcome") or ""),
-            executed=bool(rec.get("executed", rec.get("outcome") in EXECUTED_OUTCOMES)),
-            cost=int(rec.get("cost") or 0),
-            turn=rec.get("turn"),
-            tokens=rec.get("tokens"),
-            forced=bool(rec.get("forced") or False),
-            budget_before=rec.get("budget_before"),
-            budget_after=rec.get("budget_after"),
-            latency_ms=rec.get("latency_ms"),
-            exposed=exposed if isinstance(exposed, list) else [],
-            delivered=rec.get("delivered") or None,
-            output_chars=rec.get("output_chars"),
-            message=rec.get("message"),
-            time=rec.get("time"),
-        )
 
 
 @dataclass
@@ -124,25 +88,25 @@ class Session:
     item_id: str | None
     run: str | None
     order: int  # position of its first record in the log (for "last session" rules)
-    start: dict | None = None
+    start: SessionStart | None = None
     calls: list[Call] = field(default_factory=list)
-    end: dict | None = None
+    end: SessionEnd | None = None
 
     @property
     def mode(self) -> str:
-        if self.start and self.start.get("mode"):
-            return self.start["mode"]
+        if self.start is not None:
+            return self.start.mode
         return "item" if self.item_id else "explore"
 
     @property
     def termination(self) -> str:
-        return (self.end or {}).get("termination") or "abandoned"
+        return self.end.termination if self.end is not None else "abandoned"
 
     @property
     def answer(self) -> str | None:
-        """The session_end answer, else the last ok submit_answer call's letter."""
-        if self.end and self.end.get("answer"):
-            return str(self.end["answer"]).strip().upper() or None
+        """The session_end answer, else the last ok submit_answer call's letter (as the client sent it)."""
+        if self.end is not None and self.end.answer is not None:
+            return self.end.answer
         for call in reversed(self.calls):
             if call.tool == "submit_answer" and call.outcome == "ok":
                 letter = call.arguments.get("answer")
@@ -161,20 +125,17 @@ class Run:
     run_dir: Path | None = None
     manifest: dict = field(default_factory=dict)
     sessions: dict[str, Session] = field(default_factory=dict)
-    runner_records: list[dict] = field(default_factory=list)
+    runner_records: list[Record] = field(default_factory=list)  # RunStart, AttemptStart, Turn, AttemptError, ItemEnd
     runner_lines_skipped: int = 0  # torn or non-object lines of runner.jsonl (a crashed, resumed run)
     n_records: int = 0
 
     # -- runner views -------------------------------------------------
     @property
-    def run_start(self) -> dict | None:
-        for rec in self.runner_records:
-            if rec.get("kind") == "run_start":
-                return rec
-        return None
+    def run_start(self) -> RunStart | None:
+        return next((rec for rec in self.runner_records if isinstance(rec, RunStart)), None)
 
-    def runner_kind(self, kind: str) -> list[dict]:
-        return [r for r in self.runner_records if r.get("kind") == kind]
+    def runner_kind(self, kind: str) -> list[Record]:
+        return [r for r in self.runner_records if r.kind == kind]
 
     @property
     def replicate_of(self) -> str | None:
@@ -183,8 +144,8 @@ class Run:
 
     def corpus_ids(self) -> set[str]:
         """The corpus IDs the run says it ran on: run.json's, the runner's run_start's and each session_start's."""
-        recorded = [self.manifest.get("corpus"), (self.run_start or {}).get("corpus")]
-        recorded += [s.start.get("corpus") for s in self.sessions.values() if s.start]
+        recorded = [self.manifest.get("corpus"), self.run_start.corpus if self.run_start else None]
+        recorded += [s.start.corpus for s in self.sessions.values() if s.start]
         return {cid for cid in map(_corpus_id, recorded) if cid}
 
     def item_sessions(self) -> dict[str, list[Session]]:
@@ -204,11 +165,21 @@ def _corpus_id(value) -> str | None:
 
 
 _DECODER = msgspec.json.Decoder()
+#: Typed decoders: JSON straight into the record Structs, validated on the way.
+_CHECKPOINT = msgspec.json.Decoder(SessionStart | Call | SessionEnd)
+_RUNNER = msgspec.json.Decoder(RunStart | AttemptStart | Turn | AttemptError | ItemEnd)
+
+
+class _Kind(msgspec.Struct):
+    kind: object = None
+
+
+_KIND = msgspec.json.Decoder(_Kind)
 
 
 @contextmanager
 def gc_paused():
-    """No cyclic garbage collection inside: loading and scoring a run create millions of small dicts and lists
+    """No cyclic garbage collection inside: loading and scoring a run create millions of small objects
     and no cycles, and the collector's passes over them took half the loading time."""
     was_enabled = gc.isenabled()
     gc.disable()
@@ -228,14 +199,11 @@ def _loads(text: str):
         return json.loads(text)
 
 
-def read_checkpoint_records(path: Path, run: str | None = None, kinds: tuple[str, ...] | None = None) -> Iterator[dict]:
-    """The records of a checkpoint log in write order, optionally of one run label and of some kinds only.
-
-    The same records as ``agenthop.server.checkpoint.read_records``, parsed faster.
-    """
+def _rows(path: Path, run: str | None, kinds: tuple[str, ...] | None, columns: str) -> Iterator[tuple]:
+    """Rows of a checkpoint log's records table in write order, optionally of one run label and of some kinds."""
     if not path.exists():
         raise RunSpecError("log file not found: {path}", path=path)
-    query, args = "SELECT record FROM records", []
+    query, args = f"SELECT {columns} FROM records", []
     where = []
     if run is not None:
         where.append("run = ?")
@@ -250,60 +218,112 @@ def read_checkpoint_records(path: Path, run: str | None = None, kinds: tuple[str
     except sqlite3.DatabaseError as exc:
         raise RunSpecError("{path} is not a readable checkpoint log ({exc}).", path=path, exc=exc) from exc
     try:
-        for (text,) in conn.execute(query + " ORDER BY id", args):
-            yield _loads(text)
+        yield from conn.execute(query + " ORDER BY id", args)
     except sqlite3.DatabaseError as exc:
         raise RunSpecError("{path} is not a readable checkpoint log ({exc}).", path=path, exc=exc) from exc
     finally:
         conn.close()
 
 
-def _read_runner_file(path: Path) -> tuple[list[dict], int]:
-    """The records of a runner.jsonl and how many non-blank lines were skipped.
+def read_checkpoint_records(path: Path, run: str | None = None, kinds: tuple[str, ...] | None = None) -> Iterator[dict]:
+    """The records of a checkpoint log as dicts, exactly as ``agenthop.server.checkpoint.read_records`` reads them."""
+    for (text,) in _rows(path, run, kinds, "record"):
+        yield _loads(text)
 
-    The rules of ``agenthop.runner.records.read_records``: decode leniently (a crash can tear a line inside
-    a multi-byte character), skip blank lines, lines that are not JSON (torn) and JSON that is not an object.
-    """
-    records: list[dict] = []
-    lines = 0
+
+def read_typed_records(path: Path, run: str | None = None, kinds: tuple[str, ...] | None = None) -> Iterator[Record | None]:
+    """The records of a checkpoint log as ``SessionStart``, ``Call`` and ``SessionEnd`` Structs, in write order;
+    None for a record of a kind this version does not know. A record that does not fit its model raises RunSpecError."""
+    for record_id, kind, text in _rows(path, run, kinds, "id, kind, record"):
+        if kind not in log_structs.CHECKPOINT_KINDS:
+            yield None
+            continue
+        try:
+            yield _CHECKPOINT.decode(text)
+        except msgspec.DecodeError as exc:  # ValidationError included
+            raise RunSpecError(
+                "{path}: record {id} is not a valid {kind} record ({error}). AgentHop's server writes only records "
+                "of the format in docs/log-format.md: this log was edited or written by another program.",
+                path=path, id=record_id, kind=kind, error=exc) from exc
+
+
+def _runner_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of the non-blank lines of a runner.jsonl, decoded leniently (a crash can tear a line
+    inside a multi-byte character; the JSON check then drops it)."""
     try:
         with path.open(encoding="utf-8", errors="replace") as fh:
-            for line in fh:
+            for lineno, line in enumerate(fh, 1):
                 line = line.strip()
-                if not line:
-                    continue
-                lines += 1
-                try:
-                    rec = _loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if isinstance(rec, dict):
-                    records.append(rec)
+                if line:
+                    yield lineno, line
     except OSError as exc:
         raise RunSpecError("{path}: cannot read runner records ({exc})", path=path, exc=exc) from exc
+
+
+def _read_runner_file(path: Path) -> tuple[list[dict], int]:
+    """The records of a runner.jsonl as dicts and how many non-blank lines were skipped, by the rules of
+    ``agenthop.runner.records.read_records``: lines that are not JSON (torn) and JSON that is not an object are skipped."""
+    records: list[dict] = []
+    lines = 0
+    for _, line in _runner_lines(path):
+        lines += 1
+        try:
+            rec = _loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(rec, dict):
+            records.append(rec)
     return records, lines - len(records)
 
 
-def build_sessions(records: Iterable[dict]) -> tuple[dict[str, Session], int]:
-    """Group checkpoint records into sessions (record order is write order)."""
+def read_runner_records(path: Path) -> tuple[list[Record], int]:
+    """The records of a runner.jsonl as ``RunStart``, ``AttemptStart``, ``Turn``, ``AttemptError`` and ``ItemEnd``
+    Structs, and how many lines were skipped because they are not JSON objects (torn by a crash). Records of kinds
+    this version does not know are left out; a record of a known kind that does not fit its model raises RunSpecError."""
+    records: list[Record] = []
+    skipped = 0
+    for lineno, line in _runner_lines(path):
+        try:
+            records.append(_RUNNER.decode(line))
+            continue
+        except msgspec.ValidationError as exc:
+            problem = exc
+        except msgspec.DecodeError:  # not JSON: a torn line
+            skipped += 1
+            continue
+        try:
+            kind = _KIND.decode(line).kind
+        except msgspec.DecodeError:  # JSON, but not an object
+            skipped += 1
+            continue
+        if kind in log_structs.RUNNER_KINDS:
+            raise RunSpecError("{path}, line {line}: not a valid {kind} record ({error}). The runner writes only records "
+                               "of the format in docs/log-format.md: this file was edited or written by another program.",
+                               path=path, line=lineno, kind=kind, error=problem) from problem
+    return records, skipped
+
+
+def build_sessions(records: Iterable[Record | None]) -> tuple[dict[str, Session], int]:
+    """Group checkpoint records into sessions (record order is write order); also count the records."""
     sessions: dict[str, Session] = {}
     n = 0
     for rec in records:
         n += 1
-        sid = rec.get("session_id")
+        if rec is None:
+            continue
+        sid = rec.session_id
         if sid is None:
             continue
         sess = sessions.get(sid)
         if sess is None:
-            sess = sessions[sid] = Session(session_id=sid, item_id=rec.get("item_id"), run=rec.get("run"), order=n)
-        if sess.item_id is None and rec.get("item_id"):
-            sess.item_id = rec.get("item_id")
-        kind = rec.get("kind")
-        if kind == "session_start":
+            sess = sessions[sid] = Session(session_id=sid, item_id=rec.item_id, run=rec.run, order=n)
+        if sess.item_id is None and rec.item_id:
+            sess.item_id = rec.item_id
+        if isinstance(rec, Call):
+            sess.calls.append(rec)
+        elif isinstance(rec, SessionStart):
             sess.start = rec
-        elif kind == "call":
-            sess.calls.append(Call.from_record(rec))
-        elif kind == "session_end":
+        else:
             sess.end = rec
     for sess in sessions.values():
         sess.calls.sort(key=lambda c: c.seq)
@@ -335,12 +355,12 @@ def _load_dir(run_dir: Path, server_log: Path | None = None, starts_only: bool =
     manifest = _load_manifest(run_dir)
     kinds = STARTS if starts_only else None
     runner_path = run_dir / RUNNER_FILE
-    runner_records, skipped = _read_runner_file(runner_path) if runner_path.exists() and not starts_only else ([], 0)
-    start_label = next((r.get("run") for r in runner_records if r.get("kind") == "run_start" and r.get("run")), None)
+    runner_records, skipped = read_runner_records(runner_path) if runner_path.exists() and not starts_only else ([], 0)
+    start_label = next((r.run for r in runner_records if isinstance(r, RunStart) and r.run), None)
     own_log = run_dir / LOG_FILE
     if own_log.exists():
         log_path = own_log
-        sessions, n = build_sessions(read_checkpoint_records(log_path, kinds=kinds))
+        sessions, n = build_sessions(read_typed_records(log_path, kinds=kinds))
         labels = sorted({s.run for s in sessions.values() if s.run is not None})
         label = manifest.get("run") or (labels[0] if len(labels) == 1 else None) or start_label
     elif server_log is not None:
@@ -354,7 +374,7 @@ def _load_dir(run_dir: Path, server_log: Path | None = None, starts_only: bool =
         if label not in labels:
             raise RunSpecError("{log} has no run labelled {label} (the label of {run_dir}); labels present: {labels}.",
                                "server_log", log=log_path, label=repr(label), run_dir=run_dir, labels=", ".join(labels) or "none")
-        sessions, n = build_sessions(read_checkpoint_records(log_path, run=label, kinds=kinds))
+        sessions, n = build_sessions(read_typed_records(log_path, run=label, kinds=kinds))
     else:
         what = f"holds {RUNNER_FILE} but no {LOG_FILE}" if runner_path.exists() else f"is a directory without {LOG_FILE}"
         raise RunSpecError(
@@ -389,7 +409,7 @@ def _load_file(path: Path, label: str | None, all_labels: bool, starts_only: boo
         chosen = list(labels)
     runs = []
     for lab in chosen:
-        sessions, n = build_sessions(read_checkpoint_records(path, run=lab, kinds=STARTS if starts_only else None))
+        sessions, n = build_sessions(read_typed_records(path, run=lab, kinds=STARTS if starts_only else None))
         name = f"{path.stem}::{lab}" if lab is not None and len(labels) > 1 else (lab or path.stem)
         runs.append(Run(name=name, label=lab, log_path=path, sessions=sessions, n_records=n))
     return runs
@@ -462,22 +482,16 @@ def load_run(path: str | Path, server_log: str | Path | None = None, *, starts_o
 # -- DataFrames --------------------------------------------------------------
 
 def run_records(run: Run) -> list[dict]:
-    """Flat dicts of every checkpoint record of a run (sessions in log order)."""
+    """Flat dicts of every checkpoint record of a run (sessions in log order), as the records are stored."""
     rows: list[dict] = []
     for sess in sorted(run.sessions.values(), key=lambda s: s.order):
-        if sess.start:
-            rows.append(dict(sess.start))
-        for c in sess.calls:
-            row = {k: v for k, v in c.__dict__.items()}
-            row.update(kind="call", session_id=sess.session_id, item_id=sess.item_id, run=sess.run)
-            rows.append(row)
-        if sess.end:
-            rows.append(dict(sess.end))
+        records = [sess.start, *sess.calls, sess.end]
+        rows.extend(msgspec.to_builtins(rec) for rec in records if rec is not None)
     return rows
 
 
-def to_dataframe(records: Iterable[dict] | Run):
-    """A pandas DataFrame of records (dicts, Call objects, or a whole Run)."""
+def to_dataframe(records: Iterable[dict | Record] | Run):
+    """A pandas DataFrame of records (dicts, records such as ``Call``, or a whole Run)."""
     try:
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -486,7 +500,5 @@ def to_dataframe(records: Iterable[dict] | Run):
         ) from exc
     if isinstance(records, Run):
         records = run_records(records)
-    rows: list[dict[str, Any]] = []
-    for rec in records:
-        rows.append(dict(rec.__dict__) if isinstance(rec, Call) else dict(rec))
+    rows: list[dict[str, Any]] = [msgspec.to_builtins(rec) if isinstance(rec, Record) else dict(rec) for rec in records]
     return pd.DataFrame(rows)

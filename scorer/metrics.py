@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+from agenthop.scorer import audit
+from agenthop.scorer.gold import CELLS, LETTERS, Gold
+from agenthop.scorer.items import ItemOutcome
+from agenthop.scorer.logs import Call
+from agenthop.scorer.stats import wilson
 from agenthop.server.sections import label_matches_section
-
-from . import audit
-from .gold import CELLS, LETTERS, Gold
-from .items import ItemOutcome
-from .logs import Call
-from .stats import wilson
 
 BUDGET_BANDS = ((0, 5), (6, 10), (11, 15), (16, 20), (21, 25), (26, 30), (31, None))
 
@@ -18,7 +17,7 @@ BUDGET_BANDS = ((0, 5), (6, 10), (11, 15), (16, 20), (21, 25), (26, 30), (31, No
 def delivered_reads(it: ItemOutcome) -> list[Call]:
     """Every read_section call that executed with outcome ok and delivered text, in call order."""
     return [c for c in it.calls
-            if c.tool == "read_section" and c.executed and c.outcome == "ok" and c.delivered]
+            if c.tool == "read_section" and c.executed and c.outcome == "ok" and c.delivered is not None]
 
 
 def gold_reads(it: ItemOutcome, gold: Gold) -> list[tuple[Call, bool]]:
@@ -33,14 +32,13 @@ def gold_reads(it: ItemOutcome, gold: Gold) -> list[tuple[Call, bool]]:
     out = []
     for c in delivered_reads(it):
         d = c.delivered
-        pid = d.get("paper_id")
+        pid = d.paper_id
         if pid not in g.gold_paper_ids:
             continue
-        first_arxiv.setdefault(pid, d.get("arxiv_id"))
+        first_arxiv.setdefault(pid, d.arxiv_id)
         arxiv = g.gold_arxiv(pid) or first_arxiv[pid]
-        d_arxiv = d.get("arxiv_id") or arxiv
-        header = str(d.get("header") or "")
-        hit = any(label_matches_section(lab.section, header, gold.section_text(d_arxiv, d.get("section_index")),
+        d_arxiv = d.arxiv_id or arxiv
+        hit = any(label_matches_section(lab.section, d.header, gold.section_text(d_arxiv, d.section_index),
                                         gold.section_headers(d_arxiv))
                   for lab in g.direct_labels(arxiv))
         out.append((c, hit))
@@ -50,8 +48,8 @@ def gold_reads(it: ItemOutcome, gold: Gold) -> list[tuple[Call, bool]]:
 def recall(it: ItemOutcome, gold: Gold) -> tuple[int, int, list[str], list[str]]:
     """(paper recall, section recall, gold papers delivered, gold papers with a direct-label hit)."""
     reads = gold_reads(it, gold)
-    reached = {c.delivered["paper_id"] for c, _ in reads}
-    direct_hit = {c.delivered["paper_id"] for c, hit in reads if hit}
+    reached = {c.delivered.paper_id for c, _ in reads}
+    direct_hit = {c.delivered.paper_id for c, hit in reads if hit}
     n_gold = len(it.gold.gold_paper_ids)
     paper = int(n_gold > 0 and len(reached) == n_gold)
     section = int(n_gold > 0 and len(direct_hit) == n_gold)

@@ -10,8 +10,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .document import comparison_plottable, unplottable  # noqa: E402
-from .gold import CELLS  # noqa: E402
+from agenthop.scorer.document import comparison_plottable, unplottable  # noqa: E402
+from agenthop.scorer.gold import CELLS  # noqa: E402
 
 _SHORT = {
     "search_papers": "search",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from importlib import resources
 
-from .document import Document, Link, Table
+from agenthop.scorer.document import Document, Link, Table
 
 
 def _css() -> str:

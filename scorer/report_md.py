@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .document import Document, Link, Table
+from agenthop.scorer.document import Document, Link, Table
 
 
 def _cell(text) -> str:

@@ -12,10 +12,12 @@ import datetime as _dt
 import json
 from collections import Counter
 
-from . import audit, metrics, trajectory
-from .gold import Gold
-from .items import resolve_items
-from .logs import Run
+import msgspec
+
+from agenthop.scorer import audit, metrics, trajectory
+from agenthop.scorer.gold import Gold
+from agenthop.scorer.items import resolve_items
+from agenthop.scorer.logs import Run
 
 SUMMARY_SCHEMA_VERSION = 1
 SCORER_VERSION = "2.1.0"
@@ -38,20 +40,20 @@ def _distinct(values) -> list[dict]:
 
 
 def run_identity(run: Run) -> dict:
-    start = run.run_start or {}
+    start = run.run_start
     m = run.manifest
-    clients = [s.start.get("client") or {} for s in run.sessions.values() if s.start]
+    clients = [s.start.client for s in run.sessions.values() if s.start]
     client = clients[0] if clients else {}
-    settings = {k: m[k] for k in MANIFEST_SETTINGS if k in m} or start.get("settings")
+    settings = {k: m[k] for k in MANIFEST_SETTINGS if k in m} or (start.settings if start else None)
     return {
         "name": run.name,
         "label": run.label,
         "log": str(run.log_path),
         "run_dir": str(run.run_dir) if run.run_dir else None,
-        "agent": m.get("agent") or start.get("agent") or client.get("agent"),
-        "model": m.get("model") or start.get("model") or client.get("model"),
+        "agent": m.get("agent") or (start.agent if start else None) or client.get("agent"),
+        "model": m.get("model") or (start.model if start else None) or client.get("model"),
         "settings": settings,
-        "versions": m.get("versions") or start.get("versions"),
+        "versions": m.get("versions") or (start.versions if start else None),
         "replicate_of": run.replicate_of,
         "manifest": m or None,
         "runner_records": len(run.runner_records),
@@ -64,12 +66,12 @@ def session_provenance(outcomes) -> dict:
     starts = [it.session.start for it in outcomes if it.session and it.session.start]
     return {
         "n_sessions": len(starts),
-        "caps": _distinct(s.get("caps") for s in starts),
-        "search": _distinct(s.get("search") for s in starts),
-        "disabled_tools": _distinct(sorted(s.get("disabled_tools") or []) for s in starts),
-        "transport": _distinct(s.get("transport") for s in starts),
-        "corpus": _distinct(s.get("corpus") for s in starts),
-        "client": _distinct(s.get("client") for s in starts),
+        "caps": _distinct(msgspec.to_builtins(s.caps) for s in starts),
+        "search": _distinct(s.search for s in starts),
+        "disabled_tools": _distinct(sorted(s.disabled_tools) for s in starts),
+        "transport": _distinct(s.transport for s in starts),
+        "corpus": _distinct(s.corpus for s in starts),
+        "client": _distinct(s.client for s in starts),
     }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from .document import AXIS_HEADER, Table, axis_rows, comparison_document, num, pair_sections, pct
+from agenthop.scorer.document import AXIS_HEADER, Table, axis_rows, comparison_document, num, pair_sections, pct
 
 
 def _rich(t: Table, title: str | None = None) -> RichTable:

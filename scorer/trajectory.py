@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .items import ItemOutcome
-from .logs import NAV_TOOLS, TOOLS, Call
+from agenthop.scorer.items import ItemOutcome
+from agenthop.scorer.logs import NAV_TOOLS, TOOLS, Call
 
 ST_STOP = ("submit_immediately", "think_then_submit", "read_more", "no_submit")
 MT_FAIL = ("no_gold_reached", "premature_commit", "explored", "stayed", "all_gold_reached")
@@ -22,8 +22,8 @@ def trajectory(item: ItemOutcome) -> list[Call]:
 
 
 def _delivered_gold(call: Call, gold: set[str]) -> bool:
-    return call.tool == "read_section" and call.outcome == "ok" and bool(call.delivered) \
-        and call.delivered.get("paper_id") in gold
+    return call.tool == "read_section" and call.outcome == "ok" and call.delivered is not None \
+        and call.delivered.paper_id in gold
 
 
 def transition_matrix(trajs: list[list[str]]) -> dict:
@@ -96,7 +96,7 @@ def mt_failure(item: ItemOutcome) -> str | None:
         return None
     gold = set(item.gold.gold_paper_ids)
     tr = trajectory(item)
-    reached = {c.delivered["paper_id"] for c in tr if _delivered_gold(c, gold)}
+    reached = {c.delivered.paper_id for c in tr if _delivered_gold(c, gold)}
     if not reached:
         return "no_gold_reached"
     if reached >= gold:
@@ -108,10 +108,10 @@ def mt_failure(item: ItemOutcome) -> str | None:
     reached_so_far: set[str] = set()
     for c in tr[: first + 1]:
         if _delivered_gold(c, gold):
-            reached_so_far.add(c.delivered["paper_id"])
+            reached_so_far.add(c.delivered.paper_id)
     for c in tr[first + 1:]:
         if _delivered_gold(c, gold):
-            reached_so_far.add(c.delivered["paper_id"])
+            reached_so_far.add(c.delivered.paper_id)
         if c.tool in ("search_papers", "get_references"):
             return "explored"
         if c.tool in ("get_paper_info", "list_sections", "read_section") and c.paper_id not in reached_so_far:
@@ -125,9 +125,9 @@ def after_nongold_reads(item: ItemOutcome) -> list[str]:
     tr = trajectory(item)
     out = []
     for i, c in enumerate(tr):
-        if not (c.tool == "read_section" and c.outcome == "ok" and c.delivered):
+        if not (c.tool == "read_section" and c.outcome == "ok" and c.delivered is not None):
             continue
-        if c.delivered.get("paper_id") in gold:
+        if c.delivered.paper_id in gold:
             continue
         nxt = tr[i + 1] if i + 1 < len(tr) else None
         if nxt is None:

@@ -29,17 +29,17 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+import msgspec
 from pydantic import ValidationError
 
+from agenthop.scorer import audit, metrics
+from agenthop.scorer.gold import Gold
+from agenthop.scorer.items import ItemOutcome, resolve_items
+from agenthop.scorer.logs import Call, Run, expand_spec, load_run, safe_name
+from agenthop.scorer.summary import score_run
 from agenthop.server.papers import Corpus
 from agenthop.server.search import SearchEngine
 from agenthop.server.tools import TOOLS, Scope
-
-from . import audit, metrics
-from .gold import Gold
-from .items import ItemOutcome, resolve_items
-from .logs import Call, Run, expand_spec, load_run, safe_name
-from .summary import score_run
 
 VIEW_FILE = "index.html"
 VIEW_DIR = "view"  # where ``agenthop-scorer RUN... --view`` writes the viewer, beside the reports
@@ -96,16 +96,16 @@ def _marks(it: ItemOutcome, gold: Gold) -> dict[int, list[dict]]:
         out = marks.setdefault(c.seq, [])
         shown: set[str] = set()
         for e in c.exposed:
-            pid = e.get("paper_id") if isinstance(e, dict) else None
+            pid = e.paper_id
             if pid in golds and pid not in shown:
                 shown.add(pid)
                 kind = "first_exposure" if (pid, c.seq) in firsts else "exposed"
-                out.append({"kind": kind, "paper_id": pid, "rank": e.get("rank")})
+                out.append({"kind": kind, "paper_id": pid, "rank": e.rank})
         if audit.is_inspection(c) and c.paper_id in golds:
             out.append({"kind": "inspected", "paper_id": c.paper_id})
     for c, hit in metrics.gold_reads(it, gold):
-        marks[c.seq].append({"kind": "delivered", "paper_id": c.delivered["paper_id"], "direct_hit": hit,
-                             "header": c.delivered.get("header")})
+        marks[c.seq].append({"kind": "delivered", "paper_id": c.delivered.paper_id, "direct_hit": hit,
+                             "header": c.delivered.header})
     return marks
 
 
@@ -124,8 +124,8 @@ def _session_data(key: str, it: ItemOutcome, row: dict, gold: Gold, corpus: Corp
         "paper_id": pid, "title": titles[pid].title if pid in titles else None,
         "exposure": exposures.get(pid), "delivered": pid in row["gold_delivered"], "direct_hit": pid in row["gold_direct_hit"],
     } for pid in it.gold.gold_paper_ids]
-    start = (it.session.start or {}) if it.session else {}
-    reproducible = (start.get("corpus") or {}).get("corpus_id") in (None, corpus.identity.get("corpus_id"))
+    start = it.session.start if it.session else None
+    reproducible = start is None or start.corpus.get("corpus_id") in (None, corpus.identity.get("corpus_id"))
     marks = _marks(it, gold) if it.observed else {}
     return {
         "run": key, "item_id": it.item_id, "question": item.question if item else None, "options": item.options if item else [],
@@ -134,13 +134,14 @@ def _session_data(key: str, it: ItemOutcome, row: dict, gold: Gold, corpus: Corp
         **{k: row[k] for k in ("cell", "reasoning_type", "answer", "correct_letter", "correct", "audit", "termination",
                                "budget", "turns", "tokens", "paper_recall", "section_recall", "session_id", "n_sessions")},
         "audit_label": audit.CATEGORY_LABELS[row["audit"]],
-        "client": start.get("client"), "caps": start.get("caps"), "reproduced": reproducible,
+        "client": start.client if start else None, "caps": msgspec.to_builtins(start.caps) if start else None,
+        "reproduced": reproducible,
         "calls": [_call(c, marks.get(c.seq, []), texts, it.item_id, reproducible) for c in it.calls],
     }
 
 
 def _index_row(key: str, it: ItemOutcome, row: dict) -> dict:
-    client = ((it.session.start or {}).get("client") or {}) if it.session else {}
+    client = it.session.start.client if it.session and it.session.start else {}
     return {
         "run": key, "item_id": it.item_id, "cell": row["cell"], "reasoning_type": row["reasoning_type"],
         "answer": row["answer"], "correct_letter": row["correct_letter"], "correct": row["correct"], "audit": row["audit"],
@@ -210,7 +211,7 @@ class _View:
                 (folder / f"{n}.js").write_text(f"AgentHopView.load({_js(data)});\n", encoding="utf-8")
             self.index["rows"].append(entry)
         ident = summary["run"]
-        clients = sorted({((s.start or {}).get("client") or {}).get("name") or "unknown" for s in run.sessions.values()})
+        clients = sorted({(s.start.client if s.start else {}).get("name") or "unknown" for s in run.sessions.values()})
         self.index["runs"].append({"key": key, "name": name, "label": ident["label"], "agent": ident["agent"],
                                    "model": ident["model"], "clients": clients, "n": summary["items"]["n"],
                                    "accuracy": summary["headline"]["accuracy"]})

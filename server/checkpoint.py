@@ -34,7 +34,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agenthop.server import jsontext
-from agenthop.server.log_records import parse_checkpoint_record, record_dict
+from agenthop.server.log_records import CallRecord, SessionEnd, SessionStart, checkpoint_adapter, record_dict
 
 LOG_FORMAT_VERSION = 1
 WRITE_WAIT_S = 10.0  # how long a record may wait for a locked or failing log; below the 30 s call deadline
@@ -68,6 +68,22 @@ class LogError(Exception):
 
 class LogUnavailable(LogError):
     """Records could not be written within their wait; nothing of them is on disk."""
+
+
+class LogPathError(LogError):
+    """The log cannot be created where it was asked for (its directory cannot be made)."""
+
+
+def default_log_path() -> Path:
+    """Where a server logs when it is given no log path: the per-user data directory, whatever the working directory.
+
+    Hosts such as Claude Desktop start servers in arbitrary, often unwritable, directories. On Linux this is
+    $XDG_DATA_HOME/agenthop (by default ~/.local/share/agenthop); on macOS ~/Library/Application Support/agenthop;
+    on Windows %LOCALAPPDATA%\\agenthop.
+    """
+    import platformdirs
+
+    return platformdirs.user_data_path("agenthop", appauthor=False) / "agenthop-log.sqlite"
 
 
 def describe_failure(exc: sqlite3.Error) -> str:
@@ -138,7 +154,10 @@ class CheckpointLog:
     def __init__(self, path: str | Path, *, write_wait_s: float = WRITE_WAIT_S):
         self.path = Path(path)
         self.write_wait_s = write_wait_s
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LogPathError(f"cannot create the checkpoint log {self.path}: {exc.strerror}; give a writable path") from exc
         try:
             self._conn = _connect(self.path)
             self._conn.executescript(_DDL)
@@ -259,14 +278,14 @@ class CheckpointLog:
         return list(_query(self.path, "SELECT record FROM records WHERE session_id = ? ORDER BY id", (session_id,)))
 
 
-def _query(path: Path, sql: str, args: tuple = ()) -> Iterator[dict]:
+def _texts(path: Path, sql: str, args: tuple = ()) -> Iterator[str]:
     if not path.exists():
         raise LogError(f"log file not found: {path}")
     conn = None
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         for (text,) in conn.execute(sql, args):
-            yield json.loads(text)
+            yield text
     except sqlite3.DatabaseError as exc:
         raise LogError(f"{path} is not a readable checkpoint log ({exc}).") from exc
     finally:
@@ -274,20 +293,29 @@ def _query(path: Path, sql: str, args: tuple = ()) -> Iterator[dict]:
             conn.close()
 
 
+def _query(path: Path, sql: str, args: tuple = ()) -> Iterator[dict]:
+    return map(json.loads, _texts(path, sql, args))
+
+
+def _record_texts(path: str | Path, run: str | None) -> Iterator[str]:
+    if run is None:
+        return _texts(Path(path), "SELECT record FROM records ORDER BY id")
+    return _texts(Path(path), "SELECT record FROM records WHERE run = ? ORDER BY id", (run,))
+
+
 def read_records(path: str | Path, run: str | None = None) -> Iterator[dict]:
     """Yield the records of a log in write order as dicts, optionally of one run label."""
-    if run is None:
-        return _query(Path(path), "SELECT record FROM records ORDER BY id")
-    return _query(Path(path), "SELECT record FROM records WHERE run = ? ORDER BY id", (run,))
+    return map(json.loads, _record_texts(path, run))
 
 
-def read_log(path: str | Path, run: str | None = None) -> Iterator:
+def read_log(path: str | Path, run: str | None = None) -> Iterator[SessionStart | CallRecord | SessionEnd]:
     """Yield the records of a log in write order as typed models (log_records.SessionStart, CallRecord, SessionEnd).
 
+    Each record is validated strictly (no type coercion), as the scorer's fast reader does.
     Raises pydantic.ValidationError on a record that is not a checkpoint record of this format.
     """
-    for data in read_records(path, run):
-        yield parse_checkpoint_record(data)
+    for text in _record_texts(path, run):
+        yield checkpoint_adapter.validate_json(text, strict=True)
 
 
 def run_labels(path: str | Path) -> list[str]:

@@ -10,20 +10,6 @@ from pathlib import Path
 
 import click
 
-log = logging.getLogger("agenthop.server")
-
-
-def default_log_path() -> Path:
-    """Where the checkpoint log goes without --log: the per-user data directory, whatever the working directory.
-
-    Hosts such as Claude Desktop start servers in arbitrary, often unwritable, directories. On Linux this is
-    $XDG_DATA_HOME/agenthop (by default ~/.local/share/agenthop); on macOS ~/Library/Application Support/agenthop;
-    on Windows %LOCALAPPDATA%\\agenthop.
-    """
-    import platformdirs
-
-    return platformdirs.user_data_path("agenthop", appauthor=False) / "agenthop-log.sqlite"
-
 
 def _setup_logging(level: str) -> None:
     # Logs always go to stderr: stdout is the MCP wire on stdio. The level is set on the handler too, because
@@ -176,8 +162,10 @@ def corpus_info(path: Path, as_json: bool) -> None:
 
 
 @corpus.command("demo")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("corpus.sqlite"), show_default=True)
-@click.option("--split", type=click.Path(dir_okay=False, path_type=Path), default=Path("splits/demo.jsonl"), show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("corpus.sqlite"), show_default=True,
+              help="Corpus file to write.")
+@click.option("--split", type=click.Path(dir_okay=False, path_type=Path), default=Path("splits/demo.jsonl"), show_default=True,
+              help="Split file to write: every item of the corpus with its question type, depth and reasoning type (JSONL).")
 def corpus_demo(out: Path, split: Path) -> None:
     """Rebuild the committed default corpus and its split file."""
     from agenthop.server.corpus.demo import build_demo
@@ -197,9 +185,10 @@ def _cap_option(name: str, default: int, help_text: str):
               show_default=True, envvar="AGENTHOP_CORPUS", help="Corpus file (opened read-only).")
 @click.option("--item", help="Serve one item (stdio). Without it: explore mode over the whole corpus.")
 @click.option("--run", "run_label", help="Run label written into every log record.")
-@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
+              help="stdio: this process is one session for the host that started it; http: many sessions over Streamable HTTP.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address (loopback by default).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="HTTP port (0: a free one).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None, envvar="AGENTHOP_LOG",
               help="Checkpoint log (SQLite); shared by many servers. Default: agenthop-log.sqlite in the per-user data "
                    "directory ('agenthop-server log path' prints it).")
@@ -217,59 +206,32 @@ def serve(corpus_path: Path, item: str | None, run_label: str | None, transport:
           budget: int, max_turns: int, max_tokens: int, explore_budget: int | None, auth_token: str | None,
           allow_remote_without_auth: bool, log_level: str) -> None:
     """Serve the seven metered tools over stdio (one session) or Streamable HTTP (many sessions)."""
+    from agenthop.server.checkpoint import LogError, LogPathError, LogUnavailable
+    from agenthop.server.corpus.schema import CorpusError
+    from agenthop.server.serving import ServeError
+    from agenthop.server.serving import serve as serve_sandbox
+    from agenthop.server.sessions import Caps
+
     _setup_logging(log_level)
     if transport == "http":
         if auth_token is None and os.environ.get("AGENTHOP_AUTH_TOKEN") == "":
             raise click.UsageError("AGENTHOP_AUTH_TOKEN is set but empty; set it to a token, or unset it to serve without one.")
         _check_exposure(host, auth_token, allow_remote_without_auth)
-    from agenthop.server.checkpoint import CheckpointLog, LogError
-    from agenthop.server.corpus.schema import CorpusError
-    from agenthop.server.mcp_app import make_sandbox
-    from agenthop.server.sessions import Caps
-
-    caps = Caps(budget, max_turns, max_tokens)
-    log_path = log_path or default_log_path()
-    try:
-        checkpoint = CheckpointLog(log_path)
-    except LogError as exc:
-        raise click.ClickException(f"{exc} Pass it with --log PATH.") from exc
-    except OSError as exc:  # e.g. the log's directory cannot be created
-        raise click.ClickException(f"cannot create the checkpoint log {log_path}: {exc.strerror}; give a writable path with --log.") from exc
-    click.echo(f"agenthop-server: checkpoint log {log_path.resolve()}", err=True)
-    try:
-        sandbox = make_sandbox(corpus_path, checkpoint, caps, Caps(explore_budget, None, None))
-    except CorpusError as exc:
-        raise click.ClickException(str(exc)) from exc
-    if transport == "http":
         if item:
             raise click.UsageError("--item is for stdio; over HTTP, POST /sessions with {\"item\": ...} instead.")
-        _serve_http(sandbox, host, port, auth_token, allow_remote_without_auth)
-        return
-    if item is not None and sandbox.corpus.item(item) is None:
-        raise click.ClickException(f"unknown item '{item}'; 'agenthop-server corpus info {corpus_path}' shows what the corpus holds.")
-    session_caps = caps if item else sandbox.explore_caps
     try:
-        sandbox.fixed_session = sandbox.sessions.create(sandbox.scope(item), run=run_label, caps=session_caps, transport="stdio")
+        serve_sandbox(corpus_path, transport=transport, item=item, run=run_label, log_path=log_path,
+                      caps=Caps(budget, max_turns, max_tokens), explore_budget=explore_budget, host=host, port=port,
+                      auth_token=auth_token, allow_remote_without_auth=allow_remote_without_auth,
+                      echo=lambda message: click.echo(f"agenthop-server: {message}", err=True))
+    except LogPathError as exc:
+        raise click.ClickException(f"{exc} with --log.") from exc
+    except LogUnavailable as exc:
+        raise click.ClickException(str(exc)) from exc
     except LogError as exc:
-        raise click.ClickException(f"cannot start the session: {exc}") from exc
-    _serve_stdio(sandbox)
-
-
-def _serve_stdio(sandbox) -> None:
-    import anyio
-    from mcp.server.stdio import stdio_server
-
-    from agenthop.server.mcp_app import build_server
-
-    server = build_server(sandbox)
-
-    from agenthop.server.stdio_frames import ReparsingReadStream
-
-    async def run() -> None:
-        async with stdio_server() as (read, write):
-            await server.run(ReparsingReadStream(read, write), write, server.create_initialization_options())
-
-    anyio.run(run)
+        raise click.ClickException(f"{exc} Pass it with --log PATH.") from exc
+    except (CorpusError, ServeError) as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 def _check_exposure(host: str, auth_token: str | None, allowed: bool) -> None:
@@ -284,21 +246,22 @@ def _check_exposure(host: str, auth_token: str | None, allowed: bool) -> None:
         click.echo(f"\n{'!' * 78}\n!! {warning}\n!! Use --auth-token unless this network is yours alone.\n{'!' * 78}\n", err=True)
 
 
-def _serve_http(sandbox, host: str, port: int, auth_token: str | None, allow_unauthenticated: bool) -> None:
-    import uvicorn
+def _item_ids(ctx, param, path: Path | None) -> tuple[str, ...] | None:
+    """--items: the IDs its file lists, in order."""
+    if path is None:
+        return None
+    from agenthop.server.item_files import ItemsError, read_items
 
-    from agenthop.server.http import build_app, free_port, uvicorn_options
-
-    port = port or free_port(host)  # the Host check needs the real port
-    app = build_app(sandbox, host=host, port=port, auth_token=auth_token, allow_unauthenticated=allow_unauthenticated)
-    log.warning("AgentHop serving on http://%s:%d (MCP at /mcp, sessions at /sessions)", host, port)
-    uvicorn.run(app, **uvicorn_options(host, port))
+    try:
+        return tuple(ref.id for ref in read_items(path))
+    except (OSError, ItemsError) as exc:
+        raise click.ClickException(f"cannot read --items: {exc}") from exc
 
 
 @main.command()
 @click.option("--corpus", "corpus_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("corpus.sqlite"),
               show_default=True, envvar="AGENTHOP_CORPUS", help="Corpus file (opened read-only).")
-@click.option("--items", "items_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--items", "items", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=_item_ids,
               help="Split file of the items a person may play, in order (default: every item of the corpus).")
 @click.option("--participant", default=None, help="Fix the participant label (default: the page asks for one).")
 @click.option("--reveal", is_flag=True, help="Show the correct option and gold papers after each attempt (never in a study).")
@@ -310,20 +273,15 @@ def _serve_http(sandbox, host: str, port: int, auth_token: str | None, allow_una
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Loopback port [default: a free one].")
 @click.option("--no-browser", is_flag=True, help="Only print the URL; do not open a browser.")
 @click.option("--log-level", default="WARNING", show_default=True, help="Python log level for stderr.")
-def play(corpus_path: Path, items_path: Path | None, participant: str | None, reveal: bool, run_label: str | None,
+def play(corpus_path: Path, items: tuple[str, ...] | None, participant: str | None, reveal: bool, run_label: str | None,
          log_path: Path, budget: int, max_turns: int, port: int, no_browser: bool, log_level: str) -> None:
     """Let a person play items in a browser, under the agents' budget and rules, on a free loopback port."""
     _setup_logging(log_level)
-    from agenthop.server.checkpoint import LogError
+    from agenthop.server.checkpoint import LogError, default_log_path
     from agenthop.server.corpus.schema import CorpusError
-    from agenthop.server.item_files import ItemsError, read_items
-    from agenthop.server.play import PlayError, PlayOptions, open_browser, serve_play
+    from agenthop.server.play import PlayOptions, PlayOptionsError, open_browser, serve_play
     from agenthop.server.sessions import Caps
 
-    try:
-        items = tuple(ref.id for ref in read_items(items_path)) if items_path is not None else None
-    except (OSError, ItemsError) as exc:
-        raise click.ClickException(f"cannot read --items: {exc}") from exc
     options = PlayOptions(items=items, participant=participant, reveal=reveal, run=run_label)
     log_path = log_path or default_log_path()
 
@@ -339,10 +297,8 @@ def play(corpus_path: Path, items_path: Path | None, participant: str | None, re
         serve_play(corpus_path, log_path, options, Caps(budget, max_turns, None), port=port, on_ready=ready)
     except (CorpusError, LogError) as exc:
         raise click.ClickException(str(exc)) from exc
-    except PlayError as exc:
-        raise click.ClickException(f"--participant: {exc}") from exc
-    except ValueError as exc:  # items the corpus lacks
-        raise click.ClickException(f"--items: {exc}") from exc
+    except PlayOptionsError as exc:
+        raise click.ClickException(f"--{exc.field}: {exc}") from exc
 
 
 # --- log --------------------------------------------------------------------
@@ -359,6 +315,8 @@ _LOG_ARGUMENT = click.argument("path", type=click.Path(dir_okay=False, path_type
 def _log_or_default(path: Path | None) -> Path:
     if path is not None:
         return path
+    from agenthop.server.checkpoint import default_log_path
+
     path = default_log_path()
     if not path.exists():
         raise click.ClickException(f"no PATH given and there is no log at the default location {path}; "
@@ -368,7 +326,8 @@ def _log_or_default(path: Path | None) -> Path:
 
 @log_group.command("export")
 @_LOG_ARGUMENT
-@click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True,
+              help="Output format: one JSON object per line.")
 @click.option("--run", "run_label", default=None, help="Only records of this run label.")
 def log_export(path: Path | None, fmt: str, run_label: str | None) -> None:
     """Print a checkpoint log's records, one strict JSON object per line (PATH defaults to the per-user log)."""
@@ -399,6 +358,8 @@ def log_runs(path: Path | None) -> None:
 @log_group.command("path")
 def log_path_command() -> None:
     """Print where 'serve' writes its checkpoint log when no --log (or AGENTHOP_LOG) is given."""
+    from agenthop.server.checkpoint import default_log_path
+
     click.echo(str(default_log_path()))
 
 

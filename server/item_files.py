@@ -9,7 +9,12 @@ from pathlib import Path
 
 
 class ItemsError(Exception):
-    """The items file cannot be used; the message says where and why."""
+    """The items file cannot be used; the message says where and why. ``param`` names the parameter that would
+    fix it when that is not the file itself (``corpus``: serving a corpus gives what the file lacks)."""
+
+    def __init__(self, message: str, param: str | None = None):
+        super().__init__(message)
+        self.param = param
 
 
 @dataclass

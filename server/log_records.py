@@ -5,7 +5,8 @@ The checkpoint log (written by the server) holds ``session_start``, ``call`` and
 ``run_start``, ``attempt_start``, ``turn``, ``attempt_error`` and ``item_end``.
 docs/log-format.md explains every field; docs/log-format.schema.json is
 generated from these models by ``log_schema()`` (``agenthop-server log schema``)
-and a test fails when the committed file differs.
+and a test fails when the committed file differs. log_structs.py derives msgspec
+Structs from the same models for readers that need speed (the scorer).
 
 Every model allows unknown extra fields, so that a reader of this version
 accepts records written by a later one; a field that changes meaning bumps
@@ -141,6 +142,8 @@ class RunStart(_Model):
     model: str | None
     settings: dict[str, Any]
     versions: dict[str, Any]
+    corpus: dict[str, Any] | None = Field(default=None, description="The corpus served ({corpus_id, schema_version}); "
+                                                                     "null when the run used a running server.")
     time: float
 
 
@@ -157,8 +160,10 @@ class AttemptStart(_Model):
 
 
 class EmittedToolCall(_Model):
+    """A tool call as the model emitted it: arguments as sent (an object when they parsed as one)."""
+
     id: str | None = None
-    name: str
+    name: str | None = Field(description="Null when the model's call named no tool.")
     arguments: Any = None
 
 
@@ -180,6 +185,8 @@ class Turn(_Model):
     retries: NonNegative
     error: str | None
     time: float
+    transient_errors: list[str] | None = Field(default=None, description="The transient API errors retried before this "
+                                                                         "response; absent when there were none.")
 
 
 class AttemptError(_Model):
@@ -212,6 +219,8 @@ class ItemEnd(_Model):
     budget_used: int | None
     cost_usd: float | None
     wall_time_s: float | None
+    recovered: bool | None = Field(default=None, description="True on an item_end a resumed run rebuilt from the server's "
+                                                             "end of the session; absent otherwise.")
     time: float
 
 
@@ -222,15 +231,23 @@ runner_adapter: TypeAdapter = TypeAdapter(RunnerRecord)
 
 
 def parse_checkpoint_record(data: dict) -> SessionStart | CallRecord | SessionEnd:
-    """A checkpoint record (a dict as stored) as its model; raises pydantic.ValidationError if it is not one."""
-    return checkpoint_adapter.validate_python(data)
+    """A checkpoint record (a dict as stored) as its model; raises pydantic.ValidationError if it is not one.
+
+    Strict: a value of the wrong JSON type is an error, never converted (the fast reader, log_structs, agrees).
+    """
+    return checkpoint_adapter.validate_python(data, strict=True)
+
+
+#: Optional additions that are left out of a record when unset (older readers never see them).
+ABSENT_WHEN_UNSET = {"arguments_altered", "transient_errors", "recovered"}
 
 
 def record_dict(record: BaseModel) -> dict:
-    """The dict stored for a record: every field, except optional additions that are absent when unset."""
+    """The dict stored for a record: every field in declaration order, except optional additions that are unset."""
     data = record.model_dump(mode="python")
-    if isinstance(record, CallRecord) and record.arguments_altered is None:
-        data.pop("arguments_altered")
+    for name in ABSENT_WHEN_UNSET.intersection(data):
+        if data[name] is None:
+            del data[name]
     return data
 
 

@@ -76,6 +76,14 @@ class PlayError(ValueError):
         self.status = status
 
 
+class PlayOptionsError(ValueError):
+    """A PlayOptions field that cannot be used; ``field`` names it (``items`` or ``participant``)."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
 @dataclass(frozen=True)
 class PlayOptions:
     """How /play behaves on this server.
@@ -162,9 +170,12 @@ class Play:
         self.items = list(options.items) if options.items is not None else sandbox.corpus.item_ids()
         unknown = [i for i in self.items if sandbox.corpus.item(i) is None]
         if unknown:
-            raise ValueError(f"{len(unknown)} item(s) of the play list are not in the corpus: {', '.join(unknown[:5])}")
+            raise PlayOptionsError("items", f"{len(unknown)} item(s) of the play list are not in the corpus: {', '.join(unknown[:5])}")
         if options.participant is not None:
-            check_participant(options.participant)
+            try:
+                check_participant(options.participant)
+            except PlayError as exc:
+                raise PlayOptionsError("participant", str(exc)) from exc
         self.reveal = Reveal(sandbox.corpus.path) if options.reveal else None
         self._sessions: dict[str, PlaySession] = {}
 
@@ -346,7 +357,7 @@ def serve_play(corpus_path: str | Path, log_path: str | Path, options: PlayOptio
     """Serve the whole HTTP app (MCP, sessions, /play) on a loopback port until interrupted.
 
     ``on_ready(url)`` is called with the /play URL once the server accepts connections.
-    Raises CorpusError, LogError, PlayError (participant) or ValueError (items the corpus lacks) before serving.
+    Raises CorpusError, LogError or PlayOptionsError (a participant label or items that cannot be used) before serving.
     """
     host = "127.0.0.1"
     port = port or free_port(host)

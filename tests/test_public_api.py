@@ -1,0 +1,54 @@
+"""The public API: every name each package exports resolves, to the object and not to a submodule of the
+same name, and importing the lazy packages loads nothing heavy (issue 15)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import subprocess
+import sys
+import types
+
+import pytest
+
+PACKAGES = ("agenthop", "agenthop.server", "agenthop.server.corpus", "agenthop.runner", "agenthop.scorer")
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_every_exported_name_resolves_to_an_object_even_after_every_submodule_is_imported(name):
+    package = importlib.import_module(name)
+    for module in pkgutil.walk_packages(package.__path__, f"{name}."):
+        if not module.name.endswith(("__main__", "view_static", "play_static")):
+            importlib.import_module(module.name)
+    assert package.__all__ and len(set(package.__all__)) == len(package.__all__)
+    for public in package.__all__:
+        value = getattr(package, public)
+        assert not isinstance(value, types.ModuleType), f"{name}.{public} is a module (a submodule of that name shadows it)"
+        assert public in dir(package)
+
+
+def test_the_same_class_under_two_packages_is_one_class():
+    import agenthop.runner
+    import agenthop.server
+    import agenthop.server.corpus
+    from agenthop.server.corpus.schema import CorpusError
+    from agenthop.server.sessions import Caps
+
+    assert agenthop.runner.Caps is agenthop.server.Caps is Caps
+    assert agenthop.server.corpus.CorpusError is CorpusError
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    import agenthop.server
+
+    with pytest.raises(AttributeError, match="agenthop.server' has no attribute 'nope'"):
+        agenthop.server.nope  # noqa: B018
+
+
+def test_importing_the_lazy_packages_loads_nothing_heavy():
+    code = ("import sys, agenthop, agenthop.server, agenthop.server.corpus, agenthop.runner\n"
+            "from agenthop.server import read_log, CallRecord\n"
+            "print(sorted(m for m in ('mcp', 'uvicorn', 'starlette', 'openai', 'agents', 'numpy', 'scipy', 'matplotlib', "
+            "'bm25s', 'agenthop.server.mcp_app') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
