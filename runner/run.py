@@ -253,7 +253,7 @@ class Orchestrator:
         if s.agent == "sdk":
             from agenthop.runner.sdk_agent import make_sdk_parts, run_sdk
 
-            server, model, ref = make_sdk_parts(info, s, lane.client, lane.mcp.client)
+            server, model, ref = make_sdk_parts(info, s, lane.client, lane.mcp.client, lane.mcp.discovered)
             async with server:
                 ep = self._episode(info, item_id, attempt, server.issue)
                 holder.append(ep)

@@ -37,7 +37,7 @@ from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, NUDGE, RunSettings
 from agenthop.runner.episode import Episode, SessionOver, TokenLimitReached
 from agenthop.runner.raw_agent import parse_arguments, parse_letter
 from agenthop.runner.retry import CallStats, HardModelError, call_with_retry
-from agenthop.runner.session import SessionInfo, ToolResult, http_client_factory, prompt_text, to_tool_result
+from agenthop.runner.session import Discovered, SessionInfo, ToolResult, http_client_factory, prompt_text, to_tool_result
 from agenthop.server.task import FIRST_USER_MESSAGE
 
 
@@ -77,8 +77,10 @@ def _tool_error_message(ctx, error: Exception) -> str:
 class SessionMCPServer(MCPServerStreamableHttp):
     """The session's MCP server; every call goes through the Episode (gate, counters, ``_meta``)."""
 
-    def __init__(self, info: SessionInfo, settings: RunSettings, ep_ref: EpisodeRef, http_factory=http_client_factory):
+    def __init__(self, info: SessionInfo, settings: RunSettings, ep_ref: EpisodeRef, http_factory=http_client_factory,
+                 discovered: Discovered | None = None):
         self.ep_ref = ep_ref
+        self.discovered = discovered if discovered is not None else Discovered()
         super().__init__(
             {"url": info.mcp_url, "headers": dict(info.headers), "timeout": settings.mcp_timeout, "sse_read_timeout": 300,
              "httpx_client_factory": http_factory},
@@ -89,7 +91,14 @@ class SessionMCPServer(MCPServerStreamableHttp):
             failure_error_function=_tool_error_message,
         )
 
+    async def list_tools(self, *args, **kwargs):
+        tools = await super().list_tools(*args, **kwargs)
+        self.discovered.compile(tools)  # once per run: every session adopts the compiled validators
+        return tools
+
     async def issue(self, name: str, args: dict, meta: dict) -> ToolResult:
+        if self.session is not None:
+            self.discovered.adopt(self.session)
         return to_tool_result(await MCPServerStreamableHttp.call_tool(self, name, args, meta=meta))
 
     async def call_tool(self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None) -> CallToolResult:
@@ -209,10 +218,11 @@ async def run_sdk(ep: Episode, server: SessionMCPServer, model: RetryingModel, s
         run_input = result.to_input_list() + [{"role": "user", "content": NUDGE}]
 
 
-def make_sdk_parts(info: SessionInfo, settings: RunSettings, client: AsyncOpenAI,
-                   http_factory=http_client_factory) -> tuple[SessionMCPServer, RetryingModel, EpisodeRef]:
-    """``http_factory`` builds the MCP connection's httpx2 client (the runner's shares one connection pool)."""
+def make_sdk_parts(info: SessionInfo, settings: RunSettings, client: AsyncOpenAI, http_factory=http_client_factory,
+                   discovered: Discovered | None = None) -> tuple[SessionMCPServer, RetryingModel, EpisodeRef]:
+    """``http_factory`` builds the MCP connection's httpx2 client (the runner's shares one connection pool);
+    ``discovered`` is what the run learnt about its server (its compiled output-schema validators)."""
     ref = EpisodeRef()
-    server = SessionMCPServer(info, settings, ref, http_factory)
+    server = SessionMCPServer(info, settings, ref, http_factory, discovered)
     model = RetryingModel(OpenAIChatCompletionsModel(model=settings.model, openai_client=client), settings, ref)
     return server, model, ref

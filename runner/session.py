@@ -168,12 +168,49 @@ class _Borrowed(httpx2.AsyncBaseTransport):
         pass
 
 
+def compile_validator(schema: dict) -> Any:
+    """A validator of ``schema``, built as the MCP SDK builds it (ClientSession._output_schema_validator)."""
+    from jsonschema.validators import validator_for
+    from referencing import Registry
+
+    cls = validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, registry=Registry())
+
+
 @dataclass
 class Discovered:
-    """The protocol a run's server speaks, learnt by the first session that probed it."""
+    """What a run learns about its server once: the protocol it speaks and its tools' output schemas.
+
+    The MCP SDK validates every result against its tool's output schema. For that it lists the
+    tools on a session's first call and compiles one validator per tool per session (checking the
+    schema against the JSON Schema 2020-12 metaschema: about 10 ms each), and the runner opens a
+    session per item. The sessions of one run talk to one server, so the run compiles each schema
+    once (``compile``, when it lists the tools) and every session adopts the result before its
+    calls (``adopt``). Those per-session caches are the SDK's private attributes
+    (ClientSession._tool_output_schemas and _tool_output_validators in mcp 2.3): if a later SDK
+    renames them, sharing stops and only speed is lost.
+    """
 
     version: str | None = None
     result: Any = None  # mcp.types.DiscoverResult
+    output_schemas: dict = field(default_factory=dict)  # tool name -> output schema, as listed
+    validators: dict = field(default_factory=dict)  # tool name -> compiled validator of that schema
+
+    def compile(self, tools: list) -> None:
+        """Compile the output schemas of a tool listing that this run has not compiled yet."""
+        for tool in tools:
+            schema = getattr(tool, "output_schema", None)
+            if schema is not None and self.output_schemas.get(tool.name) != schema:
+                self.validators[tool.name] = compile_validator(schema)
+                self.output_schemas[tool.name] = schema
+
+    def adopt(self, session: Any) -> None:
+        """Give a ClientSession the schemas and validators the run has compiled."""
+        schemas, validators = getattr(session, "_tool_output_schemas", None), getattr(session, "_tool_output_validators", None)
+        if isinstance(schemas, dict) and isinstance(validators, dict) and len(validators) < len(self.validators):
+            schemas.update(self.output_schemas)
+            validators.update(self.validators)
 
 
 class McpConnector:
@@ -240,11 +277,15 @@ class McpSession:
             await self._stack.aclose()
 
     async def list_tools(self) -> list:
-        return list((await self.client.list_tools()).tools)
+        tools = list((await self.client.list_tools()).tools)
+        if self.connector is not None:
+            self.connector.discovered.compile(tools)
+        return tools
 
     async def task_prompt(self) -> str:
         return prompt_text(await self.client.get_prompt("research_task"))
 
     async def call_tool(self, name: str, arguments: dict, meta: dict | None = None) -> ToolResult:
-        result = await self.client.call_tool(name, arguments, meta=meta)
-        return to_tool_result(result)
+        if self.connector is not None:
+            self.connector.discovered.adopt(self.client.session)
+        return to_tool_result(await self.client.call_tool(name, arguments, meta=meta))

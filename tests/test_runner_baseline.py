@@ -72,3 +72,24 @@ def test_baseline_against_a_running_server_that_wants_a_token(demo, tmp_path, mo
     assert not (out / "server-log.sqlite").exists()  # the log is the running server's
     logged = {r["session_id"] for r in read_checkpoint(server_log, run="remote") if r["kind"] == "session_end"}
     assert logged == {e["session_id"] for e in ends}
+
+
+def test_a_run_compiles_each_output_schema_once_not_once_per_session(demo, tmp_path, monkeypatch):
+    """The MCP SDK compiles a validator per tool per session (~10 ms each); the run's sessions share one set."""
+    from jsonschema.validators import Draft202012Validator
+
+    checked, real = [], Draft202012Validator.check_schema.__func__
+
+    def counting(cls, schema, **kw):
+        checked.append(schema)
+        return real(cls, schema, **kw)
+
+    monkeypatch.setattr(Draft202012Validator, "check_schema", classmethod(counting))
+    corpus, split = demo
+    result = CliRunner().invoke(main, ["--items", str(split), "--agent", "baseline", "--corpus", str(corpus), "--limit", "12",
+                                       "--out", str(tmp_path / "run"), "--workers", "2", "--no-progress"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    ends = [r for r in read_records(tmp_path / "run" / "runner.jsonl") if r["kind"] == "item_end"]
+    assert len(ends) == 12 and all(e["termination"] == "answer" for e in ends)
+    # Seven tools with output schemas, compiled once for the run (the first listing); 12 sessions share them.
+    assert 0 < len(checked) <= 7 + 2, len(checked)
