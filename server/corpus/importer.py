@@ -674,6 +674,13 @@ class _Importer:
             if missing:
                 self.findings.warn("gold_without_direct_label", {"item": item_id, "gold_paper_ids": missing})
 
+    def forget_records(self) -> None:
+        """Drop what was kept per paper, item and record to check the next ones; counts and findings stay."""
+        for kept in (self.pool_keys, self.text_keys, self.papers, self.graph_papers, self.text_owner, self.graphs,
+                     self.items, self.labelled, self.citing_listed, self.edge_lists_written, self.venue_spelling,
+                     self.headers_cache, self.unchecked):
+            kept.clear()
+
     def counts(self) -> dict:
         conn = self.conn
 
@@ -811,9 +818,10 @@ def import_release(
         echo(f"importing {source} ({src.shape}) -> {out}")
         importer.run(src)
         importer.finish()
+        counts = importer.counts()
+        importer.forget_records()  # the explore index is as large as the corpus: it must not sit on top of these
         echo("indexing, and building the explore-mode search index")
         _index_and_store_explore_search(conn)
-        counts = importer.counts()
         summary = _summary(importer, findings, src, counts)
         provenance = {
             "source": src.name,
