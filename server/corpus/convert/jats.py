@@ -15,8 +15,8 @@ from pathlib import Path
 
 from agenthop.server.corpus.convert.model import ConvertError, Paper, Reference
 from agenthop.server.corpus.convert.outline import Outline, numbered_header
-from agenthop.server.corpus.convert.text import Paragraph, clean, doi_of, pmcid_of, year_of
-from agenthop.server.corpus.convert.xmltree import fill, local, parse, text_of
+from agenthop.server.corpus.convert.text import clean, doi_of, pmcid_of, year_of
+from agenthop.server.corpus.convert.xmltree import local, parse, read_paragraph, text_of
 
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 # Floating material inside paragraphs: captions and tables are not running text.
@@ -155,14 +155,7 @@ def _sec_header(sec: ET.Element) -> str:
 
 
 def _paragraph(p: ET.Element, outline: Outline, refs: dict[str, Reference]) -> None:
-    paragraph = Paragraph()
-    fill(paragraph, p, _citation_keys, _SKIP)
-    text, contexts = paragraph.finish()
-    outline.paragraph(text)
-    for key, sentence in contexts:
-        ref = refs.get(key)
-        if ref is not None and ref.context is None:
-            ref.context = sentence
+    read_paragraph(p, outline, refs, _citation_keys, _SKIP)
 
 
 def _read_sec(sec: ET.Element, outline: Outline, refs: dict[str, Reference]) -> None:

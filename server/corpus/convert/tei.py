@@ -13,8 +13,8 @@ from pathlib import Path
 
 from agenthop.server.corpus.convert.model import ConvertError, Paper, Reference
 from agenthop.server.corpus.convert.outline import Outline, depth_of, numbered_header
-from agenthop.server.corpus.convert.text import Paragraph, arxiv_of, clean, doi_of, pmcid_of, year_of
-from agenthop.server.corpus.convert.xmltree import fill, local, parse, text_of
+from agenthop.server.corpus.convert.text import arxiv_of, clean, doi_of, pmcid_of, year_of
+from agenthop.server.corpus.convert.xmltree import local, parse, read_paragraph, text_of
 
 NS = "http://www.tei-c.org/ns/1.0"
 T = f"{{{NS}}}"
@@ -145,14 +145,7 @@ def parse_tei(path: Path) -> Paper:
 def _paragraphs(div: ET.Element, outline: Outline, refs: dict[str, Reference]) -> None:
     for el in div:
         if local(el.tag) == "p":
-            paragraph = Paragraph()
-            fill(paragraph, el, _citation_keys, _SKIP)
-            text, contexts = paragraph.finish()
-            outline.paragraph(text)
-            for key, sentence in contexts:
-                ref = refs.get(key)
-                if ref is not None and ref.context is None:
-                    ref.context = sentence
+            read_paragraph(el, outline, refs, _citation_keys, _SKIP)
 
 
 def _read_divs(parent: ET.Element, outline: Outline, refs: dict[str, Reference], nested: bool = False) -> None:

@@ -6,7 +6,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
-from agenthop.server.corpus.convert.model import ConvertError
+from agenthop.server.corpus.convert.model import ConvertError, Reference
+from agenthop.server.corpus.convert.outline import Outline
 from agenthop.server.corpus.convert.text import Paragraph, clean
 
 
@@ -45,3 +46,16 @@ def fill(paragraph: Paragraph, el: ET.Element, citation_keys: Callable[[ET.Eleme
             else:
                 fill(paragraph, child, citation_keys, skip)
         paragraph.add(child.tail)
+
+
+def read_paragraph(el: ET.Element, outline: Outline, refs: dict[str, Reference],
+                   citation_keys: Callable[[ET.Element], list[str] | None], skip: frozenset[str]) -> None:
+    """Add one paragraph element to the outline; each reference it cites gets its first citing sentence as context."""
+    paragraph = Paragraph()
+    fill(paragraph, el, citation_keys, skip)
+    text, contexts = paragraph.finish()
+    outline.paragraph(text)
+    for key, sentence in contexts:
+        ref = refs.get(key)
+        if ref is not None and ref.context is None:
+            ref.context = sentence
