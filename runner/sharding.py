@@ -23,6 +23,10 @@ class Shard:
     index: int  # 1-based
     count: int
 
+    def __post_init__(self) -> None:
+        if type(self.index) is not int or type(self.count) is not int or not 1 <= self.index <= self.count:
+            raise ShardError(f"shard {self.index!r}/{self.count!r}: K must be between 1 and N, and N at least 1")
+
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
 
@@ -36,7 +40,7 @@ def parse_shard(text: str) -> Shard:
     if not m:
         raise ShardError(f"shard {text!r} is not of the form K/N (for example 2/4)")
     index, count = int(m.group(1)), int(m.group(2))
-    if count < 1 or not 1 <= index <= count:
+    if not 1 <= index <= count:
         raise ShardError(f"shard {text!r}: K must be between 1 and N, and N at least 1")
     return Shard(index, count)
 

@@ -114,11 +114,10 @@ def shard_parent(path: Path) -> ShardGroup | None:
     children = sorted(d for d in path.iterdir() if shard_info(d) is not None)
     if not children:
         return None
-    groups = [g for g in group_specs([str(d) for d in children]) if isinstance(g, ShardGroup)]
-    if len(groups) != 1 or len(groups[0].dirs) != len(children):
+    if len({_key(d, *shard_info(d)) for d in children}) != 1:
         raise RunSpecError("{path} holds shard directories of more than one run; pass the shard directories of one run.",
                            "runs", path=path)
-    return groups[0]
+    return _group(children)  # names any shard that is missing or given twice
 
 
 def load_merged(group: ShardGroup, server_log: Path | None = None, starts_only: bool = False) -> Run:

@@ -59,6 +59,9 @@ def test_parse_shard():
     for bad in ("0/3", "4/3", "1/0", "a/b", "3", ""):
         with pytest.raises(ShardError, match="K"):
             parse_shard(bad)
+    for index, count in ((0, 2), (3, 2), (1, 0), (True, 2), (1.0, 2)):  # built in Python, not parsed: the same rule
+        with pytest.raises(ShardError, match="between 1 and N"):
+            Shard(index, count)
 
 
 def normalised_items(summary: dict) -> dict:
@@ -109,6 +112,12 @@ def test_merged_shards_score_like_the_unsharded_run(demo, tmp_path):
     # One shard alone is the run of its own items.
     (alone,) = load_runs(parent / shard_dirs[0].name)
     assert {s.item_id for s in alone.sessions.values()} == set(Shard(3, 3).take(ids))
+    # A directory holding only some shards of the run names the missing ones, as separate arguments do.
+    partial = tmp_path / "partial"
+    partial.mkdir()
+    (parent / shard_dirs[0].name).rename(partial / shard_dirs[0].name)
+    with pytest.raises(RunSpecError, match=r"shard\(s\) 1/3, 2/3 are missing"):
+        load_runs(partial)
 
 
 def runner_content(out: Path) -> Counter:
