@@ -166,6 +166,8 @@ class CheckpointLog:
             )
             version = self._conn.execute("SELECT value FROM log_meta WHERE key = 'log_format_version'").fetchone()[0]
         except sqlite3.DatabaseError as exc:
+            if getattr(self, "_conn", None) is not None:
+                self._conn.close()
             raise LogError(f"cannot use {self.path} as a checkpoint log ({exc}); use a new file path for the log.") from exc
         if version != str(LOG_FORMAT_VERSION):
             self._conn.close()
@@ -212,6 +214,8 @@ class CheckpointLog:
                 pending += self._queue  # oldest first; a retried batch keeps its place
                 self._queue = []
             error = self._commit(pending)
+            if error is not None and not isinstance(error, sqlite3.Error):
+                pending, error = self._commit_one_by_one(pending)
             if error is None:
                 self._finish(pending, None)
                 pending = []
@@ -229,15 +233,30 @@ class CheckpointLog:
             if pending:
                 self._closing.wait(_RETRY_PAUSE_S)  # a pause that only close() cuts short (new records do not)
 
-    def _commit(self, batches: list[_Batch]) -> sqlite3.Error | None:
-        """One transaction, one fsync, for every row of every batch."""
+    def _commit_one_by_one(self, batches: list[_Batch]) -> tuple[list[_Batch], sqlite3.Error | None]:
+        """After an error that is not the log's: commit each batch alone, so that only a record SQLite cannot store
+        (an integer over 64 bits, say) fails, at once and with that reason. Returns the batches left and the log's error."""
+        left, error = [], None
+        for batch in batches:
+            failure = self._commit([batch])
+            if failure is None:
+                self._finish([batch], None)
+            elif isinstance(failure, sqlite3.Error):
+                left.append(batch)
+                error = failure
+            else:
+                self._finish([batch], LogUnavailable(f"a record cannot be stored in the checkpoint log ({type(failure).__name__}: {failure})"))
+        return left, error
+
+    def _commit(self, batches: list[_Batch]) -> Exception | None:
+        """One transaction, one fsync, for every row of every batch. Any error is returned: the writer thread must live."""
         try:
             self._conn.execute("BEGIN IMMEDIATE")
             for batch in batches:
                 self._conn.executemany(_INSERT, batch.rows)
             self._conn.execute("COMMIT")
             return None
-        except sqlite3.Error as exc:
+        except Exception as exc:  # sqlite3.Error: the log; anything else (OverflowError binding a value): a record
             if self._conn.in_transaction:
                 try:
                     self._conn.execute("ROLLBACK")

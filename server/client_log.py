@@ -1,7 +1,8 @@
 """The server's own warnings and errors, sent to MCP clients that ask for them (``notifications/message``).
 
 Whatever the ``agenthop.server`` logger records at WARNING or above while a
-request is being served (a refused corpus read, a log write retry) is sent to
+request is being served (a refused corpus read, a call refused because the log
+could not be written) is sent to
 the client that made that request, after the handler and before the response:
 
 - on the 2025 protocol, once the client has called ``logging/setLevel`` on its

@@ -96,7 +96,7 @@ async def _json_body(request: Request) -> object:
             raise BodyError(413, f"body too large (limit {MAX_SESSION_BODY} bytes)")
     try:
         return json.loads(bytes(body) or b"{}", parse_constant=_no_constant)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: nesting deeper than json can read
         raise BodyError(400, f"the body must be JSON ({exc})") from exc
 
 
@@ -372,12 +372,16 @@ class ServerThread:
     def __post_init__(self):
         self.port = self.port or free_port(self.host)
         self.log = CheckpointLog(self.log_path, **({} if self.log_wait_s is None else {"write_wait_s": self.log_wait_s}))
-        self.sandbox = make_sandbox(self.corpus_path, self.log, Caps(self.budget, self.max_turns, self.max_tokens),
-                                    Caps(self.explore_budget, None, None))
-        if self.ended_kept is not None:
-            self.sandbox.sessions.ended_kept = self.ended_kept
-        app = build_app(self.sandbox, host=self.host, port=self.port, auth_token=self.auth_token, play=self.play,
-                        body_timeout_s=self.body_timeout_s)
+        try:  # a server that cannot be built leaves no writer thread behind
+            self.sandbox = make_sandbox(self.corpus_path, self.log, Caps(self.budget, self.max_turns, self.max_tokens),
+                                        Caps(self.explore_budget, None, None))
+            if self.ended_kept is not None:
+                self.sandbox.sessions.ended_kept = self.ended_kept
+            app = build_app(self.sandbox, host=self.host, port=self.port, auth_token=self.auth_token, play=self.play,
+                            body_timeout_s=self.body_timeout_s)
+        except BaseException:
+            self.log.close()
+            raise
         config = uvicorn_config(app, self.host, self.port, header_timeout_s=self.header_timeout_s)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="agenthop-http", daemon=True)
@@ -391,6 +395,7 @@ class ServerThread:
         # uvicorn sets .started once it is accepting connections.
         while not self._server.started:
             if not self._thread.is_alive():
+                self.log.close()
                 raise RuntimeError(f"the AgentHop HTTP server failed to start on {self.base_url}")
             time.sleep(0.01)
         return self

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 Termination = Literal["answer", "budget", "token_limit", "max_turns", "error", "abandoned"]
 Answer = Literal["A", "B", "C", "D"]
-#: Outcomes of a call. ``server_error`` (the corpus became unreadable while serving) is refused and free, like
+#: Outcomes of a call. ``server_error`` (the corpus became unreadable while serving, or the tool failed unexpectedly) is refused and free, like
 #: ``invalid``; readers that predate it may treat any unknown outcome with ``executed: false`` the same way.
 Outcome = Literal["ok", "not_found", "no_text", "ambiguous", "invalid", "budget_rejected", "session_ended", "server_error"]
 EXECUTED_OUTCOMES = ("ok", "not_found", "no_text", "ambiguous")

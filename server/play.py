@@ -47,7 +47,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 import agenthop
-from agenthop.server.checkpoint import CheckpointLog
+from agenthop.server.checkpoint import CheckpointLog, LogError
 from agenthop.server.corpus.schema import open_corpus
 from agenthop.server.http import BodyError, _json_body, build_app, free_port, uvicorn_config
 from agenthop.server.mcp_app import Sandbox, make_sandbox
@@ -258,7 +258,10 @@ class Play:
             result = await self.sandbox.call(session, tool, arguments, {META_TURN: play.turns})
             cap = session.caps.max_turns
             if cap is not None and play.turns >= cap and not session.ended:
-                await anyio.to_thread.run_sync(session.end, "max_turns", f"turn cap reached ({cap} actions)")
+                try:
+                    await anyio.to_thread.run_sync(session.end, "max_turns", f"turn cap reached ({cap} actions)")
+                except LogError:
+                    pass  # the call ran and is logged: its result is the person's; the next action ends the session
             state = await self.state(session_id)
         return {"text": result.text, "data": result.data, "is_error": result.is_error, **state}
 
@@ -276,7 +279,7 @@ def _json(data: dict, status: int = 200) -> JSONResponse:
 
 
 def _api(handler):
-    """Run a handler, turning bad bodies and PlayErrors into JSON errors."""
+    """Run a handler, turning bad bodies, PlayErrors and an unwritable log into JSON errors."""
     async def endpoint(request: Request) -> Response:
         try:
             return await handler(request)
@@ -284,6 +287,8 @@ def _api(handler):
             return _json({"error": str(exc)}, exc.status)
         except PlayError as exc:
             return _json({"error": str(exc)}, exc.status)
+        except LogError as exc:  # nothing took effect: starting or ending a session writes its record first
+            return _json({"error": f"{exc}; try again shortly"}, 503)
     return endpoint
 
 
@@ -361,10 +366,13 @@ def serve_play(corpus_path: str | Path, log_path: str | Path, options: PlayOptio
     """
     host = "127.0.0.1"
     port = port or free_port(host)
-    sandbox = make_sandbox(corpus_path, CheckpointLog(log_path), caps)
-    app = build_app(sandbox, host=host, port=port, play=options)
-    config = uvicorn_config(app, host, port)
-    _Server(config, lambda: on_ready(f"http://{host}:{port}/play")).run()
+    log = CheckpointLog(log_path)
+    try:  # the log is closed (its last records written) when serving ends, or when serving cannot start
+        sandbox = make_sandbox(corpus_path, log, caps)
+        app = build_app(sandbox, host=host, port=port, play=options)
+        _Server(uvicorn_config(app, host, port), lambda: on_ready(f"http://{host}:{port}/play")).run()
+    finally:
+        log.close()
 
 
 def open_browser(url: str) -> bool:

@@ -456,11 +456,15 @@ class SessionRegistry:
             return self._live.get(session_id) or self._ended.get(session_id)
 
     def state(self, session_id: str) -> dict | None:
-        """A session's state, from memory or else from the log (reads the log: call it off the event loop)."""
+        """A session's state, from memory or else from the log (reads the log: call it off the event loop).
+
+        As for ``revive``, a session the log shows as never ended belonged to another server process: unknown here.
+        """
         session = self.get(session_id)
         if session is not None:
             return session.state()
-        return state_from_records(self.log.session_records(session_id))
+        state = state_from_records(self.log.session_records(session_id))
+        return state if state is not None and state["ended"] else None
 
     def revive(self, session_id: str, scope_for: Callable[[str | None], Scope]) -> Session | None:
         """The session from memory, or an ended one rebuilt from the log (reads the log: off the event loop).

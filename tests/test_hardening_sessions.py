@@ -232,6 +232,22 @@ async def test_ended_sessions_leave_memory_and_stay_answerable_from_the_log(fixt
         ("session_start", 0, None), ("call", 1, "ok"), ("session_end", 2, None), ("call", 3, "session_ended")]
 
 
+async def test_a_session_another_server_process_left_open_is_unknown_on_every_route(fixture_corpus, tmp_path):
+    """A session the log shows as never ended belonged to another process (one that was stopped or crashed):
+    GET, end and MCP calls all treat it as unknown, rather than GET reporting it live while nothing can use it."""
+    log = tmp_path / "log.sqlite"
+    with ServerThread(str(fixture_corpus), str(log)) as first_server:
+        async with httpx2.AsyncClient(base_url=first_server.base_url) as http:
+            orphan = await _create(http, item="st_0001", run="orphan")
+    with ServerThread(str(fixture_corpus), str(log)) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            state = await http.get(f"/sessions/{orphan['session_id']}")
+            end = await http.post(f"/sessions/{orphan['session_id']}/end", json={"termination": "error"})
+            call = await _call(f"{server.base_url}/mcp?session={orphan['session_id']}", {}, *READ_B)
+    assert state.status_code == 404 and end.status_code == 404
+    assert call.is_error and "Unknown session" in call.content[0].text
+
+
 def test_many_ended_sessions_do_not_grow_server_memory(fixture_corpus, tmp_path):
     """RSS of a real server process grows by less than 0.8 kB per session over 1,000 sessions created and ended
     (today every session stays for the life of the process)."""

@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
 
-from agenthop.server.checkpoint import read_records
+from agenthop.server.checkpoint import CheckpointLog, LogUnavailable, read_records
 from agenthop.server.http import ServerThread
 
 pytestmark = pytest.mark.anyio
@@ -172,3 +172,16 @@ def test_unknown_routes_and_methods_answer_in_json(fixture_corpus, tmp_path):
     assert [a.status_code for a in answers] == [404, 405, 405, 405]
     assert all(a.headers["content-type"] == "application/json" and a.json()["error"] for a in answers)
     assert answers[1].headers["allow"] == "POST"
+
+
+def test_a_record_sqlite_cannot_store_fails_alone_and_the_writer_thread_lives(tmp_path):
+    """A value SQLite cannot bind (an integer over 64 bits) fails its own write at once; the log goes on writing."""
+    log = CheckpointLog(tmp_path / "log.sqlite", write_wait_s=30)
+    try:
+        with pytest.raises(LogUnavailable, match="cannot be stored.*OverflowError"):
+            log.write({"kind": "call", "seq": 2**70})
+        log.write({"kind": "call", "seq": 1})
+        assert log.status.failing is None
+    finally:
+        log.close()
+    assert [(r["kind"], r["seq"]) for r in read_records(tmp_path / "log.sqlite")] == [("call", 1)]

@@ -3,6 +3,8 @@ bad requests; every call through the session's metering, as an MCP client's woul
 
 from __future__ import annotations
 
+import sqlite3
+
 import httpx2
 import pytest
 from release_fixture import pid
@@ -126,3 +128,26 @@ def test_the_play_cli_reports_a_bad_items_file_and_an_unknown_item(fixture_corpu
     assert missing.exit_code == 1 and "cannot read --items: items file not found" in missing.output
     assert unknown.exit_code == 1 and "--items: 1 item(s) of the play list are not in the corpus: zz_9999" in unknown.output
     assert bad_name.exit_code == 1 and "--participant: participant must be 1-64 characters" in bad_name.output
+
+
+def test_deeply_nested_bodies_and_an_unwritable_log_get_json_errors(fixture_corpus, tmp_path):
+    """Nesting deeper than the JSON parser reads is a bad body (400) on both APIs; a locked log is a 503 that names
+    the cause, and the session it could not record does not exist."""
+    log = tmp_path / "log.sqlite"
+    deep = b"[" * 30_000
+    with ServerThread(str(fixture_corpus), str(log), log_wait_s=0.5) as server, \
+            httpx2.Client(base_url=server.base_url, timeout=60) as http:
+        nested = [http.post(path, content=deep, headers={"content-type": "application/json"})
+                  for path in ("/sessions", "/play/api/sessions")]
+        lock = sqlite3.connect(log, isolation_level=None)
+        lock.execute("BEGIN IMMEDIATE")  # another process holding the log's write lock
+        try:
+            locked = http.post("/play/api/sessions", json={"participant": "alice"})
+        finally:
+            lock.execute("COMMIT")
+            lock.close()
+        after = _start(http)
+    assert [(r.status_code, r.headers["content-type"]) for r in nested] == [(400, "application/json")] * 2
+    assert all("must be JSON" in r.json()["error"] for r in nested)
+    assert locked.status_code == 503 and "locked by another process" in locked.json()["error"]
+    assert [r["session_id"] for r in read_records(log) if r["kind"] == "session_start"] == [after["session_id"]]
