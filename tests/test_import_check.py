@@ -95,3 +95,25 @@ def test_cli_check(tmp_path):
 def test_cli_import_needs_out_unless_checking(tmp_path):
     result = CliRunner().invoke(main, ["corpus", "import", str(make_release(tmp_path))])
     assert result.exit_code == 2 and "--out is required" in result.output
+
+
+def test_a_key_that_is_not_a_string_is_an_error_of_its_record_not_a_traceback(tmp_path):
+    def keys_of_other_types(r) -> None:
+        r.item("st_0001")["id"] = ["st_0001"]
+        r.graph("st_0002")["sample_id"] = {"id": "st_0002"}
+
+    report = check_release(make_release(tmp_path, keys_of_other_types), echo=quiet)
+    messages = [e["message"] for e in report["errors"]]
+    assert any(m.startswith("qa/full.jsonl line 1: field 'id'") for m in messages), messages
+    assert any(m.startswith("graphs/full.jsonl line 2: field 'sample_id'") for m in messages), messages
+
+
+def test_a_malformed_graph_node_is_refused_even_for_a_paper_of_corpus_papers(tmp_path):
+    """A paper first given in corpus/papers.jsonl is not a reason to skip checking the graph nodes that name it."""
+    def with_corpus_papers(r) -> None:
+        r.corpus_papers = [{"paper_id": pid("C"), "title": "Paper C", "year": 2020}]
+        r.graph("st_0001")["nodes"][pid("C")] = {"title": 5, "authors": [{"x": 1}]}
+
+    report = check_release(make_release(tmp_path, with_corpus_papers), echo=quiet)
+    messages = [e["message"] for e in report["errors"]]
+    assert any(m.startswith(f"graphs/full.jsonl line 1: field 'nodes.{pid('C')}") for m in messages), messages

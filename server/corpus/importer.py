@@ -334,7 +334,7 @@ class _Importer:
             except (AttributeError, TypeError):  # not an object, or a value that cannot be hashed: the checks below say what
                 raw = None
             kept = papers.get(pid)
-            if kept is not None and raw == kept[0]:
+            if kept is not None and raw is not None and raw == kept[0]:  # raw None: a node the checks below refuse
                 continue
             if type(node) is dict:
                 title, arxiv, year = node.get("title"), node.get("arxivId"), node.get("year")
@@ -742,7 +742,7 @@ def _record_key(kind: str, record: dict | ReleaseError) -> Any:
         found = re.search(rf'"{field}"\s*:\s*"([^"\\]+)"', getattr(record, "raw", "")) if field else None
         return found.group(1).strip() if found else None
     value = record.get(field) if field else None
-    return value.strip() if isinstance(value, str) else value
+    return value.strip() if isinstance(value, str) else None  # a key that is no string names nothing (and may not hash)
 
 
 def corpus_identity(input_hashes: dict[str, str], importer_version: int = IMPORTER_VERSION) -> str:

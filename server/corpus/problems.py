@@ -140,5 +140,5 @@ def format_report(report: dict) -> str:
             lines.append(f"  {entry['count']:>6}  {kind}: {describe_warning(kind)}")
             for example in entry["examples"][:3]:
                 lines.append(f"          e.g. {json.dumps(example, ensure_ascii=False)}")
-    lines += ["", "OK: no errors" if report["ok"] else f"FAILED: {report['error_count']} errors"]
+    lines += ["", "OK: no errors" if report["ok"] else f"FAILED: {report['error_count']} error{'s' if report['error_count'] != 1 else ''}"]
     return "\n".join(lines)

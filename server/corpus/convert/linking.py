@@ -44,16 +44,25 @@ def _clean_id(value: str) -> str:
     return value
 
 
-def paper_id(ids: dict[str, str], source_id: str | None, title: str, year: int | None, *, prefix: str = "paper") -> str:
+def paper_id(ids: dict[str, str], source_id: str | None, title: str, year: int | None, *, prefix: str = "paper",
+             content: str = "") -> str:
     """The readable ID a paper gets: doi:…, arxiv:…, pmc:…, acl:…, s2orc:…, else a hash of title and year
-    (``paper:`` for a paper of the set, ``ref:`` for a bibliography entry outside it)."""
+    (``paper:`` for a paper of the set, ``ref:`` for a bibliography entry outside it). With no title, ``content``
+    (a paper's own text) joins the hash, so that untitled papers are not all one paper."""
     for kind in ID_KINDS:
         if ids.get(kind):
             return _clean_id(f"{_PREFIX[kind]}:{ids[kind]}")
     if source_id:
         return _clean_id(f"s2orc:{source_id}")
-    digest = hashlib.sha1(f"{normalise_title(title)}|{year or ''}".encode()).hexdigest()[:16]
+    title = normalise_title(title)
+    digest = hashlib.sha1(f"{title}|{year or ''}{'' if title else '|' + content}".encode()).hexdigest()[:16]
     return f"{prefix}:{digest}"
+
+
+def _own_text(paper: Paper) -> str:
+    """What tells an untitled paper from another: its abstract and first section."""
+    first = paper.sections[0] if paper.sections else None
+    return f"{paper.abstract or ''}|{first.header + first.text if first else ''}"
 
 
 def _keys(ids: dict[str, str], source_id: str | None) -> list[str]:
@@ -98,20 +107,21 @@ class CitationStore:
         doc2json names a paper after its file up to the first dot, so every 2020.acl-main.N.pdf becomes "2020":
         those are different papers, not copies of one.
         """
-        if not paper.source_id or self._taken(paper_id(paper.ids, None, paper.title, paper.year), _keys(paper.ids, None)):
+        if not paper.source_id or self._taken(paper_id(paper.ids, None, paper.title, paper.year, content=_own_text(paper)),
+                                              _keys(paper.ids, None)):
             return False
         row = self.conn.execute("SELECT title FROM papers WHERE pid = ?", (taken,)).fetchone()
         return row is not None and normalise_title(row[0]) != normalise_title(paper.title)
 
     def add(self, paper: Paper) -> str | None:
         """Register a paper of the set; its ID, or None if an earlier input already had it."""
-        pid = paper_id(paper.ids, paper.source_id, paper.title, paper.year)
+        pid = paper_id(paper.ids, paper.source_id, paper.title, paper.year, content=_own_text(paper))
         keys = _keys(paper.ids, paper.source_id)
         taken = self._taken(pid, keys)
         if taken is not None and self._source_id_clash(paper, taken):
             self.source_id_clashes.append(f"{paper.source} (source ID {json.dumps(paper.source_id)}, as {taken})")
             paper.source_id = None
-            pid, keys = paper_id(paper.ids, None, paper.title, paper.year), _keys(paper.ids, None)
+            pid, keys = paper_id(paper.ids, None, paper.title, paper.year, content=_own_text(paper)), _keys(paper.ids, None)
             taken = self._taken(pid, keys)
         if taken is not None:
             self.duplicates.append(f"{paper.source} (same paper as {taken})")

@@ -29,16 +29,24 @@ def looks_like_s2orc(record: dict) -> bool:
     return isinstance(record, dict) and ("body_text" in record or any(isinstance(record.get(k), dict) for k in _TEXT_KEYS))
 
 
+def open_bytes(path: Path):
+    return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
+
+
 def open_text(path: Path):
-    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")
+    return gzip.open(path, "rt", encoding="utf-8") if path.name.lower().endswith(".gz") else open(path, encoding="utf-8")
+
+
+def is_jsonl(path: Path) -> bool:
+    """A .jsonl file (gzipped or not, any case) holds one paper per line; a .json file holds one."""
+    return path.name.lower().removesuffix(".gz").endswith(".jsonl")
 
 
 def iter_s2orc(path: Path) -> Iterator[Paper]:
     """The papers of one S2ORC file, one at a time."""
-    name = path.name[:-3] if path.name.endswith(".gz") else path.name
     try:
         with open_text(path) as fh:
-            if name.endswith(".jsonl"):
+            if is_jsonl(path):
                 for number, line in enumerate(fh, start=1):
                     if line.strip():
                         yield _paper(_load(line, f"{path} line {number}"), f"{path} line {number}")
@@ -104,6 +112,16 @@ def _abstract(value) -> str | None:
     return None
 
 
+def _paragraph_list(text: dict, name: str, where: str) -> list:
+    value = text.get(name)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ConvertError(f"{where}: field '{name}': expected a list of paragraphs ({{text, section, cite_spans}}), "
+                           f"found {type(value).__name__}")
+    return value
+
+
 def _paper(record: dict, where: str) -> Paper:
     meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
     text = next((record[k] for k in _TEXT_KEYS if isinstance(record.get(k), dict) and record[k].get("body_text") is not None), record)
@@ -133,7 +151,7 @@ def _paper(record: dict, where: str) -> Paper:
                 key=str(key),
                 title=clean(bib.get("title")) if isinstance(bib.get("title"), str) else "",
                 year=year_of(bib.get("year")),
-                authors=[a for a in (_author(x) for x in bib.get("authors") or []) if a],
+                authors=[a for a in (_author(x) for x in bib.get("authors")) if a] if isinstance(bib.get("authors"), list) else [],
                 venue=clean(bib.get("venue")) if isinstance(bib.get("venue"), str) and bib.get("venue").strip() else None,
                 ids=_ids(bib.get("other_ids")),
                 link=str(bib["link"]) if bib.get("link") not in (None, "") else None,
@@ -145,7 +163,7 @@ def _paper(record: dict, where: str) -> Paper:
     current_top: str | None = None
     current_sub: str | None = None
     top_numbered = False
-    for para in (text.get("body_text") or []) + (text.get("back_matter") or []):
+    for para in _paragraph_list(text, "body_text", where) + _paragraph_list(text, "back_matter", where):
         if not isinstance(para, dict):
             continue
         body = para.get("text") if isinstance(para.get("text"), str) else ""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agenthop.server.corpus.convert.jats import parse_jats
 from agenthop.server.corpus.convert.model import ConvertError, Paper
-from agenthop.server.corpus.convert.s2orc import iter_s2orc, looks_like_s2orc, open_text
+from agenthop.server.corpus.convert.s2orc import is_jsonl, iter_s2orc, looks_like_s2orc, open_bytes, open_text
 from agenthop.server.corpus.convert.tei import NS as TEI_NS
 from agenthop.server.corpus.convert.tei import parse_tei
 
@@ -29,37 +29,45 @@ def input_files(sources: list[Path]) -> Iterator[Path]:
 
 
 def detect(path: Path) -> str:
-    """'tei', 'jats' or 's2orc', from the file's first element or first JSON value."""
-    with open_text(path) as fh:
-        head = fh.read(1)
-        while head and head.isspace():
-            head = fh.read(1)
-    if head == "<":
-        try:
-            with open_text(path) as fh:
-                for _, el in ET.iterparse(fh, events=("start",)):
-                    tag = el.tag
-                    break
-                else:
-                    tag = ""
-        except ET.ParseError as exc:
-            raise ConvertError(f"{path}: not well-formed XML ({exc})") from None
-        if tag in (f"{{{TEI_NS}}}TEI", f"{{{TEI_NS}}}teiCorpus"):
-            return "tei"
-        if tag.rsplit("}", 1)[-1] == "article":
-            return "jats"
-        raise ConvertError(f"{path}: XML whose root is <{tag}>; expected GROBID TEI (<TEI> in the TEI namespace) or JATS (<article>)")
-    if head in ("{", "["):
-        with open_text(path) as fh:
-            first = fh.readline() if path.name.lower().rstrip(".gz").endswith(".jsonl") else fh.read()
-        try:
-            record = json.loads(first)
-        except json.JSONDecodeError as exc:
-            raise ConvertError(f"{path}: not valid JSON ({exc.msg})") from None
-        if looks_like_s2orc(record):
-            return "s2orc"
-        raise ConvertError(f"{path}: JSON that is not an S2ORC paper (expected an object with 'body_text' or 'pdf_parse')")
+    """'tei', 'jats' or 's2orc', from the file's first element or first JSON value.
+
+    XML is sniffed as bytes, so that its own encoding declaration (or a byte-order mark) decides how it is read.
+    """
+    try:
+        with open_bytes(path) as fh:
+            head = fh.read(4096).removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
+        if head == b"<":
+            return _xml_format(path)
+        if head in (b"{", b"["):
+            return _json_format(path)
+    except (OSError, EOFError, UnicodeDecodeError) as exc:  # gzip.BadGzipFile is an OSError
+        raise ConvertError(f"{path}: cannot be read ({exc})") from None
     raise ConvertError(f"{path}: neither XML nor JSON; expected GROBID TEI, JATS or S2ORC JSON")
+
+
+def _xml_format(path: Path) -> str:
+    try:
+        with open_bytes(path) as fh:
+            tag = next((el.tag for _, el in ET.iterparse(fh, events=("start",))), "")
+    except ET.ParseError as exc:
+        raise ConvertError(f"{path}: not well-formed XML ({exc})") from None
+    if tag in (f"{{{TEI_NS}}}TEI", f"{{{TEI_NS}}}teiCorpus"):
+        return "tei"
+    if tag.rsplit("}", 1)[-1] == "article":
+        return "jats"
+    raise ConvertError(f"{path}: XML whose root is <{tag}>; expected GROBID TEI (<TEI> in the TEI namespace) or JATS (<article>)")
+
+
+def _json_format(path: Path) -> str:
+    with open_text(path) as fh:
+        first = fh.readline() if is_jsonl(path) else fh.read()
+    try:
+        record = json.loads(first)
+    except json.JSONDecodeError as exc:
+        raise ConvertError(f"{path}: not valid JSON ({exc.msg})") from None
+    if looks_like_s2orc(record):
+        return "s2orc"
+    raise ConvertError(f"{path}: JSON that is not an S2ORC paper (expected an object with 'body_text' or 'pdf_parse')")
 
 
 def read_papers(sources: list[Path], fmt: str | None = None) -> Iterator[Paper]:

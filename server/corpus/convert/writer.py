@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from agenthop.server.corpus.convert.linking import CitationStore
@@ -46,10 +47,12 @@ def write_corpus(release: Path, store: CitationStore) -> None:
 # --- items --------------------------------------------------------------------------
 
 
-def _jsonl(path: Path, problems: list[str] | None = None) -> Iterator[tuple[int, dict | None]]:
+def _jsonl(path: Path, problems: list[str] | None = None,
+           unreadable: Callable[[str], None] = lambda line: None) -> Iterator[tuple[int, dict | None]]:
     """(line number, object) per line; None for a blank line, so that writers can keep line numbers.
 
-    A line that is not a JSON object raises, or, when ``problems`` is a list, is recorded there and read as blank.
+    A line that is not a JSON object raises, or, when ``problems`` is a list, is recorded there, given to
+    ``unreadable`` and read as blank.
     """
     try:
         fh = open(path, encoding="utf-8")
@@ -61,7 +64,7 @@ def _jsonl(path: Path, problems: list[str] | None = None) -> Iterator[tuple[int,
                 yield number, None
                 continue
             try:
-                record = json.loads(line)
+                record = json.loads(line.rstrip("\r\n"))  # so that a cut line's error points into it, not past it
             except json.JSONDecodeError as exc:
                 problem = f"{path} line {number}: not valid JSON ({exc.msg} at column {exc.colno})"
             else:
@@ -72,6 +75,7 @@ def _jsonl(path: Path, problems: list[str] | None = None) -> Iterator[tuple[int,
             if problems is None:
                 raise ConvertError(problem)
             problems.append(problem)
+            unreadable(line)
             yield number, None
 
 
@@ -110,7 +114,9 @@ def _text_ids(store: CitationStore, pids, where: str, field: str) -> list[str]:
         row = store.paper(pid) if isinstance(pid, str) else None
         if row is None:
             raise ConvertError(f"{where}: field '{field}[{i}]': expected a paper ID of the built corpus, found {json.dumps(pid)}")
-        out.append(pid if row[7] else "")
+        # A built paper's text key is its paper ID. One without text has no arxivId in the graph, so the importer
+        # checks nothing against this entry, and still refuses a gold paper without text in its own words.
+        out.append(pid)
     return out
 
 
@@ -177,8 +183,14 @@ def write_items(release: Path, store: CitationStore, items_path: Path, labels_pa
     """
     n = 0
     left_out: set[str] = set()
+
+    def leave_out_unreadable(line: str) -> None:  # its labels would only repeat that the item is missing
+        found = re.search(r'"id"\s*:\s*"([^"\\]+)"', line)
+        if found:
+            left_out.add(found.group(1))
+
     with _open(release, QA_FILE) as qa, _open(release, GRAPHS_FILE) as graphs:
-        for number, item in _jsonl(items_path, problems):
+        for number, item in _jsonl(items_path, problems, leave_out_unreadable):
             records = None
             if item is not None:
                 try:

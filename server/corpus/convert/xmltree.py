@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -18,11 +19,12 @@ def parse(path: Path) -> ET.Element:
     read other files or the network.
     """
     try:
-        return ET.parse(path).getroot()
+        with gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb") as fh:
+            return ET.parse(fh).getroot()
     except ET.ParseError as exc:
         raise ConvertError(f"{path}: not well-formed XML ({exc})") from None
-    except OSError as exc:
-        raise ConvertError(f"{path}: cannot be read ({exc.strerror})") from None
+    except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError without a strerror
+        raise ConvertError(f"{path}: cannot be read ({exc.strerror or exc})") from None
 
 
 def local(tag) -> str:
