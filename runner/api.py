@@ -30,6 +30,7 @@ from agenthop.runner.run import (
     Orchestrator,
     RunError,
     RunSummary,
+    close_writer,
     manifest,
     prepare_run_dir,
     summarise,
@@ -248,6 +249,7 @@ async def execute(plan: RunPlan) -> RunSummary:
         pool = ProcessPool(plan).start()  # the processes import while this one prepares the run
     server_thread = None
     api = writer = orch = None
+    finished = False
     try:
         out.mkdir(parents=True, exist_ok=True)
         # prepare_run_dir may move an old server log aside, so the directory is settled before a server opens it.
@@ -267,7 +269,7 @@ async def execute(plan: RunPlan) -> RunSummary:
         if state.open_sessions:
             recovered = await orch.recover(state, out / SERVER_LOG if plan.server_url is None else None)
             if recovered:
-                await writer.durable()
+                await orch.durable()
                 state = load_state(out / RUNNER_FILE)
         todo = [i for i in plan.items if i not in state.final]
         writer.write(RunStart(
@@ -279,7 +281,7 @@ async def execute(plan: RunPlan) -> RunSummary:
             | ({"shard": plan.shard} if plan.shard else {}),
             versions=man["versions"], corpus=man["corpus"], time=time.time(),
         ))
-        await writer.durable()
+        await orch.durable()
         view = ProgressView(len(plan.items), s.run_label, has_gold=gold is not None, enabled=plan.show_progress)
         view.done = len(plan.items) - len(todo)
         view.progress.update(view.task, completed=view.done)
@@ -293,6 +295,7 @@ async def execute(plan: RunPlan) -> RunSummary:
                     server_thread.stop()
                     server_thread = None
                 await pool.run(todo, view, gold)
+        finished = True
     finally:
         if pool is not None:
             pool.close()
@@ -301,7 +304,7 @@ async def execute(plan: RunPlan) -> RunSummary:
         if api is not None:
             await api.aclose()
         if writer is not None:
-            writer.close()
+            close_writer(writer, finished)
         if server_thread is not None:
             server_thread.stop()
     return summarise(out / RUNNER_FILE, plan.items, gold, plan.prices, s.model)

@@ -151,7 +151,7 @@ def _child_main(n: int, workers: int, plan, pipe, events, next_index) -> None:
 
 async def _child_run(n: int, plan, workers: int, pipe, events, next_index) -> None:
     from agenthop.runner.records import RUNNER_FILE, RecordWriter
-    from agenthop.runner.run import SERVER_LOG, Orchestrator
+    from agenthop.runner.run import SERVER_LOG, Orchestrator, close_writer
     from agenthop.runner.session import ServerAPI
     from agenthop.server.http import ServerThread
 
@@ -189,11 +189,13 @@ async def _child_run(n: int, plan, workers: int, pipe, events, next_index) -> No
             next_index.value = i + 1
         return todo[i]
 
+    finished = False
     try:
         await orch.run_claimed(claim, workers)
+        finished = True
     finally:
         await orch.aclose()
         await api.aclose()
-        writer.close()
+        close_writer(writer, finished)
         if server_thread is not None:
             server_thread.stop()

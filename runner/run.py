@@ -52,6 +52,23 @@ class NoItemsLeft(RunError):
     """The filters (or the shard) leave nothing to run."""
 
 
+def close_writer(writer, finished: bool) -> None:
+    """Close the record writer. When the run did not finish, its own error is the one to report, not this one."""
+    try:
+        writer.close()
+    except OSError as exc:
+        if finished:
+            raise RunLogUnwritable(f"{exc}; run the same command again to resume.") from exc
+
+
+class RunLogUnwritable(RunError):
+    """runner.jsonl cannot be written (a full disk, say): the run stops rather than run items it cannot record.
+
+    An attempt never fails for this reason: its records are still queued and reach the file once it can be
+    written, so retrying the item would run an answered item twice. A resumed run finds what was written.
+    """
+
+
 def versions() -> dict:
     out = {"python": platform.python_version()}
     for pkg in ("agenthop", "mcp", "openai", "openai-agents"):
@@ -318,7 +335,7 @@ class Orchestrator:
                 # Recorded before the agent starts, so a resumed run finds every session it created.
                 self.writer.write(AttemptStart(run=s.run_label, item_id=item_id, session_id=info.session_id,
                                                attempt=attempt, time=time.time()))
-                await self.writer.durable()
+                await self.durable()
                 termination = await self._attempt(lane, info, item_id, attempt, holder)
                 ep = holder[0]
                 ep.flush_turn()
@@ -339,10 +356,10 @@ class Orchestrator:
                 record = self._episode_end(ep, item_id, info.session_id, attempt, final,
                                            state.get("budget_used", ep.budget_used), t0, state.get("answer"))
                 self.writer.write(ItemEnd.model_validate(record))
-                await self.writer.durable()
+                await self.durable()
                 self._account(record, spent_tokens + ep.cumulative, _add(spent_cost, record["cost_usd"]))
                 return record
-            except asyncio.CancelledError:
+            except (asyncio.CancelledError, RunLogUnwritable):
                 raise
             except Exception as exc:  # noqa: BLE001 - any failure ends the attempt
                 ep = holder[0] if holder else None
@@ -366,9 +383,17 @@ class Orchestrator:
         record = self._episode_end(ep, item_id, info.session_id if info else None, s.item_attempts, "error",
                                    ep.budget_used if ep else 0, t0)
         self.writer.write(ItemEnd.model_validate(record))
-        await self.writer.durable()
+        await self.durable()
         self._account(record, spent_tokens, spent_cost)
         return record
+
+    async def durable(self) -> None:
+        """Every record written so far is on disk; RunLogUnwritable if the file cannot be written."""
+        try:
+            await self.writer.durable()
+        except OSError as exc:
+            raise RunLogUnwritable(f"cannot write {self.writer.path}: {exc}; the run stops. Free the space (or fix the "
+                                   "file) and run the same command again to resume.") from exc
 
     def _account(self, record: dict, tokens: int, cost: float | None) -> None:
         if self.on_item_done is not None:

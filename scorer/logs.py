@@ -360,9 +360,11 @@ def _load_dir(run_dir: Path, server_log: Path | None = None, starts_only: bool =
     own_log = run_dir / LOG_FILE
     if own_log.exists():
         log_path = own_log
-        sessions, n = build_sessions(read_typed_records(log_path, kinds=kinds))
-        labels = sorted({s.run for s in sessions.values() if s.run is not None})
+        labels = _labels(log_path)
         label = manifest.get("run") or (labels[0] if len(labels) == 1 else None) or start_label
+        # A server log copied in from a server that also served other runs: this run's sessions only.
+        only = label if len(labels) > 1 and label in labels else None
+        sessions, n = build_sessions(read_typed_records(log_path, run=only, kinds=kinds))
     elif server_log is not None:
         # A run against a running server: its checkpoint records are the server log's records of its label.
         log_path = Path(server_log)

@@ -125,7 +125,11 @@ def load_merged(group: ShardGroup, server_log: Path | None = None, starts_only: 
     parts = [_load_dir(d, server_log, starts_only) for d in group.dirs]
     sessions = {}
     offset = 0
+    logs_read: set[Path] = set()
     for part in parts:
+        if part.log_path in logs_read:
+            continue  # shards run against one server share its log: the run's sessions were all read with the first
+        logs_read.add(part.log_path)
         for sid, sess in part.sessions.items():
             if sid in sessions:
                 raise RunSpecError("session {sid} appears in two shards of run {label}; the shards overlap.", "runs",
@@ -140,5 +144,5 @@ def load_merged(group: ShardGroup, server_log: Path | None = None, starts_only: 
     return Run(
         name=group.label, label=parts[0].label, log_path=parts[0].log_path, run_dir=None, manifest=manifest,
         sessions=sessions, runner_records=[r for p in parts for r in p.runner_records],
-        runner_lines_skipped=sum(p.runner_lines_skipped for p in parts), n_records=sum(p.n_records for p in parts),
+        runner_lines_skipped=sum(p.runner_lines_skipped for p in parts), n_records=offset,
     )

@@ -34,6 +34,7 @@ from agenthop.scorer.logs import RunSpecError, load_run, load_runs
 from agenthop.scorer.shards import group_specs
 from agenthop.scorer.summary import score_run
 from agenthop.server.checkpoint import read_records as read_checkpoint
+from agenthop.server.sessions import Caps
 
 # What differs between two runs of the same deterministic agent: identities, clocks and run labels.
 VOLATILE = {"session_id", "time", "latency_ms", "wall_time_s", "run", "cost_usd"}
@@ -226,3 +227,72 @@ def test_cli_refuses_a_bad_shard(demo, tmp_path):
                                        "--out", str(tmp_path / "x"), "--shard", "4/3"])
     assert result.exit_code == 2 and "Invalid value for '--shard'" in result.output and "K must be between 1 and N" in result.output
     assert not (tmp_path / "x").exists()  # refused before anything is written
+
+
+def test_a_runner_log_that_cannot_be_written_stops_the_run_and_reruns_nothing(demo, tmp_path, monkeypatch):
+    """A full disk when an answered item's item_end is written: the run stops with a clear error instead of
+    treating the attempt as failed and running the item again; the queued record still reaches the file, and
+    resuming runs only what is left."""
+    import errno
+
+    from agenthop.runner import records
+
+    corpus, split = demo
+    ids = demo_ids(split, 4)
+    real = records._write_all
+    failures = {"left": 1}
+
+    def full_once_at_the_first_item_end(fd, data):
+        if failures["left"] and b'"kind": "item_end"' in data:
+            failures["left"] -= 1
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd, data)
+
+    monkeypatch.setattr(records, "_write_all", full_once_at_the_first_item_end)
+    with pytest.raises(RunError, match="cannot write .*runner.jsonl: .*No space left on device.*resume"):
+        run_items(ids, agent="baseline", corpus=corpus, out=tmp_path / "run", workers=1, progress=False)
+    recs = list(read_records(tmp_path / "run" / "runner.jsonl"))
+    assert not [r for r in recs if r["kind"] == "attempt_error"]
+    assert [r["item_id"] for r in recs if r["kind"] == "item_end"] == ids[:1]  # written once the disk had room
+    resumed = run_items(ids, agent="baseline", corpus=corpus, out=tmp_path / "run", workers=1, progress=False)
+    ends = [r for r in read_records(tmp_path / "run" / "runner.jsonl") if r["kind"] == "item_end"]
+    assert sorted(r["item_id"] for r in ends) == sorted(ids) and resumed.summary.finished == 4
+    starts = Counter(r["item_id"] for r in read_records(tmp_path / "run" / "runner.jsonl") if r["kind"] == "attempt_start")
+    assert starts == Counter(ids)  # every item ran once
+
+
+def test_shards_against_one_shared_server_and_a_copied_in_shared_log_score_as_their_run(demo, tmp_path):
+    """Two shards run against one server (--server): scored with that server's log, each session counts once.
+    A run directory whose copied-in server log also holds another run scores its own sessions only."""
+    from agenthop.server.http import ServerThread
+
+    corpus, split = demo
+    ids = demo_ids(split, 6)
+    log = tmp_path / "shared-server-log.sqlite"
+    with ServerThread(str(corpus), str(log)) as server:
+        shards = [run_items(ids, agent="baseline", out=tmp_path / f"qwen-shard-{k}-of-2", shard=f"{k}/2",
+                            server=server.base_url, workers=2, progress=False).out for k in (1, 2)]
+        # Another run of the same items on the same server, with a budget that changes its answers.
+        other = run_items(ids, agent="baseline", out=tmp_path / "other", run_label="other", caps=Caps(budget=6),
+                          server=server.base_url, workers=2, progress=False).out
+    whole = run_items(ids, agent="baseline", corpus=corpus, out=tmp_path / "whole", workers=2, progress=False)
+    gold = Gold(str(corpus))
+    try:
+        reference = score_run(load_run(whole.out), gold)
+        (group,) = group_specs([str(d) for d in shards])
+        merged = score_run(load_run(group, server_log=log), gold)
+        (tmp_path / "whole" / "server-log.sqlite").unlink()
+        copied = tmp_path / "whole" / "server-log.sqlite"
+        copied.write_bytes(log.read_bytes())  # the shared log: the shards' sessions (label qwen) and run 'other'
+        manifest = json.loads((whole.out / "run.json").read_text())
+        (whole.out / "run.json").write_text(json.dumps({**manifest, "run": "qwen"}))
+        from_copy = score_run(load_run(whole.out), gold)
+        assert normalised_items(score_run(load_run(other, server_log=log), gold)) != normalised_items(reference)
+    finally:
+        gold.close()
+    assert merged["items"]["n"] == 6 and normalised_items(merged) == normalised_items(reference)
+    # The copied log's sessions are the shards', not those whole's runner.jsonl names: turns come from the log.
+    def without_turns_source(summary: dict) -> dict:
+        return {i: {k: v for k, v in r.items() if k != "turns_source"} for i, r in normalised_items(summary).items()}
+
+    assert from_copy["items"]["n"] == 6 and without_turns_source(from_copy) == without_turns_source(reference)
