@@ -27,6 +27,7 @@ import asyncio
 import multiprocessing as mp
 import os
 import queue
+import signal
 import threading
 import traceback
 from multiprocessing.connection import wait as wait_for
@@ -51,6 +52,7 @@ class ProcessPool:
         self.next_index = _CTX.Value("q", 0)
         self.pipes = []
         self.procs = []
+        self.finished: set[int] = set()  # processes that reported the end of their share
 
     def start(self) -> ProcessPool:
         for n, share in enumerate(self.shares):
@@ -80,7 +82,7 @@ class ProcessPool:
         for pipe in self.pipes:
             pipe.send(todo)
         failures: list[str] = []
-        finished: set[int] = set()
+        finished = self.finished
         while len(finished) < len(self.procs):
             kind, *payload = await asyncio.to_thread(self._next_event, finished)
             if kind == "done":
@@ -108,8 +110,14 @@ class ProcessPool:
                         return ("lost", n, f"worker process {n + 1} died (exit code {proc.exitcode})")
 
     def close(self) -> None:
+        """Stop the processes. One still running its share (this process was interrupted, or the run failed) gets
+        a SIGINT, as a Ctrl-C in the terminal would send it: it stops taking items, writes its records and stops
+        its server, instead of running items nobody is waiting for."""
         for pipe in self.pipes:
             pipe.close()
+        for n, proc in enumerate(self.procs):
+            if n not in self.finished and proc.is_alive():
+                os.kill(proc.pid, signal.SIGINT)
         for proc in self.procs:
             proc.join(timeout=30)
             if proc.is_alive():

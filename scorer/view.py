@@ -174,12 +174,13 @@ def write_view(specs: Iterable[str | Path], corpus: str | Path, out: str | Path,
     single = [one for spec in specs for one in expand_spec(spec)]
     gold = Gold(corpus)
     public = Corpus(corpus)
-    view = _View(out, gold, public, expected)
     try:
+        view = _View(out, gold, public, expected)
         for spec in single:
             view.add(load_run(spec, server_log))
     finally:
         gold.close()
+        public.close()
     (out / VIEW_FILE).write_text(_page(view.index), encoding="utf-8")
     return view.keys
 

@@ -96,6 +96,13 @@ class Corpus:
             conn = self._local.conn = open_corpus(self.path)
         return conn
 
+    def close(self) -> None:
+        """Close this thread's connection (a server's worker threads keep theirs while it serves)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
     @cached_property
     def identity(self) -> dict:
         return {"corpus_id": self.meta.get("corpus_id"), "schema_version": self.meta.get("schema_version")}

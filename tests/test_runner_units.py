@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
+from pathlib import Path
 
 import httpx2
 import openai
@@ -198,3 +200,29 @@ def test_record_writer_group_commit_and_a_failed_write(tmp_path, monkeypatch):
     recs = list(records.read_records(path))
     assert [r["item_id"] for r in recs] == [f"i{i}" for i in range(50)] + ["x"]
     assert path.read_text().count("\n") == 51  # no torn half line left behind
+
+
+def _wait_for_an_interrupt(ready, path: str) -> None:
+    ready.set()
+    try:
+        time.sleep(120)  # the parent's SIGINT ends this
+    except KeyboardInterrupt:
+        Path(path).write_text("interrupted")
+
+
+def test_closing_the_process_pool_interrupts_processes_still_running_their_share(tmp_path):
+    """When the parent stops before its workers have finished (a notebook interrupt reaches only it), closing
+    the pool sends each unfinished worker a SIGINT, so it stops taking items instead of running on for 30 s."""
+    import multiprocessing as mp
+
+    from agenthop.runner.multiproc import ProcessPool
+
+    ctx = mp.get_context("fork")
+    ready, marker = ctx.Event(), tmp_path / "marker"
+    proc = ctx.Process(target=_wait_for_an_interrupt, args=(ready, str(marker)))
+    proc.start()
+    assert ready.wait(60)
+    pool = ProcessPool.__new__(ProcessPool)  # the pool's shutdown, over a stand-in worker
+    pool.pipes, pool.procs, pool.finished = [], [proc], set()
+    pool.close()
+    assert marker.read_text() == "interrupted" and proc.exitcode == 0
