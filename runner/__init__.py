@@ -3,7 +3,7 @@
 Public API (stable): ``run_items`` runs a benchmark and returns a ``RunResult``
 (``RunSummary`` inside); ``Caps`` and ``RetryPolicy`` configure it; ``Shard`` names a
 share of the items; the errors it raises are ``RunError`` (``ResumeConflict``,
-``NoItemsLeft``), ``ItemsError``, ``ServerError`` and ``ShardError``. Everything else is
+``NoItemsLeft``, ``RunLogUnwritable``), ``ItemsError``, ``ServerError`` and ``ShardError``. Everything else is
 internal. Names are imported on first use, so ``import agenthop.runner.records`` (the
 scorer does) stays light.
 """
@@ -22,6 +22,7 @@ _WHERE = {
     "RunError": "agenthop.runner.run",
     "ResumeConflict": "agenthop.runner.run",
     "NoItemsLeft": "agenthop.runner.run",
+    "RunLogUnwritable": "agenthop.runner.run",
     "ItemsError": "agenthop.server.item_files",
     "ServerError": "agenthop.runner.session",
     "ShardError": "agenthop.runner.sharding",

@@ -36,7 +36,7 @@ SETTLED = ("answer", "budget", "token_limit", "max_turns")
 
 
 class RunError(Exception):
-    """The run cannot start; the message says why and what to do. ``param`` names the ``run_items`` parameter
+    """The run cannot start or go on; the message says why and what to do. ``param`` names the ``run_items`` parameter
     it is about, when there is one (the CLI shows that parameter's flag)."""
 
     def __init__(self, message: str, param: str | None = None):
