@@ -84,6 +84,8 @@ class Sandbox:
                 session = await anyio.to_thread.run_sync(self.sessions.revive, named, self.scope)
             except LogError as exc:
                 log.error("cannot look session %s up in the log: %s", named[:8], exc)
+                problem = (f"Session '{named[:64]}' cannot be looked up: the checkpoint log cannot be read ({exc}). "
+                           "Try again shortly.")
             if session is not None:
                 problem = None
         return session, named, problem
@@ -103,7 +105,13 @@ class Sandbox:
                 try:
                     return await anyio.to_thread.run_sync(session.call, name, arguments, meta, abandon_on_cancel=True)
                 except SessionRetired:  # dropped from memory meanwhile: it has ended, and the log knows it
-                    session = await anyio.to_thread.run_sync(self.sessions.revive, session.session_id, self.scope) or session
+                    try:
+                        session = await anyio.to_thread.run_sync(self.sessions.revive, session.session_id, self.scope) or session
+                    except LogError as exc:  # the call did not run: say so, rather than fail the request
+                        text = f"The session could not be read back from the checkpoint log ({exc}); the call did not run. Try again shortly."
+                        turn, tokens = meta_counts(meta)
+                        status = session.status(name, "server_error", 0, turn, tokens)
+                        return CallResult(f"{text}\n\n{session.status_line(turn, tokens)}", {**status, "error": "log unreadable"}, True)
                     return await anyio.to_thread.run_sync(session.call, name, arguments, meta, abandon_on_cancel=True)
         except TimeoutError:
             log.error("tool call %s in session %s exceeded %g s", name, session.session_id[:8], self.call_deadline_s)

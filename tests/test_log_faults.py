@@ -185,3 +185,19 @@ def test_a_record_sqlite_cannot_store_fails_alone_and_the_writer_thread_lives(tm
     finally:
         log.close()
     assert [(r["kind"], r["seq"]) for r in read_records(tmp_path / "log.sqlite")] == [("call", 1)]
+
+
+async def test_a_session_that_cannot_be_looked_up_in_the_log_is_not_called_unknown(fixture_corpus, tmp_path, monkeypatch):
+    """When the log cannot be read to find a session that is not in memory, the answer says so (and that it may
+    exist), rather than telling the client the session is unknown and to create a new one."""
+    from agenthop.server.checkpoint import LogError
+
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
+        def unreadable(*args, **kwargs):
+            raise LogError("the checkpoint log is locked by another process (database is locked)")
+
+        monkeypatch.setattr(server.sandbox.sessions, "revive", unreadable)
+        result = await _client_call(f"{server.base_url}/mcp?session=some-ended-session", *INFO_A)
+    text = result.content[0].text
+    assert result.is_error and "cannot be looked up" in text and "locked by another process" in text
+    assert "Create a new one" not in text
