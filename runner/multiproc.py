@@ -147,6 +147,8 @@ def _die_with_parent() -> None:
 
 def _child_main(n: int, workers: int, plan, pipe, events, next_index) -> None:
     _die_with_parent()
+    # A process started in the background inherits SIGINT ignored; the parent's close() relies on it to stop us.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         asyncio.run(_child_run(n, plan, workers, pipe, events, next_index))
     except KeyboardInterrupt:

@@ -203,8 +203,11 @@ def test_record_writer_group_commit_and_a_failed_write(tmp_path, monkeypatch):
 
 
 def _wait_for_an_interrupt(ready, path: str) -> None:
-    ready.set()
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as _child_main does (pytest may run with SIGINT ignored)
     try:
+        ready.set()
         time.sleep(120)  # the parent's SIGINT ends this
     except KeyboardInterrupt:
         Path(path).write_text("interrupted")
