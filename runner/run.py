@@ -270,7 +270,7 @@ class Orchestrator:
         if s.agent == "sdk":
             from agenthop.runner.sdk_agent import make_sdk_parts, run_sdk
 
-            server, model, ref = make_sdk_parts(info, s, lane.client, lane.mcp.client, lane.mcp.discovered)
+            server, model, ref = make_sdk_parts(info, s, lane.client, lane.mcp.client, lane.mcp.discovered, self.tool_lists)
             async with server:
                 ep = self._episode(info, item_id, attempt, server.issue)
                 holder.append(ep)

@@ -78,9 +78,11 @@ class SessionMCPServer(MCPServerStreamableHttp):
     """The session's MCP server; every call goes through the Episode (gate, counters, ``_meta``)."""
 
     def __init__(self, info: SessionInfo, settings: RunSettings, ep_ref: EpisodeRef, http_factory=http_client_factory,
-                 discovered: Discovered | None = None):
+                 discovered: Discovered | None = None, tool_lists: dict | None = None):
         self.ep_ref = ep_ref
         self.discovered = discovered if discovered is not None else Discovered()
+        self.tool_lists = tool_lists if tool_lists is not None else {}
+        self.tools_key = tuple(sorted(info.disabled_tools))
         super().__init__(
             {"url": info.mcp_url, "headers": dict(info.headers), "timeout": settings.mcp_timeout, "sse_read_timeout": 300,
              "httpx_client_factory": http_factory},
@@ -92,8 +94,12 @@ class SessionMCPServer(MCPServerStreamableHttp):
         )
 
     async def list_tools(self, *args, **kwargs):
-        tools = await super().list_tools(*args, **kwargs)
-        self.discovered.compile(tools)  # once per run: every session adopts the compiled validators
+        """The run's listing: every session of a run (with the same disabled tools) has the same tools, so one
+        ``tools/list`` per run, as the raw agent does, instead of one per item."""
+        tools = self.tool_lists.get(self.tools_key)
+        if tools is None:
+            tools = self.tool_lists[self.tools_key] = await super().list_tools(*args, **kwargs)
+            self.discovered.compile(tools)  # every session adopts the compiled validators
         return tools
 
     async def issue(self, name: str, args: dict, meta: dict) -> ToolResult:
@@ -219,10 +225,12 @@ async def run_sdk(ep: Episode, server: SessionMCPServer, model: RetryingModel, s
 
 
 def make_sdk_parts(info: SessionInfo, settings: RunSettings, client: AsyncOpenAI, http_factory=http_client_factory,
-                   discovered: Discovered | None = None) -> tuple[SessionMCPServer, RetryingModel, EpisodeRef]:
+                   discovered: Discovered | None = None, tool_lists: dict | None = None,
+                   ) -> tuple[SessionMCPServer, RetryingModel, EpisodeRef]:
     """``http_factory`` builds the MCP connection's httpx2 client (the runner's shares one connection pool);
-    ``discovered`` is what the run learnt about its server (its compiled output-schema validators)."""
+    ``discovered`` is what the run learnt about its server (its compiled output-schema validators);
+    ``tool_lists`` holds the run's tool listings, by disabled tools (``Orchestrator.tool_lists``)."""
     ref = EpisodeRef()
-    server = SessionMCPServer(info, settings, ref, http_factory, discovered)
+    server = SessionMCPServer(info, settings, ref, http_factory, discovered, tool_lists)
     model = RetryingModel(OpenAIChatCompletionsModel(model=settings.model, openai_client=client), settings, ref)
     return server, model, ref

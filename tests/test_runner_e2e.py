@@ -321,3 +321,30 @@ def test_resume_skips_finished_and_reruns_errored(corpus, tmp_path):
         assert fake.requests == []  # everything finished: nothing to run
     assert len(kinds(recs2, "item_end")) == len(kinds(recs, "item_end"))
     assert len(kinds(recs2, "run_start")) == 3
+
+
+def test_the_sdk_agent_lists_the_tools_once_per_run(corpus, tmp_path, monkeypatch):
+    """Every session of a run has the same tools: one tools/list for the run, as the raw agent does, not one per
+    item; every model request still offers all seven."""
+    from agents.mcp.server import _MCPServerWithClientSession
+
+    listed, real = [], _MCPServerWithClientSession.list_tools
+
+    async def counting(self, *args, **kwargs):
+        listed.append(self.session)
+        return await real(self, *args, **kwargs)
+
+    monkeypatch.setattr(_MCPServerWithClientSession, "list_tools", counting)
+    offered = []
+
+    def script(body, fake):
+        offered.append(sorted(t["function"]["name"] for t in body["tools"]))
+        if turn_index(body) == 0:
+            return tool_calls(("get_references", {"paper_id": seed_id(body)}))
+        return tool_calls(("submit_answer", {"answer": "B", "reasoning": "evidence"}))
+
+    with FakeOpenAI(script) as fake:
+        recs = run(corpus, fake, tmp_path / "r", "sdk", "--workers", "1")
+    assert [e["termination"] for e in kinds(recs, "item_end")] == ["answer"] * len(ITEM_IDS)
+    assert len(listed) == 1
+    assert len(offered) == 2 * len(ITEM_IDS) and all(len(names) == 7 for names in offered)
