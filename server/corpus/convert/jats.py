@@ -62,19 +62,24 @@ def _reference(ref: ET.Element, index: int) -> Reference:
     out.venue = source if title and source else None
     out.year = year_of(text_of(cit.find("year")))
     for pub_id in cit.iter("pub-id"):
-        kind = (pub_id.get("pub-id-type") or "").lower()
-        value = clean(pub_id.text)
-        if kind == "doi" and doi_of(value):
-            out.ids.setdefault("doi", doi_of(value))
-        elif kind in ("pmcid", "pmc") and pmcid_of(value):
-            out.ids.setdefault("pmcid", pmcid_of(value))
-        elif kind == "arxiv" and value:
-            out.ids.setdefault("arxiv", value)
+        _add_id(out.ids, pub_id)
     for link in cit.iter("ext-link"):
         doi = doi_of(link.get(_XLINK_HREF)) or doi_of(text_of(link))
         if doi:
             out.ids.setdefault("doi", doi)
     return out
+
+
+def _add_id(ids: dict[str, str], el: ET.Element) -> None:
+    """An <article-id> or <pub-id>: its DOI, PMCID or arXiv ID, unless one of that kind is already known."""
+    kind = (el.get("pub-id-type") or "").lower()
+    value = clean(el.text)
+    if kind == "doi" and doi_of(value):
+        ids.setdefault("doi", doi_of(value))
+    elif kind in ("pmc", "pmcid") and pmcid_of(value):
+        ids.setdefault("pmcid", pmcid_of(value))
+    elif kind == "arxiv" and value:
+        ids.setdefault("arxiv", value)
 
 
 def parse_jats(path: Path) -> Paper:
@@ -87,14 +92,7 @@ def parse_jats(path: Path) -> Paper:
     paper = Paper(source=str(path), title=text_of(meta.find("title-group/article-title")))
 
     for article_id in meta.findall("article-id"):
-        kind = (article_id.get("pub-id-type") or "").lower()
-        value = clean(article_id.text)
-        if kind == "doi" and doi_of(value):
-            paper.ids.setdefault("doi", doi_of(value))
-        elif kind in ("pmc", "pmcid") and pmcid_of(value):
-            paper.ids.setdefault("pmcid", pmcid_of(value))
-        elif kind == "arxiv" and value:
-            paper.ids.setdefault("arxiv", value)
+        _add_id(paper.ids, article_id)
 
     for contrib in meta.iterfind("contrib-group/contrib"):
         if contrib.get("contrib-type", "author") != "author":

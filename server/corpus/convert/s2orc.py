@@ -29,10 +29,6 @@ def looks_like_s2orc(record: dict) -> bool:
     return isinstance(record, dict) and ("body_text" in record or any(isinstance(record.get(k), dict) for k in _TEXT_KEYS))
 
 
-def open_bytes(path: Path):
-    return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
-
-
 def open_text(path: Path):
     return gzip.open(path, "rt", encoding="utf-8") if path.name.lower().endswith(".gz") else open(path, encoding="utf-8")
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 from agenthop.server.corpus.convert.jats import parse_jats
 from agenthop.server.corpus.convert.model import ConvertError, Paper
-from agenthop.server.corpus.convert.s2orc import is_jsonl, iter_s2orc, looks_like_s2orc, open_bytes, open_text
+from agenthop.server.corpus.convert.s2orc import is_jsonl, iter_s2orc, looks_like_s2orc, open_text
 from agenthop.server.corpus.convert.tei import NS as TEI_NS
 from agenthop.server.corpus.convert.tei import parse_tei
+from agenthop.server.corpus.convert.xmltree import open_bytes
 
 FORMATS = ("tei", "jats", "s2orc")
 _EXTENSIONS = (".xml", ".nxml", ".tei", ".json", ".jsonl", ".json.gz", ".jsonl.gz", ".xml.gz")

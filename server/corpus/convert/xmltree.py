@@ -12,6 +12,11 @@ from agenthop.server.corpus.convert.outline import Outline
 from agenthop.server.corpus.convert.text import Paragraph, clean
 
 
+def open_bytes(path: Path):
+    """The file's bytes, gunzipped when its name ends in .gz (any case)."""
+    return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
+
+
 def parse(path: Path) -> ET.Element:
     """The root element; a file that is not well-formed XML is a ConvertError naming it.
 
@@ -19,7 +24,7 @@ def parse(path: Path) -> ET.Element:
     read other files or the network.
     """
     try:
-        with gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb") as fh:
+        with open_bytes(path) as fh:
             return ET.parse(fh).getroot()
     except ET.ParseError as exc:
         raise ConvertError(f"{path}: not well-formed XML ({exc})") from None
