@@ -140,10 +140,6 @@ class Episode:
     def over_tokens(self) -> bool:
         return self.caps.max_tokens is not None and self.cumulative > self.caps.max_tokens
 
-    @property
-    def turns_left(self) -> int | None:
-        return None if self.caps.max_turns is None else self.caps.max_turns - self.turn
-
     # --- tool calls -------------------------------------------------------------
 
     def meta(self, forced: bool = False) -> dict:
