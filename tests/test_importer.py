@@ -524,3 +524,18 @@ def test_same_paper_distractors_are_accepted(tmp_path):
     out, _ = build(tmp_path, _set(_item("st_0001"), distractor_types=kinds))
     stored = connect(out).execute("SELECT distractor_types FROM gold_items WHERE item_id = 'st_0001'").fetchone()[0]
     assert json.loads(stored) == kinds
+
+
+def test_every_jsonl_line_reads_as_json_loads_reads_it(tmp_path):
+    """The reader parses with msgspec and falls back to json: what json accepts and msgspec does not (NaN, an
+    escaped lone surrogate) still reads, to the same value, and a broken line still gets json's wording."""
+    from agenthop.server.corpus.inputs import JsonlFile
+
+    lines = ['{"a": 1, "b": [0.1, -0, 1E5, "caf\\u00e9 \\ud83d\\ude00"], "c": null}', '{"score": NaN, "x": Infinity}',
+             '{"title": "half a pair \\ud800"}', '{"big": 123456789012345678901234567890}', '{"id": "x",']
+    path = tmp_path / "f.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    read = [record for _, record in JsonlFile(path, "qa/full.jsonl")]
+    assert [repr(r) for r in read[:4]] == [repr(json.loads(line)) for line in lines[:4]]
+    assert isinstance(read[4], ReleaseError)
+    assert str(read[4]) == "qa/full.jsonl line 5: not valid JSON (Expecting property name enclosed in double quotes at column 12)"

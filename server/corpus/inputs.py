@@ -19,6 +19,8 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
+
 from agenthop.server.corpus.problems import ReleaseError, Where, describe
 from agenthop.server.corpus.release import (
     CITATIONS_FILE,
@@ -29,6 +31,21 @@ from agenthop.server.corpus.release import (
     POOL_FILE,
     QA_FILE,
 )
+
+_fast_decode = msgspec.json.Decoder().decode
+
+
+def _parse(line: str) -> object:
+    """One JSONL line's value, as ``json.loads`` gives it; raises ``json.JSONDecodeError`` with a position.
+
+    msgspec parses in about two thirds of json's time. A line it refuses goes to json, which accepts what msgspec
+    does not (NaN, escaped lone surrogates) and words the error; on every other line the two give the same value.
+    """
+    try:
+        return _fast_decode(line)
+    except msgspec.DecodeError:
+        return json.loads(line.rstrip("\r\n"))
+
 
 # Record kinds, in the order a release directory gives them.
 POOL, PAPER, GRAPH, CITATIONS, ITEM, LABELS = "pool", "paper", "graph", "citations", "item", "labels"
@@ -87,7 +104,7 @@ class JsonlFile:
                 if not text.strip():
                     continue
                 try:
-                    record = json.loads(text.rstrip("\r\n"))
+                    record = _parse(text)
                 except json.JSONDecodeError as exc:
                     error = where.fail(f"not valid JSON ({exc.msg} at column {exc.colno})")
                     error.raw = text[:2000]  # a check looks for the record's key in it
