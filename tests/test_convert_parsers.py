@@ -129,3 +129,20 @@ def test_sentence_around_skips_abbreviations_and_initials():
     text = "We follow Smith et al. (2019). Prior work, e.g. J. Doe [3], used it. Then we stop."
     start = text.index("[3]")
     assert sentence_around(text, start, start + 3) == "Prior work, e.g. J. Doe [3], used it."
+
+
+def test_tei_annex_with_its_own_paragraphs_and_subdivisions_keeps_both(tmp_path):
+    """An annex div that holds paragraphs and sub-divs: its own text is an appendix section, before the sub-divs'."""
+    tei = tmp_path / "annex.tei.xml"
+    tei.write_text(
+        "<TEI xmlns='http://www.tei-c.org/ns/1.0'><teiHeader><fileDesc><titleStmt><title level='a' type='main'>Annexed"
+        "</title></titleStmt></fileDesc></teiHeader><text><body><div><head n='1'>Introduction</head><p>Body text.</p>"
+        "</div></body><back><div type='annex'><head>Supplementary material</head><p>Overview of the appendices.</p>"
+        "<div><head n='A'>Proofs</head><p>Proof of the lemma.</p></div><div><head n='B'>Data</head><p>The data.</p>"
+        "</div></div><div type='annex'><div><head>Hyperparameters</head><p>Learning rate 0.1.</p></div></div></back>"
+        "</text></TEI>")
+    paper = parse_tei(tei)
+    assert [(s.header, s.text) for s in paper.sections] == [
+        ("1 Introduction", "Body text."), ("Apdx_A: Supplementary material", "Overview of the appendices."),
+        ("Apdx_B: A Proofs", "Proof of the lemma."), ("Apdx_C: B Data", "The data."),
+        ("Apdx_D: Hyperparameters", "Learning rate 0.1.")]

@@ -171,7 +171,10 @@ def _read_back(back: ET.Element, outline: Outline, refs: dict[str, Reference]) -
     for div in back.findall(f"{T}div"):
         kind = div.get("type")
         if kind == "annex":
-            for sub in div.findall(f"{T}div") or [div]:
+            subs = div.findall(f"{T}div")
+            # The annex's own paragraphs (text before its first sub-division) are a section of their own.
+            own = [div] if not subs or any(local(el.tag) == "p" for el in div) else []
+            for sub in own + subs:
                 head = sub.find(f"{T}head")
                 letter = chr(ord("A") + appendix % 26)
                 appendix += 1
