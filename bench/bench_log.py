@@ -27,6 +27,14 @@ directory: SESSIONS concurrent sessions each send CALLS raw JSON-RPC tool calls
 client-seen latency. Servers and directories are interleaved within each round.
 Then Session.call alone (metering and the durable log write, no transport), in
 each interpreter, on each directory: the median of 1,500 sequential calls.
+
+Part 3 (--from-loop): what one call's durable record costs as the server pays it, from
+the event loop, one call at a time: the hop to a worker thread alone (``anyio.to_thread``,
+as every tool call takes), the hop plus a commit made by that worker thread itself, and the
+hop plus ``CheckpointLog.write`` (the group-commit writer thread). Interleaved rounds of
+``--records`` sequential calls each; medians of the per-round medians, with the spread.
+
+    python bench/bench_log.py --from-loop [--rounds 9] [--records 300] [--dirs DISK_DIR]
 """
 
 from __future__ import annotations
@@ -250,6 +258,52 @@ def bench_session_call(pythons: list[str], corpus: Path, dirs: list[Path], round
         print(f"{directory:<16} {python:<40} {tool:<15} {summary(values)}")
 
 
+# --- part 3: one call's record, from the event loop ------------------------------------------------------
+
+
+def bench_from_loop(directory: Path, rounds: int, calls: int) -> dict:
+    """Per-call latency (ms) of a worker-thread hop alone, with a commit in that thread, and with CheckpointLog.write."""
+    from agenthop.server.checkpoint import _INSERT  # the server's own statement, so both commits write the same row
+
+    record = call_record(0, "loop")
+    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+        log = CheckpointLog(Path(tmp) / "writer.sqlite")
+        CheckpointLog(Path(tmp) / "direct.sqlite").close()  # same file format and pragmas
+        direct = sqlite3.connect(Path(tmp) / "direct.sqlite", check_same_thread=False, isolation_level=None)
+        direct.execute("PRAGMA synchronous = FULL")
+
+        def commit_here(rec) -> None:
+            row = encode(rec)
+            direct.execute("BEGIN IMMEDIATE")
+            direct.execute(_INSERT, row)
+            direct.execute("COMMIT")
+
+        variants = {"hop alone": lambda rec: None, "hop + commit in that thread": commit_here,
+                    "hop + CheckpointLog.write": log.write}
+
+        async def measure() -> dict[str, list[float]]:
+            medians: dict[str, list[float]] = {name: [] for name in variants}
+            for _ in range(rounds):
+                for name, write in variants.items():  # interleaved, so drift on the shared machine hits all alike
+                    times = []
+                    for _ in range(calls):
+                        started = time.perf_counter()
+                        await anyio.to_thread.run_sync(write, record)
+                        times.append((time.perf_counter() - started) * 1000)
+                    medians[name].append(statistics.median(times))
+            return medians
+
+        try:
+            medians = anyio.run(measure)
+        finally:
+            log.close()
+            direct.close()
+    report = {name: summary(values) for name, values in medians.items()}
+    for name, row in report.items():
+        print(f"{str(directory):<16} {name:<30} p50 {row['median']:.3f} ms ({row['min']:.3f}-{row['max']:.3f})")
+    return report
+
+
 def summary(values: list[float]) -> dict:
     return {"median": round(statistics.median(values), 3), "min": round(min(values), 3), "max": round(max(values), 3)}
 
@@ -264,7 +318,14 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=Path("corpus.sqlite"))
     parser.add_argument("--sessions", type=int, default=64)
     parser.add_argument("--calls", type=int, default=20, help="calls per session (part 2)")
+    parser.add_argument("--from-loop", action="store_true", help="part 3: one call's record as the event loop pays for it")
     args = parser.parse_args()
+    if args.from_loop:
+        report = {str(d): bench_from_loop(d, args.rounds, args.records) for d in args.dirs}
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(report, indent=1))
+        return
     if args.servers:
         pythons = [os.path.abspath(p) if os.sep in p else p for p in args.servers]
         report = bench_servers(pythons, args.corpus, args.dirs, args.rounds, args.sessions, args.calls)
