@@ -263,22 +263,10 @@ def bench_session_call(pythons: list[str], corpus: Path, dirs: list[Path], round
 
 def bench_from_loop(directory: Path, rounds: int, calls: int) -> dict:
     """Per-call latency (ms) of a worker-thread hop alone, with a commit in that thread, and with CheckpointLog.write."""
-    from agenthop.server.checkpoint import _INSERT  # the server's own statement, so both commits write the same row
-
     record = call_record(0, "loop")
     with tempfile.TemporaryDirectory(dir=directory) as tmp:
-        log = CheckpointLog(Path(tmp) / "writer.sqlite")
-        CheckpointLog(Path(tmp) / "direct.sqlite").close()  # same file format and pragmas
-        direct = sqlite3.connect(Path(tmp) / "direct.sqlite", check_same_thread=False, isolation_level=None)
-        direct.execute("PRAGMA synchronous = FULL")
-
-        def commit_here(rec) -> None:
-            row = encode(rec)
-            direct.execute("BEGIN IMMEDIATE")
-            direct.execute(_INSERT, row)
-            direct.execute("COMMIT")
-
-        variants = {"hop alone": lambda rec: None, "hop + commit in that thread": commit_here,
+        log, direct = CheckpointLog(Path(tmp) / "writer.sqlite"), PerCallLog(Path(tmp) / "direct.sqlite")
+        variants = {"hop alone": lambda rec: None, "hop + commit in that thread": direct.write,
                     "hop + CheckpointLog.write": log.write}
 
         async def measure() -> dict[str, list[float]]:
