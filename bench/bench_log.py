@@ -225,7 +225,7 @@ import json, statistics, sys, tempfile, time
 from pathlib import Path
 from agenthop.server.checkpoint import CheckpointLog
 from agenthop.server.mcp_app import make_sandbox
-from agenthop.server.sessions import Caps
+from agenthop.server.caps import Caps
 with tempfile.TemporaryDirectory(dir=sys.argv[2]) as tmp:
     log = CheckpointLog(Path(tmp) / "log.sqlite")
     sandbox = make_sandbox(sys.argv[1], log, Caps())

@@ -16,7 +16,7 @@ _WHERE = {
     "run_items": "agenthop.runner.api",
     "RunResult": "agenthop.runner.api",
     "RunSummary": "agenthop.runner.run",
-    "Caps": "agenthop.server.sessions",
+    "Caps": "agenthop.server.caps",
     "RetryPolicy": "agenthop.runner.retry",
     "Shard": "agenthop.runner.sharding",
     "RunError": "agenthop.runner.run",

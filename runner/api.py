@@ -37,9 +37,9 @@ from agenthop.runner.run import (
 )
 from agenthop.runner.session import ALL_TOOLS, ServerAPI
 from agenthop.runner.sharding import Shard, parse_shard, shard_manifest
+from agenthop.server.caps import Caps
 from agenthop.server.item_files import ItemRef
 from agenthop.server.log_records import RunStart
-from agenthop.server.sessions import Caps
 
 
 @dataclass(frozen=True)

@@ -11,16 +11,14 @@ from pathlib import Path
 
 import click
 
+# Only what the options need is imported here, so that --help and usage errors answer at once; main() imports the rest.
 from agenthop.runner.config import AGENTS
-from agenthop.runner.items import ItemsError
-from agenthop.runner.records import RUNNER_FILE
 from agenthop.runner.retry import RetryPolicy
-from agenthop.runner.run import NoItemsLeft, ResumeConflict, RunError
-from agenthop.runner.session import ALL_TOOLS, ServerError
 from agenthop.runner.sharding import ShardError, parse_shard
-from agenthop.server.corpus.schema import CorpusError
-from agenthop.server.sessions import Caps
+from agenthop.server.caps import Caps
+from agenthop.server.tools import TOOLS
 
+ALL_TOOLS = tuple(TOOLS)
 TOOL_CHOICES = [t for t in ALL_TOOLS if t != "submit_answer"]
 
 
@@ -95,6 +93,11 @@ def main(items_file, agent, model, base_url, api_key_env, workers, processes, sh
     import os
 
     from agenthop.runner.api import default_out, run_items
+    from agenthop.runner.items import ItemsError
+    from agenthop.runner.records import RUNNER_FILE
+    from agenthop.runner.run import NoItemsLeft, ResumeConflict, RunError
+    from agenthop.runner.session import ServerError
+    from agenthop.server.corpus.schema import CorpusError
 
     if agent in ("raw", "sdk") and not model:
         raise click.UsageError("--model is required for the raw and sdk agents")

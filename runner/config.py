@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 
 from agenthop.runner.retry import RetryPolicy
-from agenthop.server.sessions import Caps
+from agenthop.server.caps import Caps
 
 AGENTS = ("raw", "sdk", "baseline")
 NUDGE = "Please use the available tools to investigate, or call submit_answer if you're ready."

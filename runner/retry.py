@@ -17,8 +17,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-import openai
-
 T = TypeVar("T")
 
 TRANSIENT_STATUS = {408, 409, 429}
@@ -48,6 +46,8 @@ class HardModelError(Exception):
 
 
 def describe(exc: BaseException) -> str:
+    import openai  # here, not at the top: the command line names RetryPolicy without loading the API client
+
     if isinstance(exc, openai.APIStatusError):
         body = exc.body if isinstance(exc.body, (str, dict)) else None
         return f"HTTP {exc.status_code}: {type(exc).__name__}: {str(body or exc.message)[:300]}"
@@ -55,6 +55,8 @@ def describe(exc: BaseException) -> str:
 
 
 def is_transient(exc: BaseException) -> bool:
+    import openai
+
     if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, asyncio.TimeoutError, TimeoutError)):
         return True
     if isinstance(exc, openai.APIStatusError):

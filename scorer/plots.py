@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 
-import matplotlib
+from agenthop.scorer.document import comparison_plottable, unplottable
+from agenthop.scorer.gold import CELLS
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
-from agenthop.scorer.document import comparison_plottable, unplottable  # noqa: E402
-from agenthop.scorer.gold import CELLS  # noqa: E402
+@functools.cache
+def _pyplot():
+    """pyplot on the Agg backend, imported with the first plot: it takes about half a second to load, which
+    ``agenthop-scorer --help`` and a usage error should not pay."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 _SHORT = {
     "search_papers": "search",
@@ -26,9 +34,9 @@ _SHORT = {
 
 def _svg(fig, name: str) -> str:
     buf = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": name}):
+    with _pyplot().rc_context({"svg.fonttype": "none", "svg.hashsalt": name}):
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
-    plt.close(fig)
+    _pyplot().close(fig)
     text = buf.getvalue()
     start = text.find("<svg")
     text = text[start:]
@@ -42,7 +50,7 @@ def transition_heatmap(trans: dict, title: str = "Tool transitions (row-normalis
     tools = trans["tools"]
     probs = trans["row_normalised"]
     counts = trans["counts"]
-    fig, ax = plt.subplots(figsize=(6.4, 5.2))
+    fig, ax = _pyplot().subplots(figsize=(6.4, 5.2))
     im = ax.imshow(probs, cmap="Blues", vmin=0, vmax=1)
     labels = [_SHORT.get(t, t) for t in tools]
     ax.set_xticks(range(len(tools)), labels, rotation=45, ha="right")
@@ -61,7 +69,7 @@ def transition_heatmap(trans: dict, title: str = "Tool transitions (row-normalis
 
 def cell_accuracy_bars(by_cell: dict, title: str = "Accuracy by type x depth (Wilson 95%)") -> str:
     cells = [c for c in CELLS if by_cell.get(c, {}).get("n")]
-    fig, ax = plt.subplots(figsize=(6.0, 3.6))
+    fig, ax = _pyplot().subplots(figsize=(6.0, 3.6))
     if cells:
         acc = [by_cell[c]["accuracy"] for c in cells]
         # Clamped: at 0% or 100% rounding can put the interval's end a hair inside the point (matplotlib refuses).
@@ -76,7 +84,7 @@ def cell_accuracy_bars(by_cell: dict, title: str = "Accuracy by type x depth (Wi
 
 
 def accuracy_vs_recall(points: list[tuple[str, float | None, float | None]], title: str, name: str) -> str:
-    fig, ax = plt.subplots(figsize=(5.6, 4.4))
+    fig, ax = _pyplot().subplots(figsize=(5.6, 4.4))
     for label, rec, acc in points:
         if rec is None or acc is None:
             continue
@@ -92,7 +100,7 @@ def accuracy_vs_recall(points: list[tuple[str, float | None, float | None]], tit
 
 
 def histogram(values: list[float], title: str, xlabel: str, name: str, bins: int | list = 20) -> str:
-    fig, ax = plt.subplots(figsize=(4.6, 3.0))
+    fig, ax = _pyplot().subplots(figsize=(4.6, 3.0))
     ax.hist(values, bins=bins, color="#72b7b2", histtype="stepfilled", edgecolor="#4a8f8a")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("items")

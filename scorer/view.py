@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 from pydantic import ValidationError
@@ -38,8 +39,10 @@ from agenthop.scorer.items import ItemOutcome, resolve_items
 from agenthop.scorer.logs import Call, Run, expand_spec, load_run, safe_name
 from agenthop.scorer.summary import score_run
 from agenthop.server.papers import Corpus
-from agenthop.server.search import SearchEngine
 from agenthop.server.tools import TOOLS, Scope
+
+if TYPE_CHECKING:  # the engine loads bm25s and scipy: imported when a viewer is written, not with the scorer
+    from agenthop.server.search import SearchEngine
 
 VIEW_FILE = "index.html"
 VIEW_DIR = "view"  # where ``agenthop-scorer RUN... --view`` writes the viewer, beside the reports
@@ -189,6 +192,8 @@ class _View:
     """Writes each run's session files as it is added, and keeps the index for index.html."""
 
     def __init__(self, out: Path, gold: Gold, public: Corpus, expected: list[str] | None):
+        from agenthop.server.search import SearchEngine
+
         self.out, self.gold, self.public, self.expected = out, gold, public, expected
         self.texts = _Texts(public, SearchEngine(public))
         self.index: dict = {"runs": [], "rows": [], "corpus": public.identity}

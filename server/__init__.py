@@ -20,7 +20,7 @@ _WHERE = {
     "serve_play": "agenthop.server.play",
     "PlayOptions": "agenthop.server.play",
     "PlayOptionsError": "agenthop.server.play",
-    "Caps": "agenthop.server.sessions",
+    "Caps": "agenthop.server.caps",
     # the checkpoint log
     "read_log": "agenthop.server.checkpoint",
     "read_records": "agenthop.server.checkpoint",

@@ -206,11 +206,11 @@ def serve(corpus_path: Path, item: str | None, run_label: str | None, transport:
           budget: int, max_turns: int, max_tokens: int, explore_budget: int | None, auth_token: str | None,
           allow_remote_without_auth: bool, log_level: str) -> None:
     """Serve the seven metered tools over stdio (one session) or Streamable HTTP (many sessions)."""
+    from agenthop.server.caps import Caps
     from agenthop.server.checkpoint import LogError, LogPathError, LogUnavailable
     from agenthop.server.corpus.schema import CorpusError
     from agenthop.server.serving import ServeError
     from agenthop.server.serving import serve as serve_sandbox
-    from agenthop.server.sessions import Caps
 
     _setup_logging(log_level)
     if transport == "http":
@@ -277,10 +277,10 @@ def play(corpus_path: Path, items: tuple[str, ...] | None, participant: str | No
          log_path: Path, budget: int, max_turns: int, port: int, no_browser: bool, log_level: str) -> None:
     """Let a person play items in a browser, under the agents' budget and rules, on a free loopback port."""
     _setup_logging(log_level)
+    from agenthop.server.caps import Caps
     from agenthop.server.checkpoint import LogError, default_log_path
     from agenthop.server.corpus.schema import CorpusError
     from agenthop.server.play import PlayOptions, PlayOptionsError, open_browser, serve_play
-    from agenthop.server.sessions import Caps
 
     options = PlayOptions(items=items, participant=participant, reveal=reveal, run=run_label)
     log_path = log_path or default_log_path()

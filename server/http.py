@@ -21,9 +21,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from agenthop.server import jsontext
+from agenthop.server.caps import Caps
 from agenthop.server.checkpoint import CheckpointLog, LogError
 from agenthop.server.mcp_app import SESSION_PARAM, Sandbox, build_server, make_sandbox
-from agenthop.server.sessions import Caps
 from agenthop.server.timeouts import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, BodyDeadline, header_timeout_protocol
 from agenthop.server.tools import TOOLS
 

@@ -19,13 +19,14 @@ from mcp_types import INVALID_PARAMS
 
 import agenthop
 from agenthop.server import client_log
+from agenthop.server.caps import Caps
 from agenthop.server.checkpoint import LogError
 from agenthop.server.corpus_watch import CorpusWatch
 from agenthop.server.jsontext import wire_safe
 from agenthop.server.papers import Corpus
 from agenthop.server.result_schema import OUTPUT_SCHEMAS
 from agenthop.server.search import SearchEngine
-from agenthop.server.sessions import CallResult, Caps, Session, SessionRegistry, SessionRetired, meta_counts
+from agenthop.server.sessions import CallResult, Session, SessionRegistry, SessionRetired, meta_counts
 from agenthop.server.task import explore_text, task_text
 from agenthop.server.tools import TOOLS, Scope
 

@@ -47,11 +47,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 import agenthop
+from agenthop.server.caps import Caps
 from agenthop.server.checkpoint import CheckpointLog, LogError
 from agenthop.server.corpus.schema import open_corpus
 from agenthop.server.http import BodyError, _json_body, build_app, free_port, uvicorn_config
 from agenthop.server.mcp_app import Sandbox, make_sandbox
-from agenthop.server.sessions import META_TURN, Caps, Session
+from agenthop.server.sessions import META_TURN, Session
 from agenthop.server.task import LETTERS, task_text
 from agenthop.server.tools import TOOLS
 

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
+from agenthop.server.caps import Caps
 from agenthop.server.checkpoint import CheckpointLog, LogError, LogUnavailable, default_log_path
-from agenthop.server.sessions import Caps
 
 log = logging.getLogger("agenthop.server")
 

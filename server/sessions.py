@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from agenthop.server import jsontext
+from agenthop.server.caps import Caps
 from agenthop.server.checkpoint import CheckpointLog, LogError
 from agenthop.server.corpus_watch import CorpusWatch
 from agenthop.server.log_records import ArgumentsAltered, CallRecord, SessionEnd, SessionStart
@@ -52,18 +53,6 @@ STORED_ARGS_CHARS = 2_000  # arguments up to this size (as JSON) are stored whol
 CLIP_STRING, CLIP_ENTRIES, CLIP_DEPTH = 200, 20, 4
 CLIP_NAME = 200  # tool names and session IDs
 MAX_NESTING = 64  # deeper arguments are never stored as sent
-
-
-@dataclass(frozen=True)
-class Caps:
-    """Per-session limits; None means unlimited."""
-
-    budget: int | None = 30
-    max_turns: int | None = 20
-    max_tokens: int | None = 200_000
-
-    def as_dict(self) -> dict:
-        return {"budget": self.budget, "max_turns": self.max_turns, "max_tokens": self.max_tokens}
 
 
 @dataclass

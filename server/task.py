@@ -3,8 +3,8 @@ explore-mode text."""
 
 from __future__ import annotations
 
+from agenthop.server.caps import Caps
 from agenthop.server.papers import Item
-from agenthop.server.sessions import Caps
 from agenthop.server.tools import TOOLS
 
 LETTERS = "ABCD"

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from agenthop.server.papers import Corpus, Paper
-from agenthop.server.search import SearchEngine
 from agenthop.server.sections import alias, resolve
+
+if TYPE_CHECKING:  # only an annotation here: naming the tools must not load the search engine (bm25s, scipy)
+    from agenthop.server.search import SearchEngine
 
 ABSTRACT_PREVIEW = 300
 PaperId = Annotated[str, Field(min_length=1, max_length=200, description="A paper ID exactly as shown by the other tools.")]

@@ -42,9 +42,9 @@ from agenthop.inspect_task.options import session_settings  # noqa: E402
 from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, NUDGE, RunSettings  # noqa: E402
 from agenthop.runner.run import disabled_tools as runner_disabled_tools  # noqa: E402
 from agenthop.runner.run import session_caps as runner_session_caps  # noqa: E402
+from agenthop.server.caps import Caps  # noqa: E402
 from agenthop.server.checkpoint import read_records  # noqa: E402
 from agenthop.server.papers import Corpus  # noqa: E402
-from agenthop.server.sessions import Caps  # noqa: E402
 from agenthop.server.task import FIRST_USER_MESSAGE, task_text  # noqa: E402
 from agenthop.server.tools import TOOLS  # noqa: E402
 

@@ -69,9 +69,9 @@ def test_the_committed_schema_is_the_one_the_models_generate():
 
 
 def test_the_typed_reader_reads_what_the_server_writes(fixture_corpus, tmp_path):
+    from agenthop.server.caps import Caps
     from agenthop.server.checkpoint import CheckpointLog
     from agenthop.server.mcp_app import make_sandbox
-    from agenthop.server.sessions import Caps
 
     log = CheckpointLog(tmp_path / "log.sqlite")
     sandbox = make_sandbox(fixture_corpus, log, Caps())

@@ -26,8 +26,8 @@ REPLACEMENTS = (None, "x", "", -1, 0, 1, 1.5, 2.0, True, {}, [], {"paper_id": "p
 
 def server_records(corpus, tmp_path) -> list[dict]:
     """Checkpoint records as the server writes them: every kind, outcome shapes, clipped arguments, explore mode."""
+    from agenthop.server.caps import Caps
     from agenthop.server.mcp_app import make_sandbox
-    from agenthop.server.sessions import Caps
 
     log = CheckpointLog(tmp_path / "log.sqlite")
     sandbox = make_sandbox(corpus, log, Caps())

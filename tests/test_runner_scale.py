@@ -33,8 +33,8 @@ from agenthop.scorer.gold import Gold
 from agenthop.scorer.logs import RunSpecError, load_run, load_runs
 from agenthop.scorer.shards import group_specs
 from agenthop.scorer.summary import score_run
+from agenthop.server.caps import Caps
 from agenthop.server.checkpoint import read_records as read_checkpoint
-from agenthop.server.sessions import Caps
 
 # What differs between two runs of the same deterministic agent: identities, clocks and run labels.
 VOLATILE = {"session_id", "time", "latency_ms", "wall_time_s", "run", "cost_usd"}

@@ -98,8 +98,8 @@ def test_oracle_from_hand_written_logs(corpus, tmp_path):
 
 def test_oracle_through_the_real_server(corpus, tmp_path):
     try:
+        from agenthop.server.caps import Caps
         from agenthop.server.mcp_app import make_sandbox
-        from agenthop.server.sessions import Caps
     except ImportError as exc:  # pragma: no cover - the server is built in parallel
         pytest.skip(f"server not importable: {exc}")
     gold = Gold(corpus)

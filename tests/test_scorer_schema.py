@@ -65,8 +65,8 @@ def test_schema_rejects_malformed_calls(schema, tmp_path, broken):
 def test_real_server_records_validate(schema, tmp_path):
     """Records written by the server itself (driven in-process) satisfy the schema."""
     try:
+        from agenthop.server.caps import Caps
         from agenthop.server.mcp_app import make_sandbox
-        from agenthop.server.sessions import Caps
     except ImportError as exc:  # pragma: no cover - the server is built in parallel
         pytest.skip(f"server not importable: {exc}")
     corpus = build_corpus(tmp_path)

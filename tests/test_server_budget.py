@@ -4,8 +4,8 @@ import pytest
 from release_fixture import pid
 from server_helpers import calls, session_client, text
 
+from agenthop.server.caps import Caps
 from agenthop.server.checkpoint import read_records
-from agenthop.server.sessions import Caps
 
 pytestmark = pytest.mark.anyio
 

@@ -182,10 +182,10 @@ def test_server_refuses_to_start_on_a_bad_corpus(tmp_path):
 def test_log_export_prints_every_record_as_json(fixture_corpus, tmp_path):
     from click.testing import CliRunner
 
+    from agenthop.server.caps import Caps
     from agenthop.server.checkpoint import CheckpointLog
     from agenthop.server.cli import main
     from agenthop.server.mcp_app import make_sandbox
-    from agenthop.server.sessions import Caps
 
     log_path = tmp_path / "log.sqlite"
     log = CheckpointLog(log_path)
