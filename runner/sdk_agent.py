@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from agents import (
@@ -31,7 +32,8 @@ from agents.exceptions import MaxTurnsExceeded
 from agents.mcp import MCPServerStreamableHttp
 from agents.models.interface import Model
 from mcp.types import CallToolResult, TextContent
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, NotGiven, Omit
+from openai.types.chat import ChatCompletion
 
 from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, NUDGE, RunSettings
 from agenthop.runner.episode import Episode, SessionOver, TokenLimitReached
@@ -63,6 +65,30 @@ class RetryingModel(Model):
 
     async def close(self) -> None:
         await self.inner.close()
+
+
+class PlainChatClient:
+    """The run's OpenAI client as the Agents SDK sees it, with ``chat.completions.create`` posting its arguments as
+    they are, as the raw agent does (``raw_agent.chat_completion``): the OpenAI SDK's ``create`` walks every message
+    of the growing conversation to transform it (about 4% of the sdk agent's CPU at 8 workers), and the Agents SDK
+    builds plain JSON dicts that need none. Streaming requests, which this agent does not make, go to the real
+    ``create``. Everything else is the client's own."""
+
+    def __init__(self, client: AsyncOpenAI):
+        self._client = client
+        self.chat = SimpleNamespace(completions=SimpleNamespace(create=self.create))
+
+    def __getattr__(self, name: str):
+        return getattr(self._client, name)
+
+    async def create(self, *, extra_headers=None, extra_query=None, extra_body=None, timeout=None, **params):
+        if params.get("stream") is True:
+            return await self._client.chat.completions.create(
+                extra_headers=extra_headers, extra_query=extra_query, extra_body=extra_body, timeout=timeout, **params)
+        body = {key: value for key, value in params.items() if not isinstance(value, (NotGiven, Omit))}
+        options = {"headers": extra_headers, "params": extra_query, "extra_json": extra_body, "timeout": timeout}
+        options = {key: value for key, value in options.items() if value is not None and not isinstance(value, NotGiven)}
+        return await self._client.post("/chat/completions", body=body, cast_to=ChatCompletion, options=options)
 
 
 class EpisodeRef:
@@ -232,5 +258,5 @@ def make_sdk_parts(info: SessionInfo, settings: RunSettings, client: AsyncOpenAI
     ``tool_lists`` holds the run's tool listings, by disabled tools (``Orchestrator.tool_lists``)."""
     ref = EpisodeRef()
     server = SessionMCPServer(info, settings, ref, http_factory, discovered, tool_lists)
-    model = RetryingModel(OpenAIChatCompletionsModel(model=settings.model, openai_client=client), settings, ref)
+    model = RetryingModel(OpenAIChatCompletionsModel(model=settings.model, openai_client=PlainChatClient(client)), settings, ref)
     return server, model, ref

@@ -4,6 +4,7 @@ sandbox server (ServerThread, started by the runner) and a real loopback fake mo
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -348,3 +349,31 @@ def test_the_sdk_agent_lists_the_tools_once_per_run(corpus, tmp_path, monkeypatc
     assert [e["termination"] for e in kinds(recs, "item_end")] == ["answer"] * len(ITEM_IDS)
     assert len(listed) == 1
     assert len(offered) == 2 * len(ITEM_IDS) and all(len(names) == 7 for names in offered)
+
+
+def test_the_sdk_agents_requests_are_those_the_openai_sdk_would_send(corpus, tmp_path, monkeypatch):
+    """The sdk agent posts the Agents SDK's chat-completions arguments as they are (``PlainChatClient``, which skips
+    the OpenAI SDK's per-message transform): the bodies the model receives are those the OpenAI SDK's ``create``
+    sends for the same conversation."""
+    from agenthop.runner.sdk_agent import PlainChatClient
+
+    def script(body, fake):
+        if turn_index(body) == 0:
+            return tool_calls(("get_references", {"paper_id": seed_id(body)}), ("think", {"reasoning": "next"}))
+        return tool_calls(("submit_answer", {"answer": "B", "reasoning": "evidence"}))
+
+    bodies = {}
+    for name in ("plain", "openai-sdk"):
+        if name == "openai-sdk":
+            async def through_the_sdk(self, **kwargs):
+                return await self._client.chat.completions.create(**kwargs)
+
+            monkeypatch.setattr(PlainChatClient, "create", through_the_sdk)
+        with FakeOpenAI(script) as fake:
+            recs = run(corpus, fake, tmp_path / name, "sdk", "--workers", "1", "--limit", "1")
+            bodies[name] = fake.bodies()
+        assert [e["termination"] for e in kinds(recs, "item_end")] == ["answer"]
+    assert len(bodies["plain"]) == 2 and bodies["plain"][1]["messages"][-1]["role"] == "tool"
+    # The fake numbers its tool calls across runs; everything else must be the same.
+    same = [re.sub(r"call_\d+", "call_N", json.dumps(body, sort_keys=True)) for body in bodies["plain"]]
+    assert same == [re.sub(r"call_\d+", "call_N", json.dumps(body, sort_keys=True)) for body in bodies["openai-sdk"]]
