@@ -15,7 +15,7 @@ from agenthop._exports import lazy_exports
 _WHERE = {
     "run_items": "agenthop.runner.api",
     "RunResult": "agenthop.runner.api",
-    "RunSummary": "agenthop.runner.run",
+    "RunSummary": "agenthop.runner.summary",
     "Caps": "agenthop.server.caps",
     "RetryPolicy": "agenthop.runner.retry",
     "Shard": "agenthop.runner.sharding",

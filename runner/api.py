@@ -29,17 +29,16 @@ from agenthop.runner.run import (
     NoItemsLeft,
     Orchestrator,
     RunError,
-    RunSummary,
     close_writer,
     manifest,
     prepare_run_dir,
-    summarise,
 )
 from agenthop.runner.session import ALL_TOOLS, ServerAPI
 from agenthop.runner.sharding import Shard, parse_shard, shard_manifest
+from agenthop.runner.summary import RunSummary, summarise
 from agenthop.server.caps import Caps
 from agenthop.server.item_files import ItemRef
-from agenthop.server.log_records import RunStart
+from agenthop.server.log import RunStart
 
 
 @dataclass(frozen=True)
@@ -256,7 +255,7 @@ async def execute(plan: RunPlan) -> RunSummary:
         man = prepare_run_dir(out, manifest(s, await _corpus_identity(plan), plan.server_url, plan.items_file, plan.replicate_of,
                                             shard=plan.shard, processes=plan.processes), plan.resume)
         if plan.server_url is None:
-            from agenthop.server.http import ServerThread
+            from agenthop.server.transport.http import ServerThread
 
             server_thread = ServerThread(str(plan.corpus), str(out / SERVER_LOG), budget=s.caps.budget,
                                          max_turns=s.caps.max_turns, max_tokens=s.caps.max_tokens).start()

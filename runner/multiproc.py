@@ -33,7 +33,8 @@ import traceback
 from multiprocessing.connection import wait as wait_for
 
 from agenthop.runner.progress import ProgressView
-from agenthop.runner.run import RunError, is_correct
+from agenthop.runner.run import RunError
+from agenthop.runner.summary import is_correct
 
 _CTX = mp.get_context("spawn")
 
@@ -163,7 +164,7 @@ async def _child_run(n: int, plan, workers: int, pipe, events, next_index) -> No
     from agenthop.runner.records import RUNNER_FILE, RecordWriter
     from agenthop.runner.run import SERVER_LOG, Orchestrator, close_writer
     from agenthop.runner.session import ServerAPI
-    from agenthop.server.http import ServerThread
+    from agenthop.server.transport.http import ServerThread
 
     # Import the agent now, while the parent prepares, not on the first item.
     if plan.settings.agent == "sdk":

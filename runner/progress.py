@@ -9,7 +9,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from agenthop.runner.run import RunSummary
+    from agenthop.runner.summary import RunSummary
 
 
 class ProgressView:

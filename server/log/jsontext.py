@@ -1,0 +1,71 @@
+"""Strict JSON text for the log, the HTTP API and the wire, whatever strings a client sent.
+
+Two things a client can send that a naive ``json.dumps`` turns into trouble:
+
+- a lone UTF-16 surrogate (``"\\ud83d"``, half an emoji pair): Python keeps it in a
+  str, but it cannot be encoded as UTF-8, so SQLite, a UTF-8 socket or stdout
+  refuse it. ``dumps`` writes such a string with JSON ``\\u`` escapes, which is
+  valid JSON that Python and JavaScript read back to the same string;
+- NaN and Infinity, which ``json.dumps`` writes as bare tokens that strict
+  parsers reject. ``finite`` replaces them by the strings 'NaN', 'Infinity' and
+  '-Infinity'; ``dumps`` never writes them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+NON_FINITE_NAMES = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """Python's str holds UTF-16 surrogates only as lone halves (a pair read from JSON becomes one code point)."""
+    return _LONE_SURROGATE.search(text) is not None
+
+
+def replace_lone_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD, for output that must be UTF-8."""
+    return _LONE_SURROGATE.sub("\ufffd", text) if has_lone_surrogate(text) else text
+
+
+def wire_safe(value):
+    """A copy of a JSON-like value whose strings (keys included) are all encodable as UTF-8."""
+    if isinstance(value, str):
+        return replace_lone_surrogates(value)
+    if isinstance(value, dict):
+        return {wire_safe(k) if isinstance(k, str) else k: wire_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [wire_safe(v) for v in value]
+    return value
+
+
+def finite(value) -> tuple[object, bool]:
+    """(value with NaN and Infinity replaced by their names as strings, whether any was replaced)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return NON_FINITE_NAMES[repr(value)], True
+    if isinstance(value, dict):
+        items = [(k, finite(v)) for k, v in value.items()]
+        return {k: v for k, (v, _) in items}, any(changed for _, (_, changed) in items)
+    if isinstance(value, list | tuple):
+        items = [finite(v) for v in value]
+        return [v for v, _ in items], any(changed for _, changed in items)
+    return value, False
+
+
+def dumps(value, **kwargs) -> str:
+    """Strict JSON (no NaN or Infinity: ValueError) that always encodes as UTF-8.
+
+    Non-ASCII text is written as is, except in a value holding a lone surrogate,
+    which is written entirely with ASCII escapes.
+    """
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, **kwargs)
+    if has_lone_surrogate(text):
+        text = json.dumps(value, ensure_ascii=True, allow_nan=False, **kwargs)
+    return text
+
+
+def dumps_bytes(value, **kwargs) -> bytes:
+    return dumps(value, **kwargs).encode("utf-8")
