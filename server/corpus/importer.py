@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from agenthop.server.corpus import fields
-from agenthop.server.corpus.inputs import CITATIONS, GRAPH, ITEM, LABELS, PAPER, POOL, Source, open_source
+from agenthop.server.corpus.inputs import CITATIONS, GRAPH, ITEM, LABELS, PAPER, POOL, Source
+from agenthop.server.corpus.open_source import open_source
 from agenthop.server.corpus.problems import BadLabelError, Findings, ReleaseError, Where, describe, describe_warning
 from agenthop.server.corpus.release import (
     CELLS,

@@ -9,6 +9,8 @@ every shape goes through the same validation.
 - :class:`ReleaseDirectory`: the release layout (SPEC 2.1, plus the optional corpus/ files).
 - :mod:`agenthop.server.corpus.packaged`: the packager's samples (one combined JSON file,
   or a directory of per-sample JSON files) with recall labels from a separate file.
+
+:mod:`agenthop.server.corpus.open_source` picks the shape for a path.
 """
 
 from __future__ import annotations
@@ -55,10 +57,6 @@ LAYOUT = (
     "qa/full.jsonl (one item per line), graphs/full.jsonl (one neighbourhood per item) and audit/recall_labels.jsonl "
     "(one label record per item); corpus/papers.jsonl and corpus/citations.jsonl are optional, and with "
     "corpus/papers.jsonl the three item files may be absent (an explore-only corpus)"
-)
-SHAPES = (
-    "a release directory (paper_pool/, qa/, graphs/, audit/, optionally corpus/), a packaged JSON file (one sample "
-    "or a list of samples, each with the qa fields, 'graph' and 'paper_pool'), or a directory of such per-sample JSON files"
 )
 
 
@@ -172,24 +170,3 @@ class ReleaseDirectory(Source):
         for kind, rel in order:
             if rel in self.present:
                 yield from self._read(kind, JsonlFile(self.root / rel, rel), rel)
-
-
-def open_source(path: Path, labels: Path | None = None) -> Source:
-    """The source for ``path``: a release directory, a packaged JSON file, or a directory of per-sample files."""
-    from agenthop.server.corpus.packaged import PackagedSamples  # the packaged shape converts into release records
-
-    path = Path(path)
-    if path.is_file():
-        if path.suffix == ".jsonl":
-            raise ReleaseError(f"{path} is one JSONL file; give the release directory that holds it. Expected {SHAPES}")
-        return PackagedSamples([path], labels, name=path.name)
-    if not path.is_dir():
-        raise ReleaseError(f"release not found: {path}; expected {SHAPES}")
-    if any((path / d).is_dir() for d in ("paper_pool", "qa", "graphs", "audit", "corpus")):
-        if labels is not None:
-            raise ReleaseError(f"a recall labels file was given, but the release directory {path} carries its own ({LABELS_FILE})")
-        return ReleaseDirectory(path)
-    samples = sorted(p for p in path.iterdir() if p.suffix == ".json" and p.is_file())
-    if samples:
-        return PackagedSamples(samples, labels, name=path.resolve().name, directory=path)
-    raise ReleaseError(f"{path} holds neither a release layout nor per-sample .json files; expected {SHAPES}")

@@ -25,7 +25,8 @@ One module per part of the job, in the order a release is made:
 
 from agenthop.server.corpus.release import RELEASE_FILES
 from agenthop.server.corpus.synth.check import check_release
-from agenthop.server.corpus.synth.facts import KINDS, Kind
+from agenthop.server.corpus.synth.facts import KINDS
+from agenthop.server.corpus.synth.model import Kind
 from agenthop.server.corpus.synth.write import write_release
 
 __all__ = ["write_release", "check_release", "KINDS", "Kind", "RELEASE_FILES"]

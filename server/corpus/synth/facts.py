@@ -16,10 +16,8 @@ facts, and the scorer's failure attribution relies on where each one is stated, 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
 
-from agenthop.server.corpus.synth.model import Paper
+from agenthop.server.corpus.synth.model import Kind, Paper
 from agenthop.server.corpus.synth.vocabulary import AREAS
 
 # -- values ------------------------------------------------------------------------------
@@ -57,22 +55,6 @@ def _fold(rng: random.Random, area: dict, qual: str | None) -> str:
 COUNT_WORDS = ["three", "four", "five", "six", "eight", "ten", "twelve"]
 LAYER_WORDS = ["four", "six", "eight", "ten", "twelve", "sixteen", "twenty-four", "thirty-two", "forty-eight"]
 GPU_WORDS = ["two", "four", "eight", "sixteen", "thirty-two", "sixty-four"]
-
-@dataclass(frozen=True, eq=False)
-class Kind:
-    """One kind of fact: how to make a value, state it, ask about it and label it."""
-
-    name: str
-    rtype: str  # the reasoning type (METHOD, RESULT, GROUND, MOTIVE)
-    make: Callable[[random.Random, dict, str | None], str]  # (rng, area words, dataset) -> fact
-    statements: list[str]  # sentences that state the fact: "{f}" is the fact
-    question: str  # "{that}" = the referring phrase; "{qual}" = the dataset
-    short: str  # the noun phrase a multi-target question uses
-    subheads: list[str]  # subsection headings that may precede the fact
-    what: str  # the recall label's "what_it_contains"
-    areas: tuple[str, ...] | None = None  # the areas whose papers can state it (None: all)
-    qualified: bool = False  # the fact names one of the gold paper's datasets
-
 
 # -- the kinds ---------------------------------------------------------------------------
 

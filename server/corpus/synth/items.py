@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from agenthop.server.corpus.release import CONSENSUS_TIERS, REASONING_TYPES
 from agenthop.server.corpus.synth.chains import Chain, ChainFinder
-from agenthop.server.corpus.synth.facts import FactBook, Kind, fact_section, kinds_for
-from agenthop.server.corpus.synth.model import DirectFact, Draft, Item, Paper
+from agenthop.server.corpus.synth.facts import FactBook, fact_section, kinds_for
+from agenthop.server.corpus.synth.model import DirectFact, Draft, Item, Kind, Paper
 from agenthop.server.corpus.synth.questions import question
 from agenthop.server.corpus.synth.vocabulary import ITEM_CONTEXT
 

@@ -1,4 +1,4 @@
-"""The records the generator's pieces pass between them: papers, items, and the draft holding both.
+"""The records the generator's pieces pass between them: fact kinds, papers, items, and the draft holding both.
 
 A ``Draft`` is the benchmark while it is being built. Its pieces fill it in a fixed order
 (``papers.py`` the papers, ``graph.py`` their references, ``items.py`` the items and the
@@ -12,11 +12,25 @@ so a new draw anywhere changes every release after it.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-if TYPE_CHECKING:
-    from agenthop.server.corpus.synth.facts import Kind
+
+@dataclass(frozen=True, eq=False)
+class Kind:
+    """One kind of fact: how to make a value, state it, ask about it and label it."""
+
+    name: str
+    rtype: str  # the reasoning type (METHOD, RESULT, GROUND, MOTIVE)
+    make: Callable[[random.Random, dict, str | None], str]  # (rng, area words, dataset) -> fact
+    statements: list[str]  # sentences that state the fact: "{f}" is the fact
+    question: str  # "{that}" = the referring phrase; "{qual}" = the dataset
+    short: str  # the noun phrase a multi-target question uses
+    subheads: list[str]  # subsection headings that may precede the fact
+    what: str  # the recall label's "what_it_contains"
+    areas: tuple[str, ...] | None = None  # the areas whose papers can state it (None: all)
+    qualified: bool = False  # the fact names one of the gold paper's datasets
 
 
 class Paper:

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import random
 
-from agenthop.server.corpus.synth.facts import Kind
-from agenthop.server.corpus.synth.model import Paper
+from agenthop.server.corpus.synth.model import Kind, Paper
 from agenthop.server.corpus.synth.text import cap
 
 
