@@ -42,8 +42,8 @@ import tarfile
 import time
 from pathlib import Path
 
-from agenthop.server.checkpoint import CheckpointLog
 from agenthop.server.corpus.schema import INDEXES, create_index, create_schema
+from agenthop.server.log.checkpoint import CheckpointLog
 
 TOOLS_COST = {"search_papers": 1, "get_paper_info": 1, "get_references": 1, "list_sections": 1, "read_section": 5,
               "think": 0, "submit_answer": 0}
@@ -233,7 +233,7 @@ def profile_now(runs: list[str], corpus: Path, out: Path) -> None:
     stats = pstats.Stats(prof, stream=io.StringIO())
     total = max(v[3] for v in stats.stats.values())
     parts = {"drawing plots (plots.run_plots, comparison_plots)": ("plots.py", ("run_plots", "comparison_plots")),
-             "reading logs (logs.load_run)": ("logs.py", ("load_run",)),
+             "reading logs (runs.load_run)": ("runs.py", ("load_run",)),
              "scoring (summary.score_run)": ("summary.py", ("score_run",)),
              "writing summary.json (reports.write_json)": ("reports.py", ("write_json",))}
     print(f"profile of one process scoring {len(runs)} runs ({total:.1f} s under cProfile):")
@@ -245,7 +245,7 @@ def profile_now(runs: list[str], corpus: Path, out: Path) -> None:
 LOAD_CODE = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from {package}.logs import load_run
+from {package} import load_run
 t0 = time.perf_counter()
 records = sum(load_run(spec).n_records for spec in sys.argv[2:])
 print(time.perf_counter() - t0, records)

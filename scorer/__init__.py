@@ -1,46 +1,50 @@
 """agenthop.scorer: offline scoring of AgentHop runs against the corpus gold labels (docs/scoring.md).
 
-The public API is ``__all__`` below; every other name is private by convention.
+The public API is ``__all__`` below; every other name is private by convention. Names are
+imported on first use, so ``import agenthop.scorer`` (and ``agenthop-scorer --help``) does
+not load numpy or the report writers.
 
     from agenthop.scorer import score, compare, write_reports, load_run
 
 Modules: scoring (score, compare: the library behind the CLI), reports (writing them),
-results (what scoring returns), errors, logs (load runs), gold (gold labels; the label rule is
-server.sections.label_matches_section), items (item set and the session that counts),
-metrics (accuracy, recall, resources), audit (exposure/inspection), trajectory,
-stats (Wilson, McNemar, bootstraps, Cronbach), summary (score_run and versions), compare,
-document/report_md/report_html/plots/terminal (reports), view (trajectory viewer), cli (agenthop-scorer).
+results (what scoring returns), errors, runs (which runs a RUN argument names, and loading
+them), logs (reading one run's records), shards (one run from its shards), gold (gold labels;
+the label rule is server.sections.label_matches_section), items (item set and the session
+that counts), metrics (accuracy, recall, resources), audit (exposure/inspection), trajectory,
+stats (Wilson, McNemar, bootstraps, Cronbach), summary (score_run and versions), comparisons
+(paired and many-run), document/report_md/report_html/plots/terminal (reports), view
+(trajectory viewer), cli (agenthop-scorer).
 """
 
-from agenthop.scorer.errors import CorpusMismatchError, ItemsFileError, RunSpecError, ScorerError
-from agenthop.scorer.gold import Gold
-from agenthop.scorer.logs import Call, Run, Session, load_run, load_runs, to_dataframe
-from agenthop.scorer.reports import write_reports
-from agenthop.scorer.results import Headline, PairResult, RunScore, ScoreResult
-from agenthop.scorer.scoring import compare, score, write_viewer
-from agenthop.scorer.summary import SCORER_VERSION, SUMMARY_SCHEMA_VERSION, score_run
+from __future__ import annotations
 
-__all__ = [
-    "SCORER_VERSION",
-    "SUMMARY_SCHEMA_VERSION",
-    "Call",
-    "CorpusMismatchError",
-    "Gold",
-    "Headline",
-    "ItemsFileError",
-    "PairResult",
-    "Run",
-    "RunScore",
-    "RunSpecError",
-    "ScoreResult",
-    "ScorerError",
-    "Session",
-    "compare",
-    "load_run",
-    "load_runs",
-    "score",
-    "score_run",
-    "to_dataframe",
-    "write_reports",
-    "write_viewer",
-]
+from agenthop._exports import lazy_exports
+
+_WHERE = {
+    "score": "agenthop.scorer.scoring",
+    "compare": "agenthop.scorer.scoring",
+    "write_viewer": "agenthop.scorer.scoring",
+    "write_reports": "agenthop.scorer.reports",
+    "load_run": "agenthop.scorer.runs",
+    "load_runs": "agenthop.scorer.runs",
+    "Call": "agenthop.scorer.logs",
+    "Run": "agenthop.scorer.logs",
+    "Session": "agenthop.scorer.logs",
+    "to_dataframe": "agenthop.scorer.logs",
+    "Gold": "agenthop.scorer.gold",
+    "Headline": "agenthop.scorer.results",
+    "PairResult": "agenthop.scorer.results",
+    "RunScore": "agenthop.scorer.results",
+    "ScoreResult": "agenthop.scorer.results",
+    "score_run": "agenthop.scorer.summary",
+    "SCORER_VERSION": "agenthop.scorer.results",
+    "SUMMARY_SCHEMA_VERSION": "agenthop.scorer.results",
+    "ScorerError": "agenthop.scorer.errors",
+    "CorpusMismatchError": "agenthop.scorer.errors",
+    "ItemsFileError": "agenthop.scorer.errors",
+    "RunSpecError": "agenthop.scorer.errors",
+}
+
+__all__ = sorted(_WHERE)
+
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

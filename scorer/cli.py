@@ -5,7 +5,8 @@
 
 RUN is a run directory or a checkpoint log ``PATH.sqlite`` (optionally ``::LABEL``).
 Each command parses its arguments, makes one library call (agenthop.scorer.scoring)
-and shows the result; library errors are shown with the flags that set them.
+and shows the result; library errors are shown with the flags that set them. The library
+is imported when a command runs, so ``--help`` and usage errors do not load numpy.
 """
 
 from __future__ import annotations
@@ -15,9 +16,7 @@ import os
 import click
 
 from agenthop.scorer.errors import ScorerError
-from agenthop.scorer.scoring import compare, score, write_viewer
-from agenthop.scorer.summary import SCORER_VERSION
-from agenthop.scorer.terminal import make_console, print_comparison, print_pair, print_run
+from agenthop.scorer.results import SCORER_VERSION
 
 #: How each library parameter is spelled on the command line.
 FLAGS = {"server_log": "--server-log", "items": "--items", "corpus": "--corpus", "jobs": "--jobs", "runs": "RUN",
@@ -74,6 +73,9 @@ def main() -> None:
 @click.option("--view", is_flag=True, help="Also write the trajectory viewer to OUT/view/ and link every item of the reports to it.")
 def score_cmd(runs, corpus, out, items, replicates, server_log, jobs, view):
     """Score RUN(s): run directories or checkpoint logs PATH.sqlite[::LABEL]."""
+    from agenthop.scorer.scoring import score
+    from agenthop.scorer.terminal import make_console, print_comparison, print_run
+
     console = make_console()
     try:
         result = score(runs, corpus, items=items, server_log=server_log, replicates=replicates, out=out,
@@ -96,6 +98,9 @@ def score_cmd(runs, corpus, out, items, replicates, server_log, jobs, view):
 @click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False), help=SERVER_LOG_HELP)
 def compare_cmd(run_a, run_b, corpus, seed, resamples, items, out, server_log):
     """Paired comparison of two runs on the same items (McNemar, bootstraps, audit transitions)."""
+    from agenthop.scorer.scoring import compare
+    from agenthop.scorer.terminal import print_pair
+
     try:
         result = compare(run_a, run_b, corpus, items=items, server_log=server_log, seed=seed, resamples=resamples, out=out)
     except ScorerError as exc:
@@ -112,6 +117,8 @@ def compare_cmd(run_a, run_b, corpus, seed, resamples, items, out, server_log):
               help="Checkpoint log of a server the run(s) used, for run directories without server-log.sqlite.")
 def view_cmd(runs, corpus, out, items, server_log):
     """Write a trajectory viewer for RUN(s): OUT/index.html, which opens offline in a browser."""
+    from agenthop.scorer.scoring import write_viewer
+
     try:
         page = write_viewer(runs, corpus, out, items=items, server_log=server_log)
     except ScorerError as exc:

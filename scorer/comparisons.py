@@ -8,7 +8,8 @@ import numpy as np
 
 from agenthop.scorer import stats
 from agenthop.scorer.audit import CATEGORIES
-from agenthop.scorer.summary import HEADLINE_KEYS, SCORER_VERSION, SUMMARY_SCHEMA_VERSION
+from agenthop.scorer.results import SCORER_VERSION, SUMMARY_SCHEMA_VERSION
+from agenthop.scorer.summary import HEADLINE_KEYS
 
 COMPARISON_SCHEMA_VERSION = 1
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from agenthop.scorer.gold import Gold, GoldItem
 from agenthop.scorer.logs import Call, Run, Session
-from agenthop.server.log_structs import ItemEnd, Turn
+from agenthop.server.log.structs import ItemEnd, Turn
 
 
 @dataclass

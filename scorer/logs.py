@@ -11,16 +11,15 @@ A *run* is either
 * a checkpoint log file ``PATH.sqlite``, optionally suffixed ``::LABEL`` to pick
   one run label. Without a label each run label in the file is a separate run.
 
-``load_runs(spec)`` returns every run a spec names; ``load_run(path)`` returns
-exactly one (and says how to pick one when the file holds several);
-``expand_spec(spec)`` lists the runs a spec names without reading their records.
-Everything that loads runs goes through these three functions.
+Which runs a RUN argument names, and loading them, is ``agenthop.scorer.runs``
+(``load_runs``, ``load_run``, ``expand_spec``); this module reads one run
+directory or one log file.
 ``to_dataframe(records)`` turns records into a pandas DataFrame when pandas is
 installed.
 
 Records are the ones the server and the runner write, defined once in
-``agenthop.server.log_records``; they are decoded straight into the msgspec
-Structs derived from those models (``agenthop.server.log_structs``), which
+``agenthop.server.log.records``; they are decoded straight into the msgspec
+Structs derived from those models (``agenthop.server.log.structs``), which
 validates them as the models do and is faster than decoding into dicts (reading
 the logs was a quarter of the scorer's time). A record of a known kind that does
 not fit its model is an error naming the file and the record; records of kinds
@@ -43,9 +42,9 @@ from typing import Any
 import msgspec
 
 from agenthop.scorer.errors import RunSpecError
-from agenthop.server import log_structs
-from agenthop.server.checkpoint import LogError, run_labels
-from agenthop.server.log_structs import AttemptError, AttemptStart, ItemEnd, Record, RunStart, SessionEnd, SessionStart, Turn
+from agenthop.server.log import LogError, run_labels
+from agenthop.server.log import structs as log_structs
+from agenthop.server.log.structs import AttemptError, AttemptStart, ItemEnd, Record, RunStart, SessionEnd, SessionStart, Turn
 
 LOG_FILE = "server-log.sqlite"
 RUNNER_FILE = "runner.jsonl"
@@ -65,11 +64,11 @@ NAV_TOOLS = ("search_papers", "get_paper_info", "get_references", "list_sections
 EXECUTED_OUTCOMES = ("ok", "not_found", "no_text", "ambiguous")
 
 
-__all__ = ["Call", "Run", "RunSpecError", "Session", "expand_spec", "load_run", "load_runs", "to_dataframe"]
+__all__ = ["Call", "Run", "RunSpecError", "Session", "to_dataframe"]
 
 
 class Call(log_structs.CallRecord, tag="call"):
-    """One ``call`` checkpoint record: the fields of ``agenthop.server.log_records.CallRecord``."""
+    """One ``call`` checkpoint record: the fields of ``agenthop.server.log.records.CallRecord``."""
 
     @property
     def paper_id(self) -> str | None:
@@ -226,7 +225,7 @@ def _rows(path: Path, run: str | None, kinds: tuple[str, ...] | None, columns: s
 
 
 def read_checkpoint_records(path: Path, run: str | None = None, kinds: tuple[str, ...] | None = None) -> Iterator[dict]:
-    """The records of a checkpoint log as dicts, exactly as ``agenthop.server.checkpoint.read_records`` reads them."""
+    """The records of a checkpoint log as dicts, exactly as ``agenthop.server.log.checkpoint.read_records`` reads them."""
     for (text,) in _rows(path, run, kinds, "record"):
         yield _loads(text)
 
@@ -415,70 +414,6 @@ def _load_file(path: Path, label: str | None, all_labels: bool, starts_only: boo
         name = f"{path.stem}::{lab}" if lab is not None and len(labels) > 1 else (lab or path.stem)
         runs.append(Run(name=name, label=lab, log_path=path, sessions=sessions, n_records=n))
     return runs
-
-
-def split_spec(spec: str) -> tuple[Path, str | None]:
-    if "::" in spec:
-        path, label = spec.rsplit("::", 1)
-        return Path(path), label or None
-    return Path(spec), None
-
-
-def _not_found(path: Path) -> RunSpecError:
-    return RunSpecError("run not found: {path} (pass a run directory or a checkpoint log file, optionally PATH::LABEL)",
-                        "runs", path=path)
-
-
-def load_runs(spec: str | Path, server_log: str | Path | None = None) -> list[Run]:
-    """Every run a RUN argument names (a run directory, ``log.sqlite`` or ``log.sqlite::LABEL``).
-
-    ``server_log``: the checkpoint log of a run directory that has no ``server-log.sqlite``.
-    """
-    return [load_run(single, server_log) for single in expand_spec(spec)]
-
-
-def expand_spec(spec: str | Path) -> list[str]:
-    """The single-run specs a RUN argument stands for, without loading any records.
-
-    A directory or ``PATH::LABEL`` is one run; a log file without a label is one run per label.
-    """
-    from agenthop.scorer import shards  # shards imports this module
-
-    if isinstance(spec, shards.ShardGroup):
-        return [spec]
-    path, label = split_spec(str(spec))
-    if not path.exists():
-        raise _not_found(path)
-    if path.is_dir() or label is not None:
-        return [str(spec)]
-    labels = _labels(path)
-    return [f"{path}::{lab}" for lab in labels] if len(labels) > 1 else [str(spec)]
-
-
-def load_run(path: str | Path, server_log: str | Path | None = None, *, starts_only: bool = False) -> Run:
-    """Load exactly one run; a log file with several run labels needs ``::LABEL``.
-
-    ``starts_only``: read only run.json and the ``session_start`` records (which corpus, caps, client), not the calls.
-    """
-    from agenthop.scorer import shards  # shards imports this module
-
-    log = Path(server_log) if server_log is not None else None
-    if isinstance(path, shards.ShardGroup):  # the N shard directories of one run (agenthop-runner --shard)
-        with gc_paused():
-            return shards.load_merged(path, log, starts_only)
-    spec_path, label = split_spec(str(path))
-    if spec_path.is_dir():
-        if label is not None:
-            raise RunSpecError("{spec}: '::LABEL' applies to a checkpoint log file, not a run directory.", "runs", spec=path)
-        group = shards.shard_parent(spec_path)  # a directory holding the shards of one run
-        with gc_paused():
-            if group is not None:
-                return shards.load_merged(group, log, starts_only)
-            return _load_dir(spec_path, log, starts_only)
-    if not spec_path.exists():
-        raise _not_found(spec_path)
-    with gc_paused():
-        return _load_file(spec_path, label, all_labels=False, starts_only=starts_only)[0]
 
 
 # -- DataFrames --------------------------------------------------------------

@@ -7,8 +7,8 @@
     pair = compare("runs/a", "runs/b", "corpus.sqlite", seed=0)
     pair.difference, pair.mcnemar_p
 
-Runs are loaded by ``logs.expand_spec`` (which runs a RUN argument names) and
-``logs.load_run`` (one run), through ``_load`` below and nowhere else. A run
+Runs are loaded by ``runs.expand_spec`` (which runs a RUN argument names) and
+``runs.load_run`` (one run), through ``_load`` below and nowhere else. A run
 made on another corpus than the one given is refused before anything is
 scored. Runs are scored one at a time per process, so memory stays flat with
 many runs when the reports are streamed to ``out``; with ``jobs`` > 1 they are
@@ -24,19 +24,20 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from pathlib import Path
 
-from agenthop.scorer.compare import compare_pair, multi_run
+from agenthop.scorer.comparisons import compare_pair, multi_run
 from agenthop.scorer.errors import CorpusMismatchError, ItemsFileError, ScorerError
 from agenthop.scorer.gold import Gold
-from agenthop.scorer.logs import Run, expand_spec, gc_paused, load_run
+from agenthop.scorer.logs import Run, gc_paused
 from agenthop.scorer.reports import ViewLinks, run_dir_names, write_comparison_reports, write_run_reports
 from agenthop.scorer.results import PairResult, RunScore, ScoreResult, slim
+from agenthop.scorer.runs import expand_spec, load_run
 from agenthop.scorer.shards import group_specs as group_shards
 from agenthop.scorer.stats import preload
 from agenthop.scorer.summary import score_run
 from agenthop.scorer.view import VIEW_DIR, VIEW_FILE, write_view
-from agenthop.server.checkpoint import LogError
 from agenthop.server.corpus.schema import CorpusError, open_corpus, read_meta
 from agenthop.server.item_files import ItemsError, read_items
+from agenthop.server.log import LogError
 
 
 def open_gold(corpus: str | Path) -> Gold:

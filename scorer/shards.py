@@ -121,7 +121,7 @@ def shard_parent(path: Path) -> ShardGroup | None:
 
 
 def load_merged(group: ShardGroup, server_log: Path | None = None, starts_only: bool = False) -> Run:
-    """One Run from the N shards of ``group`` (``starts_only``: as logs.load_run)."""
+    """One Run from the N shards of ``group`` (``starts_only``: as runs.load_run)."""
     parts = [_load_dir(d, server_log, starts_only) for d in group.dirs]
     sessions = {}
     offset = 0

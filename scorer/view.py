@@ -36,7 +36,8 @@ from pydantic import ValidationError
 from agenthop.scorer import audit, metrics
 from agenthop.scorer.gold import Gold
 from agenthop.scorer.items import ItemOutcome, resolve_items
-from agenthop.scorer.logs import Call, Run, expand_spec, load_run, safe_name
+from agenthop.scorer.logs import Call, Run, safe_name
+from agenthop.scorer.runs import expand_spec, load_run
 from agenthop.scorer.summary import score_run
 from agenthop.server.papers import Corpus
 from agenthop.server.tools import TOOLS, Scope

@@ -30,11 +30,12 @@ from agenthop.runner.records import read_records
 from agenthop.runner.sharding import Shard, ShardError, items_digest, parse_shard
 from agenthop.scorer.cli import main as scorer_main
 from agenthop.scorer.gold import Gold
-from agenthop.scorer.logs import RunSpecError, load_run, load_runs
+from agenthop.scorer.logs import RunSpecError
+from agenthop.scorer.runs import load_run, load_runs
 from agenthop.scorer.shards import group_specs
 from agenthop.scorer.summary import score_run
 from agenthop.server.caps import Caps
-from agenthop.server.checkpoint import read_records as read_checkpoint
+from agenthop.server.log.checkpoint import read_records as read_checkpoint
 
 # What differs between two runs of the same deterministic agent: identities, clocks and run labels.
 VOLATILE = {"session_id", "time", "latency_ms", "wall_time_s", "run", "cost_usd"}
@@ -264,7 +265,7 @@ def test_a_runner_log_that_cannot_be_written_stops_the_run_and_reruns_nothing(de
 def test_shards_against_one_shared_server_and_a_copied_in_shared_log_score_as_their_run(demo, tmp_path):
     """Two shards run against one server (--server): scored with that server's log, each session counts once.
     A run directory whose copied-in server log also holds another run scores its own sessions only."""
-    from agenthop.server.http import ServerThread
+    from agenthop.server.transport.http import ServerThread
 
     corpus, split = demo
     ids = demo_ids(split, 6)

@@ -153,7 +153,7 @@ def test_fast_readers_agree_with_the_writers_readers(env, tmp_path):
     """The scorer parses logs with msgspec; it must read exactly what the server's and the runner's readers read."""
     from agenthop.runner.records import read_records as runner_records
     from agenthop.scorer.logs import _read_runner_file, read_checkpoint_records
-    from agenthop.server.checkpoint import CheckpointLog, read_records
+    from agenthop.server.log.checkpoint import CheckpointLog, read_records
 
     path = tmp_path / "runner.jsonl"
     lines = [b'{"kind": "run_start", "run": "r"}', b"", b"   ", b'{"kind": "turn", "big": 1180591620717411303424}',

@@ -16,9 +16,10 @@ from scorer_fixtures import (
 )
 
 from agenthop.scorer.cli import main
-from agenthop.scorer.logs import load_run, to_dataframe
-from agenthop.scorer.summary import SCORER_VERSION, SUMMARY_SCHEMA_VERSION
-from agenthop.server.checkpoint import CheckpointLog
+from agenthop.scorer.logs import to_dataframe
+from agenthop.scorer.results import SCORER_VERSION, SUMMARY_SCHEMA_VERSION
+from agenthop.scorer.runs import load_run
+from agenthop.server.log.checkpoint import CheckpointLog
 
 CORRECT = {"st_0001": "B", "st_0002": "A", "st_0003": "D", "st_0004": "C", "st_0005": "A", "mt_0001": "A", "mt_0002": "C"}
 GOLD_READS = {"st_0001": ["B"], "st_0002": ["H"], "st_0003": ["B"], "st_0005": ["B"], "mt_0001": ["B", "K"], "mt_0002": ["H", "K"]}

@@ -15,9 +15,9 @@ from scorer_fixtures import (
 )
 
 from agenthop.scorer.gold import Gold
-from agenthop.scorer.logs import load_run
+from agenthop.scorer.runs import load_run
 from agenthop.scorer.summary import score_run
-from agenthop.server.checkpoint import CheckpointLog
+from agenthop.server.log.checkpoint import CheckpointLog
 from agenthop.server.sections import label_is_resolvable, label_matches_section
 
 
@@ -468,7 +468,8 @@ def test_items_file_formats(tmp_path):
 
 
 def test_log_file_with_several_labels(tmp_path, gold):
-    from agenthop.scorer.logs import RunSpecError, load_runs
+    from agenthop.scorer.logs import RunSpecError
+    from agenthop.scorer.runs import load_runs
 
     path = tmp_path / "shared.sqlite"
     log = CheckpointLog(path)

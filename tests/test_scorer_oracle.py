@@ -14,9 +14,9 @@ import pytest
 from scorer_fixtures import SessionWriter, build_corpus
 
 from agenthop.scorer.gold import Gold
-from agenthop.scorer.logs import load_run
+from agenthop.scorer.runs import load_run
 from agenthop.scorer.summary import score_run
-from agenthop.server.checkpoint import CheckpointLog
+from agenthop.server.log.checkpoint import CheckpointLog
 from agenthop.server.sections import alias, resolve
 
 REPO = Path(__file__).resolve().parent.parent
@@ -99,7 +99,7 @@ def test_oracle_from_hand_written_logs(corpus, tmp_path):
 def test_oracle_through_the_real_server(corpus, tmp_path):
     try:
         from agenthop.server.caps import Caps
-        from agenthop.server.mcp_app import make_sandbox
+        from agenthop.server.transport.mcp_app import make_sandbox
     except ImportError as exc:  # pragma: no cover - the server is built in parallel
         pytest.skip(f"server not importable: {exc}")
     gold = Gold(corpus)

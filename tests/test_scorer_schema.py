@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from scorer_fixtures import SessionWriter, build_corpus, pid, write_main_run
 
-from agenthop.server.checkpoint import CheckpointLog, read_records
+from agenthop.server.log.checkpoint import CheckpointLog, read_records
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -66,7 +66,7 @@ def test_real_server_records_validate(schema, tmp_path):
     """Records written by the server itself (driven in-process) satisfy the schema."""
     try:
         from agenthop.server.caps import Caps
-        from agenthop.server.mcp_app import make_sandbox
+        from agenthop.server.transport.mcp_app import make_sandbox
     except ImportError as exc:  # pragma: no cover - the server is built in parallel
         pytest.skip(f"server not importable: {exc}")
     corpus = build_corpus(tmp_path)
@@ -103,7 +103,7 @@ def test_real_runner_records_validate_and_score(schema, tmp_path):
     import sys
 
     from agenthop.scorer.gold import Gold
-    from agenthop.scorer.logs import load_run
+    from agenthop.scorer.runs import load_run
     from agenthop.scorer.summary import score_run
 
     exe = Path(sys.executable).parent / "agenthop-runner"

@@ -6,7 +6,8 @@ import pytest
 from scorer_fixtures import SessionWriter, build_corpus, new_run_dir
 
 from agenthop.scorer.gold import Gold
-from agenthop.scorer.logs import TOOLS, load_run
+from agenthop.scorer.logs import TOOLS
+from agenthop.scorer.runs import load_run
 from agenthop.scorer.summary import score_run
 
 
