@@ -1,6 +1,6 @@
 """Lazy re-exports for the packages' ``__init__``: a public name is imported from its module on first use.
 
-So ``import agenthop.server`` (or ``agenthop.server.checkpoint``, which imports the package
+So ``import agenthop.server`` (or ``agenthop.server.log.checkpoint``, which imports the package
 first) costs nothing, and ``from agenthop.server import serve`` imports only what ``serve`` needs.
 """
 

@@ -10,7 +10,7 @@ synchronous=FULL, fsync) when write() returns.
 
 - per-call: what the server did before issue 10/11, each write its own
   autocommit INSERT (one fsync per record) under a lock.
-- group: agenthop.server.checkpoint.CheckpointLog: one writer thread commits
+- group: agenthop.server.log.checkpoint.CheckpointLog: one writer thread commits
   every waiting record in one transaction, and each writer is woken after that
   transaction's fsync.
 
@@ -53,8 +53,8 @@ from pathlib import Path
 import anyio
 import httpx2
 
-from agenthop.server.checkpoint import CheckpointLog, encode
-from agenthop.server.log_records import CallRecord
+from agenthop.server.log.checkpoint import CheckpointLog, encode
+from agenthop.server.log.records import CallRecord
 
 CONCURRENCY = (1, 8, 40)
 
@@ -223,8 +223,8 @@ def bench_servers(pythons: list[str], corpus: Path, dirs: list[Path], rounds: in
 SESSION_CALL = """
 import json, statistics, sys, tempfile, time
 from pathlib import Path
-from agenthop.server.checkpoint import CheckpointLog
-from agenthop.server.mcp_app import make_sandbox
+from agenthop.server.log.checkpoint import CheckpointLog
+from agenthop.server.transport.mcp_app import make_sandbox
 from agenthop.server.caps import Caps
 with tempfile.TemporaryDirectory(dir=sys.argv[2]) as tmp:
     log = CheckpointLog(Path(tmp) / "log.sqlite")

@@ -40,11 +40,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
 
 from agenthop.server.caps import Caps
-from agenthop.server.checkpoint import CheckpointLog
-from agenthop.server.http import free_port
-from agenthop.server.mcp_app import make_sandbox
+from agenthop.server.log.checkpoint import CheckpointLog
 from agenthop.server.search import ScopeIndex, tokenize
 from agenthop.server.tools import TOOLS
+from agenthop.server.transport.http import free_port
+from agenthop.server.transport.mcp_app import make_sandbox
 
 UNLIMITED = 10**9
 

@@ -23,7 +23,7 @@ import anyio
 from inspect_ai.hooks import Hooks, RunEnd, hooks
 
 if TYPE_CHECKING:
-    from agenthop.server.http import ServerThread
+    from agenthop.server.transport.http import ServerThread
 
 log = logging.getLogger("agenthop.inspect")
 
@@ -34,7 +34,7 @@ _running: dict[tuple[Path, Path], ServerThread] = {}
 def server_url(corpus: Path, checkpoint_log: Path) -> str:
     """The base URL of the server for this corpus and log, starting it on first use (blocking: call off the event loop)."""
     # Imported on first use: Inspect imports this module (for the hook) in every process, AgentHop eval or not.
-    from agenthop.server.http import ServerThread
+    from agenthop.server.transport.http import ServerThread
 
     key = (corpus, checkpoint_log)
     with _lock:

@@ -15,7 +15,7 @@ from agenthop.runner.readfirst import ReadFirstGate
 from agenthop.runner.records import RecordWriter
 from agenthop.runner.session import SessionInfo, ToolResult
 from agenthop.server.caps import Caps
-from agenthop.server.log_records import Turn
+from agenthop.server.log import Turn
 from agenthop.server.sessions import META_FORCED, META_TOKENS, META_TURN
 
 Issue = Callable[[str, dict, dict], Awaitable[ToolResult]]

@@ -1,6 +1,6 @@
 """runner.jsonl: the runner's own records (docs/log-format.md), and reading them back for resume.
 
-The records are the models of agenthop.server.log_records (``RunStart``, ``AttemptStart``,
+The records are the models of agenthop.server.log.records (``RunStart``, ``AttemptStart``,
 ``Turn``, ``AttemptError``, ``ItemEnd``): the runner builds each record as its model, so a
 record that does not fit the format fails where it is made, never in the scorer.
 
@@ -32,7 +32,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agenthop.server.log_records import record_dict
+from agenthop.server.log import record_dict
 
 RUNNER_FILE = "runner.jsonl"
 
@@ -62,7 +62,7 @@ class RecordWriter:
     def write(self, record: BaseModel | dict) -> None:
         """Queue one record; it reaches the file (fsynced) within one batch. Never blocks on I/O.
 
-        The runner writes models of agenthop.server.log_records (validated when they are made), so
+        The runner writes models of agenthop.server.log.records (validated when they are made), so
         every line fits docs/log-format.schema.json; a dict is written as it is (``time`` added).
         """
         if isinstance(record, BaseModel):

@@ -5,6 +5,12 @@ imported on first use, so ``import agenthop.server`` (and any submodule) stays l
 stack loads only with ``serve``, ``ServerThread`` or ``serve_play``.
 
     from agenthop.server import serve, read_log, CallRecord
+
+Where things are: the sandbox itself at this package's root (``sessions``: budgets and the
+one metered call path; ``tools``, ``search``, ``papers``, ``sections``: the seven tools;
+``caps``, ``task``, ``result_schema``), ``log/`` (the checkpoint log and the records of a run,
+the contract the runner and the scorer read), ``transport/`` (MCP over stdio and Streamable
+HTTP, the session API), ``play/`` (the /play page), ``corpus/`` (building corpus files).
 """
 
 from __future__ import annotations
@@ -13,31 +19,31 @@ from agenthop._exports import lazy_exports
 
 _WHERE = {
     # serving
-    "serve": "agenthop.server.serving",
-    "ServeError": "agenthop.server.serving",
-    "ServerThread": "agenthop.server.http",
-    "ExposureError": "agenthop.server.http",
-    "serve_play": "agenthop.server.play",
-    "PlayOptions": "agenthop.server.play",
-    "PlayOptionsError": "agenthop.server.play",
+    "serve": "agenthop.server.transport.serving",
+    "ServeError": "agenthop.server.transport.serving",
+    "ServerThread": "agenthop.server.transport.http",
+    "ExposureError": "agenthop.server.transport.http",
+    "serve_play": "agenthop.server.play.serve",
+    "PlayOptions": "agenthop.server.play.routes",
+    "PlayOptionsError": "agenthop.server.play.routes",
     "Caps": "agenthop.server.caps",
     # the checkpoint log
-    "read_log": "agenthop.server.checkpoint",
-    "read_records": "agenthop.server.checkpoint",
-    "run_labels": "agenthop.server.checkpoint",
-    "default_log_path": "agenthop.server.checkpoint",
-    "LogError": "agenthop.server.checkpoint",
-    "LOG_FORMAT_VERSION": "agenthop.server.checkpoint",
+    "read_log": "agenthop.server.log.checkpoint",
+    "read_records": "agenthop.server.log.checkpoint",
+    "run_labels": "agenthop.server.log.checkpoint",
+    "default_log_path": "agenthop.server.log.checkpoint",
+    "LogError": "agenthop.server.log.checkpoint",
+    "LOG_FORMAT_VERSION": "agenthop.server.log.checkpoint",
     # the records of a run, shared by the writers and the readers
-    "SessionStart": "agenthop.server.log_records",
-    "CallRecord": "agenthop.server.log_records",
-    "SessionEnd": "agenthop.server.log_records",
-    "RunStart": "agenthop.server.log_records",
-    "AttemptStart": "agenthop.server.log_records",
-    "Turn": "agenthop.server.log_records",
-    "AttemptError": "agenthop.server.log_records",
-    "ItemEnd": "agenthop.server.log_records",
-    "log_schema": "agenthop.server.log_records",
+    "SessionStart": "agenthop.server.log.records",
+    "CallRecord": "agenthop.server.log.records",
+    "SessionEnd": "agenthop.server.log.records",
+    "RunStart": "agenthop.server.log.records",
+    "AttemptStart": "agenthop.server.log.records",
+    "Turn": "agenthop.server.log.records",
+    "AttemptError": "agenthop.server.log.records",
+    "ItemEnd": "agenthop.server.log.records",
+    "log_schema": "agenthop.server.log.records",
 }
 
 __all__ = list(_WHERE)

@@ -207,10 +207,10 @@ def serve(corpus_path: Path, item: str | None, run_label: str | None, transport:
           allow_remote_without_auth: bool, log_level: str) -> None:
     """Serve the seven metered tools over stdio (one session) or Streamable HTTP (many sessions)."""
     from agenthop.server.caps import Caps
-    from agenthop.server.checkpoint import LogError, LogPathError, LogUnavailable
     from agenthop.server.corpus.schema import CorpusError
-    from agenthop.server.serving import ServeError
-    from agenthop.server.serving import serve as serve_sandbox
+    from agenthop.server.log.checkpoint import LogError, LogPathError, LogUnavailable
+    from agenthop.server.transport.serving import ServeError
+    from agenthop.server.transport.serving import serve as serve_sandbox
 
     _setup_logging(log_level)
     if transport == "http":
@@ -236,7 +236,7 @@ def serve(corpus_path: Path, item: str | None, run_label: str | None, transport:
 
 def _check_exposure(host: str, auth_token: str | None, allowed: bool) -> None:
     """Refuse an unauthenticated non-loopback bind unless allowed; then warn on stderr whatever the log level."""
-    from agenthop.server.http import ExposureError, check_exposure
+    from agenthop.server.transport.http import ExposureError, check_exposure
 
     try:
         warning = check_exposure(host, auth_token, allowed)
@@ -278,9 +278,10 @@ def play(corpus_path: Path, items: tuple[str, ...] | None, participant: str | No
     """Let a person play items in a browser, under the agents' budget and rules, on a free loopback port."""
     _setup_logging(log_level)
     from agenthop.server.caps import Caps
-    from agenthop.server.checkpoint import LogError, default_log_path
     from agenthop.server.corpus.schema import CorpusError
-    from agenthop.server.play import PlayOptions, PlayOptionsError, open_browser, serve_play
+    from agenthop.server.log.checkpoint import LogError, default_log_path
+    from agenthop.server.play.routes import PlayOptions, PlayOptionsError
+    from agenthop.server.play.serve import open_browser, serve_play
 
     options = PlayOptions(items=items, participant=participant, reveal=reveal, run=run_label)
     log_path = log_path or default_log_path()
@@ -315,7 +316,7 @@ _LOG_ARGUMENT = click.argument("path", type=click.Path(dir_okay=False, path_type
 def _log_or_default(path: Path | None) -> Path:
     if path is not None:
         return path
-    from agenthop.server.checkpoint import default_log_path
+    from agenthop.server.log.checkpoint import default_log_path
 
     path = default_log_path()
     if not path.exists():
@@ -331,8 +332,8 @@ def _log_or_default(path: Path | None) -> Path:
 @click.option("--run", "run_label", default=None, help="Only records of this run label.")
 def log_export(path: Path | None, fmt: str, run_label: str | None) -> None:
     """Print a checkpoint log's records, one strict JSON object per line (PATH defaults to the per-user log)."""
-    from agenthop.server.checkpoint import LogError, read_records
-    from agenthop.server.jsontext import dumps
+    from agenthop.server.log.checkpoint import LogError, read_records
+    from agenthop.server.log.jsontext import dumps
 
     try:
         for record in read_records(_log_or_default(path), run=run_label):
@@ -345,7 +346,7 @@ def log_export(path: Path | None, fmt: str, run_label: str | None) -> None:
 @_LOG_ARGUMENT
 def log_runs(path: Path | None) -> None:
     """List the run labels in a checkpoint log (PATH defaults to the per-user log)."""
-    from agenthop.server.checkpoint import LogError, run_labels
+    from agenthop.server.log.checkpoint import LogError, run_labels
 
     try:
         labels = run_labels(_log_or_default(path))
@@ -358,7 +359,7 @@ def log_runs(path: Path | None) -> None:
 @log_group.command("path")
 def log_path_command() -> None:
     """Print where 'serve' writes its checkpoint log when no --log (or AGENTHOP_LOG) is given."""
-    from agenthop.server.checkpoint import default_log_path
+    from agenthop.server.log.checkpoint import default_log_path
 
     click.echo(str(default_log_path()))
 
@@ -366,7 +367,7 @@ def log_path_command() -> None:
 @log_group.command("schema")
 def log_schema_command() -> None:
     """Print the JSON Schema of the log records (the committed docs/log-format.schema.json)."""
-    from agenthop.server.checkpoint import LOG_FORMAT_VERSION
-    from agenthop.server.log_records import log_schema
+    from agenthop.server.log.checkpoint import LOG_FORMAT_VERSION
+    from agenthop.server.log.records import log_schema
 
     click.echo(json.dumps(log_schema(LOG_FORMAT_VERSION), indent=2))

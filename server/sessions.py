@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from agenthop.server import jsontext
 from agenthop.server.caps import Caps
-from agenthop.server.checkpoint import CheckpointLog, LogError
 from agenthop.server.corpus_watch import CorpusWatch
-from agenthop.server.log_records import ArgumentsAltered, CallRecord, SessionEnd, SessionStart
+from agenthop.server.log import jsontext
+from agenthop.server.log.checkpoint import CheckpointLog, LogError
+from agenthop.server.log.records import ArgumentsAltered, CallRecord, SessionEnd, SessionStart
 from agenthop.server.search import PARAMETERS as SEARCH_PARAMETERS
 from agenthop.server.tools import TOOLS, Scope, ToolOutput
 

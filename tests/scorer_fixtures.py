@@ -35,8 +35,8 @@ from pathlib import Path
 
 from release_fixture import ARXIV, _graph, _item, _label, _sections, make_release, pid
 
-from agenthop.server.checkpoint import CheckpointLog
 from agenthop.server.corpus.importer import import_release
+from agenthop.server.log.checkpoint import CheckpointLog
 
 COSTS = {"search_papers": 1, "get_paper_info": 1, "get_references": 1, "list_sections": 1, "read_section": 5,
          "think": 0, "submit_answer": 0}

@@ -8,8 +8,8 @@ from pathlib import Path
 from mcp import Client
 
 from agenthop.server.caps import Caps
-from agenthop.server.checkpoint import CheckpointLog, read_records
-from agenthop.server.mcp_app import build_server, make_sandbox
+from agenthop.server.log.checkpoint import CheckpointLog, read_records
+from agenthop.server.transport.mcp_app import build_server, make_sandbox
 
 
 @asynccontextmanager

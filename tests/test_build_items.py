@@ -18,7 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 from server_helpers import text
 
 from agenthop.scorer.cli import main as scorer_main
-from agenthop.server.http import ServerThread
+from agenthop.server.transport.http import ServerThread
 
 pytestmark = pytest.mark.anyio
 FIXTURES = Path(__file__).parent / "fixtures"

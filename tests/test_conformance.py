@@ -13,7 +13,7 @@ import httpx2
 import pytest
 from release_fixture import pid
 
-from agenthop.server.http import ServerThread
+from agenthop.server.transport.http import ServerThread
 
 NPM_DIR = Path(__file__).parent / "conformance"
 SUITE = NPM_DIR / "node_modules" / ".bin" / "conformance"

@@ -29,10 +29,10 @@ from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
 
 from agenthop.server.caps import Caps
-from agenthop.server.checkpoint import CheckpointLog, read_records
-from agenthop.server.http import ServerThread
-from agenthop.server.mcp_app import build_server, make_sandbox
+from agenthop.server.log.checkpoint import CheckpointLog, read_records
 from agenthop.server.result_schema import OUTPUT_SCHEMAS
+from agenthop.server.transport.http import ServerThread
+from agenthop.server.transport.mcp_app import build_server, make_sandbox
 
 CALL_DEADLINE_S = 30
 OUTPUT_VALIDATORS = {name: jsonschema.Draft202012Validator(schema) for name, schema in OUTPUT_SCHEMAS.items()}

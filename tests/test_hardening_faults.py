@@ -20,10 +20,10 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
 
-from agenthop.server.checkpoint import CheckpointLog, LogError, read_records
 from agenthop.server.cli import main
 from agenthop.server.corpus.schema import SCHEMA_VERSION
-from agenthop.server.http import ServerThread
+from agenthop.server.log.checkpoint import CheckpointLog, LogError, read_records
+from agenthop.server.transport.http import ServerThread
 
 N_CLIENTS = 6
 KILL_AFTER = 60  # acknowledged calls before the SIGKILL

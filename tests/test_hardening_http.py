@@ -15,9 +15,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
 
-from agenthop.server.checkpoint import read_records
 from agenthop.server.cli import main
-from agenthop.server.http import ExposureError, ServerThread, check_exposure, is_loopback
+from agenthop.server.log.checkpoint import read_records
+from agenthop.server.transport.http import ExposureError, ServerThread, check_exposure, is_loopback
 
 pytestmark = pytest.mark.anyio
 
@@ -82,7 +82,7 @@ async def test_default_server_listens_on_loopback_only_and_env_token_guards_ever
 
 
 async def test_foreign_host_and_origin_are_refused_on_every_route(fixture_corpus, tmp_path):
-    """DNS rebinding: the SDK checks /mcp; server/http.py's LoopbackGuard extends the check to the session API."""
+    """DNS rebinding: the SDK checks /mcp; server/transport/http.py's LoopbackGuard extends the check to the session API."""
     log = tmp_path / "log.sqlite"
     with ServerThread(str(fixture_corpus), str(log)) as server:
         async with httpx2.AsyncClient(base_url=server.base_url) as http:

@@ -10,7 +10,7 @@ from hardening_common import BUDGET, SCRIPT, ServerProcess, raw_call_body, raw_h
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from agenthop.server.checkpoint import read_records
+from agenthop.server.log.checkpoint import read_records
 
 pytestmark = pytest.mark.anyio
 

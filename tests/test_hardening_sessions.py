@@ -17,9 +17,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
 
-from agenthop.server.checkpoint import read_records
 from agenthop.server.corpus.schema import open_corpus
-from agenthop.server.http import ServerThread
+from agenthop.server.log.checkpoint import read_records
+from agenthop.server.transport.http import ServerThread
 
 pytestmark = pytest.mark.anyio
 

@@ -8,7 +8,7 @@ import socket
 
 import httpx2
 
-from agenthop.server.http import ServerThread
+from agenthop.server.transport.http import ServerThread
 
 
 def _answer_of_slow_request(port: int, partial: bytes) -> bytes:

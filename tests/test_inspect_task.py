@@ -43,7 +43,7 @@ from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, NUDGE, RunSettings 
 from agenthop.runner.run import disabled_tools as runner_disabled_tools  # noqa: E402
 from agenthop.runner.run import session_caps as runner_session_caps  # noqa: E402
 from agenthop.server.caps import Caps  # noqa: E402
-from agenthop.server.checkpoint import read_records  # noqa: E402
+from agenthop.server.log.checkpoint import read_records  # noqa: E402
 from agenthop.server.papers import Corpus  # noqa: E402
 from agenthop.server.task import FIRST_USER_MESSAGE, task_text  # noqa: E402
 from agenthop.server.tools import TOOLS  # noqa: E402
@@ -397,7 +397,7 @@ def test_loading_the_entry_point_stays_light():
     """Inspect imports every extension's entry point on startup, for any eval: ours must not pull in MCP, OpenAI,
     search or the server until an AgentHop task is built."""
     code = ("import sys, agenthop.inspect_task\n"
-            "heavy = ('mcp', 'openai', 'agents', 'bm25s', 'uvicorn', 'agenthop.server.http', 'agenthop.server.tools', 'agenthop.runner')\n"
+            "heavy = ('mcp', 'openai', 'agents', 'bm25s', 'uvicorn', 'agenthop.server.transport.http', 'agenthop.server.tools', 'agenthop.runner')\n"
             "print(sorted(m for m in sys.modules if m.startswith(heavy)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

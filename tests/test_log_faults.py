@@ -17,8 +17,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
 
-from agenthop.server.checkpoint import CheckpointLog, LogUnavailable, read_records
-from agenthop.server.http import ServerThread
+from agenthop.server.log.checkpoint import CheckpointLog, LogUnavailable, read_records
+from agenthop.server.transport.http import ServerThread
 
 pytestmark = pytest.mark.anyio
 
@@ -190,7 +190,7 @@ def test_a_record_sqlite_cannot_store_fails_alone_and_the_writer_thread_lives(tm
 async def test_a_session_that_cannot_be_looked_up_in_the_log_is_not_called_unknown(fixture_corpus, tmp_path, monkeypatch):
     """When the log cannot be read to find a session that is not in memory, the answer says so (and that it may
     exist), rather than telling the client the session is unknown and to create a new one."""
-    from agenthop.server.checkpoint import LogError
+    from agenthop.server.log.checkpoint import LogError
 
     with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
         def unreadable(*args, **kwargs):

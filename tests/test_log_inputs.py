@@ -21,10 +21,10 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
 
-from agenthop.server.checkpoint import read_records
 from agenthop.server.cli import main
-from agenthop.server.http import ServerThread
+from agenthop.server.log.checkpoint import read_records
 from agenthop.server.sessions import STORED_ARGS_CHARS
+from agenthop.server.transport.http import ServerThread
 
 pytestmark = pytest.mark.anyio
 

@@ -15,9 +15,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from release_fixture import pid
 
-from agenthop.server.checkpoint import LOG_FORMAT_VERSION, read_log, read_records
 from agenthop.server.cli import main
-from agenthop.server.log_records import CallRecord, SessionEnd, SessionStart, log_schema, record_dict
+from agenthop.server.log.checkpoint import LOG_FORMAT_VERSION, read_log, read_records
+from agenthop.server.log.records import CallRecord, SessionEnd, SessionStart, log_schema, record_dict
 
 REPO = Path(__file__).resolve().parent.parent
 UNWRITABLE = Path("/proc")  # no one can create files here, root included (a chmod'ed directory would not stop root)
@@ -70,8 +70,8 @@ def test_the_committed_schema_is_the_one_the_models_generate():
 
 def test_the_typed_reader_reads_what_the_server_writes(fixture_corpus, tmp_path):
     from agenthop.server.caps import Caps
-    from agenthop.server.checkpoint import CheckpointLog
-    from agenthop.server.mcp_app import make_sandbox
+    from agenthop.server.log.checkpoint import CheckpointLog
+    from agenthop.server.transport.mcp_app import make_sandbox
 
     log = CheckpointLog(tmp_path / "log.sqlite")
     sandbox = make_sandbox(fixture_corpus, log, Caps())

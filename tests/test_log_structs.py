@@ -11,9 +11,10 @@ import pytest
 from pydantic import ValidationError
 from release_fixture import pid
 
-from agenthop.server import log_records, log_structs
-from agenthop.server.checkpoint import CheckpointLog, read_log, read_records
-from agenthop.server.log_records import AttemptError, AttemptStart, ItemEnd, RunStart, Turn, record_dict
+from agenthop.server.log import records as log_records
+from agenthop.server.log import structs as log_structs
+from agenthop.server.log.checkpoint import CheckpointLog, read_log, read_records
+from agenthop.server.log.records import AttemptError, AttemptStart, ItemEnd, RunStart, Turn, record_dict
 
 CHECKPOINT = msgspec.json.Decoder(log_structs.SessionStart | log_structs.CallRecord | log_structs.SessionEnd)
 RUNNER = msgspec.json.Decoder(log_structs.RunStart | log_structs.AttemptStart | log_structs.Turn | log_structs.AttemptError
@@ -27,7 +28,7 @@ REPLACEMENTS = (None, "x", "", -1, 0, 1, 1.5, 2.0, True, {}, [], {"paper_id": "p
 def server_records(corpus, tmp_path) -> list[dict]:
     """Checkpoint records as the server writes them: every kind, outcome shapes, clipped arguments, explore mode."""
     from agenthop.server.caps import Caps
-    from agenthop.server.mcp_app import make_sandbox
+    from agenthop.server.transport.mcp_app import make_sandbox
 
     log = CheckpointLog(tmp_path / "log.sqlite")
     sandbox = make_sandbox(corpus, log, Caps())

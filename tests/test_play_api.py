@@ -9,9 +9,9 @@ import httpx2
 import pytest
 from release_fixture import pid
 
-from agenthop.server.checkpoint import read_records
-from agenthop.server.http import ServerThread
-from agenthop.server.play import PlayOptions, played_items
+from agenthop.server.log.checkpoint import read_records
+from agenthop.server.play.routes import PlayOptions, played_items
+from agenthop.server.transport.http import ServerThread
 
 
 def _start(http, participant="alice", item=None) -> dict:

@@ -13,10 +13,10 @@ from web_common import browser_page, needs_chromium, screenshot
 
 from agenthop.runner.cli import main as runner_main
 from agenthop.scorer.cli import main as scorer_main
-from agenthop.server.checkpoint import read_records
-from agenthop.server.http import ServerThread
 from agenthop.server.item_files import read_items
-from agenthop.server.play import PlayOptions
+from agenthop.server.log.checkpoint import read_records
+from agenthop.server.play.routes import PlayOptions
+from agenthop.server.transport.http import ServerThread
 
 pytestmark = [needs_chromium, pytest.mark.slow]
 

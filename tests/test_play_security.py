@@ -8,10 +8,10 @@ import re
 import httpx2
 from conftest import GOLD_WORDS
 
-from agenthop.server.checkpoint import read_records
 from agenthop.server.corpus.schema import open_corpus
-from agenthop.server.http import ServerThread
-from agenthop.server.play import ASSETS, PlayOptions
+from agenthop.server.log.checkpoint import read_records
+from agenthop.server.play.routes import ASSETS, PlayOptions
+from agenthop.server.transport.http import ServerThread
 
 TOKEN = "play-token-51c2"
 PAGES = ["/play", *[f"/play/assets/{name}" for name in ASSETS], "/play/api/config", "/play/api/items?participant=alice"]

@@ -22,7 +22,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from agenthop.server.checkpoint import read_log
+from agenthop.server.log.checkpoint import read_log
 
 REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "python-api.md"

@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 from agenthop.runner.cli import main
 from agenthop.runner.records import read_records
-from agenthop.server.checkpoint import read_records as read_checkpoint
 from agenthop.server.corpus.schema import open_corpus
+from agenthop.server.log.checkpoint import read_records as read_checkpoint
 
 
 def test_baseline_beats_chance_on_demo_corpus(demo, tmp_path):
@@ -55,7 +55,7 @@ def test_baseline_closed_book_and_disabled_search(demo, tmp_path):
 
 def test_baseline_against_a_running_server_that_wants_a_token(demo, tmp_path, monkeypatch):
     """--server URL: the runner uses a server someone else started (here with --auth-token) and its log."""
-    from agenthop.server.http import ServerThread
+    from agenthop.server.transport.http import ServerThread
 
     corpus, split = demo
     server_log, out = tmp_path / "shared-log.sqlite", tmp_path / "remote"

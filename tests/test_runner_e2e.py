@@ -25,8 +25,8 @@ from release_fixture import ITEM_IDS, make_release
 
 from agenthop.runner.cli import main
 from agenthop.runner.records import read_records as read_runner
-from agenthop.server.checkpoint import read_records as read_checkpoint
 from agenthop.server.corpus.importer import import_release
+from agenthop.server.log.checkpoint import read_records as read_checkpoint
 
 AGENTS = ["raw", "sdk"]
 

@@ -27,9 +27,9 @@ from agenthop.runner.config import RunSettings
 from agenthop.runner.records import RecordWriter, read_records
 from agenthop.runner.run import disabled_tools, session_caps
 from agenthop.runner.session import McpSession, ServerAPI
-from agenthop.server.checkpoint import read_records as read_checkpoint
-from agenthop.server.http import ServerThread
+from agenthop.server.log.checkpoint import read_records as read_checkpoint
 from agenthop.server.sessions import META_TOKENS, META_TURN
+from agenthop.server.transport.http import ServerThread
 
 
 def demo_ids(split: Path, n: int) -> list[str]:

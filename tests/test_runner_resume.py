@@ -14,7 +14,7 @@ from pathlib import Path
 from fake_openai import FakeOpenAI, Slow, seed_id, tool_calls, turn_index
 
 from agenthop.runner.records import read_records
-from agenthop.server.checkpoint import read_records as read_checkpoint
+from agenthop.server.log.checkpoint import read_records as read_checkpoint
 
 N_ITEMS = 10
 

@@ -14,8 +14,8 @@ from release_fixture import ITEM_IDS, make_release
 from agenthop.runner.cli import main
 from agenthop.runner.records import read_records as read_runner
 from agenthop.runner.text_tools import parse_tool_calls
-from agenthop.server.checkpoint import read_records as read_checkpoint
 from agenthop.server.corpus.importer import import_release
+from agenthop.server.log.checkpoint import read_records as read_checkpoint
 
 KNOWN = {"search_papers", "get_references", "read_section", "submit_answer", "think"}
 

@@ -11,7 +11,7 @@ import pytest
 from scorer_fixtures import write_main_run
 
 from agenthop.scorer import RunSpecError, load_run
-from agenthop.server.log_structs import CallRecord, ItemEnd, RunStart, SessionStart
+from agenthop.server.log.structs import CallRecord, ItemEnd, RunStart, SessionStart
 
 
 def test_a_loaded_run_holds_the_shared_record_types(tmp_path):

@@ -5,7 +5,7 @@ from release_fixture import pid
 from server_helpers import calls, session_client, text
 
 from agenthop.server.caps import Caps
-from agenthop.server.checkpoint import read_records
+from agenthop.server.log.checkpoint import read_records
 
 pytestmark = pytest.mark.anyio
 
@@ -81,8 +81,8 @@ async def test_a_call_past_its_deadline_answers_at_once_and_is_still_logged(fixt
     import anyio
     from mcp import Client
 
-    from agenthop.server.checkpoint import CheckpointLog
-    from agenthop.server.mcp_app import build_server, make_sandbox
+    from agenthop.server.log.checkpoint import CheckpointLog
+    from agenthop.server.transport.mcp_app import build_server, make_sandbox
 
     log_path = tmp_path / "log.sqlite"
     log = CheckpointLog(log_path)

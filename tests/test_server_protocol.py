@@ -15,11 +15,11 @@ from release_fixture import make_release, pid
 from server_helpers import session_client
 
 from agenthop.server.caps import Caps
-from agenthop.server.checkpoint import CheckpointLog
 from agenthop.server.corpus.importer import import_release
-from agenthop.server.http import ServerThread
-from agenthop.server.mcp_app import build_server, make_sandbox
+from agenthop.server.log.checkpoint import CheckpointLog
 from agenthop.server.result_schema import OUTPUT_SCHEMAS
+from agenthop.server.transport.http import ServerThread
+from agenthop.server.transport.mcp_app import build_server, make_sandbox
 
 # The logging capability is deprecated by the 2026-07-28 protocol; the SDK client warns when a test uses it.
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore:The logging capability is deprecated")]

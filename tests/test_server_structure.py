@@ -12,7 +12,7 @@ from release_fixture import make_release, pid
 from server_helpers import calls, session_client, text
 
 from agenthop.server.corpus.importer import import_release
-from agenthop.server.http import ServerThread
+from agenthop.server.transport.http import ServerThread
 
 pytestmark = pytest.mark.anyio
 

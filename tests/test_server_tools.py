@@ -150,7 +150,7 @@ async def test_think_is_free_and_submit_ends_the_session(fixture_corpus, tmp_pat
     assert after.is_error and after.structured_content["outcome"] == "session_ended" and after.structured_content["cost"] == 0
     assert "an answer was submitted" in text(after)
     assert session.termination == "answer"
-    from agenthop.server.checkpoint import read_records
+    from agenthop.server.log.checkpoint import read_records
     kinds = [(r["kind"], r.get("tool"), r.get("termination")) for r in read_records(log)]
     assert kinds == [("session_start", None, None), ("call", "think", None), ("call", "submit_answer", None),
                      ("session_end", None, "answer"), ("call", "get_paper_info", None)]

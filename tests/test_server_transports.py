@@ -12,8 +12,8 @@ from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
 from server_helpers import text
 
-from agenthop.server.checkpoint import read_records
-from agenthop.server.http import ServerThread
+from agenthop.server.log.checkpoint import read_records
+from agenthop.server.transport.http import ServerThread
 
 pytestmark = pytest.mark.anyio
 
@@ -183,9 +183,9 @@ def test_log_export_prints_every_record_as_json(fixture_corpus, tmp_path):
     from click.testing import CliRunner
 
     from agenthop.server.caps import Caps
-    from agenthop.server.checkpoint import CheckpointLog
     from agenthop.server.cli import main
-    from agenthop.server.mcp_app import make_sandbox
+    from agenthop.server.log.checkpoint import CheckpointLog
+    from agenthop.server.transport.mcp_app import make_sandbox
 
     log_path = tmp_path / "log.sqlite"
     log = CheckpointLog(log_path)

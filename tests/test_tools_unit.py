@@ -9,7 +9,6 @@ import pytest
 from pydantic import ValidationError
 from release_fixture import ARXIV, pid
 
-from agenthop.server.mcp_app import complete_item_ids
 from agenthop.server.papers import Corpus
 from agenthop.server.search import SearchEngine
 from agenthop.server.tools import (
@@ -29,6 +28,7 @@ from agenthop.server.tools import (
     submit_answer,
     think,
 )
+from agenthop.server.transport.mcp_app import complete_item_ids
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,8 @@ from web_common import browser_page, needs_chromium, screenshot
 
 from agenthop.scorer.cli import main as scorer_main
 from agenthop.scorer.gold import Gold
-from agenthop.server.http import ServerThread
 from agenthop.server.papers import Corpus
+from agenthop.server.transport.http import ServerThread
 
 GOLD = "bbf675ce4d8a3306d3ff592732e83c68d0953093"  # st_0001's gold paper in the demo corpus
 

@@ -1,0 +1,10 @@
+"""How clients reach the sandbox: MCP over stdio and Streamable HTTP, and the HTTP session API.
+
+- ``mcp_app``: the MCP face (tools, prompts, resources) on a low-level mcp Server; every ``tools/call`` reaches ``Session.call``.
+- ``serving``: ``serve(...)``, what ``agenthop-server serve`` does, over either transport.
+- ``stdio_frames``: stdio lines the SDK's parser drops, re-read or answered.
+- ``http``: the HTTP app (MCP at /mcp, the session API, /play), its guards, and ``ServerThread``.
+- ``web``: what every HTTP route shares (JSON bodies, ports, uvicorn options).
+- ``timeouts``: deadlines for slow HTTP clients.
+- ``client_log``: the server's warnings relayed to MCP clients that ask for them.
+"""
