@@ -1,0 +1,101 @@
+"""No import circles between the project's modules (issue 22).
+
+Every ``import`` of an ``agenthop`` module counts: at module level, inside functions (a lazy
+import is still a dependency) and under ``TYPE_CHECKING`` (a type is one too). A name imported
+from a package whose ``__init__`` re-exports it lazily (``_WHERE``) counts as an import of the
+module that defines it, so ``from agenthop.server import Caps`` is an edge to ``agenthop.server.caps``.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+PACKAGES = ("agenthop", "agenthop.server", "agenthop.runner", "agenthop.scorer", "agenthop.inspect_task")
+
+
+def project_modules() -> dict[str, Path]:
+    """Every module of the installed project, name -> source file, found without importing any of them."""
+    found: dict[str, Path] = {}
+    for package in PACKAGES:
+        (folder,) = importlib.util.find_spec(package).submodule_search_locations
+        for source in Path(folder).rglob("*.py"):
+            parts = source.relative_to(folder).with_suffix("").parts
+            name = ".".join((package, *parts[:-1], *([] if parts[-1] == "__init__" else parts[-1:])))
+            found.setdefault(name, source)  # agenthop's own folder does not hold the other packages
+    return found
+
+
+@functools.cache
+def lazy_exports(init: Path) -> dict[str, str]:
+    """The names a package's ``__init__`` re-exports lazily (its ``_WHERE`` literal) and the modules defining them."""
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "_WHERE" for t in node.targets):
+            return ast.literal_eval(node.value)
+    return {}
+
+
+def imports_of(source: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules ``source`` imports, anywhere in the file."""
+    targets: set[str] = set()
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"
+                if submodule in modules:
+                    targets.add(submodule)
+                elif node.module in modules and alias.name in lazy_exports(modules[node.module]):
+                    targets.add(lazy_exports(modules[node.module])[alias.name])
+                else:
+                    targets.add(node.module)
+    return {t for t in targets if t in modules}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle of ``graph`` as a path that ends where it starts, or None (depth-first search)."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start)):
+            return found
+    return None
+
+
+def test_the_cycle_finder_finds_a_circle_and_only_a_circle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_the_graph_sees_lazy_imports_and_lazy_exports(tmp_path):
+    modules = project_modules()
+    source = tmp_path / "probe.py"
+    source.write_text("def f():\n    from agenthop.server import Caps\n    import agenthop.scorer.stats\n")
+    assert imports_of(source, modules) == {"agenthop.server.caps", "agenthop.scorer.stats"}
+
+
+def test_no_module_of_the_project_imports_itself_through_a_circle():
+    modules = project_modules()
+    assert {"agenthop.server.log.checkpoint", "agenthop.server.transport.http", "agenthop.server.play.routes"} <= set(modules)
+    graph = {name: imports_of(path, modules) - {name} for name, path in modules.items()}
+    cycle = find_cycle(graph)
+    if cycle:
+        pytest.fail("import circle: " + " -> ".join(cycle) + "; move the shared names to a module both can import")
