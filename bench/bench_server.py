@@ -43,8 +43,8 @@ from agenthop.server.caps import Caps
 from agenthop.server.log.checkpoint import CheckpointLog
 from agenthop.server.search import ScopeIndex, tokenize
 from agenthop.server.tools import TOOLS
-from agenthop.server.transport.http import free_port
 from agenthop.server.transport.mcp_app import make_sandbox
+from agenthop.server.transport.web import free_port
 
 UNLIMITED = 10**9
 

@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from hardening_common import BUDGET, SCRIPT  # noqa: E402
 
-from agenthop.server.transport.http import free_port  # noqa: E402
+from agenthop.server.transport.web import free_port  # noqa: E402
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "soak", "version": "0"},

@@ -22,7 +22,7 @@ import httpx2
 from release_fixture import pid
 
 from agenthop.server.sessions import STORED_ARGS_CHARS
-from agenthop.server.transport.http import free_port
+from agenthop.server.transport.web import free_port
 
 COSTS = {"search_papers": 1, "get_paper_info": 1, "get_references": 1, "list_sections": 1, "read_section": 5,
          "think": 0, "submit_answer": 0}

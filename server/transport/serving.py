@@ -103,7 +103,8 @@ def _serve_stdio(sandbox) -> None:
 def _serve_http(sandbox, host: str, port: int, auth_token: str | None, allow_unauthenticated: bool) -> None:
     import uvicorn
 
-    from agenthop.server.transport.http import build_app, free_port, uvicorn_options
+    from agenthop.server.transport.http import build_app
+    from agenthop.server.transport.web import free_port, uvicorn_options
 
     port = port or free_port(host)  # the Host check needs the real port
     app = build_app(sandbox, host=host, port=port, auth_token=auth_token, allow_unauthenticated=allow_unauthenticated)

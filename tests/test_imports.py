@@ -1,4 +1,4 @@
-"""No import circles between the project's modules (issue 22).
+"""The project's imports: no circles between its modules, and no import of a name its module does not define.
 
 Every ``import`` of an ``agenthop`` module counts: at module level, inside functions (a lazy
 import is still a dependency) and under ``TYPE_CHECKING`` (a type is one too). A name imported
@@ -78,6 +78,39 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         if start not in state and (found := visit(start)):
             return found
     return None
+
+
+def defined_names(source: Path) -> set[str]:
+    """The names a module binds at its top level (including under ``if``/``try``), without running it."""
+    names: set[str] = set()
+    blocks = [ast.parse(source.read_text(encoding="utf-8")).body]
+    while blocks:
+        for node in blocks.pop():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, (ast.If, ast.Try)):
+                blocks += [node.body, node.orelse, *[h.body for h in getattr(node, "handlers", [])], getattr(node, "finalbody", [])]
+    return names
+
+
+def test_every_imported_name_is_defined_by_the_module_it_is_imported_from():
+    """A name moved to another module and imported from the old one fails at run time, often only in a lazy
+    import on a rare path: this finds it without running anything."""
+    modules = project_modules()
+    wrong = []
+    for name, path in sorted(modules.items()):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in modules:
+                known = defined_names(modules[node.module]) | set(lazy_exports(modules[node.module]))
+                for alias in node.names:
+                    if alias.name not in known and f"{node.module}.{alias.name}" not in modules:
+                        wrong.append(f"{name}: from {node.module} import {alias.name}")
+    assert not wrong, "imports of names their module does not define:\n" + "\n".join(wrong)
 
 
 def test_the_cycle_finder_finds_a_circle_and_only_a_circle():
