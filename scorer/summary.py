@@ -19,8 +19,8 @@ from agenthop.scorer.gold import Gold
 from agenthop.scorer.items import resolve_items
 from agenthop.scorer.logs import Run
 
-SUMMARY_SCHEMA_VERSION = 1
-SCORER_VERSION = "2.1.0"
+SUMMARY_SCHEMA_VERSION = 2
+SCORER_VERSION = "3.0.0"
 
 #: The run.json keys (runner/run.py ``manifest``) reported as the run's settings, as in the runner's run_start.
 MANIFEST_SETTINGS = ("caps", "ablations", "disabled_tools", "base_url_host", "workers", "retry", "server", "items_file")
