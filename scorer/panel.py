@@ -295,7 +295,7 @@ def difficulty(full: list[dict]) -> dict:
     hist = Counter(coverage.values())
     return {"n_runs": n_runs, "n_items": len(common),
             "bands": {"low": f"answered by fewer than a third of the {n_runs} runs", "mid": "the rest",
-                      "high": f"answered by more than two thirds of them"},
+                      "high": "answered by more than two thirds of them"},
             "by_cell": table("cell", CELLS), "by_tier": table("consensus_tier", ("gold", "silver", "bronze")),
             "histogram": [hist.get(k, 0) for k in range(n_runs + 1)],
             "per_item": coverage}
