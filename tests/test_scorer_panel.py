@@ -15,12 +15,14 @@ from click.testing import CliRunner
 from release_fixture import _graph, _item, _label, make_release
 from scorer_fixtures import SessionWriter, _add_items, new_run_dir
 
+from agenthop.scorer import report_md
 from agenthop.scorer.cli import main
 from agenthop.scorer.errors import CorpusMismatchError, ScorerError
 from agenthop.scorer.gold import Gold
 from agenthop.scorer.logs import load_run
 from agenthop.scorer.panel import build_panel, panel_entry
 from agenthop.scorer.panel_labels import read_labels
+from agenthop.scorer.panel_report import panel_document
 from agenthop.scorer.panel_scoring import panel
 from agenthop.scorer.summary import score_run
 from agenthop.server.corpus.importer import import_release
@@ -291,6 +293,11 @@ def test_single_run_panel_says_what_is_missing(tmp_path, gold):
     assert p["difficulty"]["missing"] == "item difficulty needs two or more full-tool runs sharing items"
     assert p["robustness"] is None and p["main_table"]["conversion_tests"] == []
     assert "missing" in p["ablation"] and "missing" in p["contact"]
+    md = report_md.render(panel_document(p))
+    assert "Not computed: item difficulty needs two or more full-tool runs sharing items." in md
+    assert "Not computed: the ablation table needs closed-book and no-search runs" in md
+    assert "Not computed: Cronbach's alpha, item-total correlations and replicates need two or more full-tool runs." in md
+    assert "n/a (no closed-book run)" in md
 
 
 # -- the command: files, labels, corpora ---------------------------------------------------------------------
