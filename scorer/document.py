@@ -105,7 +105,7 @@ def _group_table(groups: dict, title: str) -> Table:
 
 def stopping_tables(stop: dict) -> list[Table]:
     """The paper's three stopping scopes (Table 9), one table each; accuracy per category is an addition."""
-    return [Table([f"{SCOPE_LABELS[scope]}", "items", "share", "accuracy (addition)"], [
+    return [Table([SCOPE_LABELS[scope], "items", "share", "accuracy (addition)"], [
         [STOP_LABELS[k], str(v["n"]), pct(v["share"]), pct(v["accuracy"])] for k, v in stop[scope]["categories"].items()],
         f"{stop[scope]['n']} items in scope.") for scope in SCOPE_LABELS]
 
