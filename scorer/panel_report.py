@@ -190,7 +190,8 @@ def contact_section(p: dict) -> Section:
         "closed-book accuracy of the same model on the same items."])
     sec.tables.append(Table(["contact", "item-runs", "share", "accuracy", "closed-book accuracy"], [
         [CONTACT_LABELS[k], str(r["n"]), pct(r["share"]), pct(r["accuracy"]),
-         f"{pct(r['closed_book_accuracy'])} ({r['closed_book_n']})" if r["closed_book_n"] else "n/a (no closed-book run)"]
+         f"{pct(r['closed_book_accuracy'])} ({r['closed_book_n']})" if r["closed_book_n"]
+         else "n/a (no items)" if not r["n"] else "n/a (no closed-book run)"]
         for k, r in ((k, c["rows"][k]) for k in CONTACTS)]))
     if "missing" in c:
         sec.paragraphs.append(f"{c['missing'][0].upper()}{c['missing'][1:]}.")
