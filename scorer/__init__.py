@@ -12,8 +12,9 @@ them), logs (reading one run's records), shards (one run from its shards), gold 
 the label rule is server.sections.label_matches_section), items (item set and the session
 that counts), metrics (accuracy, recall, resources), audit (exposure/inspection), trajectory,
 stats (Wilson, McNemar, bootstraps, Cronbach), summary (score_run and versions), comparisons
-(paired and many-run), document/report_md/report_html/plots/terminal (reports), view
-(trajectory viewer), cli (agenthop-scorer).
+(paired and many-run), panel_tables/panel_labels/panel_scoring/panel_report/panel_plots (the panel
+of runs), document/report_md/report_html/plots/terminal (reports), view (trajectory viewer),
+cli (agenthop-scorer).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ _WHERE = {
     "score": "agenthop.scorer.scoring",
     "compare": "agenthop.scorer.scoring",
     "write_viewer": "agenthop.scorer.scoring",
+    "panel": "agenthop.scorer.panel_scoring",
     "write_reports": "agenthop.scorer.reports",
     "load_run": "agenthop.scorer.runs",
     "load_runs": "agenthop.scorer.runs",

@@ -57,12 +57,20 @@ def audit_category(item: ItemOutcome) -> str:
         return "unobservable"
     if item.correct:
         return "correct"
+    return "incorrect_" + contact(item)
+
+
+CONTACTS = ("inspected", "exposed", "neither")
+
+
+def contact(item: ItemOutcome) -> str | None:
+    """Evidence contact whatever the answer: a gold paper inspected, else exposed, else neither (None: no log)."""
+    if not item.observed:
+        return None
     gold = set(item.gold.gold_paper_ids)
     if gold & inspected_papers(item):
-        return "incorrect_inspected"
-    if gold & exposed_papers(item):
-        return "incorrect_exposed"
-    return "incorrect_neither"
+        return "inspected"
+    return "exposed" if gold & exposed_papers(item) else "neither"
 
 
 def first_exposures(item: ItemOutcome) -> list[dict]:

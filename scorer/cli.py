@@ -2,6 +2,7 @@
 
     agenthop-scorer RUN [RUN ...] --corpus corpus.sqlite --out report/ [--server-log PATH] [--jobs N]
     agenthop-scorer compare RUN_A RUN_B --corpus corpus.sqlite [--seed 0] [--resamples 10000] [--server-log PATH]
+    agenthop-scorer panel RUN... --corpus corpus.sqlite --out DIR [--tiers FILE]
 
 RUN is a run directory or a checkpoint log ``PATH.sqlite`` (optionally ``::LABEL``).
 Each command parses its arguments, makes one library call (agenthop.scorer.scoring)
@@ -20,7 +21,7 @@ from agenthop.scorer.results import SCORER_VERSION
 
 #: How each library parameter is spelled on the command line.
 FLAGS = {"server_log": "--server-log", "items": "--items", "corpus": "--corpus", "jobs": "--jobs", "runs": "RUN",
-         "out": "--out"}
+         "out": "--out", "tiers": "--tiers"}
 SERVER_LOG_HELP = ("Checkpoint log of a server the run(s) used (agenthop-runner --server URL): a run directory without "
                    "server-log.sqlite reads its label's records from it.")
 
@@ -106,6 +107,31 @@ def compare_cmd(run_a, run_b, corpus, seed, resamples, items, out, server_log):
     except ScorerError as exc:
         raise fail(exc) from exc
     print_pair(result.pair)
+
+
+@main.command("panel")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--corpus", default="corpus.sqlite", show_default=True, help="Corpus file with the gold labels.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Directory for panel.json, panel.md, panel.html.")
+@click.option("--tiers", type=click.Path(exists=True, dir_okay=False),
+              help="TOML or CSV file giving runs a tier (or family) label, a model and a role (docs/scoring.md).")
+@click.option("--items", type=click.Path(exists=True, dir_okay=False), help="Expected item set (as for score).")
+@click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False), help=SERVER_LOG_HELP)
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Processes scoring runs side by side [default: the CPUs available, at most 8].")
+@click.option("--seed", default=0, show_default=True, type=int, help="Bootstrap seed (ablation table).")
+@click.option("--resamples", default=10000, show_default=True, type=click.IntRange(min=1),
+              help="Bootstrap resamples (ablation table).")
+def panel_cmd(runs, corpus, out, tiers, items, server_log, jobs, seed, resamples):
+    """The paper's tables and figures from a panel of RUN(s) on one corpus: panel.json, panel.md, panel.html."""
+    from agenthop.scorer.panel_scoring import panel
+
+    try:
+        result = panel(runs, corpus, out, tiers=tiers, items=items, server_log=server_log, jobs=jobs or default_jobs(),
+                       seed=seed, resamples=resamples)
+    except ScorerError as exc:
+        raise fail(exc) from exc
+    click.echo(f"panel of {len(result['runs'])} runs written to {out}")
 
 
 @main.command("view")

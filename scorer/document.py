@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from agenthop.scorer.audit import CATEGORIES, CATEGORY_LABELS, RANK_BANDS
 from agenthop.scorer.gold import CELLS
-from agenthop.scorer.trajectory import AFTER_NONGOLD
+from agenthop.scorer.trajectory import AFTER_NONGOLD, SCOPE_LABELS, STOP_LABELS
 
 NO_TURNS = "n/a (no turn data)"
 NO_TOKENS = "n/a (no token data)"
@@ -101,6 +101,13 @@ def _group_table(groups: dict, title: str) -> Table:
     rows = [[k, str(m["n"]), pct(m["accuracy"]) + ci(m), pct(m["paper_recall"]), pct(m["section_recall"]),
              pct(m["conversion"], "n/a (no recall)")] for k, m in groups.items()]
     return Table(header=[title, "n", "accuracy [95% CI]", "paper recall", "section recall", "conversion"], rows=rows)
+
+
+def stopping_tables(stop: dict) -> list[Table]:
+    """The paper's three stopping scopes (Table 9), one table each; accuracy per category is an addition."""
+    return [Table([SCOPE_LABELS[scope], "items", "share", "accuracy (addition)"], [
+        [STOP_LABELS[k], str(v["n"]), pct(v["share"]), pct(v["accuracy"])] for k, v in stop[scope]["categories"].items()],
+        f"{stop[scope]['n']} items in scope.") for scope in SCOPE_LABELS]
 
 
 def readable(value) -> str:
@@ -257,13 +264,7 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
                             f"trigrams ({pct(top['share'])}).")
     else:
         t.paragraphs.append("No trajectory has three calls; no trigrams.")
-    st = tr["st_stopping"]
-    t.tables.append(Table(["ST: after the first delivered gold read", "items", "share", "accuracy"], [
-        [k, str(v["n"]), pct(v["share"]), pct(v["accuracy"])] for k, v in st["categories"].items()],
-        f"{st['n']} ST items delivered a gold section."))
-    mt = tr["mt_failures"]
-    t.tables.append(Table(["MT failures", "items", "share"], [
-        [k, str(v["n"]), pct(v["share"])] for k, v in mt["categories"].items()], f"{mt['n']} wrong, observed MT items."))
+    t.tables.extend(stopping_tables(tr["stopping"]))
     an = tr["after_nongold_read"]
     t.tables.append(Table(["after a read of a non-gold paper", "reads", "share"], [
         [k, str(an["categories"][k]["n"]), pct(an["categories"][k]["share"])] for k in AFTER_NONGOLD],

@@ -9,6 +9,7 @@ from agenthop.scorer.gold import CELLS, LETTERS, Gold
 from agenthop.scorer.items import ItemOutcome
 from agenthop.scorer.logs import Call
 from agenthop.scorer.stats import wilson
+from agenthop.scorer.trajectory import trajectory
 from agenthop.server.sections import label_matches_section
 
 BUDGET_BANDS = ((0, 5), (6, 10), (11, 15), (16, 20), (21, 25), (26, 30), (31, None))
@@ -94,6 +95,7 @@ def item_row(it: ItemOutcome, gold: Gold, cpt_source: str | None) -> dict:
         "gold_delivered": reached,
         "gold_direct_hit": hit,
         "audit": audit.audit_category(it),
+        "contact": audit.contact(it),
         "exposures": exposures,
         "tokens": tokens,
         "tokens_source": tokens_src,
@@ -106,7 +108,7 @@ def item_row(it: ItemOutcome, gold: Gold, cpt_source: str | None) -> dict:
         "turns_with_calls": n_turns - n_empty,
         "turns_without_calls": n_empty,
         "n_calls_logged": len(it.calls),
-        "trajectory": [c.tool for c in it.calls if c.outcome != "session_ended"],
+        "trajectory": [c.tool for c in trajectory(it)],
     }
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 #: The version of summary.json's layout, and of the scorer that wrote it (both are in every summary).
-SUMMARY_SCHEMA_VERSION = 1
-SCORER_VERSION = "2.1.0"
+SUMMARY_SCHEMA_VERSION = 2
+SCORER_VERSION = "3.0.0"
 
 #: What a slim summary keeps: enough for the terminal tables and the comparison across runs.
 SLIM_KEYS = ("run", "items", "headline", "metrics", "resources", "exposure", "audit", "warnings")

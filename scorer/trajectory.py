@@ -12,8 +12,15 @@ from collections import Counter
 from agenthop.scorer.items import ItemOutcome
 from agenthop.scorer.logs import NAV_TOOLS, TOOLS, Call
 
-ST_STOP = ("submit_immediately", "think_then_submit", "read_more", "no_submit")
-MT_FAIL = ("no_gold_reached", "premature_commit", "explored", "stayed", "all_gold_reached")
+#: The categories of the paper's three stopping scopes (its Table 9; SPEC 7), in its order.
+MT_FAIL = ("zero_gold", "prem", "explored", "stayed")
+AFTER_GOLD = ("imm", "thnk", "read", "rest")
+STOP_LABELS = {"zero_gold": "0-Gold", "prem": "Prem", "explored": "Explored", "stayed": "Stayed", "imm": "Imm",
+               "thnk": "Thnk", "read": "Read", "rest": "rest (navigation without reading; residual)"}
+SCOPES = {"mt_fail": MT_FAIL, "st": AFTER_GOLD, "mt_both": AFTER_GOLD}
+SCOPE_LABELS = {"mt_fail": "MT-fail: multi-target items whose paper recall failed",
+                "st": "ST: single-target items whose gold paper was read; action after that read",
+                "mt_both": "MT-both: multi-target items with every gold paper read; action after the read completing the set"}
 AFTER_NONGOLD = ("recover", "stay", "think", "renavigate", "submit", "end")
 
 
@@ -69,54 +76,81 @@ def trigram_stats(trajs: list[list[str]], top: int = 5) -> dict:
     return {"total": total, "most_frequent": rows[0] if rows else None, "top": rows}
 
 
+def _delivered_gold_index(tr: list[Call], gold: set[str], complete: bool) -> int | None:
+    """Index in ``tr`` of the first delivered gold read (``complete``: of the read that completed the gold set)."""
+    reached: set[str] = set()
+    for i, c in enumerate(tr):
+        if _delivered_gold(c, gold):
+            reached.add(c.delivered.paper_id)
+            if not complete or reached >= gold:
+                return i
+    return None
+
+
+def after_gold(rest: list[Call]) -> str:
+    """What the calls after a gold read did: Imm, Thnk, Read or the residual (SPEC 7, Table 9).
+
+    imm: the next call is submit_answer; thnk: one or more think calls, then submit_answer;
+    read: a read_section call before any submission (or with none); rest: anything else
+    (navigation without reading, or the session ended without a submission or a further read).
+    """
+    tools = [c.tool for c in rest]
+    before_submit = tools[: tools.index("submit_answer")] if "submit_answer" in tools else tools
+    if "read_section" in before_submit:
+        return "read"
+    if "submit_answer" not in tools:
+        return "rest"
+    if not before_submit:
+        return "imm"
+    return "thnk" if all(t == "think" for t in before_submit) else "rest"
+
+
 def st_stopping(item: ItemOutcome) -> str | None:
-    """After the first delivered gold read of an ST item: what came next (None if gold was never delivered)."""
-    gold = set(item.gold.gold_paper_ids)
+    """ST scope: after the first delivered read of the gold paper, what came next (None if it was never read)."""
+    if item.gold.qtype != "ST" or not item.observed:
+        return None
     tr = trajectory(item)
-    first = next((i for i, c in enumerate(tr) if _delivered_gold(c, gold)), None)
+    i = _delivered_gold_index(tr, set(item.gold.gold_paper_ids), complete=False)
+    return None if i is None else after_gold(tr[i + 1:])
+
+
+def mt_both_stopping(item: ItemOutcome) -> str | None:
+    """MT-both scope: after the read that completed the gold set, what came next (None unless every gold was read)."""
+    gold = set(item.gold.gold_paper_ids)
+    if item.gold.qtype != "MT" or not item.observed or not gold:
+        return None
+    tr = trajectory(item)
+    i = _delivered_gold_index(tr, gold, complete=True)
+    return None if i is None else after_gold(tr[i + 1:])
+
+
+def mt_fail(item: ItemOutcome) -> str | None:
+    """MT-fail scope: the category of an observed MT item whose paper recall failed, whatever its answer.
+
+    zero_gold: no gold paper delivered. After the first delivered gold read, with P the gold
+    papers delivered so far: prem (no further read or navigation call: only think or
+    submit_answer, or nothing); explored (a search_papers or get_references call, or
+    get_paper_info / list_sections / read_section naming a paper outside P); stayed (the
+    further read and navigation calls all name papers in P).
+    """
+    gold = set(item.gold.gold_paper_ids)
+    if item.gold.qtype != "MT" or not item.observed or not gold:
+        return None
+    tr = trajectory(item)
+    if {c.delivered.paper_id for c in tr if _delivered_gold(c, gold)} >= gold:
+        return None  # every gold paper delivered: paper recall succeeded
+    first = _delivered_gold_index(tr, gold, complete=False)
     if first is None:
-        return None
-    rest = [c.tool for c in tr[first + 1:]]
-    if not rest:
-        return "no_submit"
-    if rest[0] == "submit_answer":
-        return "submit_immediately"
-    for tool in rest:
-        if tool == "think":
-            continue
-        if tool == "submit_answer":
-            return "think_then_submit"
-        return "read_more"
-    return "no_submit"
-
-
-def mt_failure(item: ItemOutcome) -> str | None:
-    """Category of a wrong, observed MT item (None for other items). See docs/scoring.md."""
-    if item.gold.qtype != "MT" or not item.observed or item.correct:
-        return None
-    gold = set(item.gold.gold_paper_ids)
-    tr = trajectory(item)
-    reached = {c.delivered.paper_id for c in tr if _delivered_gold(c, gold)}
-    if not reached:
-        return "no_gold_reached"
-    if reached >= gold:
-        return "all_gold_reached"
-    submitted = any(c.tool == "submit_answer" and c.outcome == "ok" for c in tr) or item.termination == "answer"
-    if submitted:
-        return "premature_commit"
-    first = next(i for i, c in enumerate(tr) if _delivered_gold(c, gold))
-    reached_so_far: set[str] = set()
-    for c in tr[: first + 1]:
-        if _delivered_gold(c, gold):
-            reached_so_far.add(c.delivered.paper_id)
+        return "zero_gold"
+    reached = {tr[first].delivered.paper_id}  # with two gold papers, reaching the other one would be recall
+    moved = False
     for c in tr[first + 1:]:
-        if _delivered_gold(c, gold):
-            reached_so_far.add(c.delivered.paper_id)
-        if c.tool in ("search_papers", "get_references"):
+        if c.tool in ("think", "submit_answer"):
+            continue
+        moved = True
+        if c.tool in ("search_papers", "get_references") or c.paper_id not in reached:
             return "explored"
-        if c.tool in ("get_paper_info", "list_sections", "read_section") and c.paper_id not in reached_so_far:
-            return "explored"
-    return "stayed"
+    return "stayed" if moved else "prem"
 
 
 def after_nongold_reads(item: ItemOutcome) -> list[str]:
@@ -158,27 +192,25 @@ def categorical(values: list[str | None], correct: list[bool], order: tuple[str,
     return out
 
 
-def _without_accuracy(table: dict) -> dict:
-    for row in table["categories"].values():
-        row.pop("accuracy", None)
-    return table
+def stopping(items: list[ItemOutcome]) -> dict:
+    """The paper's three stopping scopes over observed items, each with counts, shares and accuracy (an addition)."""
+    fns = {"mt_fail": mt_fail, "st": st_stopping, "mt_both": mt_both_stopping}
+    return {scope: categorical([fn(it) for it in items], [it.correct for it in items], SCOPES[scope])
+            for scope, fn in fns.items()}
 
 
 def analyze(items: list[ItemOutcome]) -> dict:
     observed = [it for it in items if it.observed]
     trajs = [[c.tool for c in trajectory(it)] for it in observed]
     correct = [it.correct for it in observed]
-    st = [it for it in observed if it.gold.qtype == "ST"]
     after = Counter(kind for it in observed for kind in after_nongold_reads(it))
     n_after = sum(after.values())
-    mt_wrong = [it for it in observed if it.gold.qtype == "MT" and not it.correct]
     return {
         "n_items": len(observed),
         "transitions": transition_matrix(trajs),
         "bigrams": bigram_accuracy(trajs, correct),
         "trigrams": trigram_stats(trajs),
-        "st_stopping": categorical([st_stopping(it) for it in st], [it.correct for it in st], ST_STOP),
-        "mt_failures": _without_accuracy(categorical([mt_failure(it) for it in mt_wrong], [False] * len(mt_wrong), MT_FAIL)),
+        "stopping": stopping(observed),
         "after_nongold_read": {
             "n": n_after,
             "categories": {k: {"n": after.get(k, 0), "share": after.get(k, 0) / n_after if n_after else None}

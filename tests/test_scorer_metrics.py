@@ -15,6 +15,7 @@ from scorer_fixtures import (
 )
 
 from agenthop.scorer.gold import Gold
+from agenthop.scorer.results import SUMMARY_SCHEMA_VERSION
 from agenthop.scorer.runs import load_run
 from agenthop.scorer.summary import score_run
 from agenthop.server.log.checkpoint import CheckpointLog
@@ -412,7 +413,7 @@ def test_usd_not_measured_without_runner(tmp_path, gold):
 # -- provenance -------------------------------------------------------------------
 
 def test_provenance(main, gold):
-    assert main["schema_version"] == 1 and main["scorer_version"]
+    assert main["schema_version"] == SUMMARY_SCHEMA_VERSION == 2 and main["scorer_version"]
     assert main["corpus"]["corpus_id"] == gold.meta["corpus_id"]
     assert main["corpus"]["meta"]["provenance"]["inputs"]
     assert main["sessions"]["caps"][0]["value"] == {"budget": 30, "max_turns": 20, "max_tokens": 200000}

@@ -83,41 +83,95 @@ def test_bigram_accuracy_difference_and_trigram(tmp_path, gold):
     assert tg["most_frequent"]["share"] == 1.0
 
 
+def _scope(tr: dict, scope: str) -> dict:
+    stop = tr["stopping"][scope]
+    return {"n": stop["n"], **{k: v["n"] for k, v in stop["categories"].items() if v["n"]}}
+
+
+# ST scope (st_0001, gold B): the action after the first delivered read of B.
 @pytest.mark.parametrize("script,expected", [
-    (lambda s: (s.read("B", 2), s.submit("B")), "submit_immediately"),
-    (lambda s: (s.read("B", 2), s.think(), s.think(), s.submit("B")), "think_then_submit"),
-    (lambda s: (s.read("B", 2), s.think(), s.read("B", 0), s.submit("B")), "read_more"),
-    (lambda s: (s.read("B", 2), s.search(), s.submit("B")), "read_more"),
-    (lambda s: (s.read("B", 2), s.think()), "no_submit"),
+    (lambda s: (s.read("A", 0), s.read("B", 2), s.submit("B")), "imm"),
+    (lambda s: (s.read("B", 2), s.think(), s.think(), s.submit("B")), "thnk"),
+    (lambda s: (s.read("B", 2), s.think(), s.read("B", 0), s.submit("B")), "read"),
+    (lambda s: (s.read("B", 2), s.read("D", 0, outcome="no_text"), s.end("max_turns")), "read"),
+    (lambda s: (s.read("B", 2), s.search(), s.submit("B")), "rest"),
+    (lambda s: (s.read("B", 2), s.think(), s.end("max_turns")), "rest"),
+    (lambda s: (s.read("B", 2), s.sections("A"), s.think(), s.submit("B")), "rest"),
 ])
-def test_st_stopping(tmp_path, gold, script, expected):
+def test_st_scope(tmp_path, gold, script, expected):
     tr = score(tmp_path, gold, {"st_0001": script})
-    cats = tr["st_stopping"]["categories"]
-    assert cats[expected]["n"] == 1 and tr["st_stopping"]["n"] == 1
+    assert _scope(tr, "st") == {"n": 1, expected: 1}
+    assert _scope(tr, "mt_fail") == {"n": 0} and _scope(tr, "mt_both") == {"n": 0}
 
 
-def test_st_stopping_needs_a_delivered_gold_read(tmp_path, gold):
+def test_st_scope_needs_a_delivered_gold_read(tmp_path, gold):
     tr = score(tmp_path, gold, {"st_0001": lambda s: (s.read("B", 9, outcome="not_found"), s.submit("B"))})
-    assert tr["st_stopping"]["n"] == 0
+    assert _scope(tr, "st") == {"n": 0}
 
 
+# MT-fail scope (mt_0001, gold B and K; K never delivered), whatever the answer.
 @pytest.mark.parametrize("script,expected", [
-    (lambda s: (s.read("A", 0), s.submit("C")), "no_gold_reached"),
-    (lambda s: (s.read("B", 2), s.submit("B")), "premature_commit"),
-    (lambda s: (s.read("B", 2), s.search(), s.end("max_turns")), "explored"),
-    (lambda s: (s.read("B", 2), s.read("D", 0, outcome="no_text"), s.end("max_turns")), "explored"),
-    (lambda s: (s.read("B", 2), s.read("B", 0), s.think(), s.end("max_turns")), "stayed"),
-    (lambda s: (s.read("B", 2), s.end("max_turns")), "stayed"),
-    (lambda s: (s.read("B", 2), s.read("K", 2), s.submit("B")), "all_gold_reached"),
+    (lambda s: (s.read("J", 0), s.search(), s.submit("C")), "zero_gold"),
+    (lambda s: (s.read("K", 2, outcome="budget_rejected"), s.end("budget")), "zero_gold"),
+    (lambda s: (s.read("B", 2), s.submit("A")), "prem"),  # right answer: still a recall failure
+    (lambda s: (s.read("B", 2), s.think(), s.submit("B")), "prem"),
+    (lambda s: (s.search(), s.read("B", 2), s.end("max_turns")), "prem"),
+    (lambda s: (s.read("B", 2), s.search(), s.submit("B")), "explored"),
+    (lambda s: (s.read("B", 2), s.read("J", 1), s.submit("B")), "explored"),
+    (lambda s: (s.read("B", 2), s.read("K", 2, outcome="budget_rejected"), s.submit("B")), "explored"),
+    (lambda s: (s.read("B", 2), s.info("J"), s.end("max_turns")), "explored"),
+    (lambda s: (s.read("B", 2), s.refs("B"), s.submit("B")), "explored"),
+    (lambda s: (s.read("B", 2), s.read("B", 0), s.think(), s.submit("B")), "stayed"),
+    (lambda s: (s.read("B", 2), s.sections("B"), s.end("max_turns")), "stayed"),
 ])
-def test_mt_failures(tmp_path, gold, script, expected):
+def test_mt_fail_scope(tmp_path, gold, script, expected):
     tr = score(tmp_path, gold, {"mt_0001": script})
-    assert tr["mt_failures"]["categories"][expected]["n"] == 1 and tr["mt_failures"]["n"] == 1
+    assert _scope(tr, "mt_fail") == {"n": 1, expected: 1}
+    assert _scope(tr, "mt_both") == {"n": 0}
 
 
-def test_mt_correct_items_are_not_failures(tmp_path, gold):
-    tr = score(tmp_path, gold, {"mt_0001": lambda s: (s.read("B", 2), s.submit("A"))})
-    assert tr["mt_failures"]["n"] == 0
+# MT-both scope (mt_0001): the action after the read that delivered the second gold paper (K), not the first.
+@pytest.mark.parametrize("script,expected", [
+    (lambda s: (s.read("B", 2), s.think(), s.read("K", 2), s.submit("A")), "imm"),
+    (lambda s: (s.read("K", 0), s.read("B", 2), s.think(), s.submit("B")), "thnk"),
+    (lambda s: (s.read("B", 2), s.read("K", 2), s.read("B", 0), s.submit("B")), "read"),
+    (lambda s: (s.read("B", 2), s.read("K", 2), s.refs("K"), s.submit("B")), "rest"),
+])
+def test_mt_both_scope(tmp_path, gold, script, expected):
+    tr = score(tmp_path, gold, {"mt_0001": script})
+    assert _scope(tr, "mt_both") == {"n": 1, expected: 1}
+    assert _scope(tr, "mt_fail") == {"n": 0}
+
+
+def test_scopes_pool_items_with_their_accuracy(tmp_path, gold):
+    tr = score(tmp_path, gold, {
+        "mt_0001": lambda s: (s.read("B", 2), s.submit("A")),               # prem, right answer
+        "mt_0002": lambda s: (s.read("H", 1), s.search(), s.submit("A")),   # explored, wrong (C is right)
+        "st_0001": lambda s: (s.read("B", 2), s.submit("C")),               # imm, wrong
+        "st_0003": lambda s: (s.read("B", 2), s.submit("D")),               # imm, right
+        "st_0005": lambda s: (s.read("A", 0), s.submit("A")),               # gold never read: out of the ST scope
+    })
+    mf = tr["stopping"]["mt_fail"]
+    assert mf["n"] == 2
+    assert (mf["categories"]["prem"]["share"], mf["categories"]["prem"]["accuracy"]) == (0.5, 1.0)
+    assert (mf["categories"]["explored"]["share"], mf["categories"]["explored"]["accuracy"]) == (0.5, 0.0)
+    st = tr["stopping"]["st"]
+    assert st["n"] == 2 and st["categories"]["imm"] == {"n": 2, "share": 1.0, "accuracy": 0.5}
+    assert st["categories"]["thnk"] == {"n": 0, "share": 0.0, "accuracy": None}
+
+
+def test_item_row_trajectory_names_only_the_seven_tools(tmp_path, gold):
+    run_dir, log, _ = new_run_dir(tmp_path, "t")
+    s = SessionWriter(log, "st_0001", run="t")
+    s.search()
+    s.call("fly_to_moon", {}, outcome="invalid")
+    s.read("B", 2)
+    s.submit("B")
+    s.call("think", {"reasoning": "late"}, outcome="session_ended")
+    log.close()
+    row = score_run(load_run(run_dir), gold)["item_results"][0]
+    assert row["trajectory"] == ["search_papers", "read_section", "submit_answer"]
+    assert row["contact"] == "inspected"
 
 
 def test_after_nongold_read(tmp_path, gold):

@@ -1,0 +1,84 @@
+"""Benchmark the panel: N synthetic runs x 1,011 items, ``agenthop-scorer panel`` next to scoring the runs one by one.
+
+    .venv/bin/python bench/bench_panel.py [--runs 20] [--items 1011] [--repeat 2] [--jobs 2]
+
+Builds the corpus and run directories of bench_scorer.py (the same realistic sessions),
+then times, interleaved (each round runs every variant once, in turn; the machine is
+shared), each in a child process:
+
+* panel, one process: ``agenthop-scorer panel RUN... --out D --jobs 1``;
+* panel, ``--jobs J``;
+* the runs scored one by one: ``agenthop-scorer RUN... --out D --jobs 1`` (every run's summary.json,
+  report.md and report.html, and the comparison across runs), the work a researcher would otherwise do.
+
+Prints each variant's median wall time (min-max), CPU time and peak RSS, and the ratio to the first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from bench_scorer import build_corpus, spread, timed, write_run
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--items", type=int, default=1011)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--repeat", type=int, default=2, help="rounds; each round runs every variant once")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count(), help="worker processes of the parallel panel variant")
+    ap.add_argument("--out", type=Path, default=Path("bench/out/panel"))
+    args = ap.parse_args()
+    if args.out.exists():
+        shutil.rmtree(args.out)
+    args.out.mkdir(parents=True)
+    rng = random.Random(args.seed)
+    t0 = time.perf_counter()
+    corpus = args.out / "corpus.sqlite"
+    items = build_corpus(corpus, args.items, rng)
+    runs, n_records = [], 0
+    for k in range(args.runs):
+        d = args.out / "runs" / f"run{k:02d}"
+        n_records += write_run(d, f"run{k:02d}", items, rng, skill=0.3 + 0.6 * k / max(1, args.runs - 1))
+        runs.append(str(d))
+    print(f"generated {args.runs} runs x {args.items} items ({n_records:,} checkpoint records) in "
+          f"{time.perf_counter() - t0:.1f} s; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+
+    cli = [sys.executable, "-m", "agenthop.scorer.cli"]
+    variants = {
+        "panel, --jobs 1": [*cli, "panel", *runs, "--jobs", "1"],
+        f"panel, --jobs {args.jobs}": [*cli, "panel", *runs, "--jobs", str(args.jobs)],
+        "score one by one, --jobs 1": [*cli, "score", *runs, "--jobs", "1"],
+    }
+    results: dict[str, list[dict]] = {name: [] for name in variants}
+    for r in range(args.repeat):
+        for k, (name, cmd) in enumerate(variants.items()):
+            report = args.out / f"report-{k}"
+            shutil.rmtree(report, ignore_errors=True)
+            results[name].append(timed([*cmd, "--corpus", str(corpus), "--out", str(report)], args.out / f"variant-{k}.log"))
+        print(f"round {r + 1}/{args.repeat}: " + ", ".join(f"{n} {res[-1]['wall']:.1f} s" for n, res in results.items()))
+
+    first = statistics.median(r["wall"] for r in next(iter(results.values())))
+    print(f"\n{args.runs} runs x {args.items} items (median of {args.repeat}, min-max), load average now "
+          f"{os.getloadavg()[0]:.1f}:")
+    print(f"  {'variant':<28} {'wall':>18} {'CPU':>8} {'peak RSS':>9} {'vs first':>9}")
+    for name, res in results.items():
+        wall = [x["wall"] for x in res]
+        print(f"  {name:<28} {spread(wall):>18} {statistics.median(x['cpu'] for x in res):>6.1f} s "
+              f"{max(x['rss_mb'] for x in res):>6.0f} MB {first / statistics.median(wall):>8.2f}x")
+    p0, p1 = (json.loads((args.out / f"report-{k}" / "panel.json").read_text()) for k in (0, 1))
+    same = p0["main_table"] == p1["main_table"] and p0["stopping"] == p1["stopping"]
+    print(f"same main table and stopping with 1 and {args.jobs} jobs: {'yes' if same else 'NO'}")
+
+
+if __name__ == "__main__":
+    main()

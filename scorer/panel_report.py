@@ -1,0 +1,252 @@
+"""The panel as a report document (rendered by report_md and report_html like every report), most important first.
+
+Tables come in the order a reader of the paper looks for them: the main table,
+stopping, per-cell accuracy, the ablation, item difficulty, bigrams, trigrams,
+non-submission, evidence contact, the action after a wrong-paper read, the
+figures, then robustness. A table whose inputs are missing says what it needs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agenthop.scorer import report_html, report_md
+from agenthop.scorer.audit import CONTACTS
+from agenthop.scorer.document import NO_TOKENS, NO_TURNS, Document, Section, Table, comparison_document, num, pct
+from agenthop.scorer.panel_tables import MAIN_COLUMNS
+from agenthop.scorer.panel_plots import missing_plots, panel_plots
+from agenthop.scorer.reports import write_json
+from agenthop.scorer.trajectory import SCOPE_LABELS, STOP_LABELS
+
+PANEL_FILES = ("panel.json", "panel.md", "panel.html")
+MARKS = {"tier_leader": "●", "panel_best": "★"}
+LEGEND = ("● tier leader (best in its tier), ★ panel best (best of all full-tool runs). A conversion cell is marked "
+          "● only where the exact McNemar test on the items both the tier leader and the runner-up recalled separates "
+          "them (p < {alpha}); conversion has no ★.")
+CONTACT_LABELS = {"inspected": "gold paper inspected", "exposed": "gold paper exposed, not inspected",
+                  "neither": "neither"}
+
+
+def pp(x) -> str:
+    return "n/a" if x is None else f"{100 * x:+.1f} pp"
+
+
+def _marked(row: dict, col: str, text: str) -> str:
+    marks = "".join(MARKS[m] for m in row["marks"].get(col, []))
+    return f"{text} {marks}" if marks else text
+
+
+def _main_cell(row: dict, col: str) -> str:
+    v = row[col]
+    if col == "calls_per_turn":
+        return num(v, 2, NO_TURNS)
+    if col == "mean_tokens":
+        return num(v, 0, NO_TOKENS)
+    if col == "mean_turns":
+        return num(v, 2, NO_TURNS)
+    if col == "mean_budget":
+        return num(v, 2)
+    return _marked(row, col, pct(v))
+
+
+MAIN_HEADER = ["tier", "run", "model", "n", "accuracy", "paper recall ST", "paper recall MT", "section recall",
+               "conversion ST", "conversion MT", "calls/turn", "tokens", "turns", "budget", "non-submission"]
+
+
+def main_section(p: dict) -> Section:
+    m = p["main_table"]
+    sec = Section("Main table (the paper's Table 2)", paragraphs=[LEGEND.format(alpha=m["alpha"])])
+    if not m["rows"]:
+        sec.paragraphs.append(f"Not computed: {p.get('missing', 'no full-tool run')}.")
+        return sec
+    sec.tables.append(Table(MAIN_HEADER, [[r["tier"], r["run"], r["model"] or "unknown", str(r["n"])]
+                                          + [_main_cell(r, c) for c in MAIN_COLUMNS] for r in m["rows"]],
+                            "One row per full-tool run, grouped by tier."))
+    if m["conversion_tests"]:
+        sec.tables.append(Table(
+            ["tier", "type", "leader", "runner-up", "items both recalled", "only leader right", "only runner-up right",
+             "exact McNemar p", "marked"],
+            [[t["tier"], t["qtype"], t["leader"], t["runner_up"], str(t["n_common_recalled"]), str(t["leader_only"]),
+              str(t["runner_up_only"]), f"{t['mcnemar_exact_p']:.4g}", "yes" if t["separates"] else "no"]
+             for t in m["conversion_tests"]], "Conversion: tier leader against runner-up on the items both recalled."))
+    else:
+        sec.paragraphs.append("Conversion tests need a tier with two or more runs whose conversion is measured.")
+    return sec
+
+
+def stopping_section(p: dict) -> Section:
+    rows = p["stopping"]["rows"]
+    sec = Section("Stopping behaviour (the paper's Table 9)", paragraphs=[
+        "Share of the scope's items (count) per category; definitions in docs/scoring.md."])
+    for scope, label in SCOPE_LABELS.items():
+        cats = list(rows[0][scope]["categories"]) if rows else []
+        sec.tables.append(Table(["run", "items"] + [STOP_LABELS[c] for c in cats], [
+            [r["run"], str(r[scope]["n"])] + [f"{pct(r[scope]['categories'][c]['share'])} ({r[scope]['categories'][c]['n']})"
+                                              for c in cats] for r in rows], label))
+    return sec
+
+
+def cell_section(p: dict) -> Section:
+    c = p["cell_accuracy"]
+    sec = Section("Accuracy per cell (the paper's Table 10)")
+    if c["easiest"] is None:
+        sec.paragraphs.append("Not computed: no full-tool run has items.")
+        return sec
+    sec.paragraphs.append(f"Accuracy ± Wilson 95% half-width (items). Easiest cell {c['easiest']}, hardest "
+                          f"{c['hardest']} (by accuracy pooled over the full-tool runs); drop = easiest - hardest.")
+    sec.tables.append(Table(["run"] + c["cells"] + [f"drop {c['easiest']} → {c['hardest']}"], [
+        [r["run"]] + [("n/a (no items)" if not r["cells"][k]["n"] else
+                       f"{pct(r['cells'][k]['accuracy'])} ± {100 * r['cells'][k]['half_width']:.1f} ({r['cells'][k]['n']})")
+                      for k in c["cells"]] + [pp(r["drop"])] for r in c["rows"]]))
+    return sec
+
+
+def _lift(lift: dict | None) -> list[str]:
+    if lift is None:
+        return ["n/a", "n/a", "n/a"]
+    ci = lift["bootstrap_ci95"]
+    return [f"{pp(lift['lift'])} ({lift['n_common']} items)", f"{lift['mcnemar_exact_p']:.4g}",
+            "n/a" if not ci else f"[{100 * ci[0]:+.1f}, {100 * ci[1]:+.1f}] pp"]
+
+
+def ablation_section(p: dict) -> Section:
+    a = p["ablation"]
+    sec = Section("Ablation (the paper's Table 4)")
+    if "missing" in a:
+        sec.paragraphs.append(f"Not computed: {a['missing']}.")
+        return sec
+    sec.paragraphs.append(f"Lifts are paired on the items both runs have: exact McNemar p and a paired bootstrap 95% "
+                          f"interval ({a['resamples']} resamples, seed {a['seed']}).")
+    sec.tables.append(Table(
+        ["model", "closed-book", "no-search", "full tools", "lift from tools", "p", "95% CI", "lift from search", "p",
+         "95% CI"],
+        [[r["model"]] + [pct(r["accuracy"].get(k), "n/a (no run)") for k in ("closed_book", "no_search", "full")]
+         + _lift(r["lift_tools"]) + _lift(r["lift_search"]) for r in a["rows"]]))
+    for r in a["rows"]:
+        sec.paragraphs += [f"{m[0].upper()}{m[1:]}." for m in r["missing"]]
+    return sec
+
+
+def difficulty_section(p: dict, missing_plot: dict) -> Section:
+    d = p["difficulty"]
+    sec = Section("Item difficulty (the paper's Figure 4)")
+    if "missing" in d:
+        sec.paragraphs.append(f"Not computed: {d['missing']}.")
+        return sec
+    sec.paragraphs.append(f"{d['n_items']} items all {d['n_runs']} full-tool runs have, by how many runs answered them: "
+                          f"low = {d['bands']['low']}, high = {d['bands']['high']}, mid = the rest.")
+    for key, title in (("by_cell", "type x depth"), ("by_tier", "consensus tier")):
+        sec.tables.append(Table([title, "low", "mid", "high"],
+                                [[k, str(v["low"]), str(v["mid"]), str(v["high"])] for k, v in d[key].items()]))
+    sec.plots.append("panel-coverage")
+    sec.paragraphs += [missing_plot[k] for k in ("panel-coverage",) if k in missing_plot]
+    return sec
+
+
+def bigram_section(p: dict) -> Section:
+    b = p["bigrams"]
+    sec = Section("Bigrams (the paper's Table 13)", paragraphs=[
+        f"Per run, the accuracy of items whose trajectory contains the bigram against those that do not; "
+        f"{b['test']} candidates, significant at Bonferroni-corrected p < {b['alpha']}."])
+    rows, quiet = [], []
+    for r in b["rows"]:
+        sig = [x for x in r["bigrams"] if x["significant"]]
+        if not sig:
+            quiet.append(f"{r['run']} ({len(r['bigrams'])} tested)")
+        for x in sig:
+            rows.append([r["run"], " → ".join(x["bigram"]), f"{x['correct_with']}/{x['n_with']}",
+                         f"{x['correct_without']}/{x['n_without']}", pp(x["difference"]), f"{x['p_bonferroni']:.3g}"])
+    if rows:
+        sec.tables.append(Table(["run", "bigram", "right with", "right without", "difference", "p (Bonferroni)"], rows))
+    if quiet:
+        sec.paragraphs.append("No significant bigram: " + ", ".join(quiet) + ".")
+    return sec
+
+
+def trigram_section(p: dict) -> Section:
+    return Section("Top trigram (the paper's Table 14)", tables=[Table(
+        ["run", "top trigram", "count", "of trigrams", "concentration", "top-5 share"],
+        [[r["run"], " → ".join(r["top"]) if r["top"] else "none (no trajectory of three calls)", str(r["top_count"]),
+          str(r["total"]), pct(r["concentration"]), pct(r["top5_share"])] for r in p["trigrams"]["rows"]],
+        "Concentration: the top trigram's share of all the run's trigrams.")])
+
+
+def non_submission_section(p: dict) -> Section:
+    rows = p["non_submission"]["rows"]
+    terms = [t for t in p["non_submission"]["terminations"] if any(t in r["by_termination"] for r in rows)]
+    return Section("Non-submission by terminating cap (the paper's Table 15)", tables=[Table(
+        ["run", "items", "no answer"] + terms,
+        [[r["run"], str(r["n"]), f"{pct(r['share'])} ({r['non_submitted']})"]
+         + [f"{pct(r['by_termination'][t]['share'])} ({r['by_termination'][t]['n']})" if t in r["by_termination"]
+            else "0.0% (0)" for t in terms] for r in rows],
+        "Share of all items without an answer, by what ended them (all runs, ablations included).")])
+
+
+def contact_section(p: dict) -> Section:
+    c = p["contact"]
+    sec = Section("Evidence contact (the paper's Table 11)", paragraphs=[
+        f"Pooled over {c['runs']} full-tool runs ({c['n']} observed item-runs): a gold paper inspected (an executed "
+        "read), else exposed (shown in a search or reference list), else neither; accuracy in each, and the "
+        "closed-book accuracy of the same model on the same items."])
+    sec.tables.append(Table(["contact", "item-runs", "share", "accuracy", "closed-book accuracy"], [
+        [CONTACT_LABELS[k], str(r["n"]), pct(r["share"]), pct(r["accuracy"]),
+         f"{pct(r['closed_book_accuracy'])} ({r['closed_book_n']})" if r["closed_book_n"]
+         else "n/a (no items)" if not r["n"] else "n/a (no closed-book run)"]
+        for k, r in ((k, c["rows"][k]) for k in CONTACTS)]))
+    if "missing" in c:
+        sec.paragraphs.append(f"{c['missing'][0].upper()}{c['missing'][1:]}.")
+    return sec
+
+
+def after_wrong_section(p: dict) -> Section:
+    a = p["after_wrong_paper"]
+    return Section("After a wrong-paper read (the paper's Table 3)", tables=[Table(
+        ["run", "reads"] + a["categories"],
+        [[r["run"], str(r["n"])] + [f"{pct(r['categories'][k]['share'])} ({r['categories'][k]['n']})"
+                                    for k in a["categories"]] for r in a["rows"]],
+        "The next call after each delivered read of a non-gold paper (end: no further call, an addition).")])
+
+
+def figures_section(missing_plot: dict) -> Section:
+    names = ("panel-accuracy-vs-recall", "panel-transitions")
+    return Section("Figures (the paper's Figures 5 and 6)", plots=[n for n in names if n not in missing_plot],
+                   paragraphs=[missing_plot[n] for n in names if n in missing_plot])
+
+
+def robustness_sections(p: dict) -> list[Section]:
+    if p["robustness"] is None:
+        return [Section("Robustness", paragraphs=["Not computed: Cronbach's alpha, item-total correlations and "
+                                                  "replicates need two or more full-tool runs."])]
+    out = []
+    for sec in comparison_document(p["robustness"]).sections[1:]:  # [0] is the runs table, the main table here
+        sec.title = f"Robustness: {sec.title}"
+        out.append(sec)
+    return out
+
+
+def runs_section(p: dict) -> Section:
+    return Section("Runs in the panel", tables=[Table(["run", "tier", "model", "role", "items"], [
+        [r["run"], r["tier"] or "none", r["model"] or "unknown", r["role"], str(r["n"])] for r in p["runs"]])],
+        paragraphs=[f"Corpus {(p['corpus'] or {}).get('path')} (id {(p['corpus'] or {}).get('corpus_id') or 'n/a'}); "
+                    f"scorer {p['scorer_version']}, panel schema {p['schema_version']}."])
+
+
+def panel_document(p: dict) -> Document:
+    missing_plot = missing_plots(p)
+    sections = [main_section(p), stopping_section(p), cell_section(p), ablation_section(p),
+                difficulty_section(p, missing_plot), bigram_section(p), trigram_section(p), non_submission_section(p),
+                contact_section(p), after_wrong_section(p), figures_section(missing_plot), *robustness_sections(p),
+                runs_section(p)]
+    return Document(title="AgentHop panel", sections=sections)
+
+
+def write_panel_reports(p: dict, directory: str | Path) -> Path:
+    """panel.json, panel.md and panel.html in ``directory`` (created if needed)."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(out / "panel.json", p)
+    doc = panel_document(p)
+    (out / "panel.md").write_text(report_md.render(doc), encoding="utf-8")
+    doc.plots = panel_plots(p)
+    (out / "panel.html").write_text(report_html.render(doc), encoding="utf-8")
+    return out

@@ -1,0 +1,356 @@
+"""The panel (agenthop-scorer panel) on hand-built runs whose every figure is worked out here by hand.
+
+The corpus is the scorer fixture's plus st_0006..st_0019: single-target depth-1 items like st_0003
+(seed A, gold B, direct label B "Experiments", correct option D). Every run below is written call by
+call, so each table cell follows from the scripts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from click.testing import CliRunner
+from release_fixture import _graph, _item, _label, make_release
+from scorer_fixtures import SessionWriter, _add_items, new_run_dir
+
+from agenthop.scorer import report_md
+from agenthop.scorer.cli import main
+from agenthop.scorer.errors import CorpusMismatchError, ScorerError
+from agenthop.scorer.gold import Gold
+from agenthop.scorer.panel_tables import build_panel, panel_entry
+from agenthop.scorer.panel_labels import read_labels
+from agenthop.scorer.panel_report import panel_document
+from agenthop.scorer.panel_scoring import panel
+from agenthop.scorer.runs import load_run
+from agenthop.scorer.summary import score_run
+from agenthop.server.corpus.importer import import_release
+
+EXTRA = [f"st_{n:04d}" for n in range(6, 20)]
+B_ITEMS = ["st_0001", "st_0003", "st_0005", *EXTRA]  # gold paper B, seed A
+RIGHT = {"st_0001": "B", "st_0002": "A", "mt_0001": "A", "mt_0002": "C", "st_0003": "D", "st_0005": "A",
+         **{i: "D" for i in EXTRA}}
+WRONG = "C"  # the correct option of none of the items above but mt_0002
+NINE = B_ITEMS[:9]  # st_0001, st_0003, st_0005, st_0006 .. st_0011
+Z = 1.959963984540054
+
+
+def _more_items(rel) -> None:
+    _add_items(rel)
+    for iid in EXTRA:
+        rel.qa.append(_item(iid, "single-target", 1, "MOTIVE", "A", ["B"], [], f"Question of {iid}?",
+                            ["w", "x", "y", "z"], 3, ["wrong_paper", "no_context", "seed_only", "correct"]))
+        rel.graphs.append(_graph(iid, ["A", "B", "C", "D", "E"], {"A": ["B", "C", "D"], "B": ["E"]}))
+        rel.labels.append({"sample_id": iid, "analysis": {"section_recall_labels": [_label("B", "Experiments", "direct")]}})
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    root = tmp_path_factory.mktemp("panel-corpus")
+    out = root / "corpus.sqlite"
+    import_release(make_release(root, _more_items, name="panel-release"), out, echo=lambda _: None)
+    return out
+
+
+@pytest.fixture(scope="module")
+def gold(corpus):
+    g = Gold(corpus)
+    yield g
+    g.close()
+
+
+def manifest(name, model, tier=None, closed_book=False, disabled=()):
+    m = {"run": name, "agent": "raw", "model": model, "disabled_tools": list(disabled),
+         "ablations": {"closed_book": closed_book, "disabled_tools": list(disabled), "read_first": False}}
+    return {**m, "tier": tier} if tier else m
+
+
+def write_run(root, name, scripts: dict, man: dict | None = None, corpus_id: str | None = None):
+    run_dir, log, _ = new_run_dir(root, name, man)
+    for iid, script in scripts.items():
+        s = SessionWriter(log, iid, run=name, corpus={"corpus_id": corpus_id, "schema_version": 1} if corpus_id else None)
+        script(s)
+    log.close()
+    return run_dir
+
+
+def read_b(right: bool, iid: str):
+    """search (B shown first), read B's Experiments, submit the right or a wrong letter."""
+    return lambda s: (s.search(hits=[("B", 1)]), s.read("B", 2), s.submit(RIGHT[iid] if right else WRONG))
+
+
+def entry(gold, run_dir, label=None):
+    return panel_entry(score_run(load_run(run_dir), gold), label)
+
+
+# -- the main panel: tiers big (P, Q) and small (R, S) on NINE + mt_0001 ------------------------------------
+
+P_RIGHT = set(NINE)
+Q_RIGHT = {"st_0001", "st_0003"}
+R_RIGHT = {"st_0001", "st_0003", "st_0005", "st_0006", "st_0007"}
+S_RIGHT = {"st_0001", "st_0003", "st_0005", "st_0006"}
+
+
+@pytest.fixture(scope="module")
+def main_panel(tmp_path_factory, gold):
+    root = tmp_path_factory.mktemp("panel-runs")
+    mt = {
+        "P": lambda s: (s.read("B", 2), s.read("K", 2), s.submit("A")),                  # both gold read, right: MT-both imm
+        "Q": lambda s: (s.read("B", 2), s.think(), s.submit("B")),                       # MT-fail prem
+        "R": lambda s: (s.read("B", 2), s.search(), s.end("max_turns")),                 # MT-fail explored, no answer
+        "S": lambda s: (s.read("J", 0), s.submit("B")),                                  # MT-fail 0-Gold; J is not gold
+    }
+    entries = []
+    for name, tier, right in (("P", "big", P_RIGHT), ("Q", "big", Q_RIGHT), ("R", "small", R_RIGHT),
+                              ("S", "small", S_RIGHT)):
+        scripts = {i: read_b(i in right, i) for i in NINE}
+        scripts["mt_0001"] = mt[name]
+        entries.append(entry(gold, write_run(root, name, scripts, manifest(name, f"model-{name}", tier))))
+    return build_panel(entries, {"path": "corpus.sqlite"})
+
+
+def rows_by_run(table):
+    return {r["run"]: r for r in table["rows"]}
+
+
+def test_main_table_values_and_marks(main_panel):
+    m = main_panel["main_table"]
+    assert m["tiers"] == ["big", "small"] and [r["run"] for r in m["rows"]] == ["P", "Q", "R", "S"]
+    rows = rows_by_run(m)
+    assert {k: rows[k]["accuracy"] for k in rows} == {"P": 1.0, "Q": 0.2, "R": 0.5, "S": 0.4}
+    assert {k: rows[k]["conversion_st"] for k in rows} == {"P": 1.0, "Q": 2 / 9, "R": 5 / 9, "S": 4 / 9}
+    assert rows["P"]["conversion_mt"] == 1.0 and rows["Q"]["conversion_mt"] is None
+    assert {k: rows[k]["paper_recall_mt"] for k in rows} == {"P": 1.0, "Q": 0.0, "R": 0.0, "S": 0.0}
+    assert {k: rows[k]["non_submission"] for k in rows} == {"P": 0.0, "Q": 0.0, "R": 0.1, "S": 0.0}
+    assert rows["P"]["marks"]["accuracy"] == ["tier_leader", "panel_best"]
+    assert rows["R"]["marks"]["accuracy"] == ["tier_leader"]
+    assert "accuracy" not in rows["Q"]["marks"] and "accuracy" not in rows["S"]["marks"]
+    # Paper recall MT: R and S tie (0) in their tier, so both lead it.
+    assert rows["R"]["marks"]["paper_recall_mt"] == ["tier_leader"] == rows["S"]["marks"]["paper_recall_mt"]
+
+
+def test_conversion_marked_only_where_mcnemar_separates(main_panel):
+    tests = {(t["tier"], t["qtype"]): t for t in main_panel["main_table"]["conversion_tests"]}
+    assert set(tests) == {("big", "ST"), ("small", "ST")}  # MT: only P has a measured conversion
+    big = tests[("big", "ST")]
+    # Both recalled all nine ST items; P right on 9, Q on 2: 7 discordant pairs, all for P.
+    assert (big["leader"], big["runner_up"], big["n_common_recalled"], big["leader_only"], big["runner_up_only"]) == \
+        ("P", "Q", 9, 7, 0)
+    assert big["mcnemar_exact_p"] == pytest.approx(2 * 0.5 ** 7) and big["separates"]
+    small = tests[("small", "ST")]
+    assert (small["leader"], small["runner_up"], small["leader_only"], small["runner_up_only"]) == ("R", "S", 1, 0)
+    assert small["mcnemar_exact_p"] == 1.0 and not small["separates"]
+    rows = rows_by_run(main_panel["main_table"])
+    assert rows["P"]["marks"]["conversion_st"] == ["tier_leader"]
+    assert "conversion_st" not in rows["R"]["marks"]
+    assert all("panel_best" not in rows[r]["marks"].get("conversion_st", []) for r in rows)
+
+
+def test_stopping_scopes_per_run(main_panel):
+    rows = rows_by_run(main_panel["stopping"])
+
+    def counts(run, scope):
+        return {k: v["n"] for k, v in rows[run][scope]["categories"].items() if v["n"]}
+
+    assert counts("P", "st") == {"imm": 9} and counts("P", "mt_both") == {"imm": 1} and counts("P", "mt_fail") == {}
+    assert counts("Q", "mt_fail") == {"prem": 1}
+    assert counts("R", "mt_fail") == {"explored": 1}
+    assert counts("S", "mt_fail") == {"zero_gold": 1}
+
+
+def test_cell_accuracy_with_wilson_half_widths_and_drop(main_panel):
+    c = main_panel["cell_accuracy"]
+    assert c["pooled_accuracy"]["ST-d1"] == pytest.approx(20 / 36) and c["pooled_accuracy"]["MT-d1"] == 0.25
+    assert c["pooled_accuracy"]["ST-d2"] is None
+    assert (c["easiest"], c["hardest"]) == ("ST-d1", "MT-d1")
+    rows = rows_by_run(c)
+    # Wilson at 9/9: lower end 1 / (1 + z^2/9), upper end 1.
+    assert rows["P"]["cells"]["ST-d1"]["half_width"] == pytest.approx((1 - 1 / (1 + Z * Z / 9)) / 2)
+    # Wilson at 2/9 by its formula.
+    p, n = 2 / 9, 9
+    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    assert rows["Q"]["cells"]["ST-d1"]["half_width"] == pytest.approx(half)
+    assert {r: rows[r]["drop"] for r in rows} == pytest.approx({"P": 0.0, "Q": 2 / 9, "R": 5 / 9, "S": 4 / 9})
+
+
+def test_item_difficulty_in_thirds(main_panel):
+    d = main_panel["difficulty"]
+    # Runs answering: st_0001, st_0003: 4; st_0005, st_0006: 3; st_0007: 2; st_0008..st_0011 and mt_0001: 1 (P).
+    # Of 4 runs: low = fewer than 4/3 (0, 1), high = more than 8/3 (3, 4), mid = 2.
+    assert d["n_runs"] == 4 and d["n_items"] == 10
+    assert d["histogram"] == [0, 5, 1, 2, 2]
+    assert d["by_cell"] == {"ST-d1": {"low": 4, "mid": 1, "high": 4}, "MT-d1": {"low": 1, "mid": 0, "high": 0}}
+    assert d["by_tier"] == {"gold": {"low": 5, "mid": 1, "high": 4}}
+
+
+def test_trigrams_non_submission_and_after_wrong_paper(main_panel):
+    tg = rows_by_run(main_panel["trigrams"])
+    # P: nine search -> read -> submit, and read -> read -> submit on mt_0001: 10 trigrams.
+    assert tg["P"]["top"] == ["search_papers", "read_section", "submit_answer"]
+    assert (tg["P"]["top_count"], tg["P"]["total"], tg["P"]["concentration"]) == (9, 10, 0.9)
+    ns = rows_by_run(main_panel["non_submission"])
+    assert ns["R"]["non_submitted"] == 1 and ns["R"]["by_termination"]["max_turns"] == {"n": 1, "share": 0.1}
+    assert ns["P"]["non_submitted"] == 0 and ns["P"]["by_termination"]["token_limit"]["n"] == 0
+    aw = rows_by_run(main_panel["after_wrong_paper"])
+    assert aw["S"]["n"] == 1 and aw["S"]["categories"]["submit"]["n"] == 1 and aw["P"]["n"] == 0
+
+
+def test_contact_without_closed_book_says_what_it_needs(main_panel):
+    c = main_panel["contact"]
+    # Every item of every run read a gold paper except S's mt_0001 (read J; B and K never shown): neither.
+    assert c["rows"]["inspected"]["n"] == 39 and c["rows"]["neither"]["n"] == 1 and c["rows"]["exposed"]["n"] == 0
+    assert c["rows"]["inspected"]["correct"] == 9 + 1 + 2 + 5 + 4
+    assert c["rows"]["inspected"]["closed_book_accuracy"] is None
+    assert "closed-book run of the same model" in c["missing"] and "model-P" in c["missing"]
+    assert main_panel["ablation"]["rows"] == [] and "closed-book and no-search runs" in main_panel["ablation"]["missing"]
+    assert main_panel["robustness"]["reliability"]["n_runs"] == 4
+
+
+# -- bigrams with Bonferroni --------------------------------------------------------------------------------
+
+
+def test_bigram_significance_after_bonferroni(tmp_path, gold):
+    items = B_ITEMS[:14]
+    scripts = {}
+    for n, iid in enumerate(items):
+        if n < 7:  # think before a right answer
+            scripts[iid] = lambda s, i=iid: (s.search(), s.read("B", 2), s.think(), s.submit(RIGHT[i]))
+        else:      # submit a wrong answer straight after reading
+            scripts[iid] = lambda s: (s.search(), s.read("B", 2), s.submit(WRONG))
+    p = build_panel([entry(gold, write_run(tmp_path, "T", scripts, manifest("T", "m")))], {})
+    bg = {tuple(b["bigram"]): b for b in p["bigrams"]["rows"][0]["bigrams"]}
+    rt = bg[("read_section", "think")]
+    # 2 x 2 table [[7, 0], [0, 7]]: two-sided Fisher p = 2 / C(14, 7); Bonferroni x 49.
+    assert (rt["n_with"], rt["correct_with"], rt["n_without"], rt["correct_without"]) == (7, 7, 7, 0)
+    assert rt["fisher_p"] == pytest.approx(2 / math.comb(14, 7))
+    assert rt["p_bonferroni"] == pytest.approx(49 * 2 / math.comb(14, 7)) and rt["significant"]
+    assert bg[("read_section", "submit_answer")]["difference"] == -1.0 and bg[("read_section", "submit_answer")]["significant"]
+    sr = bg[("search_papers", "read_section")]  # in every trajectory: nothing to compare
+    assert (sr["n_without"], sr["fisher_p"], sr["difference"], sr["significant"]) == (0, 1.0, None, False)
+    # 21 trigrams; search -> read -> think, read -> think -> submit and search -> read -> submit 7 each.
+    assert p["trigrams"]["rows"][0]["concentration"] == pytest.approx(7 / 21)
+
+
+# -- ablation and contact with closed-book partners ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ablation_panel(tmp_path_factory, gold):
+    root = tmp_path_factory.mktemp("ablation-runs")
+
+    def closed(letter):
+        return lambda s: (s.call("submit_answer", {"answer": letter, "reasoning": "r"}, forced=True), s.end("answer", letter))
+
+    cb_right = {"st_0001", "st_0003"}
+    cb = {i: closed(RIGHT[i] if i in cb_right else WRONG) for i in NINE} | {"st_0002": closed("A")}
+    ns_right = {"st_0003", "st_0005", "st_0006", "st_0007", "st_0008"}
+    ns = {i: (lambda s, i=i: (s.refs("A", hits=[("B", 1)]), s.read("B", 2), s.submit(RIGHT[i] if i in ns_right else WRONG)))
+          for i in NINE}
+    full = {i: read_b(True, i) for i in NINE[:8]}
+    full["st_0011"] = lambda s: (s.search(hits=[("B", 1)]), s.read("A", 0), s.submit(WRONG))  # B shown, not read
+    full["st_0002"] = lambda s: (s.think(), s.submit("B"))                                      # nothing shown
+    entries = [entry(gold, write_run(root, "cb", cb, manifest("cb", "m", closed_book=True))),
+               entry(gold, write_run(root, "ns", ns, manifest("ns", "m", disabled=["search_papers"]))),
+               entry(gold, write_run(root, "full", full, manifest("full", "m")))]
+    return build_panel(entries, {}, seed=3, resamples=2000)
+
+
+def test_roles_from_run_json(ablation_panel):
+    assert [(r["run"], r["role"]) for r in ablation_panel["runs"]] == [("cb", "closed_book"), ("ns", "no_search"),
+                                                                       ("full", "full")]
+    assert [r["run"] for r in ablation_panel["main_table"]["rows"]] == ["full"]
+
+
+def test_ablation_lifts_paired_on_common_items(ablation_panel):
+    (row,) = ablation_panel["ablation"]["rows"]
+    assert (row["closed_book"], row["no_search"], row["full"], row["missing"]) == ("cb", "ns", "full", [])
+    assert row["accuracy"] == {"closed_book": 0.3, "no_search": 5 / 9, "full": 0.8}
+    tools = row["lift_tools"]
+    # On the nine items both have: closed-book right on st_0001, st_0003; no-search on st_0003, st_0005..st_0008.
+    assert (tools["n_common"], tools["gains"], tools["losses"]) == (9, 4, 1)
+    assert tools["lift"] == pytest.approx(3 / 9)
+    assert tools["mcnemar_exact_p"] == pytest.approx(2 * (1 + 5) / 32)
+    search = row["lift_search"]
+    # Full right on NINE but st_0011; st_0002 is not in the no-search run, so it is left out of the pair.
+    assert (search["n_common"], search["gains"], search["losses"]) == (9, 3, 0)
+    assert search["lift"] == pytest.approx(3 / 9) and search["mcnemar_exact_p"] == pytest.approx(2 * 0.5 ** 3)
+    lo, hi = search["bootstrap_ci95"]
+    assert lo <= search["lift"] <= hi
+
+
+def test_contact_with_closed_book_accuracy_beside(ablation_panel):
+    c = ablation_panel["contact"]["rows"]
+    assert (c["inspected"]["n"], c["inspected"]["accuracy"]) == (8, 1.0)
+    assert (c["inspected"]["closed_book_n"], c["inspected"]["closed_book_accuracy"]) == (8, 2 / 8)
+    assert (c["exposed"]["n"], c["exposed"]["accuracy"], c["exposed"]["closed_book_accuracy"]) == (1, 0.0, 0.0)
+    assert (c["neither"]["n"], c["neither"]["accuracy"], c["neither"]["closed_book_accuracy"]) == (1, 0.0, 1.0)
+    assert "missing" not in ablation_panel["contact"]
+
+
+def test_single_run_panel_says_what_is_missing(tmp_path, gold):
+    p = build_panel([entry(gold, write_run(tmp_path, "solo", {"st_0001": read_b(True, "st_0001")}, manifest("solo", "m")))], {})
+    assert p["difficulty"]["missing"] == "item difficulty needs two or more full-tool runs sharing items"
+    assert p["robustness"] is None and p["main_table"]["conversion_tests"] == []
+    assert "missing" in p["ablation"] and "missing" in p["contact"]
+    md = report_md.render(panel_document(p))
+    assert "Not computed: item difficulty needs two or more full-tool runs sharing items." in md
+    assert "Not computed: the ablation table needs closed-book and no-search runs" in md
+    assert "Not computed: Cronbach's alpha, item-total correlations and replicates need two or more full-tool runs." in md
+    assert "n/a (no closed-book run)" in md
+
+
+# -- the command: files, labels, corpora ---------------------------------------------------------------------
+
+
+def test_panel_command_writes_three_files_with_tiers_from_a_file(tmp_path, corpus):
+    a = write_run(tmp_path, "a", {i: read_b(True, i) for i in NINE[:3]}, manifest("a", "m1"))
+    b = write_run(tmp_path, "b", {i: read_b(i == "st_0001", i) for i in NINE[:3]}, manifest("b", "m2"))
+    tiers = tmp_path / "tiers.csv"
+    tiers.write_text("run,tier\na,open\nb,open\n", encoding="utf-8")
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, ["panel", str(a), str(b), "--corpus", str(corpus), "--out", str(out), "--tiers",
+                                  str(tiers), "--jobs", "1"])
+    assert r.exit_code == 0, r.output
+    data = json.loads((out / "panel.json").read_text())
+    assert [(x["run"], x["tier"]) for x in data["runs"]] == [("a", "open"), ("b", "open")]
+    md = (out / "panel.md").read_text()
+    assert md.index("## Main table") < md.index("## Stopping behaviour") < md.index("## Accuracy per cell") \
+        < md.index("## Ablation") < md.index("## Item difficulty") < md.index("## Bigrams")
+    assert "| open | a | m1 | 3 | 100.0% ★ |" in md  # one tier: its leader is the panel best, marked once
+    html = (out / "panel.html").read_text()
+    assert 'data-plot="panel-coverage"' in html and 'data-plot="panel-transitions"' in html
+
+
+def test_runs_from_different_corpora_are_refused_naming_both(tmp_path, corpus):
+    a = write_run(tmp_path, "a", {"st_0001": read_b(True, "st_0001")}, corpus_id="corpus-one")
+    b = write_run(tmp_path, "b", {"st_0001": read_b(True, "st_0001")}, corpus_id="corpus-two")
+    with pytest.raises(CorpusMismatchError) as err:
+        panel([a, b], corpus)
+    msg = str(err.value)
+    assert "run a on corpus corpus-one" in msg and "run b on corpus corpus-two" in msg
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name,text,message", [
+    ("t.toml", 'a = "x"\n[b]\ntier = "y"\nrole = "judge"\n', "run 'b': role 'judge' is not one of full"),
+    ("t.toml", "a = [1\n", "is not valid TOML"),
+    ("t.csv", "name,tier\na,x\n", "the CSV header must name a 'run' column"),
+    ("t.toml", '[a]\nfamily = "x"\n', "run 'a' has unknown key(s) family"),
+])
+def test_bad_tiers_files_are_named(tmp_path, name, text, message):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ScorerError) as err:
+        read_labels(path)
+    assert message in str(err.value) and str(path) in str(err.value)
+
+
+def test_tiers_file_naming_an_unknown_run_is_refused(tmp_path, corpus):
+    a = write_run(tmp_path, "a", {"st_0001": read_b(True, "st_0001")}, manifest("a", "m"))
+    tiers = tmp_path / "t.toml"
+    tiers.write_text('a = "x"\nz = "y"\n', encoding="utf-8")
+    with pytest.raises(ScorerError, match="names run\\(s\\) not in the panel: z; the runs are: a"):
+        panel([a], corpus, tiers=tiers)
+    labels = read_labels(tiers)
+    assert labels == {"a": {"tier": "x"}, "z": {"tier": "y"}}
