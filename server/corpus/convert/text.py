@@ -74,6 +74,24 @@ def pmcid_of(value: str | None) -> str | None:
     return text if text.startswith("PMC") else f"PMC{text}"
 
 
+MAX_DISPLAY_TITLE = 300  # characters of a citation's printed text shown as the title of an entry without one
+
+
+def display_title(raw: str | None) -> str:
+    """A title to show for a bibliography entry the source did not split into fields: its printed text.
+
+    The entry's own number ("[12]", "12.") goes; the rest is kept whole (authors, title and venue as printed)
+    up to MAX_DISPLAY_TITLE characters, since where the title starts in free text is the parser's guess.
+    """
+    text = clean(raw)
+    head, _, rest = text.partition(" ")
+    if rest and (head.strip("[]().").isdigit()):
+        text = rest
+    if len(text) > MAX_DISPLAY_TITLE:
+        text = text[:MAX_DISPLAY_TITLE].rsplit(" ", 1)[0] + " …"
+    return text
+
+
 def normalise_title(title: str | None) -> str:
     """Lower-case letters and digits only, accents dropped: how two spellings of one title compare."""
     if not title:
