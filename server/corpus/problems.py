@@ -101,6 +101,7 @@ class Findings:
 # What each warning kind means, for people reading an import summary or a check report.
 WARNINGS = {
     "zero_section_papers": "pool records with zero sections (their papers are metadata-only)",
+    "bad_files": "input files that cannot be converted, left out of the build (each with its reason)",
     "duplicate_headers": "papers with headers read_section cannot tell apart by name (the same header twice, "
                          "or \"4.2 Results\" beside \"5.3 Results\")",
     "empty_titles": "papers with an empty title",

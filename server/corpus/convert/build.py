@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import sqlite3
 import tempfile
 import time
 from collections.abc import Callable
@@ -11,7 +13,7 @@ from pathlib import Path
 from agenthop.server.corpus.convert.linking import CitationStore
 from agenthop.server.corpus.convert.model import ConvertError
 from agenthop.server.corpus.convert.sources import read_papers
-from agenthop.server.corpus.convert.quality import quality_table
+from agenthop.server.corpus.convert.quality import QUALITY_META_KEY, quality_table, render
 from agenthop.server.corpus.convert.writer import POOL_FILE, pool_record, write_corpus, write_items
 from agenthop.server.corpus.problems import ReleaseError
 from agenthop.server.corpus.release import GRAPHS_FILE, LABELS_FILE, QA_FILE
@@ -77,6 +79,9 @@ def write_release(sources: list[Path], release: Path, *, fmt: str | None = None,
         echo(f"warning: skipped a file that cannot be converted: {example}")
     for example in summary["references_dropped_examples"]:
         echo(f"warning: dropped a reference: {example}")
+    echo("quality of the conversion (what the parser may have got wrong; see docs/real-papers.md):")
+    for line in render(summary["quality"]):
+        echo(line)
     for example in summary["source_id_clash_examples"]:
         echo(f"warning: a source ID names two different papers; this one gets an ID of its own: {example}")
     return summary
@@ -118,6 +123,7 @@ def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, item
         converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, skip_bad=skip_bad, echo=echo)
         try:
             imported = import_release(release, out, echo=echo)
+            _record_quality(out, converted["quality"])
         except ReleaseError as exc:
             raise type(exc)(_in_user_terms(str(exc), items, labels)) from None
         finally:
@@ -128,6 +134,16 @@ def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, item
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return {"converted": converted, "imported": imported, "seconds": round(time.monotonic() - started, 2)}
+
+
+def _record_quality(out: Path, table: dict) -> None:
+    """Keep the build's quality table in the corpus file, for ``corpus info`` to show later."""
+    conn = sqlite3.connect(out)
+    try:
+        with conn:
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (QUALITY_META_KEY, json.dumps(table, sort_keys=True)))
+    finally:
+        conn.close()
 
 
 def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | None = None, labels: Path | None = None,
@@ -163,4 +179,8 @@ def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | No
 
     errors.sort(key=place)
     error_count = len(problems) + report["error_count"]
-    return {**report, "ok": error_count == 0, "error_count": error_count, "errors": errors, "converted": converted}
+    warnings = dict(report["warnings"])
+    if converted["bad_files"] and skip_bad:
+        warnings["bad_files"] = {"count": converted["bad_files"], "examples": converted["bad_file_examples"]}
+    return {**report, "ok": error_count == 0, "error_count": error_count, "errors": errors, "warnings": warnings,
+            "converted": converted}

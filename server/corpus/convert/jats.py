@@ -16,7 +16,7 @@ from pathlib import Path
 
 from agenthop.server.corpus.convert.model import ConvertError, Paper, Reference
 from agenthop.server.corpus.convert.outline import Outline, numbered_header
-from agenthop.server.corpus.convert.text import clean, doi_of, pmcid_of, year_of
+from agenthop.server.corpus.convert.text import clean, doi_of, pmcid_of, year_in, year_of
 from agenthop.server.corpus.convert.xmltree import local, parse, read_paragraph, text_of
 
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
@@ -61,9 +61,10 @@ def _reference(ref: ET.Element, index: int) -> Reference:
     source = text_of(cit.find("source"))
     out.title = title or source or text_of(cit.find("data-title"))
     out.venue = source if title and source else None
+    out.year = year_of(text_of(cit.find("year")))
     if not out.title:  # a citation as printed, with no fields marked (PLOS "other", Acta Crystallographica)
         out.raw = text_of(cit)
-    out.year = year_of(text_of(cit.find("year")))
+        out.year = out.year or year_in(out.raw)
     for pub_id in cit.iter("pub-id"):
         _add_id(out.ids, pub_id)
     for link in cit.iter("ext-link"):

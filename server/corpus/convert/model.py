@@ -51,3 +51,7 @@ class Paper:
 
 class ConvertError(Exception):
     """An input cannot be converted; the message names the file and what is wrong."""
+
+
+class BadFileError(ConvertError):
+    """One input file cannot be converted (a build can skip such files and report them)."""

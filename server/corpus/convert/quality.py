@@ -11,6 +11,7 @@ import json
 import re
 import sqlite3
 
+QUALITY_META_KEY = "build_quality"  # where a built corpus keeps its table (meta table), for `corpus info`
 LONG_SECTION = 70_015  # characters: the 99.9th percentile of section length in the published release
 _EXAMPLES = 3
 _CAPTION = re.compile(r"^(fig(ure)?|table|tab|scheme|chart|plate)\.?\s*[0-9ivx]+\b", re.IGNORECASE)

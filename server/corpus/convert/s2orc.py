@@ -29,7 +29,7 @@ from pathlib import Path
 
 from agenthop.server.corpus.convert.model import ConvertError, Paper, Reference
 from agenthop.server.corpus.convert.outline import Outline, depth_of, numbered_header
-from agenthop.server.corpus.convert.text import arxiv_of, clean, doi_of, pmcid_of, sentence_around, year_of
+from agenthop.server.corpus.convert.text import arxiv_of, clean, doi_of, pmcid_of, sentence_around, year_in, year_of
 
 _TEXT_KEYS = ("pdf_parse", "grobid_parse", "latex_parse")
 
@@ -172,8 +172,7 @@ def _unarxive_reference(key: str, bib: dict) -> Reference:
         ids["pmid"] = str(found["pubmed_id"])
     if found.get("pmc_id") and pmcid_of(str(found["pmc_id"])):
         ids["pmcid"] = pmcid_of(str(found["pmc_id"]))
-    years = re.findall(r"\b(1[89]\d\d|20\d\d)\b", raw)  # the last one: page numbers and volumes come earlier
-    return Reference(key=key, ids=ids, raw=raw, year=int(years[-1]) if years else None)
+    return Reference(key=key, ids=ids, raw=raw, year=year_in(raw))
 
 
 def _readable(text: str, record: dict, numbers: dict[str, int]) -> tuple[str, list[dict]]:

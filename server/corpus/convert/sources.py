@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from agenthop.server.corpus.convert.jats import parse_jats
-from agenthop.server.corpus.convert.model import ConvertError, Paper
+from agenthop.server.corpus.convert.model import BadFileError, ConvertError, Paper
 from agenthop.server.corpus.convert.s2orc import is_jsonl, iter_s2orc, looks_like_s2orc, open_text
 from agenthop.server.corpus.convert.tei import NS as TEI_NS
 from agenthop.server.corpus.convert.tei import parse_tei
@@ -82,7 +82,7 @@ def read_papers(sources: list[Path], fmt: str | None = None, bad: list[str] | No
             yield from _papers_of(path, fmt)
         except ConvertError as exc:
             if bad is None:
-                raise
+                raise BadFileError(str(exc)) from None
             bad.append(str(exc))
 
 
