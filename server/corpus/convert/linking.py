@@ -119,11 +119,17 @@ class CitationStore:
 
     def _same_title(self, paper: Paper) -> str | None:
         """A paper of the set with this paper's normalised title and a year that agrees: the same paper in
-        another format (GROBID TEI beside doc2json JSON without a DOI)."""
+        another format (GROBID TEI beside doc2json JSON without a DOI). Two papers with different IDs of one kind
+        (two DOIs, two ACL IDs: a conference paper and its journal version) stay two papers."""
         norm = normalise_title(paper.title)
         if len(norm) < MIN_TITLE:
             return None
-        for pid, year in self.conn.execute("SELECT pid, year FROM titles WHERE norm = ? AND in_set = 1 ORDER BY rowid", (norm,)):
+        rows = self.conn.execute("SELECT t.pid, t.year, p.ids FROM titles t JOIN papers p ON p.pid = t.pid "
+                                 "WHERE t.norm = ? AND t.in_set = 1 ORDER BY t.rowid", (norm,))
+        for pid, year, ids in rows:
+            ids = json.loads(ids)
+            if any(kind in ids and ids[kind] != value for kind, value in paper.ids.items()):
+                continue
             if paper.year is None or year is None or paper.year == year:
                 return pid
         return None

@@ -79,7 +79,7 @@ def _looks_like_venue(title: str) -> bool:
 def render(table: dict) -> list[str]:
     """The table as lines of text: count, what, first examples."""
     lines = []
-    for row in table.values():
+    for row in (table[name] for name in ROWS if name in table):  # in ROWS order, however the table was stored
         examples = "; ".join(row["examples"])
         lines.append(f"  {row['count']:>6}  {row['what']}" + (f"  (e.g. {examples})" if examples else ""))
     return lines
