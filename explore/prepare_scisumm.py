@@ -200,8 +200,23 @@ def record(pid: str, paper: dict, cited: dict[str, list[str]], papers: dict, tit
             "body_text": body, "bib_entries": bib}
 
 
+_NOT_A_TITLE_EITHER = re.compile(r"@|\b(road|street|avenue|usa|inc|university|department|laboratory|institute)\b|\d{3,}",
+                                 re.IGNORECASE)
+
+
+def plausible_title(title: str) -> bool:
+    """A first sentence that reads as a title, not an address or affiliation the XML put first."""
+    return 8 <= len(title) <= 250 and not _NOT_A_TITLE.search(title) and not _NOT_A_TITLE_EITHER.search(title)
+
+
 def title_of(pid: str, papers: dict, titles: dict) -> str:
-    return papers[pid]["title"] or titles.get(pid) or f"[untitled ACL Anthology paper {pid}]"
+    own = papers[pid]["title"]
+    if own and plausible_title(own):
+        return own
+    found = titles.get(pid)
+    if found and not _NOT_A_TITLE_EITHER.search(found):
+        return found
+    return own or found or f"[untitled ACL Anthology paper {pid}]"
 
 
 def main(argv: list[str] | None = None) -> int:

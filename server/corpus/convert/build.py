@@ -12,8 +12,8 @@ from pathlib import Path
 
 from agenthop.server.corpus.convert.linking import CitationStore
 from agenthop.server.corpus.convert.model import ConvertError
-from agenthop.server.corpus.convert.sources import read_papers
 from agenthop.server.corpus.convert.quality import QUALITY_META_KEY, quality_table, render
+from agenthop.server.corpus.convert.sources import read_papers
 from agenthop.server.corpus.convert.writer import POOL_FILE, pool_record, write_corpus, write_items
 from agenthop.server.corpus.problems import ReleaseError
 from agenthop.server.corpus.release import GRAPHS_FILE, LABELS_FILE, QA_FILE
