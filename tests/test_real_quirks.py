@@ -99,7 +99,8 @@ def test_an_unarxive_paper_is_found_by_its_arxiv_id(tmp_path):
 
 def test_json_of_another_shape_is_refused_naming_what_was_expected(tmp_path):
     (tmp_path / "x.json").write_text(json.dumps({"paper_id": "1", "sections": {"Introduction": {"text": "..."}}}))
-    with pytest.raises(ConvertError, match=r"x\.json: JSON that is not an S2ORC paper \(expected an object with 'body_text' or 'pdf_parse'\)"):
+    with pytest.raises(ConvertError, match=r"x\.json: JSON that is not an S2ORC paper \(expected an object with 'body_text' \(S2ORC 2019, CORD-19, unarXive\) "
+                                          r"or 'pdf_parse' \(doc2json\)\)"):
         write_release([tmp_path / "x.json"], tmp_path / "out", **QUIET)
 
 

@@ -67,7 +67,7 @@ def _load(text: str, where: str) -> dict:
     except json.JSONDecodeError as exc:
         raise ConvertError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     if not looks_like_s2orc(record):
-        raise ConvertError(f"{where}: not an S2ORC paper (expected an object with 'body_text' or 'pdf_parse')")
+        raise ConvertError(f"{where}: not an S2ORC paper (expected an object with 'body_text' (S2ORC 2019, CORD-19, unarXive) or 'pdf_parse' (doc2json))")
     return record
 
 
