@@ -68,7 +68,8 @@ def _json_format(path: Path) -> str:
         raise ConvertError(f"{path}: not valid JSON ({exc.msg})") from None
     if looks_like_s2orc(record):
         return "s2orc"
-    raise ConvertError(f"{path}: JSON that is not an S2ORC paper (expected an object with 'body_text' (S2ORC 2019, CORD-19, unarXive) or 'pdf_parse' (doc2json))")
+    raise ConvertError(f"{path}: JSON that is not an S2ORC paper "
+                       "(expected an object with 'body_text' (S2ORC 2019, CORD-19, unarXive) or 'pdf_parse' (doc2json))")
 
 
 def read_papers(sources: list[Path], fmt: str | None = None, bad: list[str] | None = None) -> Iterator[Paper]:
