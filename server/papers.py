@@ -173,8 +173,9 @@ class Corpus:
 
     def closest_id(self, paper_id: str, item_id: str | None) -> str | None:
         """The paper ID in scope most like ``paper_id`` (for a not-found message), if any is close."""
-        if item_id is None:
-            rows = self.conn.execute("SELECT paper_id FROM papers")
+        if item_id is None:  # candidates of about the same length: an explore corpus may hold 100K+ IDs
+            rows = self.conn.execute("SELECT paper_id FROM papers WHERE length(paper_id) BETWEEN ? AND ?",
+                                     (len(paper_id) - 4, len(paper_id) + 4))
         else:
             rows = self.conn.execute("SELECT paper_id FROM item_nodes WHERE item_id = ?", (item_id,))
         wanted = paper_id.strip().lower()
