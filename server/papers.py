@@ -173,16 +173,15 @@ class Corpus:
 
     def closest_id(self, paper_id: str, item_id: str | None) -> str | None:
         """The paper ID in scope most like ``paper_id`` (for a not-found message), if any is close."""
+        wanted = as_doi_id(paper_id) or paper_id.strip().lower()
         if item_id is None:  # candidates of about the same length: an explore corpus may hold 100K+ IDs
             rows = self.conn.execute("SELECT paper_id FROM papers WHERE length(paper_id) BETWEEN ? AND ?",
-                                     (len(paper_id) - 4, len(paper_id) + 4))
+                                     (len(wanted) - 4, len(wanted) + 4))
         else:
             rows = self.conn.execute("SELECT paper_id FROM item_nodes WHERE item_id = ?", (item_id,))
-        wanted = paper_id.strip().lower()
-        close = difflib.get_close_matches(wanted, {pid.lower(): pid for (pid,) in rows}, n=1, cutoff=0.6)
-        if not close:
-            return None
-        return self.conn.execute("SELECT paper_id FROM papers WHERE lower(paper_id) = ?", (close[0],)).fetchone()[0]
+        by_lower = {pid.lower(): pid for (pid,) in rows}
+        close = difflib.get_close_matches(wanted, by_lower, n=1, cutoff=0.6)
+        return by_lower[close[0]] if close else None
 
     def _paper(self, paper_id: str, item_id: str | None) -> Paper | None:
         if item_id is None:

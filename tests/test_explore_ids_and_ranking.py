@@ -58,6 +58,8 @@ async def test_dois_are_found_however_they_are_typed(corpus, tmp_path):
 
 
 async def test_an_unknown_id_suggests_the_closest_one(corpus, tmp_path):
-    [result] = await explore(corpus, tmp_path / "log.sqlite", [("get_paper_info", {"paper_id": "doi:10.7554/elife.0024"})])
+    result, bare = await explore(corpus, tmp_path / "log.sqlite", [("get_paper_info", {"paper_id": "doi:10.7554/elife.0024"}),
+                                                                     ("get_paper_info", {"paper_id": "10.7554/eLife.0449"})])
     assert result.structured_content["closest"] == "doi:10.7554/elife.00240"
+    assert bare.structured_content["closest"] == "doi:10.7554/elife.04490"
     assert "Paper 'doi:10.7554/elife.0024' is not in the papers available to you. The closest ID is 'doi:10.7554/elife.00240'." in text(result)
