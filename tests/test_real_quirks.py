@@ -74,7 +74,7 @@ def test_a_reference_with_nothing_to_show_is_dropped_and_said_why(tmp_path):
 
 
 def test_unarxive_record_metadata_ids_formulas_and_citation_markers():
-    paper, physics = list(iter_s2orc(UNARXIVE))
+    paper, physics, qcd = list(iter_s2orc(UNARXIVE))
     assert paper.title == "FieldView: An interactive software tool for exploration of three-dimensional vector fields"
     assert paper.authors == ["Piotr Nowakowski", "Przemysław Rokita"] and paper.year == 2022
     assert paper.ids == {"arxiv": "2212.11813"}
@@ -87,6 +87,9 @@ def test_unarxive_record_metadata_ids_formulas_and_citation_markers():
     assert ("for $N$ discrete particles, $c(\\mathbf {r},t) = \\sum _{i=1}^{N} \\delta (\\mathbf {r}-\\mathbf {r}_n(t)),$"
             in physics.sections[0].text)
     assert "{{" not in physics.sections[0].text
+    # Headers hold formulas too.
+    assert [s.header for s in qcd.sections][2] == "3 Comments on the $[T_c,3T_c]$ strip"
+    assert not any("{{" in s.header + s.text for p in (paper, physics, qcd) for s in p.sections)
     first = paper.references[0]
     assert first.context == ("3D vector field visualisation is a mature topic with broad applications in medical, machine "
                              "engineering, physics and weather sciences [1].")

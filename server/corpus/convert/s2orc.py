@@ -265,6 +265,8 @@ def _paper(record: dict, where: str) -> Paper:
             body, spans = _readable(body, record, numbers)
             para = {**para, "cite_spans": spans}
         section = clean(para.get("section")) if isinstance(para.get("section"), str) else ""
+        if unarxive and "{{" in section:  # headers hold formulas too ("The map {{formula:…}}")
+            section = clean(_readable(section, record, numbers)[0])
         number = para.get("sec_num", para.get("sec_number"))
         number = str(number) if number not in (None, "", "-1", -1) else None
         header = numbered_header(number, section)
