@@ -1,5 +1,5 @@
 # Two commands do all set-up on a fresh machine with Python 3.11:
-#   make demo   run the benchmark end to end on the committed corpus (no API key)
+#   make demo   run the benchmark end to end on the committed corpus (no API key), and build explore.sqlite
 #   make test   install what the tests need and run them (.ci/run calls this)
 #
 # The tests run in two venvs: .venv has the test extras only, so the suite proves the
@@ -31,7 +31,7 @@ $(ISTAMP): pyproject.toml
 
 install: $(STAMP)
 
-demo: $(STAMP)
+demo: $(STAMP) explore.sqlite
 	$(BIN)/agenthop-runner --items splits/demo.jsonl --agent baseline --corpus corpus.sqlite --out runs/demo-baseline --no-resume
 	$(BIN)/agenthop-scorer runs/demo-baseline --corpus corpus.sqlite --out report/demo-baseline
 
@@ -53,6 +53,11 @@ test: $(STAMP) $(ISTAMP) chromium conformance
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -m "not inspect"
 	AGENTHOP_REQUIRE_INSPECT=1 $(IBIN)/python -m pytest -q -m inspect
+
+# The real-paper explore corpus (1,586 ACL papers, explore/README.md), built from the committed sources by
+# 'corpus build' and checked byte for byte against the committed build's SHA-256.
+explore.sqlite: $(STAMP) explore/sources/scisumm-acl.jsonl.gz explore/explore.sqlite.sha256
+	$(BIN)/python explore/rebuild.py --out explore.sqlite
 
 # Rebuild the committed default corpus and split (a test checks they match).
 corpus: $(STAMP)

@@ -104,15 +104,18 @@ def corpus_import(source: Path, out: Path | None, labels: Path | None, skip_bad_
               help="Keep the release directory the converters wrote in DIR (new or empty), also when the import refuses it: "
                    "to inspect it, re-import it or 'corpus import DIR --check' it.")
 @click.option("--check", is_flag=True, help="Convert and check everything, report every error and warning at once; write no corpus.")
+@click.option("--skip-bad", is_flag=True,
+              help="Leave out input files that cannot be converted (each reported with its reason, counted as bad_files) "
+                   "instead of stopping at the first.")
 def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, items: Path | None, labels: Path | None,
-                 keep_release: Path | None, check: bool) -> None:
+                 keep_release: Path | None, check: bool, skip_bad: bool) -> None:
     """Build a corpus from papers as they come: GROBID TEI, JATS or S2ORC JSON files or folders.
 
     Without --items the corpus serves explore mode only; with them, each item's graph is
     built from the citation graph (the seed, its first 30 references, and theirs).
     """
     from agenthop.server.corpus.convert.build import build_corpus, check_build
-    from agenthop.server.corpus.convert.model import ConvertError
+    from agenthop.server.corpus.convert.model import BadFileError, ConvertError
     from agenthop.server.corpus.importer import ReleaseError
     from agenthop.server.corpus.problems import format_report
 
@@ -125,7 +128,7 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
         if keep_release is not None:
             raise click.UsageError("--check writes nothing: leave out --keep-release (or build without --check to keep the release).")
         try:
-            report = check_build(list(sources), fmt=fmt, items=items, labels=labels, echo=progress)
+            report = check_build(list(sources), fmt=fmt, items=items, labels=labels, skip_bad=skip_bad, echo=progress)
         except (ConvertError, ReleaseError) as exc:
             raise click.ClickException(str(exc)) from exc
         click.echo(format_report(report))
@@ -135,7 +138,11 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
     if out is None:
         raise click.UsageError("--out is required: the corpus file to write (or --check to check without writing).")
     try:
-        summary = build_corpus(list(sources), out, fmt=fmt, items=items, labels=labels, keep_release=keep_release, echo=progress)
+        summary = build_corpus(list(sources), out, fmt=fmt, items=items, labels=labels, keep_release=keep_release,
+                               skip_bad=skip_bad, echo=progress)
+    except BadFileError as exc:
+        raise click.ClickException(f"{exc} (--skip-bad leaves out files that cannot be converted and reports each; "
+                                   "--check lists them all)") from exc
     except ConvertError as exc:
         raise click.ClickException(str(exc)) from exc
     except ReleaseError as exc:

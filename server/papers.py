@@ -10,6 +10,7 @@ the corpus-wide edges (``edges``), with their reference order and context.
 
 from __future__ import annotations
 
+import difflib
 import json
 import threading
 from collections.abc import Iterator
@@ -55,6 +56,16 @@ class Item:
 
 _PAPER_COLUMNS = "p.paper_id, p.arxiv_id, p.title, p.abstract, p.year, p.authors, p.venue, p.has_text, p.ids"
 _N_PAPER_COLUMNS = 9
+
+
+def as_doi_id(paper_id: str) -> str | None:
+    """``doi:<lower-cased DOI>`` for a DOI however typed (with or without ``doi:``, as a doi.org link); else None."""
+    text = paper_id.strip()
+    for prefix in ("doi:", "https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi.org/"):
+        if text.lower().startswith(prefix):
+            text = text[len(prefix):]
+            break
+    return f"doi:{text.lower()}" if text.startswith("10.") and "/" in text else None
 
 
 def _paper(row) -> Paper:
@@ -134,6 +145,10 @@ class Corpus:
             texts.append(f"{title}\n{abstract or ''}")
         return ids, texts
 
+    def explore_has_text(self) -> list[bool]:
+        """Whether each paper has text, in ``papers`` order (explore search puts papers with text first)."""
+        return [bool(t) for (t,) in self.conn.execute("SELECT has_text FROM papers ORDER BY rowid")]
+
     def explore_paper_ids(self) -> list[str]:
         """Every paper ID in ``papers`` order (the documents of the stored explore index)."""
         return [pid for (pid,) in self.conn.execute("SELECT paper_id FROM papers ORDER BY rowid")]
@@ -145,7 +160,30 @@ class Corpus:
     # --- papers ---------------------------------------------------------------
 
     def paper(self, paper_id: str, item_id: str | None) -> Paper | None:
-        """The paper if it exists and is in scope; None otherwise (both look the same to an agent)."""
+        """The paper if it exists and is in scope; None otherwise (both look the same to an agent).
+
+        A DOI is found however it is typed (``doi:10.7554/eLife.00240``, a bare ``10.7554/elife.00240``, a doi.org
+        link): DOIs are case-insensitive and stored lower-cased.
+        """
+        found = self._paper(paper_id, item_id)
+        doi = as_doi_id(paper_id)
+        if found is None and doi is not None and doi != paper_id:
+            found = self._paper(doi, item_id)
+        return found
+
+    def closest_id(self, paper_id: str, item_id: str | None) -> str | None:
+        """The paper ID in scope most like ``paper_id`` (for a not-found message), if any is close."""
+        wanted = as_doi_id(paper_id) or paper_id.strip().lower()
+        if item_id is None:  # candidates of about the same length: an explore corpus may hold 100K+ IDs
+            rows = self.conn.execute("SELECT paper_id FROM papers WHERE length(paper_id) BETWEEN ? AND ?",
+                                     (len(wanted) - 4, len(wanted) + 4))
+        else:
+            rows = self.conn.execute("SELECT paper_id FROM item_nodes WHERE item_id = ?", (item_id,))
+        by_lower = {pid.lower(): pid for (pid,) in rows}
+        close = difflib.get_close_matches(wanted, by_lower, n=1, cutoff=0.6)
+        return by_lower[close[0]] if close else None
+
+    def _paper(self, paper_id: str, item_id: str | None) -> Paper | None:
         if item_id is None:
             row = self.conn.execute(f"SELECT {_PAPER_COLUMNS} FROM papers p WHERE p.paper_id = ?", (paper_id,)).fetchone()
         else:

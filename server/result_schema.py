@@ -2,7 +2,7 @@
 
 A result always carries the status keys (``Status``), plus the tool's own keys
 when the call succeeded (``outcome`` "ok"), or ``error`` (and for an unresolved
-section, ``candidates``) when it did not. A call refused because it named no
+section, ``candidates``; for an unknown paper ID, ``closest`` when one is near) when it did not. A call refused because it named no
 session has no budget to report: it carries ``tool``, ``outcome`` ("invalid")
 and ``error`` only. Clients that validate (the TypeScript SDK validates error
 results too) can check every result against the schema.
@@ -73,6 +73,7 @@ class Failure(TypedDict):
 
     error: NotRequired[str]
     candidates: NotRequired[list[Candidate]]
+    closest: NotRequired[str]  # an unknown paper ID: the most similar ID in scope
 
 
 class SearchResult(TypedDict):

@@ -100,6 +100,7 @@ class ScopeIndex:
             docs.append(map(ids.__getitem__, tokenize(text)))
         ids.default_factory = None  # a plain mapping from here on (bm25s adds its empty token to it)
         self._empty = not ids
+        self.preferred: np.ndarray | None = None  # documents that come first for any match (explore: papers with text)
         if not self._empty:
             self._bm25.index(Tokenized(ids=docs, vocab=ids), show_progress=False)
 
@@ -112,7 +113,8 @@ class ScopeIndex:
         if positive.size == 0:
             return []
         # Highest score first; ties keep scope order (seed first), so results are deterministic.
-        order = positive[np.lexsort((positive, -scores[positive]))][:top_k]
+        keys = (positive, -scores[positive]) + (() if self.preferred is None else (~self.preferred[positive],))
+        order = positive[np.lexsort(keys)][:top_k]
         return [Hit(self.paper_ids[i], float(scores[i])) for i in order]
 
     # --- storing the explore index in the corpus file ---------------------------
@@ -143,6 +145,7 @@ class ScopeIndex:
         index.paper_ids = paper_ids
         index._bm25 = bm25s.BM25(method=METHOD, k1=K1, b=B)
         index._empty = params["num_docs"] == 0
+        index.preferred = None
         if index._empty:
             return index
         words = json.loads(parts["vocab"])
@@ -177,7 +180,7 @@ class SearchEngine:
         self._building: dict[str | None, threading.Lock] = {}
         stored = self._stored_explore_index()
         if stored is not None:
-            self._cache[None] = stored
+            self._cache[None] = self._text_first(stored)
 
     def _stored_explore_index(self) -> ScopeIndex | None:
         parts = self._corpus.stored_search_index()
@@ -186,6 +189,12 @@ class SearchEngine:
         index = ScopeIndex.from_parts(self._corpus.explore_paper_ids(), parts)
         if index is None:
             log.warning("the explore search index stored in %s was built under other rules; building it in memory", self._corpus.path)
+        return index
+
+    def _text_first(self, index: ScopeIndex) -> ScopeIndex:
+        """In explore mode every matching paper with text comes before every matching metadata-only stub:
+        a stub's document is only its title and authors, so BM25's length normalisation would rank it first."""
+        index.preferred = np.array(self._corpus.explore_has_text(), dtype=bool)
         return index
 
     def index(self, item_id: str | None) -> ScopeIndex:
@@ -199,6 +208,8 @@ class SearchEngine:
                 if item_id in self._cache:
                     return self._cache[item_id]
             built = ScopeIndex(*self._corpus.search_documents(item_id))
+            if item_id is None:
+                self._text_first(built)
             with self._lock:
                 self._cache[item_id] = built
                 while len(self._cache) > self._cache_size:

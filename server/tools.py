@@ -95,11 +95,13 @@ def _paper_line(p: Paper) -> str:
     return f"{p.title} ({year}) | full text: {'yes' if p.has_text else 'no'}"
 
 
-def _unknown(paper_id: str) -> ToolOutput:
+def _unknown(scope: Scope, paper_id: str) -> ToolOutput:
+    closest = scope.corpus.closest_id(paper_id, scope.item_id)
+    hint = f" The closest ID is '{closest}'." if closest else ""
     return ToolOutput(
         "not_found",
-        f"Paper '{paper_id}' is not in the papers available to you. Use IDs from search_papers or get_references.",
-        {"error": f"unknown paper ID {paper_id!r}"},
+        f"Paper '{paper_id}' is not in the papers available to you.{hint} Use IDs from search_papers or get_references.",
+        {"error": f"unknown paper ID {paper_id!r}", **({"closest": closest} if closest else {})},
     )
 
 
@@ -126,7 +128,7 @@ _ID_NAMES = {"doi": "DOI", "arxiv": "arXiv", "pmcid": "PMCID", "acl": "ACL Antho
 def get_paper_info(scope: Scope, args: PaperArgs) -> ToolOutput:
     p = scope.corpus.paper(args.paper_id, scope.item_id)
     if p is None:
-        return _unknown(args.paper_id)
+        return _unknown(scope, args.paper_id)
     text = "\n".join([
         f"Paper: {p.paper_id}",
         f"Title: {p.title}",
@@ -145,8 +147,8 @@ def get_paper_info(scope: Scope, args: PaperArgs) -> ToolOutput:
 def get_references(scope: Scope, args: PaperArgs) -> ToolOutput:
     p = scope.corpus.paper(args.paper_id, scope.item_id)
     if p is None:
-        return _unknown(args.paper_id)
-    refs = scope.corpus.references(args.paper_id, scope.item_id)
+        return _unknown(scope, args.paper_id)
+    refs = scope.corpus.references(p.paper_id, scope.item_id)
     if not refs:
         return ToolOutput("ok", f"No references of '{p.title}' are available.", {"paper_id": p.paper_id, "references": []})
     lines, out = [f"References of '{p.title}' ({len(refs)}):", ""], []
@@ -170,7 +172,7 @@ def _paper_with_text(scope: Scope, paper_id: str) -> tuple[Paper, list[tuple[str
     """
     p = scope.corpus.paper(paper_id, scope.item_id)
     if p is None:
-        return _unknown(paper_id)
+        return _unknown(scope, paper_id)
     headers = scope.corpus.section_headers(p.arxiv_id) if p.has_text else []
     if not headers:
         return ToolOutput(

@@ -106,7 +106,8 @@ def test_the_same_paper_twice_is_kept_once(tmp_path):
         (tmp_path / "in" / name).write_bytes((FIXTURES / "jats" / "elife00240.xml").read_bytes())
     summary = write_release([tmp_path / "in"], tmp_path / "out", echo=lambda m: None)
     assert summary["papers_in_set"] == 1 and summary["duplicates"] == 1
-    assert "b.xml (same paper as doi:10.7554/elife.00240)" in summary["duplicate_examples"][0]
+    example = summary["duplicate_examples"][0]
+    assert "b.xml (same paper as doi:10.7554/elife.00240; kept " in example and example.endswith("a.xml, the first in input order)")
 
 
 def test_a_source_id_shared_by_two_different_papers_is_not_a_duplicate(tmp_path):

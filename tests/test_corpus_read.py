@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 from release_fixture import ARXIV, make_release, pid
 from server_helpers import session_client, text
@@ -105,6 +106,7 @@ def test_the_stored_explore_index_ranks_as_a_fresh_one(corpus):
     engine = SearchEngine(served)
     assert None in engine._cache  # loaded from the corpus file, not built on the first search
     fresh = ScopeIndex(*served.search_documents(None))
+    fresh.preferred = np.array(served.explore_has_text(), dtype=bool)  # explore mode: papers with text first, both ways
     for query in ("paper abstract", "Lovelace Turing", "Paper B", "abstract of paper k", "nothing-matches-this"):
         assert engine.search(None, query, 10) == fresh.search(query, 10)
 

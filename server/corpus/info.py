@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agenthop.server.corpus.convert.quality import QUALITY_META_KEY, render
 from agenthop.server.corpus.problems import describe_warning
 from agenthop.server.corpus.schema import open_corpus, read_meta
 
@@ -70,6 +71,7 @@ def describe(path: str | Path) -> dict:
         "corpus_id": meta.get("corpus_id"),
         "provenance": meta.get("provenance", {}),
         "counts": counts,
+        "build_quality": meta.get(QUALITY_META_KEY),
     }
 
 
@@ -110,6 +112,8 @@ def format_description(info: dict) -> str:
         f"{'stored' if c['explore_index_stored'] else 'not stored (built on the first explore search)'}",
         f"items         {c['items']}" + ("" if c["items"] else " (explore mode only)"),
     ]
+    if info.get("build_quality"):
+        lines += ["", "quality of the conversion (corpus build; what the parser may have got wrong):", *render(info["build_quality"])]
     if c["items"]:  # an explore-only corpus has no breakdowns to show
         lines += [
             "  by type     " + ", ".join(f"{k} {v}" for k, v in c["items_by_type"].items()),

@@ -101,7 +101,9 @@ class Findings:
 # What each warning kind means, for people reading an import summary or a check report.
 WARNINGS = {
     "zero_section_papers": "pool records with zero sections (their papers are metadata-only)",
-    "duplicate_headers": "papers with headers that share a name no single header spells exactly (\"4.2 Results\", \"5.3 Results\")",
+    "bad_files": "input files that cannot be converted, left out of the build (each with its reason)",
+    "duplicate_headers": "papers with headers read_section cannot tell apart by name (the same header twice, "
+                         "or \"4.2 Results\" beside \"5.3 Results\")",
     "empty_titles": "papers with an empty title",
     "items_without_labels": "items with no recall-label record (section recall will be 0)",
     "gold_without_direct_label": "items with a gold paper that has no direct recall label (section recall can never be 1)",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import sqlite3
 import tempfile
 import time
 from collections.abc import Callable
@@ -10,8 +12,9 @@ from pathlib import Path
 
 from agenthop.server.corpus.convert.linking import CitationStore
 from agenthop.server.corpus.convert.model import ConvertError
+from agenthop.server.corpus.convert.quality import QUALITY_META_KEY, quality_table, render
 from agenthop.server.corpus.convert.sources import read_papers
-from agenthop.server.corpus.convert.writer import POOL_FILE, write_corpus, write_items, write_pool_record
+from agenthop.server.corpus.convert.writer import POOL_FILE, pool_record, write_corpus, write_items
 from agenthop.server.corpus.problems import ReleaseError
 from agenthop.server.corpus.release import GRAPHS_FILE, LABELS_FILE, QA_FILE
 
@@ -20,41 +23,65 @@ RELEASE_NAME = "corpus-build"  # the release directory's name, which the corpus'
 
 
 def write_release(sources: list[Path], release: Path, *, fmt: str | None = None, items: Path | None = None,
-                  labels: Path | None = None, problems: list[str] | None = None, echo: Callable[[str], None] = print) -> dict:
+                  labels: Path | None = None, problems: list[str] | None = None, skip_bad: bool = False,
+                  echo: Callable[[str], None] = print) -> dict:
     """Convert ``sources`` into the release directory ``release``; return what was converted.
 
-    With ``problems`` (a list), problems in the items and labels are recorded there instead of raised (a check).
+    With ``problems`` (a list), problems in the items and labels are recorded there instead of raised (a check),
+    and so is every input file that cannot be converted. With ``skip_bad``, such a file is left out and reported
+    (``bad_files``) instead of stopping the build.
     """
     if labels is not None and items is None:
         raise ConvertError("recall labels were given without items: labels describe items, so give the items file too")
     release.mkdir(parents=True, exist_ok=True)
     store = CitationStore(release / ".build-store.sqlite")
+    bad: list[str] | None = [] if skip_bad or problems is not None else None
     try:
+        n = 0
+        for paper in read_papers(sources, fmt, bad=bad):
+            pid = store.add(paper)
+            if pid is not None and paper.sections:
+                store.keep_text(pid, pool_record(pid, paper))
+            n += 1
+            if n % 5000 == 0:
+                echo(f"  read {n} papers")
         pool_path = release / POOL_FILE
         pool_path.parent.mkdir(parents=True, exist_ok=True)
-        n = 0
         with open(pool_path, "w", encoding="utf-8", newline="\n") as pool:
-            for paper in read_papers(sources, fmt):
-                pid = store.add(paper)
-                if pid is not None and paper.sections:
-                    write_pool_record(pool, pid, paper)
-                n += 1
-                if n % 5000 == 0:
-                    echo(f"  read {n} papers")
-        if store.counts()["papers_in_set"] == 0:
+            pool.writelines(store.pool_lines())
+        if problems is not None and bad and not skip_bad:
+            problems.extend(bad)
+        counts = store.counts()
+        if counts["papers_in_set"] == 0:
+            if bad:
+                raise ConvertError(f"none of the inputs could be converted ({len(bad)} bad files; the first: {bad[0]})")
             raise ConvertError("no papers found in the inputs; give GROBID TEI, JATS or S2ORC JSON files, or folders holding them")
+        if counts["papers_with_text"] == 0:
+            raise ConvertError(
+                f"none of the {counts['papers_in_set']} papers read has body text (only metadata: title, abstract, references), "
+                "so there is nothing to read in an explore session; give full-text files (GROBID processFulltextDocument, "
+                "JATS with <body>, S2ORC with body_text)")
         echo(f"read {n} papers; linking references")
         write_corpus(release, store)
         n_items = write_items(release, store, items, labels, problems) if items is not None else 0
         summary = {**store.counts(), "items": n_items, "duplicates": len(store.duplicates),
                    "duplicate_examples": store.duplicates[:_MAX_LISTED], "source_id_clashes": len(store.source_id_clashes),
                    "source_id_clash_examples": store.source_id_clashes[:_MAX_LISTED], "untitled": store.untitled,
-                   "references_dropped": store.dropped_references}
+                   "references_dropped": store.dropped_references, "references_dropped_examples": store.dropped_examples,
+                   "bad_files": len(bad or []), "bad_file_examples": (bad or [])[:_MAX_LISTED],
+                   "quality": quality_table(store.conn)}
     finally:
         store.close()
         (release / ".build-store.sqlite").unlink(missing_ok=True)
     for example in summary["duplicate_examples"]:
         echo(f"warning: skipped a duplicate: {example}")
+    for example in summary["bad_file_examples"] if skip_bad else ():
+        echo(f"warning: skipped a file that cannot be converted: {example}")
+    for example in summary["references_dropped_examples"]:
+        echo(f"warning: dropped a reference: {example}")
+    echo("quality of the conversion (what the parser may have got wrong; see docs/real-papers.md):")
+    for line in render(summary["quality"]):
+        echo(line)
     for example in summary["source_id_clash_examples"]:
         echo(f"warning: a source ID names two different papers; this one gets an ID of its own: {example}")
     return summary
@@ -75,8 +102,11 @@ def _in_user_terms(message: str, items: Path | None, labels: Path | None) -> str
 
 
 def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, items: Path | None = None, labels: Path | None = None,
-                 keep_release: Path | None = None, echo: Callable[[str], None] = print) -> dict:
+                 keep_release: Path | None = None, skip_bad: bool = False, echo: Callable[[str], None] = print) -> dict:
     """Convert, then import through ``import_release`` (the one validation path). No corpus is written on error.
+
+    ``skip_bad`` leaves out input files that cannot be converted (each reported with its reason, counted in
+    ``converted.bad_files``) instead of stopping at the first.
 
     A :class:`ReleaseError` from the importer about the items or labels names the user's file and line.
     ``keep_release`` (a new or empty directory) receives the converted release once conversion is done,
@@ -90,9 +120,10 @@ def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, item
     tmp = Path(tempfile.mkdtemp(prefix="agenthop-build-", dir=out.parent if out.parent.exists() else None))
     try:
         release = tmp / RELEASE_NAME
-        converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, echo=echo)
+        converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, skip_bad=skip_bad, echo=echo)
         try:
             imported = import_release(release, out, echo=echo)
+            _record_quality(out, converted["quality"])
         except ReleaseError as exc:
             raise type(exc)(_in_user_terms(str(exc), items, labels)) from None
         finally:
@@ -105,9 +136,22 @@ def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, item
     return {"converted": converted, "imported": imported, "seconds": round(time.monotonic() - started, 2)}
 
 
+def _record_quality(out: Path, table: dict) -> None:
+    """Keep the build's quality table in the corpus file, for ``corpus info`` to show later."""
+    conn = sqlite3.connect(out)
+    try:
+        with conn:
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (QUALITY_META_KEY, json.dumps(table, sort_keys=True)))
+    finally:
+        conn.close()
+
+
 def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | None = None, labels: Path | None = None,
-                echo: Callable[[str], None] = print) -> dict:
+                skip_bad: bool = False, echo: Callable[[str], None] = print) -> dict:
     """Convert and check everything the build would import, writing no corpus; report every error and warning at once.
+
+    Every input file that cannot be converted is an error of the report (all of them, not the first); with
+    ``skip_bad`` they are reported under ``converted.bad_files`` instead, as the build would skip them.
 
     The report is ``importer.check_release``'s, with the converters' summary under ``converted`` and the
     problems of the user's items and labels first, all named by the user's files and lines.
@@ -118,7 +162,8 @@ def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | No
     tmp = Path(tempfile.mkdtemp(prefix="agenthop-build-check-"))
     try:
         release = tmp / RELEASE_NAME
-        converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, problems=problems, echo=echo)
+        converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, problems=problems,
+                                  skip_bad=skip_bad, echo=echo)
         report = check_release(release, echo=echo)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -134,4 +179,8 @@ def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | No
 
     errors.sort(key=place)
     error_count = len(problems) + report["error_count"]
-    return {**report, "ok": error_count == 0, "error_count": error_count, "errors": errors, "converted": converted}
+    warnings = dict(report["warnings"])
+    if converted["bad_files"] and skip_bad:
+        warnings["bad_files"] = {"count": converted["bad_files"], "examples": converted["bad_file_examples"]}
+    return {**report, "ok": error_count == 0, "error_count": error_count, "errors": errors, "warnings": warnings,
+            "converted": converted}

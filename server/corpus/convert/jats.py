@@ -10,12 +10,13 @@ are left out.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from agenthop.server.corpus.convert.model import ConvertError, Paper, Reference
 from agenthop.server.corpus.convert.outline import Outline, numbered_header
-from agenthop.server.corpus.convert.text import clean, doi_of, pmcid_of, year_of
+from agenthop.server.corpus.convert.text import clean, doi_of, pmcid_of, year_in, year_of
 from agenthop.server.corpus.convert.xmltree import local, parse, read_paragraph, text_of
 
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
@@ -61,6 +62,9 @@ def _reference(ref: ET.Element, index: int) -> Reference:
     out.title = title or source or text_of(cit.find("data-title"))
     out.venue = source if title and source else None
     out.year = year_of(text_of(cit.find("year")))
+    if not out.title:  # a citation as printed, with no fields marked (PLOS "other", Acta Crystallographica)
+        out.raw = text_of(cit)
+        out.year = out.year or year_in(out.raw)
     for pub_id in cit.iter("pub-id"):
         _add_id(out.ids, pub_id)
     for link in cit.iter("ext-link"):
@@ -80,6 +84,8 @@ def _add_id(ids: dict[str, str], el: ET.Element) -> None:
         ids.setdefault("pmcid", pmcid_of(value))
     elif kind == "arxiv" and value:
         ids.setdefault("arxiv", value)
+    elif kind == "pmid" and value.isdigit():
+        ids.setdefault("pmid", value)
 
 
 def parse_jats(path: Path) -> Paper:
@@ -89,7 +95,7 @@ def parse_jats(path: Path) -> Paper:
     meta = root.find("front/article-meta")
     if meta is None:
         raise ConvertError(f"{path}: JATS without <front>/<article-meta>; the title and IDs live there")
-    paper = Paper(source=str(path), title=text_of(meta.find("title-group/article-title")))
+    paper = Paper(source=str(path), title=text_of(meta.find("title-group/article-title")), version=_version(meta, path))
 
     for article_id in meta.findall("article-id"):
         _add_id(paper.ids, article_id)
@@ -146,6 +152,15 @@ def parse_jats(path: Path) -> Paper:
             _read_sec(app, outline, refs)
     paper.sections = outline.finish()
     return paper
+
+
+def _version(meta: ET.Element, path: Path) -> int | None:
+    """The article's version: JATS 1.2's <article-version>, else the -vN of eLife's file names (elife-00240-v3.xml)."""
+    declared = text_of(meta.find("article-version"))
+    if declared.isdigit():
+        return int(declared)
+    found = re.search(r"-v(\d+)(?:\.[a-z]+)+$", path.name.lower())
+    return int(found.group(1)) if found else None
 
 
 def _sec_header(sec: ET.Element) -> str:

@@ -3,10 +3,12 @@
 The set is kept in a scratch SQLite file, not in memory, so a build of 100K+
 papers uses the same memory as a build of ten. A reference is linked, in order,
 by the identifier the source resolved itself (S2ORC's ``link``), by DOI, arXiv
-ID, PMCID or ACL ID, then by normalised title when the years agree (or one is
-unknown). A reference that links to nothing in the set becomes a metadata-only
-paper (title, year, authors and venue from the bibliography); two papers citing
-the same outside work share that node.
+ID, PMCID, ACL ID or PMID, then by normalised title when the years agree (or one
+is unknown). A reference that links to nothing in the set becomes a metadata-only
+paper (title, year, authors and venue from the bibliography; an entry without a
+title shows its printed text); two papers citing the same outside work share that
+node. One paper that arrives twice (same ID, or same title and year across formats)
+is kept once: the copy with text, then the later version.
 """
 
 from __future__ import annotations
@@ -18,17 +20,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from agenthop.server.corpus.convert.model import ID_KINDS, Paper, Reference
-from agenthop.server.corpus.convert.text import normalise_title
+from agenthop.server.corpus.convert.text import display_title, normalise_title
 
 MAX_ID = 200
-_PREFIX = {"doi": "doi", "arxiv": "arxiv", "pmcid": "pmc", "acl": "acl"}
+_PREFIX = {"doi": "doi", "arxiv": "arxiv", "pmcid": "pmc", "acl": "acl", "pmid": "pmid"}
 MIN_TITLE = 12  # normalised characters: shorter titles ("Introduction") match too much to link on
 
 _SCHEMA = """
 CREATE TABLE papers (
     pid TEXT PRIMARY KEY, title TEXT NOT NULL, abstract TEXT, authors TEXT NOT NULL, year INTEGER,
-    venue TEXT, ids TEXT NOT NULL, in_set INTEGER NOT NULL, has_text INTEGER NOT NULL DEFAULT 0, source TEXT
+    venue TEXT, ids TEXT NOT NULL, in_set INTEGER NOT NULL, has_text INTEGER NOT NULL DEFAULT 0, source TEXT, version INTEGER
 );
+CREATE TABLE pool (pid TEXT PRIMARY KEY, line TEXT NOT NULL);
 CREATE TABLE keys (key TEXT PRIMARY KEY, pid TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE titles (norm TEXT NOT NULL, year INTEGER, in_set INTEGER NOT NULL, pid TEXT NOT NULL);
 CREATE INDEX titles_norm ON titles(norm);
@@ -86,6 +89,7 @@ class CitationStore:
         self.source_id_clashes: list[str] = []
         self.untitled = 0
         self.dropped_references = 0
+        self.dropped_examples: list[str] = []  # "<citing> reference <n>: <why>", the first few
 
     def close(self) -> None:
         self.conn.execute("COMMIT")
@@ -113,8 +117,42 @@ class CitationStore:
         row = self.conn.execute("SELECT title FROM papers WHERE pid = ?", (taken,)).fetchone()
         return row is not None and normalise_title(row[0]) != normalise_title(paper.title)
 
+    def _same_title(self, paper: Paper) -> str | None:
+        """A paper of the set with this paper's normalised title and a year that agrees: the same paper in
+        another format (GROBID TEI beside doc2json JSON without a DOI). Two papers with different IDs of one kind
+        (two DOIs, two ACL IDs: a conference paper and its journal version) stay two papers."""
+        norm = normalise_title(paper.title)
+        if len(norm) < MIN_TITLE:
+            return None
+        rows = self.conn.execute("SELECT t.pid, t.year, p.ids FROM titles t JOIN papers p ON p.pid = t.pid "
+                                 "WHERE t.norm = ? AND t.in_set = 1 ORDER BY t.rowid", (norm,))
+        for pid, year, ids in rows:
+            ids = json.loads(ids)
+            if any(kind in ids and ids[kind] != value for kind, value in paper.ids.items()):
+                continue
+            if paper.year is None or year is None or paper.year == year:
+                return pid
+        return None
+
+    def _keep_new(self, paper: Paper, taken: str) -> tuple[bool, str]:
+        """Should ``paper`` replace the copy ``taken`` already holds? The copy with text wins, then the later version."""
+        has_text, version, source = self.conn.execute("SELECT has_text, version, source FROM papers WHERE pid = ?", (taken,)).fetchone()
+        new = (1 if paper.sections else 0, paper.version or 0)
+        if new[0] != has_text:
+            return new[0] > has_text, "the copy with text"
+        if new[1] != (version or 0):
+            return new[1] > (version or 0), "the later version"
+        return False, "the first in input order"
+
+    def _drop(self, pid: str) -> str:
+        """Forget a paper of the set (a worse copy); its source. Its keys stay, to point at the copy kept."""
+        (source,) = self.conn.execute("SELECT source FROM papers WHERE pid = ?", (pid,)).fetchone()
+        for table, column in (("papers", "pid"), ("titles", "pid"), ("refs", "citing"), ("pool", "pid")):
+            self.conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (pid,))
+        return source
+
     def add(self, paper: Paper) -> str | None:
-        """Register a paper of the set; its ID, or None if an earlier input already had it."""
+        """Register a paper of the set; its ID, or None if a better copy is kept (see :meth:`_keep_new`)."""
         pid = paper_id(paper.ids, paper.source_id, paper.title, paper.year, content=_own_text(paper))
         keys = _keys(paper.ids, paper.source_id)
         taken = self._taken(pid, keys)
@@ -123,15 +161,24 @@ class CitationStore:
             paper.source_id = None
             pid, keys = paper_id(paper.ids, None, paper.title, paper.year, content=_own_text(paper)), _keys(paper.ids, None)
             taken = self._taken(pid, keys)
+        if taken is None:
+            taken = self._same_title(paper)
         if taken is not None:
-            self.duplicates.append(f"{paper.source} (same paper as {taken})")
-            return None
+            replace, why = self._keep_new(paper, taken)
+            if not replace:
+                kept = self.conn.execute("SELECT source FROM papers WHERE pid = ?", (taken,)).fetchone()[0]
+                self.duplicates.append(f"{paper.source} (same paper as {taken}; kept {kept}, {why})")
+                return None
+            dropped = self._drop(taken)
+            self.duplicates.append(f"{dropped} (same paper as {taken}; kept {paper.source}, {why})")
+            self.conn.execute("UPDATE keys SET pid = ? WHERE pid = ?", (pid, taken))
         if not paper.title:
             self.untitled += 1
         self.conn.execute(
-            "INSERT INTO papers(pid, title, abstract, authors, year, venue, ids, in_set, has_text, source) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            "INSERT INTO papers(pid, title, abstract, authors, year, venue, ids, in_set, has_text, source, version) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
             (pid, paper.title, paper.abstract, json.dumps(paper.authors, ensure_ascii=False), paper.year, paper.venue,
-             json.dumps(paper.ids, sort_keys=True), 1 if paper.sections else 0, paper.source),
+             json.dumps(paper.ids, sort_keys=True), 1 if paper.sections else 0, paper.source, paper.version),
         )
         self.conn.executemany("INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in keys])
         norm = normalise_title(paper.title)
@@ -141,7 +188,7 @@ class CitationStore:
         for pos, ref in enumerate(paper.references):
             rows.append((pid, pos, json.dumps(
                 {"title": ref.title, "year": ref.year, "authors": ref.authors, "venue": ref.venue, "ids": ref.ids,
-                 "link": ref.link, "context": ref.context}, ensure_ascii=False)))
+                 "link": ref.link, "context": ref.context, "raw": ref.raw}, ensure_ascii=False)))
         self.conn.executemany("INSERT INTO refs(citing, pos, data) VALUES (?, ?, ?)", rows)
         return pid
 
@@ -165,11 +212,12 @@ class CitationStore:
         return self._by_title(ref.title, ref.year) if ref.title else None
 
     def _outside(self, ref: Reference) -> str:
-        """A metadata-only paper for a reference the set does not hold."""
-        pid = paper_id(ref.ids, None, ref.title, ref.year, prefix="ref")
+        """A metadata-only paper for a reference the set does not hold (titled by its printed text if it has no title)."""
+        pid = paper_id(ref.ids, None, ref.title or ref.raw, ref.year, prefix="ref")
         inserted = self.conn.execute(
             "INSERT OR IGNORE INTO papers(pid, title, abstract, authors, year, venue, ids, in_set) VALUES (?, ?, NULL, ?, ?, ?, ?, 0)",
-            (pid, ref.title, json.dumps(ref.authors, ensure_ascii=False), ref.year, ref.venue, json.dumps(ref.ids, sort_keys=True)),
+            (pid, ref.title or display_title(ref.raw), json.dumps(ref.authors, ensure_ascii=False), ref.year, ref.venue,
+             json.dumps(ref.ids, sort_keys=True)),
         ).rowcount
         if inserted:
             self.conn.executemany("INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in _keys(ref.ids, None)])
@@ -185,14 +233,14 @@ class CitationStore:
             resolved: list[tuple[str, str | None]] = []
             seen: set[str] = {citing}
             rows = self.conn.execute("SELECT data FROM refs WHERE citing = ? ORDER BY pos", (citing,)).fetchall()
-            for (data,) in rows:
+            for pos, (data,) in enumerate(rows):
                 raw = json.loads(data)
                 ref = Reference(key="", title=raw["title"] or "", year=raw["year"], authors=raw["authors"], venue=raw["venue"],
-                                ids=raw["ids"], link=raw["link"], context=raw["context"])
+                                ids=raw["ids"], link=raw["link"], context=raw["context"], raw=raw.get("raw") or "")
                 cited = self._resolve(ref)
                 if cited is None:
-                    if not ref.title:
-                        self.dropped_references += 1  # nothing to show an agent: no title, no identifier in the set
+                    if not ref.title and not display_title(ref.raw):
+                        self._dropped(citing, pos, "no title, no citation text and no identifier of a paper in the set")
                         continue
                     cited = self._outside(ref)
                 if cited in seen:
@@ -205,7 +253,21 @@ class CitationStore:
             )
             yield citing, resolved
 
+    def _dropped(self, citing: str, pos: int, why: str) -> None:
+        self.dropped_references += 1
+        if len(self.dropped_examples) < 20:
+            self.dropped_examples.append(f"{citing} reference {pos + 1}: {why}")
+
     # -- reading back -------------------------------------------------------------
+
+    def keep_text(self, pid: str, line: str) -> None:
+        """The text record of a paper just added, written out once every copy has been seen."""
+        self.conn.execute("INSERT INTO pool(pid, line) VALUES (?, ?)", (pid, line))
+
+    def pool_lines(self) -> Iterator[str]:
+        """The text records of the papers kept, in input order."""
+        for (line,) in self.conn.execute("SELECT line FROM pool ORDER BY rowid"):
+            yield line
 
     def papers(self) -> Iterator[tuple]:
         yield from self.conn.execute("SELECT pid, title, abstract, authors, year, venue, ids, has_text FROM papers ORDER BY rowid")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-ID_KINDS = ("doi", "arxiv", "pmcid", "acl")
+ID_KINDS = ("doi", "arxiv", "pmcid", "acl", "pmid")
 
 
 @dataclass
@@ -18,7 +18,9 @@ class Reference:
     """One entry of a paper's bibliography, in reference-list order.
 
     ``link`` is an identifier the source itself resolved (S2ORC's ``link`` field);
-    ``context`` is the sentence around the first in-text citation, when there is one.
+    ``context`` is the sentence around the first in-text citation, when there is one;
+    ``raw`` is the entry as printed (the citation text), which gives a display title to an entry the source
+    did not split into fields (JATS ``mixed-citation`` without ``article-title``, unarXive's ``bib_entry_raw``).
     """
 
     key: str
@@ -29,6 +31,7 @@ class Reference:
     ids: dict[str, str] = field(default_factory=dict)
     link: str | None = None
     context: str | None = None
+    raw: str = ""
 
 
 @dataclass
@@ -43,7 +46,12 @@ class Paper:
     source_id: str | None = None  # the source's own key (S2ORC paper_id), used only when no other ID exists
     sections: list[Section] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
+    version: int | None = None  # the source's version number (eLife's -v3), to keep the latest of two copies
 
 
 class ConvertError(Exception):
     """An input cannot be converted; the message names the file and what is wrong."""
+
+
+class BadFileError(ConvertError):
+    """One input file cannot be converted (a build can skip such files and report them)."""

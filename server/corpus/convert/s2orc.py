@@ -6,7 +6,15 @@ text under ``pdf_parse``), CORD-19 and the 2019 S2ORC release (metadata under
 everything at the top. A ``.json`` file holds one paper; a ``.jsonl`` file (also
 gzipped, as the S2ORC shards are) holds one per line and is read line by line.
 
-Body paragraphs carry ``section`` and ``sec_num``: a paragraph whose ``sec_num``
+unarXive (arXiv LaTeX parsed to this family's layout) is read as such: its
+``metadata`` is arXiv's own record (authors as one string, ``id`` the arXiv ID,
+dates under ``versions``), its abstract is a paragraph object, and its text holds
+placeholders, ``{{formula:…}}`` for the LaTeX kept in ``ref_entries`` and
+``{{cite:…}}`` for a citation of ``bib_entries``, which become ``$LaTeX$`` and a
+numbered marker ``[n]``; a bibliography entry without a title keeps its printed
+text (``bib_entry_raw``) and the arXiv IDs, DOIs and PMIDs unarXive found in it.
+
+Body paragraphs carry ``section`` and ``sec_num`` (unarXive: ``sec_number``): a paragraph whose ``sec_num``
 has more than one level ("2.1") is rolled into the open top-level section, with
 its section name kept as a heading line.
 """
@@ -15,12 +23,13 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from agenthop.server.corpus.convert.model import ConvertError, Paper, Reference
 from agenthop.server.corpus.convert.outline import Outline, depth_of, numbered_header
-from agenthop.server.corpus.convert.text import arxiv_of, clean, doi_of, pmcid_of, sentence_around, year_of
+from agenthop.server.corpus.convert.text import arxiv_of, clean, doi_of, pmcid_of, sentence_around, year_in, year_of
 
 _TEXT_KEYS = ("pdf_parse", "grobid_parse", "latex_parse")
 
@@ -58,7 +67,7 @@ def _load(text: str, where: str) -> dict:
     except json.JSONDecodeError as exc:
         raise ConvertError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     if not looks_like_s2orc(record):
-        raise ConvertError(f"{where}: not an S2ORC paper (expected an object with 'body_text' or 'pdf_parse')")
+        raise ConvertError(f"{where}: not an S2ORC paper (expected an object with 'body_text' (S2ORC 2019, CORD-19, unarXive) or 'pdf_parse' (doc2json))")
     return record
 
 
@@ -118,8 +127,84 @@ def _paragraph_list(text: dict, name: str, where: str) -> list:
     return value
 
 
+_PLACEHOLDER = re.compile(r"\{\{(formula|cite|figure|table):([^{}]+)\}\}")
+
+
+def is_unarxive(record: dict) -> bool:
+    """unarXive's records: S2ORC's layout plus ``ref_entries`` and arXiv's metadata record."""
+    meta = record.get("metadata")
+    return isinstance(record.get("ref_entries"), dict) and isinstance(meta, dict) and isinstance(meta.get("id"), str)
+
+
+def _unarxive_authors(meta: dict) -> list[str]:
+    parsed = meta.get("authors_parsed")
+    if isinstance(parsed, list) and parsed:  # [[last, first, suffix], ...]
+        return [clean(" ".join(p for p in (a[1], a[0], a[2] if len(a) > 2 else "") if isinstance(p, str) and p))
+                for a in parsed if isinstance(a, list) and a]
+    authors = meta.get("authors")
+    return [clean(a) for a in re.split(r",\s*|\s+and\s+", authors) if clean(a)] if isinstance(authors, str) else []
+
+
+def _unarxive_year(meta: dict) -> int | None:
+    versions = meta.get("versions")
+    if isinstance(versions, list) and versions and isinstance(versions[0], dict):
+        return year_of(versions[0].get("created"))  # the first version: when the paper appeared
+    return year_of(meta.get("update_date"))
+
+
+def _unarxive_reference(key: str, bib: dict) -> Reference:
+    raw = clean(bib.get("bib_entry_raw")) if isinstance(bib.get("bib_entry_raw"), str) else ""
+    ids: dict[str, str] = {}
+    found = bib.get("ids") if isinstance(bib.get("ids"), dict) else {}
+    if arxiv_of(found.get("arxiv_id") or ""):
+        ids["arxiv"] = arxiv_of(found["arxiv_id"])
+    for arxiv_id in bib.get("contained_arXiv_ids") or []:
+        if isinstance(arxiv_id, dict):
+            arxiv_id = arxiv_id.get("id")
+        if isinstance(arxiv_id, str) and arxiv_of(arxiv_id):
+            ids.setdefault("arxiv", arxiv_of(arxiv_id))
+    if doi_of(found.get("doi") or ""):
+        ids["doi"] = doi_of(found["doi"])
+    for link in bib.get("contained_links") or []:
+        if isinstance(link, dict) and doi_of(link.get("url")):
+            ids.setdefault("doi", doi_of(link["url"]))
+    if str(found.get("pubmed_id") or "").isdigit():
+        ids["pmid"] = str(found["pubmed_id"])
+    if found.get("pmc_id") and pmcid_of(str(found["pmc_id"])):
+        ids["pmcid"] = pmcid_of(str(found["pmc_id"]))
+    return Reference(key=key, ids=ids, raw=raw, year=year_in(raw))
+
+
+def _readable(text: str, record: dict, numbers: dict[str, int]) -> tuple[str, list[dict]]:
+    """unarXive's placeholders replaced: formulas by their LaTeX, citations by [n]; the citations' new spans."""
+    entries = record.get("ref_entries") or {}
+    out: list[str] = []
+    spans: list[dict] = []
+    size = 0
+    last = 0
+    for found in _PLACEHOLDER.finditer(text):
+        out.append(text[last:found.start()])
+        size += found.start() - last
+        kind, key = found.group(1), found.group(2)
+        entry = entries.get(key) if isinstance(entries.get(key), dict) else {}
+        if kind == "cite":
+            shown = f"[{numbers[key]}]" if key in numbers else "[?]"
+            spans.append({"ref_id": key, "start": size, "end": size + len(shown)})
+        elif kind == "formula":
+            latex = clean(entry.get("latex")) if isinstance(entry.get("latex"), str) else ""
+            shown = f"${latex}$" if latex else "[formula]"
+        else:
+            shown = f"[{kind}]"
+        out.append(shown)
+        size += len(shown)
+        last = found.end()
+    out.append(text[last:])
+    return "".join(out), spans
+
+
 def _paper(record: dict, where: str) -> Paper:
     meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+    unarxive = is_unarxive(record)
     text = next((record[k] for k in _TEXT_KEYS if isinstance(record.get(k), dict) and record[k].get("body_text") is not None), record)
 
     def field(name):
@@ -136,12 +221,24 @@ def _paper(record: dict, where: str) -> Paper:
     paper.ids = _ids(record.get("identifiers"), meta, record.get("external_ids"), {k: record.get(k) for k in ("doi", "arxiv_id", "acl_id", "pmc_id")})
     source_id = record.get("paper_id") if record.get("paper_id") is not None else record.get("corpusid")
     paper.source_id = str(source_id).strip() if source_id is not None and str(source_id).strip() else None
+    if unarxive:
+        paper.authors = _unarxive_authors(meta)
+        paper.year = _unarxive_year(meta)
+        if isinstance(record.get("abstract"), dict):
+            paper.abstract = _abstract([record["abstract"]])
+        if arxiv_of(meta["id"]):
+            paper.ids.setdefault("arxiv", arxiv_of(meta["id"]))
 
     bibs = text.get("bib_entries") or {}
     refs: dict[str, Reference] = {}
     if isinstance(bibs, dict):
         for key, bib in bibs.items():
             if not isinstance(bib, dict):
+                continue
+            if unarxive:
+                ref = _unarxive_reference(str(key), bib)
+                refs[ref.key] = ref
+                paper.references.append(ref)
                 continue
             ref = Reference(
                 key=str(key),
@@ -159,12 +256,19 @@ def _paper(record: dict, where: str) -> Paper:
     current_top: str | None = None
     current_sub: str | None = None
     top_numbered = False
+    numbers = {key: n for n, key in enumerate(refs, start=1)}
     for para in _paragraph_list(text, "body_text", where) + _paragraph_list(text, "back_matter", where):
         if not isinstance(para, dict):
             continue
         body = para.get("text") if isinstance(para.get("text"), str) else ""
+        if unarxive:
+            body, spans = _readable(body, record, numbers)
+            para = {**para, "cite_spans": spans}
         section = clean(para.get("section")) if isinstance(para.get("section"), str) else ""
-        number = str(para.get("sec_num")) if para.get("sec_num") not in (None, "") else None
+        if unarxive and "{{" in section:  # headers hold formulas too ("The map {{formula:…}}")
+            section = clean(_readable(section, record, numbers)[0])
+        number = para.get("sec_num", para.get("sec_number"))
+        number = str(number) if number not in (None, "", "-1", -1) else None
         header = numbered_header(number, section)
         depth = depth_of(number)
         if header != current_top and header != current_sub:

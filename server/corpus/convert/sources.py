@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from agenthop.server.corpus.convert.jats import parse_jats
-from agenthop.server.corpus.convert.model import ConvertError, Paper
+from agenthop.server.corpus.convert.model import BadFileError, ConvertError, Paper
 from agenthop.server.corpus.convert.s2orc import is_jsonl, iter_s2orc, looks_like_s2orc, open_text
 from agenthop.server.corpus.convert.tei import NS as TEI_NS
 from agenthop.server.corpus.convert.tei import parse_tei
-from agenthop.server.corpus.convert.xmltree import open_bytes
+from agenthop.server.corpus.convert.xmltree import open_bytes, xml_error
 
 FORMATS = ("tei", "jats", "s2orc")
 _EXTENSIONS = (".xml", ".nxml", ".tei", ".json", ".jsonl", ".json.gz", ".jsonl.gz", ".xml.gz")
@@ -51,7 +51,7 @@ def _xml_format(path: Path) -> str:
         with open_bytes(path) as fh:
             tag = next((el.tag for _, el in ET.iterparse(fh, events=("start",))), "")
     except ET.ParseError as exc:
-        raise ConvertError(f"{path}: not well-formed XML ({exc})") from None
+        raise ConvertError(xml_error(path, exc)) from None
     if tag in (f"{{{TEI_NS}}}TEI", f"{{{TEI_NS}}}teiCorpus"):
         return "tei"
     if tag.rsplit("}", 1)[-1] == "article":
@@ -68,18 +68,32 @@ def _json_format(path: Path) -> str:
         raise ConvertError(f"{path}: not valid JSON ({exc.msg})") from None
     if looks_like_s2orc(record):
         return "s2orc"
-    raise ConvertError(f"{path}: JSON that is not an S2ORC paper (expected an object with 'body_text' or 'pdf_parse')")
+    raise ConvertError(f"{path}: JSON that is not an S2ORC paper "
+                       "(expected an object with 'body_text' (S2ORC 2019, CORD-19, unarXive) or 'pdf_parse' (doc2json))")
 
 
-def read_papers(sources: list[Path], fmt: str | None = None) -> Iterator[Paper]:
-    """Every paper of every input, one at a time (one file in memory at most)."""
+def read_papers(sources: list[Path], fmt: str | None = None, bad: list[str] | None = None) -> Iterator[Paper]:
+    """Every paper of every input, one at a time (one file in memory at most).
+
+    A file that cannot be converted raises :class:`ConvertError`; when ``bad`` is a list, its message is
+    recorded there and the next file is read (the papers of a JSONL file before its bad line are kept).
+    """
     for path in input_files(sources):
-        kind = detect(path)
-        if fmt is not None and kind != fmt:
-            raise ConvertError(f"{path}: looks like {kind}, not {fmt}")
-        if kind == "tei":
-            yield parse_tei(path)
-        elif kind == "jats":
-            yield parse_jats(path)
-        else:
-            yield from iter_s2orc(path)
+        try:
+            yield from _papers_of(path, fmt)
+        except ConvertError as exc:
+            if bad is None:
+                raise BadFileError(str(exc)) from None
+            bad.append(str(exc))
+
+
+def _papers_of(path: Path, fmt: str | None) -> Iterator[Paper]:
+    kind = detect(path)
+    if fmt is not None and kind != fmt:
+        raise ConvertError(f"{path}: looks like {kind}, not {fmt}")
+    if kind == "tei":
+        yield parse_tei(path)
+    elif kind == "jats":
+        yield parse_jats(path)
+    else:
+        yield from iter_s2orc(path)

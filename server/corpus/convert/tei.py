@@ -148,15 +148,40 @@ def _paragraphs(div: ET.Element, outline: Outline, refs: dict[str, Reference]) -
             read_paragraph(el, outline, refs, _citation_keys, _SKIP)
 
 
+# Headers that open a part of a paper of their own: in unnumbered output they end a heading's group.
+_MAIN_HEADERS = frozenset({
+    "introduction", "background", "methods", "method", "materials and methods", "patients and methods", "subjects and methods",
+    "results", "results and discussion", "discussion", "conclusion", "conclusions", "summary", "acknowledgements", "acknowledgments",
+})
+
+
+def _has_text(div: ET.Element) -> bool:
+    return any(local(el.tag) == "p" for el in div)
+
+
 def _read_divs(parent: ET.Element, outline: Outline, refs: dict[str, Reference], nested: bool = False) -> None:
+    """Flat GROBID divs to top-level sections.
+
+    In a paper without numbers, a heading with no text of its own followed by headed divs ("Results", then
+    "Clinical characteristics", ...) is a section with those rolled in, as "2" takes "2.1" in a numbered paper;
+    its group ends at the next heading without text or the next main heading ("Discussion").
+    """
     numbered_paper = any(head.get("n") for head in parent.iter(f"{T}head"))
     inside_numbered = False
+    grouping = False
     for div in parent.findall(f"{T}div"):
         head = div.find(f"{T}head")
         number = head.get("n") if head is not None else None
         header = numbered_header(number, text_of(head))
         depth = depth_of(number)
-        if nested or (depth is not None and depth > 1 and inside_numbered) or (depth is None and numbered_paper and inside_numbered):
+        if not numbered_paper and not nested and head is not None:
+            empty = not _has_text(div)
+            if grouping and not empty and header.lower() not in _MAIN_HEADERS:
+                outline.sub(header)
+            else:
+                outline.top(header)
+                grouping = empty
+        elif nested or (depth is not None and depth > 1 and inside_numbered) or (depth is None and numbered_paper and inside_numbered):
             outline.sub(header)
         else:
             outline.top(header)

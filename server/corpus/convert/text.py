@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 MAX_CONTEXT = 600  # characters; a longer "sentence" is a parsing accident, cut around the citation
@@ -72,6 +73,34 @@ def pmcid_of(value: str | None) -> str | None:
         return None
     text = value.strip().upper()
     return text if text.startswith("PMC") else f"PMC{text}"
+
+
+MAX_DISPLAY_TITLE = 300  # characters of a citation's printed text shown as the title of an entry without one
+
+
+def display_title(raw: str | None) -> str:
+    """A title to show for a bibliography entry the source did not split into fields: its printed text.
+
+    The entry's own number ("[12]", "12.") goes; the rest is kept whole (authors, title and venue as printed)
+    up to MAX_DISPLAY_TITLE characters, since where the title starts in free text is the parser's guess.
+    """
+    text = clean(raw)
+    head, _, rest = text.partition(" ")
+    if rest and (head.strip("[]().").isdigit()):
+        text = rest
+    if len(text) > MAX_DISPLAY_TITLE:
+        text = text[:MAX_DISPLAY_TITLE].rsplit(" ", 1)[0] + " …"
+    return text
+
+
+def year_in(raw: str) -> int | None:
+    """The publication year of a citation as printed: "(1999)" if there is one, else the last plausible year
+    (page numbers and volumes come before the year in most styles that put it at the end)."""
+    bracketed = re.findall(r"\((1[89]\d\d|20\d\d)[a-z]?\)", raw)
+    if bracketed:
+        return int(bracketed[0])
+    years = re.findall(r"\b(1[89]\d\d|20\d\d)\b", raw)
+    return int(years[-1]) if years else None
 
 
 def normalise_title(title: str | None) -> str:

@@ -22,9 +22,9 @@ def _open(release: Path, rel: str):
     return open(path, "w", encoding="utf-8", newline="\n")
 
 
-def write_pool_record(fh, pid: str, paper: Paper) -> None:
+def pool_record(pid: str, paper: Paper) -> str:
     """A paper with text goes to the pool keyed by its paper ID (the pool's key need only be unique)."""
-    fh.write(_line({"arxiv_id": pid, "title": paper.title, "sections": [{"header": s.header, "text": s.text} for s in paper.sections]}))
+    return (_line({"arxiv_id": pid, "title": paper.title, "sections": [{"header": s.header, "text": s.text} for s in paper.sections]}))
 
 
 def _paper_record(row: tuple) -> dict:
@@ -216,4 +216,4 @@ def write_items(release: Path, store: CitationStore, items_path: Path, labels_pa
     return n
 
 
-__all__ = ["POOL_FILE", "write_corpus", "write_items", "write_pool_record", "item_graph"]
+__all__ = ["POOL_FILE", "write_corpus", "write_items", "pool_record", "item_graph"]

@@ -27,9 +27,30 @@ def parse(path: Path) -> ET.Element:
         with open_bytes(path) as fh:
             return ET.parse(fh).getroot()
     except ET.ParseError as exc:
-        raise ConvertError(f"{path}: not well-formed XML ({exc})") from None
+        raise ConvertError(xml_error(path, exc)) from None
     except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError without a strerror
         raise ConvertError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+
+
+def xml_error(path: Path, exc: ET.ParseError) -> str:
+    """The message for a file expat refused; for bytes that are not UTF-8 in a file that declares no encoding,
+    what to do about it (expat reads such a file as UTF-8, the XML default)."""
+    message = f"{path}: not well-formed XML ({exc})"
+    try:
+        with open_bytes(path) as fh:
+            data = fh.read()
+    except (OSError, EOFError):
+        return message
+    declared = data.lstrip(b"\xef\xbb\xbf").startswith(b"<?xml") and b"encoding" in data.split(b"?>", 1)[0]
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        if not declared:
+            line = data[:bad.start].count(b"\n") + 1
+            return (f"{message}; the file is not UTF-8 (byte 0x{data[bad.start]:02x} on line {line}) and declares no encoding, "
+                    "so it is read as UTF-8: if it is Latin-1, add <?xml version=\"1.0\" encoding=\"ISO-8859-1\"?> as its first "
+                    "line or convert it (iconv -f latin1 -t utf-8)")
+    return message
 
 
 def local(tag) -> str:

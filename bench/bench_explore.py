@@ -1,0 +1,152 @@
+"""Benchmark the committed real-paper explore corpus: build time and peak memory, and explore search next to FTS5.
+
+    python bench/bench_explore.py                       # 3 rounds, 300 queries
+    python bench/bench_explore.py --rounds 1 --queries 50
+
+The sources are ``explore/sources`` (1,600 ACL papers as S2ORC JSON, the largest real source in the repository).
+``corpus build`` is two steps, each run in its own child process so that its peak resident memory
+(``ru_maxrss``) is its own: convert (read, link, write the release directory) and import (the importer, which also
+builds the stored explore index). Then, in a fresh process: explore search as the server runs it (the corpus
+opened and its stored bm25s index loaded by ``SearchEngine``) next to SQLite FTS5 (``ORDER BY rank``) over the same
+documents (title + abstract + authors of every paper), with the same real queries, interleaved and alternating
+which engine goes first: 2-3 words of a paper's own title, as a person looking for it types them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ROOT / "explore" / "sources"
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def _step_convert(release: Path, corpus: Path) -> dict:
+    from agenthop.server.corpus.convert.build import write_release
+
+    shutil.rmtree(release, ignore_errors=True)
+    started = time.perf_counter()
+    summary = write_release([SOURCES], release, echo=lambda m: None)
+    return {"seconds": time.perf_counter() - started, "peak_rss_mb": _peak_rss_mb(),
+            "papers_with_text": summary["papers_with_text"], "citations_in_set": summary["citations_in_set"]}
+
+
+def _step_import(release: Path, corpus: Path) -> dict:
+    from agenthop.server.corpus.importer import import_release
+
+    corpus.unlink(missing_ok=True)
+    started = time.perf_counter()
+    import_release(release, corpus, echo=lambda m: None)
+    return {"seconds": time.perf_counter() - started, "peak_rss_mb": _peak_rss_mb(), "corpus_bytes": corpus.stat().st_size}
+
+
+def _step_search(release: Path, corpus_path: Path, queries: int, seed: int) -> dict:
+    from agenthop.server.papers import Corpus, explore_documents
+    from agenthop.server.search import SearchEngine, tokenize
+
+    started = time.perf_counter()
+    corpus = Corpus(corpus_path)
+    engine = SearchEngine(corpus)  # loads the stored explore index, as a server does when it starts
+    load_s = time.perf_counter() - started
+    ids, texts = explore_documents(corpus.conn)
+    fts = sqlite3.connect(":memory:")
+    started = time.perf_counter()
+    fts.execute("CREATE VIRTUAL TABLE docs USING fts5(body)")
+    fts.executemany("INSERT INTO docs(rowid, body) VALUES (?, ?)", enumerate(texts))
+    fts_build_s = time.perf_counter() - started
+    rng = random.Random(seed)
+    titles = [t.split("\n", 1)[0] for t in texts]
+    times: dict[str, list[float]] = {"bm25s": [], "fts5": []}
+    found_first = {"bm25s": 0, "fts5": 0}
+    for q in range(queries):
+        doc = rng.randrange(len(titles))
+        words = tokenize(titles[doc])
+        if len(words) < 2:
+            continue
+        query = " ".join(rng.sample(words, k=min(len(words), rng.randint(2, 3))))
+        match = " OR ".join(f'"{t}"' for t in tokenize(query))
+        for name in (("bm25s", "fts5") if q % 2 == 0 else ("fts5", "bm25s")):
+            t0 = time.perf_counter()
+            if name == "bm25s":
+                top = [h.paper_id for h in engine.search(None, query, 5)]
+            else:
+                top = [ids[r] for (r,) in fts.execute("SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT 5", (match,))]
+            times[name].append((time.perf_counter() - t0) * 1000)
+            found_first[name] += bool(top) and top[0] == ids[doc]
+    out = {"documents": len(ids), "queries": len(times["bm25s"]), "stored_index_load_s": round(load_s, 2),
+           "fts5_build_s": round(fts_build_s, 2), "paper_ranked_first": found_first}
+    for name, values in times.items():
+        values.sort()
+        out[name] = {"median_ms": round(statistics.median(values), 3), "p90_ms": round(values[int(0.9 * len(values))], 3)}
+    out["median_ratio_bm25s_over_fts5"] = round(out["bm25s"]["median_ms"] / out["fts5"]["median_ms"], 3)
+    return out
+
+
+def _run_child(*args: str) -> dict:
+    done = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"child step {args[0]} failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _spread(values: list[float], digits: int = 2) -> dict:
+    return {"median": round(statistics.median(values), digits), "min": round(min(values), digits), "max": round(max(values), digits)}
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        step, release, corpus, *rest = sys.argv[2:]
+        if step == "convert":
+            result = _step_convert(Path(release), Path(corpus))
+        elif step == "import":
+            result = _step_import(Path(release), Path(corpus))
+        else:
+            result = _step_search(Path(release), Path(corpus), int(rest[0]), int(rest[1]))
+        print(json.dumps(result))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="agenthop-bench-explore-"))
+    try:
+        release, corpus = str(work / "release"), str(work / "explore.sqlite")
+        runs = []
+        for round_ in range(args.rounds):
+            convert, imported = _run_child("convert", release, corpus), _run_child("import", release, corpus)
+            runs.append((convert, imported))
+            print(f"round {round_ + 1}: convert {convert['seconds']:.1f} s ({convert['peak_rss_mb']:.0f} MB), "
+                  f"import {imported['seconds']:.1f} s ({imported['peak_rss_mb']:.0f} MB)", file=sys.stderr)
+        report = {
+            "sources_bytes": sum(p.stat().st_size for p in SOURCES.iterdir()),
+            "papers_with_text": runs[0][0]["papers_with_text"], "citations_in_set": runs[0][0]["citations_in_set"],
+            "corpus_bytes": runs[0][1]["corpus_bytes"],
+            "convert_seconds": _spread([c["seconds"] for c, _ in runs]),
+            "convert_peak_rss_mb": [round(c["peak_rss_mb"], 1) for c, _ in runs],
+            "import_seconds": _spread([i["seconds"] for _, i in runs]),
+            "import_peak_rss_mb": [round(i["peak_rss_mb"], 1) for _, i in runs],
+            "build_seconds": _spread([c["seconds"] + i["seconds"] for c, i in runs]),
+            "search": _run_child("search", release, corpus, str(args.queries), str(args.seed)),
+        }
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
