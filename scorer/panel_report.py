@@ -13,8 +13,8 @@ from pathlib import Path
 from agenthop.scorer import report_html, report_md
 from agenthop.scorer.audit import CONTACTS
 from agenthop.scorer.document import NO_TOKENS, NO_TURNS, Document, Section, Table, comparison_document, num, pct
-from agenthop.scorer.panel_tables import MAIN_COLUMNS
 from agenthop.scorer.panel_plots import missing_plots, panel_plots
+from agenthop.scorer.panel_tables import MAIN_COLUMNS
 from agenthop.scorer.reports import write_json
 from agenthop.scorer.trajectory import SCOPE_LABELS, STOP_LABELS
 

@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agenthop.scorer.errors import CorpusMismatchError, ScorerError
-from agenthop.scorer.panel_tables import build_panel, panel_entry
 from agenthop.scorer.panel_labels import check_named, read_labels
 from agenthop.scorer.panel_report import write_panel_reports
+from agenthop.scorer.panel_tables import build_panel, panel_entry
 from agenthop.scorer.scoring import _expand, _Workers, check_corpus, corpus_id_of, read_expected
 
 

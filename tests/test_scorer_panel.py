@@ -19,10 +19,10 @@ from agenthop.scorer import report_md
 from agenthop.scorer.cli import main
 from agenthop.scorer.errors import CorpusMismatchError, ScorerError
 from agenthop.scorer.gold import Gold
-from agenthop.scorer.panel_tables import build_panel, panel_entry
 from agenthop.scorer.panel_labels import read_labels
 from agenthop.scorer.panel_report import panel_document
 from agenthop.scorer.panel_scoring import panel
+from agenthop.scorer.panel_tables import build_panel, panel_entry
 from agenthop.scorer.runs import load_run
 from agenthop.scorer.summary import score_run
 from agenthop.server.corpus.importer import import_release
