@@ -31,9 +31,12 @@ class BadReply(ValueError):
 def parse_json(text: str) -> dict:
     """The one JSON object of a reply (a ```json fence or surrounding words are tolerated)."""
     fenced = re.search(r"```(?:json)?\s*(\{.*?\})\s*```", text, re.S)
-    candidate = fenced.group(1) if fenced else text[text.find("{"): text.rfind("}") + 1]
-    if not candidate:
+    start, end = text.find("{"), text.rfind("}")
+    if not fenced and start < 0:
         raise BadReply("the reply holds no JSON object")
+    if not fenced and end < start:
+        raise BadReply("the reply's JSON object is cut off (no closing brace)")
+    candidate = fenced.group(1) if fenced else text[start: end + 1]
     try:
         value = json.loads(candidate)
     except json.JSONDecodeError as exc:
