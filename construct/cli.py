@@ -117,7 +117,8 @@ def _run(until: str, kw: dict) -> None:
     click.echo(markdown(result["attrition"]), nl=False)
     if "release" in result:
         release = kw["out"] / "release"
-        click.echo(f"\nrelease: {release} ({result['release']['items']} items). Import it with:\n"
+        n = result["release"]["items"]
+        click.echo(f"\nrelease: {release} ({n} item{'' if n == 1 else 's'}). Import it with:\n"
                    f"  agenthop-server corpus import {release} --check\n  agenthop-server corpus import {release} --out {kw['out'] / 'bench.sqlite'}")
 
 
