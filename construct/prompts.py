@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
 from agenthop.construct.corpus_view import CorpusView, Paper
 
@@ -46,6 +47,7 @@ def parse_json(text: str) -> dict:
     return value
 
 
+@lru_cache(maxsize=2048)  # the same seed and target go into many prompts
 def paper_block(view: CorpusView, paper: Paper, budget: int = TEXT_BUDGET, *, with_text: bool = True) -> str:
     lines = [f"<paper id=\"{paper.paper_id}\">", f"Title: {paper.title}"]
     if paper.abstract:

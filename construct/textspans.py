@@ -96,9 +96,11 @@ def method_names(title: str) -> set[str]:
 def names_target(question: str, title: str) -> str | None:
     """What in ``question`` names the target paper (its title or a method name it coins), or None."""
     q_norm = f" {normalise(question)} "
-    t_norm = normalise(title)
-    if t_norm and len(t_norm.split()) >= 3 and f" {t_norm} " in q_norm:
-        return f"the title {title!r}"
+    # The whole title, or its part after "Name:" (the part a paraphrase keeps).
+    for part in dict.fromkeys([title or "", (title or "").split(":", 1)[-1]]):
+        t_norm = normalise(part)
+        if t_norm and len(t_norm.split()) >= 3 and f" {t_norm} " in q_norm:
+            return f"the title {title!r}"
     for name in sorted(method_names(title)):
         if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", question, flags=re.I):
             return f"the method name {name!r}"
