@@ -92,6 +92,9 @@ class ResponseCache:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self.conn.execute("PRAGMA journal_mode = WAL")
+        # A commit survives a kill of the process (the WAL is written before the commit returns); only a power cut
+        # could lose the last replies, and then they are asked for again, never half-stored. FULL would fsync each one.
+        self.conn.execute("PRAGMA synchronous = NORMAL")
         self.conn.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, text TEXT NOT NULL, usage TEXT NOT NULL)")
         self.lock = threading.Lock()
 
@@ -153,10 +156,15 @@ class ModelClient:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.workers)
         client = self._client(spec)
+        from openai.types.chat import ChatCompletion
+
         stats = CallStats()
         async with self._slots:
             try:
-                response = await call_with_retry(lambda: client.chat.completions.create(**body), self.policy, stats)
+                # client.post, not chat.completions.create: the SDK would walk every message to transform it, which
+                # costs more CPU than the request (as runner/raw_agent.py found); these messages need no transform.
+                response = await call_with_retry(lambda: client.post("/chat/completions", body=body, cast_to=ChatCompletion),
+                                                 self.policy, stats)
             except HardModelError as exc:
                 tally.failures += 1
                 tally.retries += stats.retries
@@ -168,7 +176,7 @@ class ModelClient:
                  "cached_tokens": (getattr(getattr(u, "prompt_tokens_details", None), "cached_tokens", 0) or 0) if u else 0}
         tally.calls += 1
         tally.add_usage(usage, self.prices.cost(spec.name, usage["prompt_tokens"], usage["completion_tokens"], usage["cached_tokens"]))
-        self.cache.put(key, spec.name, text, usage)
+        await asyncio.to_thread(self.cache.put, key, spec.name, text, usage)  # stored before it is used; the other calls go on
         return Reply(text, False)
 
     def totals(self) -> dict:
