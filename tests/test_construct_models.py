@@ -150,3 +150,17 @@ def test_dry_run_counts_calls_and_cost_without_calling(tmp_path):
     assert lines["qa gen"][2] == "12" and lines["distractors gen"][2] == "36"
     assert [v[2] for k, v in lines.items() if k.startswith("ensemble")] == ["24", "24", "24"]
     assert not (tmp_path / "o").exists()
+
+
+def test_an_endpoint_that_refuses_for_good_drops_the_candidate_as_model_error(tmp_path):
+    from fake_openai import HTTPError
+
+    with FakeOpenAI(lambda body, fake: HTTPError(400, {"error": {"message": "model not found", "type": "invalid_request_error"}})) as fake:
+        s = Settings(min_refs=5, max_chains_per_seed=1, generator=f"nope@{fake.base_url}", max_qa=3, workers=2)
+        result = run_pipeline(CORPUS, tmp_path / "run", s, echo=lambda line: None)
+        assert len(fake.requests) == 3  # a 400 is not retried: it is not transient
+    qa = {r["stage"]: r for r in result["attrition"]["rows"]}["qa"]
+    assert qa["reasons"]["model_error"] == 3 and qa["kept"] == 0
+    dropped = [json.loads(line) for line in (tmp_path / "run" / "work" / "qa.jsonl").read_text().splitlines()]
+    assert any("HTTP 400" in r["drop"]["detail"] and "model not found" in r["drop"]["detail"] for r in dropped if r["drop"]["reason"] == "model_error")
+    assert result["release"]["items"] == 0
