@@ -10,7 +10,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])|\n+")
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(%?)(?![\w])")
 _CITATION_MARK = re.compile(r"\s*\[[\d,;\s\-–]+\]|\s*\((?:[A-Z][^()]{0,60}?,\s*)?(?:19|20)\d\d[a-z]?\)")
 _YEAR = re.compile(r"^(19|20)\d\d$")
-_LABEL_NUMBER = re.compile(r"(?:§\s*|\b(?:table|tab|figure|fig|section|sec|eq|equation|appendix|step|stage|layer|line|chapter)\.?\s*)$", re.I)
+_LABEL_NUMBER = re.compile(r"(?:§\s*|\b(?:table|tab|figure|fig|section|sec|eq|equation|appendix|step|stage|layer|line|chapter)\.?\s*\(?)$", re.I)
 MAX_SPAN_WORDS = 16  # longer clauses read as passages, and a changed number barely moves their Jaccard
 
 

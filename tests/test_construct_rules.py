@@ -101,6 +101,7 @@ def test_answer_spans_and_wrong_values():
     assert numeric_span("The labels are of high quality, with an inter-annotator agreement of 0.66 among four annotators.") == \
         "an inter-annotator agreement of 0.66 among four annotators"
     assert numeric_span("Results are in Table 4 and Section 3.") is None  # table and section numbers are not findings
+    assert numeric_span("The weights are normalised to sum to one, as in Equation (2).") is None
     assert numeric_span("This was shown in 2019 by earlier work [12].") is None  # years and citation marks neither
     wrong = perturb_numbers("an agreement of 0.66 among 4 annotators", 1)
     assert wrong != "an agreement of 0.66 among 4 annotators" and "0.66" not in wrong and closeness(wrong, "an agreement of 0.66 among 4 annotators") < 0.9
