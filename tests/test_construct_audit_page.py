@@ -40,13 +40,16 @@ def test_review_three_candidates_by_keyboard_and_the_next_run_applies_the_verdic
         expect(page.locator("#list-caption")).to_have_text(f"Candidates: 0 of {len(ids)} reviewed")
         assert page.locator("#options li.gold").count() == 1 and page.inner_text("#evidence")
         assert page.locator("#sections mark").count() >= 1  # the evidence, marked in the labelled section's text
-        # 1: the three axes, then Pass.
+        where = page.locator("#where")
+        # 1: the three axes, then Pass. (Each step waits until the page shows the candidate it acts on.)
+        expect(where).to_contain_text(f"{ids[0]} ·")
         for key in "123":
             page.keyboard.press(key)
         page.keyboard.press("p")
         expect(page.locator("#status")).to_have_text("not reviewed by you yet")
         expect(page.locator("#list li").nth(0)).to_have_class("pass")
         # 2: repoint the first label to the next header, then Pass.
+        expect(where).to_contain_text(f"{ids[1]} ·")
         old_section = page.locator("#labels select.section").first.input_value()
         page.keyboard.press("l")
         page.keyboard.press("ArrowDown")
@@ -56,6 +59,7 @@ def test_review_three_candidates_by_keyboard_and_the_next_run_applies_the_verdic
         page.keyboard.press("p")
         expect(page.locator("#list li").nth(1)).to_have_class("pass")
         # 3: Remove, with a note.
+        expect(where).to_contain_text(f"{ids[2]} ·")
         page.keyboard.press("n")
         page.keyboard.type("the options give the answer away")
         page.keyboard.press("Escape")
