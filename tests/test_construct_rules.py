@@ -4,6 +4,7 @@ the ensemble's tiers, naming the target, answer spans, reply parsing, and verdic
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -137,3 +138,14 @@ def test_verdicts_are_validated_attributed_and_combined(tmp_path):
     assert effective["c-1"]["verdict"] == "flag" and sorted(effective["c-1"]["by"]) == ["alice", "bob"]
     assert effective["c-2"]["verdict"] == "pass" and effective["c-2"]["labels"][0]["section"] == "Results"
     store.close()
+
+
+def test_the_review_command_says_what_to_run_first(tmp_path):
+    from click.testing import CliRunner
+
+    from agenthop.construct.cli import main
+
+    corpus = Path(__file__).resolve().parents[1] / "corpus.sqlite"
+    result = CliRunner().invoke(main, ["review", "--corpus", str(corpus), "--out", str(tmp_path)])
+    assert result.exit_code == 1
+    assert f"run 'agenthop-construct sanity --corpus {corpus} --out {tmp_path}' (or 'run') first" in result.output
