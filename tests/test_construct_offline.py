@@ -113,9 +113,16 @@ def test_a_corpus_built_from_the_fixture_papers_gives_an_item(tmp_path):
     corpus = tmp_path / "papers.sqlite"
     build_corpus([ROOT / "tests" / "fixtures" / "tei", ROOT / "tests" / "fixtures" / "jats"], corpus, echo=lambda line: None)
     out = tmp_path / "run"
-    result = CliRunner().invoke(construct_main, ["run", "--corpus", str(corpus), "--out", str(out), "--min-refs", "1", "--max-refs", "200",
-                                                 "--min-overlap", "0"], catch_exceptions=False)
+    options = ["--corpus", str(corpus), "--out", str(out), "--min-refs", "1", "--max-refs", "200", "--min-overlap", "0"]
+    # One stage at a time: 'chains' runs seeds and chains and stops there.
+    result = CliRunner().invoke(construct_main, ["chains", *options], catch_exceptions=False)
     assert result.exit_code == 0, result.output
+    assert (out / "work" / "chains.jsonl").exists() and not (out / "work" / "qa.jsonl").exists() and not (out / "release").exists()
+    assert [line.split(" |")[0] for line in result.stdout.splitlines()[2:]] == ["| Seeds (papers with text considered)",
+                                                                              "| Candidate chains (MT-d1 1, ST-d1 4)"]
+    result = CliRunner().invoke(construct_main, ["run", *options], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "seeds: done already, skipped" in result.stderr and "chains: done already, skipped" in result.stderr and "qa: running" in result.stderr
     assert "| **Release** (ST-d1 1; tiers gold 1) | | | | **1** |" in result.output
     report = check_release(out / "release", echo=lambda line: None)
     assert report["ok"] and report["warnings"] == {}
