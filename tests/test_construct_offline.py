@@ -77,6 +77,12 @@ def test_a_rerun_skips_every_stage_and_writes_the_same_release(built, tmp_path):
     changed = run_pipeline(ROOT / "corpus.sqlite", copy, Settings(min_refs=5, max_qa=24, max_section_chars=5000), echo=lines.append)
     assert changed["ran"] == ["postfilter"]
     assert {r["stage"]: r for r in changed["attrition"]["rows"]}["postfilter"]["reasons"].get("section_too_long", 0) > 0
+    # --same-paper: the distractors stage and those after it run again; the right paper's other passage replaces no_context.
+    same = run_pipeline(ROOT / "corpus.sqlite", copy, Settings(min_refs=5, max_qa=24, same_paper=True), echo=lambda line: None)
+    assert same["ran"] == ["distractors", "ensemble", "sanity", "audit", "postfilter"] and same["release"]["items"] > 0
+    items = [json.loads(line) for line in (copy / "release" / "qa" / "full.jsonl").read_text().splitlines()]
+    assert all(sorted(i["distractor_types"]) == ["correct", "same_paper", "seed_only", "wrong_paper"] for i in items)
+    assert check_release(copy / "release", echo=lambda line: None)["ok"]
 
 
 def test_the_release_is_served_run_by_the_baseline_agent_and_scored_with_its_labels_credited(built, tmp_path):
