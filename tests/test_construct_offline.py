@@ -130,6 +130,8 @@ def test_a_corpus_built_from_the_fixture_papers_gives_an_item(tmp_path):
     assert result.exit_code == 0, result.output
     assert "seeds: done already, skipped" in result.stderr and "chains: done already, skipped" in result.stderr and "qa: running" in result.stderr
     assert "| **Release** (ST-d1 1; tiers gold 1) | | | | **1** |" in result.output
+    # docs/construct.md's walk-through shows this very table.
+    assert (out / "attrition.md").read_text() in (ROOT / "docs" / "construct.md").read_text()
     report = check_release(out / "release", echo=lambda line: None)
     assert report["ok"] and report["warnings"] == {}
     item = json.loads((out / "release" / "qa" / "full.jsonl").read_text())
