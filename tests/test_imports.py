@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGES = ("agenthop", "agenthop.server", "agenthop.runner", "agenthop.scorer", "agenthop.inspect_task")
+PACKAGES = ("agenthop", "agenthop.server", "agenthop.runner", "agenthop.scorer", "agenthop.construct", "agenthop.inspect_task")
 
 
 def project_modules() -> dict[str, Path]:

@@ -4,7 +4,7 @@
     python tools/cli_reference.py --write    # rewrite docs/cli.md (make docs does this)
     python tools/cli_reference.py --check    # exit 1 if docs/cli.md is not what the commands print
 
-Every command of agenthop-server, agenthop-runner and agenthop-scorer, walked recursively
+Every command of agenthop-server, agenthop-runner, agenthop-scorer and agenthop-construct, walked recursively
 through click's command tree, gets a section holding exactly what ``COMMAND --help`` prints
 at a fixed width, so the page cannot say anything the commands do not. tests/test_cli_docs.py
 fails while the committed page differs.
@@ -25,12 +25,13 @@ WIDTH = 100  # the terminal width the help is rendered at: fixed, so the page do
 
 
 def programs() -> dict[str, click.Command]:
-    """The three commands, by the name they are installed under (pyproject.toml [project.scripts])."""
+    """The four commands, by the name they are installed under (pyproject.toml [project.scripts])."""
+    from agenthop.construct.cli import main as construct
     from agenthop.runner.cli import main as runner
     from agenthop.scorer.cli import main as scorer
     from agenthop.server.cli import main as server
 
-    return {"agenthop-server": server, "agenthop-runner": runner, "agenthop-scorer": scorer}
+    return {"agenthop-server": server, "agenthop-runner": runner, "agenthop-scorer": scorer, "agenthop-construct": construct}
 
 
 def walk(command: click.Command, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], click.Command]]:

@@ -1,0 +1,184 @@
+"""The audit page: a person reviews each candidate that passed the sanity check and gives a verdict.
+
+A small Starlette app (served like ``/play``: a static page and a thin JSON API
+under ``/audit/api``). What a reviewer sees per candidate: the question, the
+options with the gold marked and each wrong option's kind, the verbatim evidence,
+the labelled sections' text, and links to every paper of the chain in the corpus.
+What they give: the three quality axes, Pass / Flag (with a note) / Remove, and
+label edits. Each verdict is committed to ``OUT/audit/verdicts.sqlite`` with the
+auditor's name before the page is told it is saved; the next ``run`` applies
+them (``agenthop.construct.verdicts``). No model is called here.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from importlib import resources
+from pathlib import Path
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from agenthop.construct.corpus_view import CorpusView
+from agenthop.construct.stagefiles import read_jsonl
+from agenthop.construct.verdicts import VerdictError, VerdictStore
+from agenthop.server.sections import label_headers
+
+ASSETS = {"audit.js": "text/javascript", "audit.css": "text/css"}
+REVIEWED_STAGE = "sanity"  # auditors see what the structural check kept
+
+
+def _asset(name: str) -> str:
+    return resources.files("agenthop.construct").joinpath("audit_static", name).read_text(encoding="utf-8")
+
+
+class AuditData:
+    def __init__(self, corpus: Path, out: Path):
+        stage_file = out / "work" / f"{REVIEWED_STAGE}.jsonl"
+        if not stage_file.exists():
+            raise FileNotFoundError(f"{stage_file} does not exist: run 'agenthop-construct sanity --corpus {corpus} --out {out}' "
+                                    "(or 'run') first, so that there are candidates to review")
+        self.view = CorpusView(corpus)
+        self.candidates = [c for c in read_jsonl(stage_file) if "drop" not in c]
+        self.by_id = {c["id"]: c for c in self.candidates}
+        self.store = VerdictStore(out / "audit" / "verdicts.sqlite")
+
+    def _paper(self, pid: str | None) -> dict | None:
+        if pid is None:
+            return None
+        p = self.view.papers[pid]
+        return {"id": pid, "title": p.title, "year": p.year, "headers": [s.header for s in self.view.sections(pid)]}
+
+    def summary(self) -> dict:
+        effective = self.store.effective()
+        return {"candidates": [{"id": c["id"], "cell": f"{c['kind']}-d{c['depth']}", "question": c["question"],
+                                "verdict": effective.get(c["id"], {}).get("verdict")} for c in self.candidates]}
+
+    def candidate(self, cid: str) -> dict:
+        c = self.by_id[cid]
+        entry = self.store.effective().get(cid, {"by": {}, "labels": None})
+        labels = entry["labels"] if entry["labels"] is not None else c["labels"]
+        sections = []
+        for lab in labels:
+            secs = self.view.sections(lab["paper_id"])
+            hits = label_headers(lab["section"], [s.header for s in secs])
+            sections.append({"paper_id": lab["paper_id"], "section": lab["section"], "resolved": bool(hits),
+                             "text": secs[hits[0]].text if hits else None})
+        return {"id": cid, "cell": f"{c['kind']}-d{c['depth']}", "question": c["question"], "options": c["options"],
+                "correct_index": c["correct_index"], "distractor_types": c["distractor_types"], "answer": c["answer"],
+                "evidence": c.get("evidence", []), "reasoning_type": c["reasoning_type"], "tier": c.get("consensus_tier"),
+                "seed": self._paper(c["seed"]), "bridge": self._paper(c["bridge"]), "targets": [self._paper(t) for t in c["targets"]],
+                "labels": labels, "labels_edited": entry["labels"] is not None, "sections": sections,
+                "verdicts": [{k: r[k] for k in ("auditor", "verdict", "axes", "note", "seq")} for r in entry["by"].values()]}
+
+    def paper(self, pid: str) -> dict:
+        p = self.view.papers[pid]
+        return {"id": pid, "title": p.title, "abstract": p.abstract, "year": p.year, "venue": p.venue,
+                "sections": [{"header": s.header, "text": s.text} for s in self.view.sections(pid)]}
+
+    def save(self, body: dict) -> dict:
+        cid = body.get("candidate")
+        if cid not in self.by_id:
+            raise VerdictError(f"candidate: not a candidate under review, found {cid!r}")
+        labels = body.get("labels")
+        if labels is not None:
+            targets = set(self.by_id[cid]["targets"])
+            for i, lab in enumerate(labels if isinstance(labels, list) else [None]):
+                if not isinstance(lab, dict) or lab.get("paper_id") not in targets:
+                    raise VerdictError(f"labels[{i}]: paper_id must be one of the candidate's targets {sorted(targets)}")
+        seq = self.store.add(cid, str(body.get("auditor") or ""), str(body.get("verdict")), body.get("axes") or {},
+                             str(body.get("note") or ""), labels)
+        return {"saved": seq, "candidate": self.candidate(cid)}
+
+    def close(self) -> None:
+        self.store.close()
+        self.view.close()
+
+
+def build_app(data: AuditData) -> Starlette:
+    def api(handler):
+        async def endpoint(request: Request) -> Response:
+            try:
+                return JSONResponse(await handler(request))
+            except KeyError as exc:
+                return JSONResponse({"error": f"not found: {exc.args[0]}"}, status_code=404)
+            except (VerdictError, ValueError) as exc:
+                return JSONResponse({"error": str(exc)}, status_code=400)
+        return endpoint
+
+    async def page(request: Request) -> Response:
+        return Response(_asset("audit.html"), media_type="text/html")
+
+    async def asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in ASSETS:
+            return Response("not found", status_code=404)
+        return Response(_asset(name), media_type=ASSETS[name])
+
+    async def summary(request: Request) -> dict:
+        return data.summary()
+
+    async def candidate(request: Request) -> dict:
+        return data.candidate(request.path_params["cid"])
+
+    async def paper(request: Request) -> dict:
+        return data.paper(request.path_params["pid"])
+
+    async def save(request: Request) -> dict:
+        try:
+            body = json.loads(await request.body())
+        except ValueError:
+            raise ValueError("the request body is not JSON") from None
+        if not isinstance(body, dict):
+            raise ValueError("the request body must be a JSON object")
+        return data.save(body)
+
+    return Starlette(routes=[
+        Route("/audit", page), Route("/", page), Route("/audit/assets/{name}", asset),
+        Route("/audit/api/candidates", api(summary)), Route("/audit/api/candidates/{cid}", api(candidate)),
+        Route("/audit/api/papers/{pid:path}", api(paper)), Route("/audit/api/verdicts", api(save), methods=["POST"]),
+    ])
+
+
+class AuditServer:
+    """The audit app under uvicorn in a thread (``with AuditServer(...) as s: s.url``)."""
+
+    def __init__(self, corpus: Path, out: Path, host: str = "127.0.0.1", port: int = 0):
+        self.data = AuditData(corpus, out)
+        if port == 0:
+            with socket.socket() as sock:
+                sock.bind((host, 0))
+                port = sock.getsockname()[1]
+        self.url = f"http://{host}:{port}/audit"
+        self.server = uvicorn.Server(uvicorn.Config(build_app(self.data), host=host, port=port, log_level="warning", lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, name="audit-page", daemon=True)
+
+    def __enter__(self) -> AuditServer:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the audit page's server did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.data.close()
+
+
+def serve(corpus: Path, out: Path, *, host: str, port: int, echo) -> None:
+    """Serve until interrupted (the ``review`` command)."""
+    data = AuditData(corpus, out)
+    echo(f"audit page: http://{host}:{port}/audit  ({len(data.candidates)} candidates; verdicts go to {out / 'audit' / 'verdicts.sqlite'})")
+    try:
+        uvicorn.run(build_app(data), host=host, port=port, log_level="warning")
+    finally:
+        data.close()

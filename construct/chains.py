@@ -1,0 +1,141 @@
+"""Stage 2, chains: seed -> target (depth 1) and seed -> bridge -> target (depth 2), single- and multi-target.
+
+Every paper on a chain has text. Pre-filters per hop (citing -> cited): the two
+papers' reference lists overlap (Jaccard >= ``min_overlap``; a paper with no
+known references cannot be measured and passes), and the citing paper's citation
+sentence is substantive (at least ``min_context`` characters, and with
+``method_or_result`` a method or result cue rather than background only). An
+optional model judge then scores each hop 1-5 (would a reader of the citing
+paper want to follow this citation?); chains keep a minimum of ``judge_min``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agenthop.construct.corpus_view import CorpusView
+from agenthop.construct.stagefiles import canonical, digest
+
+_CUES = re.compile(
+    r"\b(use[sd]?|using|adopt\w*|follow\w*|based on|buil[dt] on|appl(?:y|ied|ies)|employ\w*|method\w*|approach\w*|algorithm\w*|"
+    r"architecture\w*|model\w*|framework\w*|technique\w*|procedure\w*|train\w*|protocol\w*|pipeline\w*|extend\w*|propos\w*|introduc\w*|"
+    r"report\w*|show\w*|found|find\w*|achiev\w*|outperform\w*|improv\w*|accura\w*|result\w*|score\w*|perform\w*|gain\w*|reduc\w*|"
+    r"increas\w*|measur\w*|evaluat\w*|benchmark\w*|data\w*|annotat\w*|agreement|estimat\w*|effect\w*|observ\w*|demonstrat\w*)\b|\d",
+    re.I,
+)
+
+
+def chain_id(seed: str, bridge: str | None, targets: list[str]) -> str:
+    return "c-" + digest(canonical([seed, bridge, targets]))[:12]
+
+
+def hops(chain: dict) -> list[tuple[str, str]]:
+    head = [(chain["seed"], chain["bridge"])] if chain["bridge"] else []
+    via = chain["bridge"] or chain["seed"]
+    return head + [(via, t) for t in chain["targets"]]
+
+
+def enumerate_chains(view: CorpusView, seed: str, s) -> list[dict]:
+    """All chains from ``seed`` whose papers have text; at most ``max_chains_per_seed``, sampled by the run's seed."""
+    def cited_with_text(pid: str, exclude: set[str]) -> list[str]:
+        return [c for c, _ in view.references(pid) if c not in exclude and view.has_text(c)]
+
+    chains = []
+
+    def add(bridge: str | None, targets: list[str]) -> None:
+        chains.append({"id": chain_id(seed, bridge, targets), "kind": "MT" if len(targets) > 1 else "ST",
+                       "depth": 2 if bridge else 1, "seed": seed, "bridge": bridge, "targets": targets})
+
+    first = cited_with_text(seed, {seed})
+    for t in first:
+        add(None, [t])
+    if s.multi_target:
+        for a, b in zip(first, first[1:]):
+            add(None, [a, b])
+    for bridge in first:
+        second = cited_with_text(bridge, {seed, bridge})
+        for t in second:
+            if t not in first:  # a target the seed cites directly is a depth-1 chain already
+                add(bridge, [t])
+        if s.multi_target:
+            far = [t for t in second if t not in first]
+            for a, b in zip(far, far[1:]):
+                add(bridge, [a, b])
+    seen, unique = set(), []
+    for c in chains:
+        if c["id"] not in seen:
+            seen.add(c["id"])
+            unique.append(c)
+    if s.max_chains_per_seed and len(unique) > s.max_chains_per_seed:
+        keep = set(sorted((c["id"] for c in unique), key=lambda i: digest(f"{s.seed}:{i}"))[: s.max_chains_per_seed])
+        unique = [c for c in unique if c["id"] in keep]
+    return unique
+
+
+def _jaccard(view: CorpusView, a: str, b: str) -> float | None:
+    ra, rb = {c for c, _ in view.references(a)}, {c for c, _ in view.references(b)}
+    if not ra or not rb:
+        return None
+    return len(ra & rb) / len(ra | rb)
+
+
+def prefilter(view: CorpusView, chain: dict, s) -> dict | None:
+    """The first pre-filter the chain fails, as a drop, or None."""
+    for citing, cited in hops(chain):
+        context = view.context(citing, cited)
+        where = f"{citing} -> {cited}"
+        if not context:
+            return {"reason": "no_citation_context", "detail": where}
+        if len(context) < s.min_context:
+            return {"reason": "short_citation_context", "detail": f"{where}: {len(context)} characters"}
+        if s.method_or_result and not _CUES.search(context):
+            return {"reason": "background_citation", "detail": f"{where}: {context[:120]}"}
+        overlap = _jaccard(view, citing, cited)
+        if overlap is not None and overlap < s.min_overlap:
+            return {"reason": "low_reference_overlap", "detail": f"{where}: Jaccard {overlap:.3f} < {s.min_overlap}"}
+    return None
+
+
+def _judge_validator(reply: str) -> int:
+    from agenthop.construct.prompts import BadReply, parse_json
+
+    value = parse_json(reply).get("score")
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if not isinstance(value, int) or not 1 <= value <= 5:
+        raise BadReply(f"'score' must be an integer from 1 to 5, found {value!r}")
+    return value
+
+
+async def run_chains(ctx, seeds: list[dict]) -> list[dict]:
+    """Every enumerated chain, kept or dropped by a pre-filter or the judge."""
+    from agenthop.construct.client import ModelSpec
+    from agenthop.construct.context import Unusable
+    from agenthop.construct.prompts import judge_messages
+
+    view, s = ctx.view, ctx.settings
+    out = [dict(c) for seed in seeds for c in enumerate_chains(view, seed["id"], s)]
+    for chain in out:
+        drop = prefilter(view, chain, s)
+        if drop:
+            chain["drop"] = drop
+    if not s.judge:
+        return out
+    spec = ModelSpec.parse(s.judge)
+
+    async def judge(chain: dict) -> dict:
+        if "drop" in chain:
+            return chain
+        scores = []
+        for citing, cited in hops(chain):
+            messages = judge_messages(view, view.papers[citing], view.papers[cited], view.context(citing, cited))
+            try:
+                scores.append(await ctx.ask(spec, messages, _judge_validator, "chains"))
+            except Unusable as exc:
+                return {**chain, "drop": {"reason": f"judge_{exc.reason}", "detail": exc.detail}}
+        chain = {**chain, "judge": scores}
+        if min(scores) < s.judge_min:
+            chain["drop"] = {"reason": "judge_below_threshold", "detail": f"scores {scores}, need {s.judge_min}"}
+        return chain
+
+    return await ctx.each("chains", out, judge)

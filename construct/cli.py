@@ -1,0 +1,177 @@
+"""agenthop-construct: build a benchmark release from a corpus, stage by stage (docs/construct.md).
+
+Each stage is a subcommand that runs the stages before it as needed (finished
+ones are skipped) and then itself; ``run`` runs them all and writes the release.
+Argument parsing, one library call, and error translation.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from agenthop.construct.settings import Settings
+
+STAGE_HELP = {
+    "seeds": "Stage 1: choose seed papers.",
+    "chains": "Stages 1-2: seeds, then citation chains with their pre-filters (and the judge, if given).",
+    "qa": "Stages 1-3: ... then one question per chain.",
+    "distractors": "Stages 1-4: ... then three wrong options per question.",
+    "ensemble": "Stages 1-5: ... then the ensemble filter (shortcut and consensus).",
+    "sanity": "Stages 1-6: ... then the structural sanity check.",
+    "audit": "Stages 1-7: ... then apply the auditors' verdicts (give them with 'review').",
+    "postfilter": "Stages 1-8: ... then the post-filter, and write the release (same as 'run').",
+}
+
+
+def _years(ctx, param, value: str | None):
+    if not value:
+        return None
+    try:
+        first, _, last = value.partition("-")
+        span = (int(first), int(last or first))
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: give a year or a range, e.g. 2023-2025") from None
+    if span[0] > span[1]:
+        raise click.BadParameter(f"{value!r}: the first year comes after the last")
+    return span
+
+
+def settings_options(fn):
+    options = [
+        click.option("--corpus", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The corpus to build from (corpus build's output)."),
+        click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
+                     help="Working directory: work/ (stage outputs, model cache), audit/, release/, attrition.md."),
+        click.option("--seed", "rng_seed", type=int, default=0, show_default=True, help="Random seed: sampling and option order."),
+        click.option("--min-refs", type=click.IntRange(min=0), default=15, show_default=True, help="Seeds: fewest references in the corpus."),
+        click.option("--max-refs", type=click.IntRange(min=1), default=50, show_default=True, help="Seeds: most references (keeps surveys out)."),
+        click.option("--venue", "venues", multiple=True, help="Seeds: only these venues (repeat the option)."),
+        click.option("--years", callback=_years, default=None, help="Seeds: only these years, e.g. 2023-2025."),
+        click.option("--per-stratum", type=click.IntRange(min=1), default=None, help="Seeds: at most N per (venue, year)."),
+        click.option("--max-chains-per-seed", type=click.IntRange(min=1), default=40, show_default=True, help="Chains: sample at most N per seed."),
+        click.option("--no-multi-target", is_flag=True, help="Chains: single-target only."),
+        click.option("--min-overlap", type=click.FloatRange(0, 1), default=0.08, show_default=True,
+                     help="Chains: least reference-list Jaccard between adjacent hops."),
+        click.option("--min-context", type=click.IntRange(min=0), default=80, show_default=True, help="Chains: shortest citation sentence (characters)."),
+        click.option("--any-citation-intent", is_flag=True, help="Chains: keep background-only citation sentences too."),
+        click.option("--judge", default=None, metavar="MODEL", help="Chains: a model judging each hop 1-5 (NAME or NAME@BASE_URL)."),
+        click.option("--judge-min", type=click.IntRange(1, 5), default=4, show_default=True, help="Chains: least judge score kept."),
+        click.option("--generator", default="baseline", show_default=True, metavar="MODEL",
+                     help="Q/A and distractors: 'baseline' (no model) or NAME or NAME@BASE_URL."),
+        click.option("--max-qa", type=click.IntRange(min=1), default=None, help="Q/A: sample at most N chains."),
+        click.option("--same-paper", is_flag=True, help="Distractors: a same_paper option (the right paper, another passage) instead of no_context."),
+        click.option("--too-close", type=click.FloatRange(0, 1), default=0.9, show_default=True,
+                     help="Distractors: token Jaccard with the gold or another option at which an option is asked for again."),
+        click.option("--filter", "filters", multiple=True, metavar="MODEL",
+                     help="Ensemble: a filter model (repeat for each; default: the baseline filter)."),
+        click.option("--max-section-chars", type=click.IntRange(min=1), default=70_015, show_default=True,
+                     help="Post-filter: longest section allowed on a gold path."),
+        click.option("--attempts", type=click.IntRange(min=1), default=3, show_default=True, help="Tries per model request whose reply is unusable."),
+        click.option("--workers", type=click.IntRange(min=1), default=8, show_default=True, help="Model calls in flight at once."),
+        click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Price table JSON overriding runner/prices.json."),
+        click.option("--dry-run", is_flag=True, help="Print how many model calls each stage would make and their cost; call nothing."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _settings(kw: dict) -> Settings:
+    return Settings(seed=kw["rng_seed"], min_refs=kw["min_refs"], max_refs=kw["max_refs"], venues=tuple(kw["venues"]), years=kw["years"],
+                    per_stratum=kw["per_stratum"], max_chains_per_seed=kw["max_chains_per_seed"], multi_target=not kw["no_multi_target"],
+                    min_overlap=kw["min_overlap"], min_context=kw["min_context"], method_or_result=not kw["any_citation_intent"],
+                    judge=kw["judge"], judge_min=kw["judge_min"], generator=kw["generator"], max_qa=kw["max_qa"], same_paper=kw["same_paper"],
+                    too_close=kw["too_close"], filters=tuple(kw["filters"]) or ("baseline",), max_section_chars=kw["max_section_chars"],
+                    attempts=kw["attempts"], workers=kw["workers"])
+
+
+def _run(until: str, kw: dict) -> None:
+    from agenthop.construct.client import ModelSpec, ModelSpecError
+    from agenthop.construct.corpus_view import CorpusView
+    from agenthop.construct.estimate import estimate, render
+    from agenthop.construct.pipeline import ConstructError, run_pipeline
+    from agenthop.runner.pricing import PriceTable
+    from agenthop.server.corpus.schema import CorpusError
+
+    try:
+        s = _settings(kw)
+        for model in (s.judge, s.generator, *s.filters):
+            if model:
+                ModelSpec.parse(model)
+        prices = PriceTable.load(kw["prices"]) if kw["prices"] else PriceTable.load()
+        if kw["dry_run"]:
+            view = CorpusView(kw["corpus"])
+            try:
+                click.echo(render(estimate(view, s, prices)))
+            finally:
+                view.close()
+            return
+        result = run_pipeline(kw["corpus"], kw["out"], s, until, prices=prices)
+    except (ModelSpecError, ConstructError, CorpusError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    from agenthop.construct.attrition import markdown
+
+    click.echo(markdown(result["attrition"]), nl=False)
+    if "release" in result:
+        release = kw["out"] / "release"
+        n = result["release"]["items"]
+        click.echo(f"\nrelease: {release} ({n} item{'' if n == 1 else 's'}). Import it with:\n"
+                   f"  agenthop-server corpus import {release} --check\n  agenthop-server corpus import {release} --out {kw['out'] / 'bench.sqlite'}")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+def main() -> None:
+    """Build a benchmark release from a corpus: seeds, chains, Q/A, distractors, ensemble filter, sanity check, audit, post-filter."""
+
+
+def _stage_command(name: str, until: str, help_text: str):
+    @settings_options
+    def command(**kw):
+        _run(until, kw)
+
+    command.__doc__ = help_text
+    main.command(name=name)(command)
+
+
+_stage_command("run", "postfilter", "Run every stage and write the release (offline with the baseline generator and filter unless models are given).")
+for _stage, _help in STAGE_HELP.items():
+    _stage_command(_stage, _stage, _help)
+
+
+@main.command()
+@click.option("--out", required=True, type=click.Path(file_okay=False, exists=True, path_type=Path), help="The working directory of a run.")
+@click.option("--json", "as_json", is_flag=True, help="The table as JSON.")
+def attrition(out: Path, as_json: bool) -> None:
+    """Print the attrition table of the stages run so far."""
+    path = out / "attrition.json"
+    if not path.exists():
+        raise click.ClickException(f"{path} does not exist; run 'agenthop-construct run --corpus C --out {out}' first")
+    data = json.loads(path.read_text())
+    if as_json:
+        click.echo(json.dumps(data, indent=1, ensure_ascii=False))
+    else:
+        from agenthop.construct.attrition import markdown
+
+        click.echo(markdown(data), nl=False)
+
+
+@main.command()
+@click.option("--corpus", required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path), help="The corpus the run was built from.")
+@click.option("--out", required=True, type=click.Path(file_okay=False, exists=True, path_type=Path), help="The working directory of a run.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8770, show_default=True, help="Port (0: any free port).")
+def review(corpus: Path, out: Path, host: str, port: int) -> None:
+    """Serve the audit page: review the candidates that passed the sanity check, and save verdicts."""
+    from agenthop.construct.audit_app import serve
+
+    try:
+        serve(corpus, out, host=host, port=port, echo=lambda line: print(line, file=sys.stderr, flush=True))
+    except (FileNotFoundError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+if __name__ == "__main__":
+    main()

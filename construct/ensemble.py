@@ -1,0 +1,81 @@
+"""Stage 5, the ensemble filter: shortcut detection and consensus, with the paper's tiers.
+
+Each filter model answers twice: from the seed alone (shortcut: recovering the
+gold means the item leaks) and from the seed and the target(s) (consensus: the
+models must converge on the gold). With n models and a tolerance t = n // 3
+(1 of 3, as published): an item is dropped as a shortcut when more than t models
+recover the gold from the seed, and for lack of consensus when fewer than n - t
+agree on it. Tiers: gold = no shortcut and full consensus; silver = some
+shortcut and full consensus; bronze = consensus short of full. A model whose
+replies cannot be read after every attempt counts as not choosing the gold.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agenthop.construct import baseline
+from agenthop.construct.client import ModelSpec
+from agenthop.construct.context import Unusable
+from agenthop.construct.prompts import BadReply, choice_messages, parse_json
+
+LETTERS = "ABCD"
+
+
+def _letter(reply: str) -> int:
+    try:
+        value = parse_json(reply).get("answer")
+    except BadReply:
+        bare = re.fullmatch(r"\s*\(?([ABCD])\)?\.?\s*", reply)
+        if not bare:
+            raise
+        value = bare.group(1)
+    if not isinstance(value, str) or value.strip().strip("()").upper() not in LETTERS:
+        raise BadReply(f"'answer' must be one letter A, B, C or D, found {value!r}")
+    return LETTERS.index(value.strip().strip("()").upper())
+
+
+def tier(shortcut: int, consensus: int, n: int) -> tuple[str | None, str | None]:
+    """(drop reason or None, tier or None) by the published rule, for n models."""
+    tolerance = n // 3
+    if shortcut > tolerance:
+        return "shortcut", None
+    if consensus < n - tolerance:
+        return "no_consensus", None
+    if consensus == n:
+        return None, "gold" if shortcut == 0 else "silver"
+    return None, "bronze"
+
+
+async def run_ensemble(ctx, cands: list[dict]) -> list[dict]:
+    view, s = ctx.view, ctx.settings
+    specs = [ModelSpec.parse(f) for f in s.filters]
+
+    async def answer(spec: ModelSpec, cand: dict, pids: list[str]) -> int | None:
+        if spec.offline:
+            return baseline.choose(view, cand["question"], cand["options"], pids)
+        messages = choice_messages(view, cand["question"], cand["options"], [view.papers[p] for p in pids])
+        try:
+            return await ctx.ask(spec, messages, _letter, "ensemble")
+        except Unusable:
+            return None
+
+    async def one(cand: dict) -> dict:
+        votes = {"shortcut": {}, "consensus": {}}
+        for spec in specs:
+            votes["shortcut"][str(spec)] = await answer(spec, cand, [cand["seed"]])
+            votes["consensus"][str(spec)] = await answer(spec, cand, [cand["seed"], *cand["targets"]])
+        hits = {check: sum(v == cand["correct_index"] for v in answers.values()) for check, answers in votes.items()}
+        pattern = " ".join(f"{check}:" + "".join("+" if v == cand["correct_index"] else ("?" if v is None else "-")
+                                                    for v in answers.values()) for check, answers in votes.items())
+        reason, level = tier(hits["shortcut"], hits["consensus"], len(specs))
+        out = {**cand, "filter": {"votes": {k: {m: (None if v is None else LETTERS[v]) for m, v in a.items()} for k, a in votes.items()},
+                                  "shortcut": hits["shortcut"], "consensus": hits["consensus"], "pattern": pattern}}
+        if reason:
+            out["drop"] = {"reason": reason, "detail": pattern}
+        else:
+            out["consensus_tier"] = level
+            out["filter_agreement"] = hits["consensus"]
+        return out
+
+    return await ctx.each("ensemble", cands, one)

@@ -1,0 +1,47 @@
+"""Stage 8a, the post-filter: labels must resolve against the paper's headers by the scorer's rule; no parser-collapsed sections.
+
+A label resolves when ``agenthop.server.sections.label_is_resolvable`` says so:
+the same rule the importer checks and the scorer credits by. A candidate with an
+unresolved label, or a target without a direct label, is dropped and listed in
+``OUT/repair.jsonl`` with the headers it could name, for an auditor to repoint
+on the audit page (the next run then keeps it). A candidate whose seed, bridge or
+target holds a section longer than ``max_section_chars`` is dropped (the
+published 99.9th percentile: such sections are parser collapses).
+"""
+
+from __future__ import annotations
+
+from agenthop.server.sections import label_is_resolvable
+
+
+def check(view, cand: dict, max_chars: int) -> tuple[dict | None, dict | None]:
+    """(drop, repair entry) for one candidate; (None, None) when it passes."""
+    path = [cand["seed"], *([cand["bridge"]] if cand["bridge"] else []), *cand["targets"]]
+    on_path = set(path)
+    unresolved = []
+    for label in cand["labels"]:
+        sections = view.sections(label["paper_id"]) if label["paper_id"] in on_path else ()
+        headers = [sec.header for sec in sections]
+        if not sections or not label_is_resolvable(label["section"], headers, (sec.text for sec in sections)):
+            unresolved.append({"label": label, "headers": headers})
+    lacking = [t for t in cand["targets"] if not any(lab["paper_id"] == t and lab["relevance"] == "direct" for lab in cand["labels"])]
+    if unresolved or lacking:
+        detail = "; ".join([f"{u['label']['section']!r} names no section of {u['label']['paper_id']}" for u in unresolved]
+                           + [f"no direct label on {t}" for t in lacking])
+        repair = {"candidate": cand["id"], "unresolved": unresolved, "targets_without_direct_label": lacking}
+        return {"reason": "label_unresolved", "detail": detail}, repair
+    for pid in path:
+        longest = max((len(sec.text) for sec in view.sections(pid)), default=0)
+        if longest > max_chars:
+            return {"reason": "section_too_long", "detail": f"{pid}: a section of {longest} characters > {max_chars}"}, None
+    return None, None
+
+
+def run_postfilter(view, cands: list[dict], max_chars: int) -> tuple[list[dict], list[dict]]:
+    out, repairs = [], []
+    for cand in cands:
+        drop, repair = check(view, cand, max_chars)
+        out.append({**cand, "drop": drop} if drop else cand)
+        if repair:
+            repairs.append(repair)
+    return out, repairs

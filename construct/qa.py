@@ -1,0 +1,84 @@
+"""Stage 3, Q/A: one question per chain, with the gold answer, verbatim evidence, a reasoning type and recall labels.
+
+A model's reply is checked, not trusted: the evidence must be verbatim target
+text, the answer must be supported by it, every label must name a header of a
+target, each target needs a direct label, and the question must not name a
+target's title or a method name it coins. A reply failing any check is retried
+with the problem stated; after the last attempt the chain is dropped with it.
+"""
+
+from __future__ import annotations
+
+from agenthop.construct import baseline
+from agenthop.construct.client import ModelSpec
+from agenthop.construct.context import Unusable
+from agenthop.construct.prompts import BadReply, parse_json, qa_messages
+from agenthop.construct.stagefiles import digest
+from agenthop.construct.textspans import names_target, supported_by, verbatim_in
+from agenthop.server.corpus.release import REASONING_TYPES
+from agenthop.server.sections import label_headers
+
+
+def validate_qa(view, chain: dict, reply: str) -> dict:
+    data = parse_json(reply)
+    question, answer = data.get("question"), data.get("answer")
+    if not isinstance(question, str) or not question.strip() or not isinstance(answer, str) or not answer.strip():
+        raise BadReply("'question' and 'answer' must be non-empty strings")
+    rtype = str(data.get("reasoning_type", "")).strip().upper()
+    if rtype not in REASONING_TYPES:
+        raise BadReply(f"'reasoning_type' must be one of {', '.join(REASONING_TYPES)}, found {data.get('reasoning_type')!r}")
+    evidence = data.get("evidence")
+    evidence = [evidence] if isinstance(evidence, str) else evidence
+    if not isinstance(evidence, list) or not evidence or not all(isinstance(e, str) and e.strip() for e in evidence):
+        raise BadReply("'evidence' must be a list of sentences copied from the target paper(s)")
+    texts = {t: "\n".join(sec.text for sec in view.sections(t)) for t in chain["targets"]}
+    for e in evidence:
+        if not any(verbatim_in(e, text) for text in texts.values()):
+            raise BadReply(f"the evidence {e[:80]!r} is not word for word in the target paper's text", "evidence_not_verbatim")
+    if not supported_by(answer, " ".join(evidence)):
+        raise BadReply(f"the answer {answer[:80]!r} is not stated in the evidence", "answer_not_in_evidence")
+    labels = data.get("labels")
+    if not isinstance(labels, list) or not labels:
+        raise BadReply("'labels' must list the target sections holding the answer", "label_unresolved")
+    clean = []
+    for label in labels:
+        if not isinstance(label, dict) or label.get("paper_id") not in texts or label.get("relevance") not in ("direct", "supporting"):
+            raise BadReply(f"a label must give a target's paper_id, a section header and relevance direct or supporting: {label!r}",
+                           "label_unresolved")
+        headers = [sec.header for sec in view.sections(label["paper_id"])]
+        if not isinstance(label.get("section"), str) or not label_headers(label["section"], headers):
+            raise BadReply(f"the label section {label.get('section')!r} is not a header of {label['paper_id']}; "
+                           f"its headers are {headers}", "label_unresolved")
+        clean.append({"paper_id": label["paper_id"], "section": label["section"], "relevance": label["relevance"]})
+    lacking = [t for t in chain["targets"] if not any(lab["paper_id"] == t and lab["relevance"] == "direct" for lab in clean)]
+    if lacking:
+        raise BadReply(f"no direct label for the target {lacking[0]}", "label_unresolved")
+    for t in chain["targets"]:
+        why = names_target(question, view.papers[t].title)
+        if why:
+            raise BadReply(f"the question names the target paper ({why}); ask without naming it", "names_target")
+    return {"question": question.strip(), "answer": answer.strip(), "evidence": evidence, "reasoning_type": rtype, "labels": clean}
+
+
+async def run_qa(ctx, chains: list[dict]) -> list[dict]:
+    view, s = ctx.view, ctx.settings
+    chains = [c for c in chains if "drop" not in c]
+    sampled = set(c["id"] for c in chains)
+    if s.max_qa is not None and len(chains) > s.max_qa:
+        sampled = set(sorted(sampled, key=lambda i: digest(f"{s.seed}:qa:{i}"))[: s.max_qa])
+    spec = ModelSpec.parse(s.generator)
+
+    async def one(chain: dict) -> dict:
+        if chain["id"] not in sampled:
+            return {**chain, "drop": {"reason": "not_sampled", "detail": f"--max-qa {s.max_qa}"}}
+        if spec.offline:
+            return {**chain, **baseline.generate(view, chain, s.seed)}
+        contexts = [view.context(chain["bridge"] or chain["seed"], t) or "" for t in chain["targets"]]
+        messages = qa_messages(view, view.papers[chain["seed"]], view.papers.get(chain["bridge"]) if chain["bridge"] else None,
+                               [view.papers[t] for t in chain["targets"]], contexts)
+        try:
+            return {**chain, **await ctx.ask(spec, messages, lambda reply: validate_qa(view, chain, reply), "qa")}
+        except Unusable as exc:
+            return {**chain, "drop": {"reason": exc.reason, "detail": exc.detail}}
+
+    return await ctx.each("qa", chains, one)

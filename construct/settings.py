@@ -1,0 +1,61 @@
+"""The pipeline's settings, and which of them each stage depends on (a change re-runs that stage and the ones after)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from agenthop.construct.client import BASELINE
+
+
+@dataclass(frozen=True)
+class Settings:
+    seed: int = 0                              # random seed: sampling, option order
+    # seeds
+    min_refs: int = 15
+    max_refs: int = 50
+    venues: tuple[str, ...] = ()
+    years: tuple[int, int] | None = None
+    per_stratum: int | None = None
+    # chains
+    max_chains_per_seed: int = 40
+    multi_target: bool = True
+    min_overlap: float = 0.08
+    min_context: int = 80
+    method_or_result: bool = True
+    judge: str | None = None                   # model spec, or None for no judge
+    judge_min: int = 4
+    # Q/A and distractors
+    generator: str = BASELINE
+    max_qa: int | None = None
+    same_paper: bool = False
+    too_close: float = 0.9
+    # ensemble
+    filters: tuple[str, ...] = (BASELINE,)
+    # post-filter
+    max_section_chars: int = 70_015
+    # running (not part of any stage's fingerprint: they change how, not what)
+    attempts: int = field(default=3, metadata={"run": True})
+    workers: int = field(default=8, metadata={"run": True})
+
+    def to_json(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+STAGE_SETTINGS = {
+    "seeds": ("min_refs", "max_refs", "venues", "years", "per_stratum", "seed"),
+    "chains": ("max_chains_per_seed", "multi_target", "min_overlap", "min_context", "method_or_result", "judge", "judge_min", "seed"),
+    "qa": ("generator", "max_qa", "seed"),
+    "distractors": ("generator", "same_paper", "too_close", "seed"),
+    "ensemble": ("filters",),
+    "sanity": (),
+    "audit": (),
+    "postfilter": ("max_section_chars",),
+}
+# Model stages also depend on the attempts allowed for bad output (a retry is a different request).
+MODEL_STAGES = {"chains", "qa", "distractors", "ensemble"}
+
+
+def stage_settings(s: Settings, stage: str) -> dict:
+    keys = STAGE_SETTINGS[stage] + (("attempts",) if stage in MODEL_STAGES else ())
+    return {k: getattr(s, k) for k in keys}

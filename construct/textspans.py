@@ -1,0 +1,122 @@
+"""Text rules shared by the stages: sentences, numeric answer spans, lexical closeness, naming the target."""
+
+from __future__ import annotations
+
+import re
+
+from agenthop.runner.textmatch import STOPWORDS, content_words, normalise, tokens
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])|\n+")
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(%?)(?![\w])")
+_CITATION_MARK = re.compile(r"\s*\[[\d,;\s\-–]+\]|\s*\((?:[A-Z][^()]{0,60}?,\s*)?(?:19|20)\d\d[a-z]?\)")
+_YEAR = re.compile(r"^(19|20)\d\d$")
+_LABEL_NUMBER = re.compile(r"(?:§\s*|\b(?:table|tab|figure|fig|section|sec|eq|equation|appendix|step|stage|layer|line|chapter)\.?\s*\(?)$", re.I)
+MAX_SPAN_WORDS = 16  # longer clauses read as passages, and a changed number barely moves their Jaccard
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text or "") if s.strip()]
+
+
+def strip_citation_marks(text: str) -> str:
+    """'... retrieval [11].' -> '... retrieval.': the marks mean nothing outside the citing paper."""
+    return _CITATION_MARK.sub("", text or "").strip()
+
+
+def result_numbers(text: str) -> list[str]:
+    """Numbers that look like findings: not years, not citation indices."""
+    out = []
+    clean = strip_citation_marks(text)
+    for m in _NUMBER.finditer(clean):
+        if not _YEAR.match(m.group(1)) and not _LABEL_NUMBER.search(clean[: m.start()]):
+            out.append(m.group(0))
+    return out
+
+
+def numeric_span(sentence: str) -> str | None:
+    """The clause of ``sentence`` that holds a finding (a number that is not a year), or None.
+
+    Clauses are split at commas and semicolons; a clause shorter than four words
+    takes the one before it, so the span reads as an answer on its own.
+    """
+    clean = strip_citation_marks(sentence).rstrip(".")
+    if not result_numbers(clean) or len(clean) > 400:
+        return None
+    parts = [p.strip() for p in re.split(r"[;,]\s+", clean) if p.strip()]
+    for i, part in enumerate(parts):
+        if result_numbers(part):
+            span = part if len(part.split()) >= 4 or i == 0 else f"{parts[i - 1]}, {part}"
+            span = re.sub(r"^(?:with|and|while|which|whereas|but)\s+", "", span, flags=re.I)
+            return span if 3 <= len(span.split()) <= MAX_SPAN_WORDS else None
+    return None
+
+
+def closeness(a: str, b: str) -> float:
+    """Token Jaccard of two options (1.0 = the same words)."""
+    ta, tb = set(tokens(a)), set(tokens(b))
+    if not ta or not tb:
+        return 1.0 if normalise(a) == normalise(b) else 0.0
+    return len(ta & tb) / len(ta | tb)
+
+
+def perturb_numbers(span: str, salt: int) -> str:
+    """The same words with every finding's number changed: a plausible value no paper states."""
+    def change(m: re.Match) -> str:
+        value, pct = m.group(1), m.group(2)
+        if _YEAR.match(value):
+            return m.group(0)
+        if "." in value:
+            decimals = len(value.split(".")[1])
+            new = float(value) * (1.17 + 0.11 * (salt % 5))
+            if pct == "" and float(value) <= 1.0 < new:
+                new = float(value) * 0.71
+            return f"{new:.{decimals}f}{pct}"
+        n = int(value)
+        new = n + 1 + (salt % 7) if n < 20 else round(n * (1.2 + 0.05 * (salt % 5)))
+        if pct and new > 100:
+            new = max(n - 1 - salt % 7, 0)
+        return f"{new}{pct}"
+    return _NUMBER.sub(change, span)
+
+
+def method_names(title: str) -> set[str]:
+    """Names a title coins: acronyms and mixed-case words ('SPECTER', 'GRanoto', 'BERT-base', 'word2vec')."""
+    names = set()
+    for word in re.findall(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]", title or ""):
+        core = word.strip("-")
+        mixed = sum(c.isupper() for c in core[1:]) >= 1 or any(c.isdigit() for c in core)
+        if len(core) >= 3 and mixed and core.lower() not in STOPWORDS:
+            names.add(core)
+    head = re.split(r"\s*:\s*", title or "", maxsplit=1)
+    if len(head) == 2 and 1 <= len(head[0].split()) <= 2:
+        names.add(head[0].strip())  # "SPECTER: Document-level ..." names its method before the colon
+    return names
+
+
+def names_target(question: str, title: str) -> str | None:
+    """What in ``question`` names the target paper (its title or a method name it coins), or None."""
+    q_norm = f" {normalise(question)} "
+    # The whole title, or its part after "Name:" (the part a paraphrase keeps).
+    for part in dict.fromkeys([title or "", (title or "").split(":", 1)[-1]]):
+        t_norm = normalise(part)
+        if t_norm and len(t_norm.split()) >= 3 and f" {t_norm} " in q_norm:
+            return f"the title {title!r}"
+    for name in sorted(method_names(title)):
+        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", question, flags=re.I):
+            return f"the method name {name!r}"
+    return None
+
+
+def supported_by(answer: str, evidence: str) -> bool:
+    """Every number of the answer, and most of its content words, are in the evidence."""
+    ev_tokens = set(tokens(evidence))
+    if any(n.rstrip("%") not in ev_tokens for n in result_numbers(answer)):
+        return False
+    words = set(content_words(answer))
+    return not words or len(words & ev_tokens) / len(words) >= 0.6
+
+
+def verbatim_in(span: str, text: str) -> bool:
+    """``span`` occurs in ``text`` up to whitespace."""
+    squash = lambda s: " ".join((s or "").split())  # noqa: E731
+    return bool(squash(span)) and squash(span) in squash(text)
