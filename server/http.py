@@ -192,7 +192,7 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
         except ValueError as exc:
             return _error(400, f"bad session request: {exc}")
         if spec["item"] is not None and sandbox.corpus.item(spec["item"]) is None:
-            return _error(404, f"unknown item '{spec['item'][:100]}'; GET the agenthop://items resource or check the split file")
+            return _error(404, f"unknown item '{spec['item'][:100]}'; GET /items lists the items this server serves")
         # The session_start record is an fsync'd write: keep it off the event loop.
         try:
             session = await anyio.to_thread.run_sync(functools.partial(
@@ -310,20 +310,23 @@ class LoopbackGuard:
 
 def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None = None, play=None,
               allow_unauthenticated: bool = False, body_timeout_s: float = BODY_TIMEOUT_S) -> Starlette:
-    """The HTTP app: MCP at /mcp, the session API, and /play.
+    """The HTTP app: MCP at /mcp, the session API, /play, and / with /items (server/front.py).
 
     ``play``: the PlayOptions of /play (server/play.py); None serves /play with the defaults (reveal off).
     Raises ExposureError for a non-loopback ``host`` without ``auth_token`` unless
     ``allow_unauthenticated`` (see check_exposure), and for an unusable token.
     """
+    from agenthop.server.front import front_routes
     from agenthop.server.play import PlayOptions, play_routes  # play imports this module
+    from agenthop.server.web_assets import asset_routes
 
     check_exposure(host, auth_token, allow_unauthenticated)
     public_url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
     server = build_server(sandbox)
     app = server.streamable_http_app(
         streamable_http_path="/mcp", json_response=True, host=host,
-        custom_starlette_routes=session_routes(sandbox, public_url) + play_routes(sandbox, play or PlayOptions()),
+        custom_starlette_routes=session_routes(sandbox, public_url) + play_routes(sandbox, play or PlayOptions())
+        + front_routes(sandbox) + asset_routes(),
     )
     app.add_exception_handler(Exception, _internal_error)
     app.add_exception_handler(HTTPException, _http_error)
