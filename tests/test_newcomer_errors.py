@@ -161,3 +161,17 @@ def test_building_the_package_prints_no_setuptools_warning_about_the_static_fold
     for wanted in ("agenthop/server/web_static/base.css", "agenthop/server/web_static/dom.js",
                    "agenthop/server/play_static/play.js", "agenthop/scorer/view_static/view.js"):
         assert wanted in names
+
+
+def test_the_library_refuses_a_model_run_without_a_key_in_words_not_flags(demo, tmp_path, monkeypatch):
+    from agenthop.runner import run_items
+    from agenthop.runner.run import RunError
+
+    corpus, split = demo
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MY_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(RunError) as info:
+        run_items(split, agent="sdk", model="m", corpus=corpus, out=tmp_path / "x", api_key_env="MY_KEY", progress=False)
+    assert info.value.param == "api_key_env" and "--" not in str(info.value)
+    assert str(info.value).startswith("the sdk agent needs an API key: the environment variable MY_KEY is not set")
+    assert not (tmp_path / "x").exists()
