@@ -509,10 +509,10 @@ function bindKeys() {
 
 // --- start-up ---------------------------------------------------------------------------------------------
 
-// The attempt this browser was in, if the server still runs it; if not, why it was lost.
+// The attempt this browser was in, if the server still runs it: true when it is shown; otherwise why it was lost.
 async function resume() {
   const saved = localStorage.getItem(SAVED);
-  if (!saved) return false;
+  if (!saved) return "";
   try {
     const session = await api("GET", `/sessions/${encodeURIComponent(saved)}`);
     state.participant = session.participant;
@@ -521,8 +521,7 @@ async function resume() {
   } catch (err) {
     if (err instanceof Unreachable) throw err;
     localStorage.removeItem(SAVED);
-    showProblem(`Your last attempt cannot be shown: ${err.message}.`);
-    return false;
+    return `Your last attempt cannot be shown: ${err.message}.`;
   }
 }
 
@@ -542,11 +541,14 @@ async function main() {
   } else {
     input.value = localStorage.getItem("agenthop-participant") || "";
   }
+  let lost = "";
   try {
-    if (await resume()) return;
+    lost = await resume();
+    if (lost === true) return;
   } catch (err) { showProblem(err.message); return; }
   if (input.value) await loadItems();
   else input.focus();
+  if (lost) showProblem(lost);
 }
 
 main();
