@@ -117,6 +117,10 @@ def test_a_whole_human_session_through_the_page_is_scored_like_a_run(demo, tmp_p
     assert (summary["items"]["n"], summary["headline"]["accuracy"], summary["headline"]["section_recall"]) == (1, 1.0, 1.0)
     assert (row["answer"], row["audit"], row["termination"], row["turns"], row["tokens"]) == ("D", "correct", "answer", 6, None)
     assert summary["calls_per_turn"]["value"] == 1.0  # one person action, one turn
+    # A person's report says who played, not "agent unknown" or "assistant turns".
+    md = (out / "report.md").read_text()
+    assert "played by alice" in md and "- **played by**: alice (client human, through the play page)" in md
+    assert "agent unknown" not in md and "assistant turns" not in md and "**agent**" not in md and "not recorded" not in md
     one = tmp_path / "one.txt"
     one.write_text("st_0001\n")
     r = CliRunner().invoke(runner_main, ["--items", str(one), "--agent", "baseline", "--corpus", str(corpus), "--out",
