@@ -292,10 +292,11 @@
       return;
     }
     const answers = sessions.map((s) => ({ answer: s.answer, name: runs.get(s.run).name }));
-    detail.replaceChildren(
+    // compareSelect is null with one run: replaceChildren would show that as the text "null".
+    detail.replaceChildren(...[
       questionNode(sessions[0], answers),
       compareSelect(sessions[0]),
-      el("div", { class: sessions.length > 1 ? "sides two" : "sides" }, sessions.map((s, i) => sideNode(s, i))));
+      el("div", { class: sessions.length > 1 ? "sides two" : "sides" }, sessions.map((s, i) => sideNode(s, i)))].filter(Boolean));
     sessions.forEach((s, i) => step(i, 0, false));
     if (route.call) {
       const n = sessions[0].calls.findIndex((c) => String(c.seq) === route.call);
