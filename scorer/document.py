@@ -388,7 +388,7 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
     who = (f"played by {', '.join(people) or 'a person'}" if people is not None
            else f"agent {run['agent'] or 'unknown'}, model {run['model'] or 'unknown'}")
     corpus_id = str(s["corpus"].get("corpus_id") or "n/a")
-    intro = [f"{who}; {s['items']['n']} items on corpus {corpus_id[:12]}; scored {s['generated_at'].replace('T', ' ')}. "
+    intro = [f"{who}; {s['items']['n']} items on corpus {corpus_id[:12]}; scored {s['generated_at']}. "
              "Provenance in full at the end."]
     return Document(title=f"AgentHop score report: {run['name']}", sections=sections, plots=plots or {}, intro=intro)
 

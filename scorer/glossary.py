@@ -1,5 +1,5 @@
 """What the report's category names mean, in words: the report's glossary, so that a table's
-``premature_commit`` or ``seed_only`` is one click from its definition, offline. docs/scoring.md
+``premature_commit`` or ``seed_only`` links to its definition, offline. docs/scoring.md
 holds the full definitions; these are their one-sentence forms."""
 
 from __future__ import annotations
