@@ -456,12 +456,16 @@ def comparison_document(c: dict, pair: dict | None = None, plots: dict[str, str]
 def pair_sections(p: dict) -> list[Section]:
     bi, bc = p["bootstrap_items"], p["bootstrap_clusters"]
     a, b = p["run_a"], p["run_b"]
+    title = f"{a} (A) against {b} (B)"
+    if a == b:  # two runs of one name (a run against itself, or two directories named alike): tell them apart
+        a, b = f"{a} [A]", f"{b} [B]"
+        title = f"{a} against {b}"
 
     def iv(boot):
         return "n/a" if not boot["ci95"] else f"[{100 * boot['ci95'][0]:+.1f}, {100 * boot['ci95'][1]:+.1f}] pp"
 
     # Named as the command names them: compare A B puts A first, and B is measured against A.
-    s = Section(f"{a} (A) against {b} (B)", paragraphs=[f"A is {a}; B is {b}. Differences are B minus A."])
+    s = Section(title, paragraphs=[f"A is {a}; B is {b}. Differences are B minus A."])
     s.tables.append(Table(["quantity", "value"], [
         ["items in common", str(p["n_common"])],
         [f"accuracy of {a} / {b}", f"{pct(p['accuracy_a'])} / {pct(p['accuracy_b'])}"],

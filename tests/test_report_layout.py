@@ -101,6 +101,12 @@ def test_a_comparison_names_its_runs_and_says_why_alpha_is_missing(tmp_path):
     assert "other vs main" not in md
     # Two runs with the same totals: alpha is undefined, and the report says why.
     assert "Cronbach's alpha over" in md and "n/a (the runs' totals are all equal" in md
+    # A run against itself: the two sides are still told apart.
+    r = CliRunner().invoke(scorer_main, ["compare", str(main), str(main), "--corpus", str(corpus), "--out", str(tmp_path / "self"),
+                                         "--items", str(tmp_path / "items.jsonl")], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    own = (tmp_path / "self" / "comparison.md").read_text()
+    assert "## main [A] against main [B]" in own and "| gains (main [B] right, main [A] wrong) |" in own
 
 
 def test_alpha_names_what_is_missing():
