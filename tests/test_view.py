@@ -149,6 +149,7 @@ def test_the_viewer_filters_steps_and_shows_two_runs_side_by_side_offline(played
         expect(position).to_have_text("Call 1 of 4")
         calls = page.locator(".call")
         assert "gold bbf675ce4d8a… first shown (rank 2)" in calls.nth(0).inner_text()
+        assert "action 1 · ok · cost 1" in calls.nth(0).inner_text()  # a person's turn is an action
         page.keyboard.press("Escape")
         page.keyboard.press("j")
         page.keyboard.press("j")

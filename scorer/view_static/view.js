@@ -157,10 +157,11 @@
     const refused = !call.executed;
     const gold = call.marks.length > 0;
     const total = data.caps && data.caps.budget !== null && data.caps.budget !== undefined ? `/${data.caps.budget}` : "";
+    const turn = data.client && data.client.name === "human" ? "action" : "turn";  // a person's turn is one action
     const node = el("li", { class: `call${refused ? " refused" : ""}${gold ? " gold" : ""}`, tabindex: "-1", "data-seq": call.seq,
                             "aria-label": `Call ${n + 1}: ${call.tool}` },
       el("h3", {}, el("span", { text: `${n + 1}. ${call.tool}` }),
-        el("span", { class: "meta", text: [call.turn !== null ? `turn ${call.turn}` : "turn n/a", call.outcome, `cost ${call.cost}`,
+        el("span", { class: "meta", text: [call.turn !== null ? `${turn} ${call.turn}` : `${turn} n/a`, call.outcome, `cost ${call.cost}`,
           call.budget_after !== null ? `budget after ${call.budget_after}${total}` : null, call.forced ? "forced by the harness" : null]
           .filter(Boolean).join(" · ") })),
       el("p", { class: "args", text: argsText(call.arguments) }),
