@@ -138,6 +138,8 @@ def test_the_end_screen_shows_the_outcome_and_reveal_blocks_a_replay(demo, tmp_p
         ending = page.inner_text("#ending")
         box = page.get_attribute("#ending", "class")
         colour = page.eval_on_selector("#ending", "e => getComputedStyle(e).borderTopColor")
+        expect(page.locator("#next-item")).to_have_text("No unplayed item left")
+        next_after_end = page.locator("#next-item").is_disabled()
         screenshot(page, tmp_path, "play-ended.png")
         page.click("#back")
         page.locator("#choice").wait_for()
@@ -149,7 +151,7 @@ def test_the_end_screen_shows_the_outcome_and_reveal_blocks_a_replay(demo, tmp_p
     assert "The evidence was in:" in ending and GOLD_TITLE in ending
     assert box == "ending wrong" and colour == "rgb(164, 22, 26)"  # --bad, not the green of a right answer
     assert "finished" in row and "answer shown" in row and "Play again" not in row
-    assert next_disabled
+    assert next_disabled and next_after_end
     assert problems == []
 
 

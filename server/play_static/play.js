@@ -229,10 +229,23 @@ function showEnding(session) {
   } else {
     out.append(el("p", { class: "note", text: "The correct answer is not shown: this server runs without reveal (as in a study)." }));
   }
+  offerNext(session.participant);
   for (const option of document.querySelectorAll("#options label")) {
     const letter = option.querySelector("input").value;
     option.classList.toggle("chosen", letter === session.answer);
     option.classList.toggle("correct", Boolean(reveal) && letter === reveal.correct);
+  }
+}
+
+// The end screen offers the next item only when there is one.
+async function offerNext(participant) {
+  const button = $("next-item");
+  try {
+    const list = await api("GET", `/items?participant=${encodeURIComponent(participant)}`);
+    button.disabled = list.next === null;
+    button.textContent = list.next === null ? "No unplayed item left" : `Next unplayed item (${list.next})`;
+  } catch (_) {
+    button.disabled = false;  // the list could not be read: let the press say why
   }
 }
 
