@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agenthop.runner.config import AGENTS, RunSettings
+from agenthop.runner.config import AGENTS, RunSettings, missing_api_key
 from agenthop.runner.items import fill_from_corpus, filter_items, load_gold, read_items
 from agenthop.runner.pricing import PriceTable
 from agenthop.runner.records import RUNNER_FILE, RecordWriter, load_state
@@ -175,6 +175,8 @@ def plan_run(items, *, agent, model, out, corpus, server, base_url, api_key_env,
         raise RunError("the raw and sdk agents need a model name")
     if text_tools and agent != "raw":
         raise RunError("text-format tool calls are a mode of the raw agent only")
+    if (why := missing_api_key(agent, base_url, api_key_env)) is not None:
+        raise RunError(why, "api_key_env")
     model = model or "baseline"
     if corpus is not None and server is not None:
         raise RunError("serve a corpus in-process or use a running server, not both")

@@ -53,7 +53,7 @@ def _shard(ctx, param, value: str | None):
 @click.option("--agent", type=click.Choice(AGENTS), required=True, help="raw chat-completions loop, OpenAI Agents SDK, or the offline baseline.")
 @click.option("--model", default=None, help="Model name sent to the API (required for raw and sdk).")
 @click.option("--base-url", default=None, help="OpenAI-compatible base URL (default: $OPENAI_BASE_URL or OpenAI).")
-@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Environment variable holding the API key ('EMPTY' if unset).")
+@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Environment variable holding the API key (unset: only with --base-url).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Items run concurrently.")
 @click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes the workers are spread over (when one process's CPU is the limit).")
@@ -131,7 +131,11 @@ def main(items_file, agent, model, base_url, api_key_env, workers, processes, sh
         raise click.ClickException(f"{exc} (--no-resume starts over; --out chooses another directory.)") from exc
     except ItemsError as exc:
         raise click.ClickException(f"{exc} (--corpus PATH)" if exc.param == "corpus" else str(exc)) from exc
-    except (CorpusError, ServerError, RunError) as exc:
+    except RunError as exc:
+        if exc.param == "api_key_env":
+            raise click.ClickException(f"{exc} (export {api_key_env}=..., --api-key-env NAME, or --base-url URL).") from exc
+        raise click.ClickException(str(exc)) from exc
+    except (CorpusError, ServerError) as exc:
         raise click.ClickException(str(exc)) from exc
 
     from rich.console import Console

@@ -13,6 +13,19 @@ NUDGE = "Please use the available tools to investigate, or call submit_answer if
 CLOSED_BOOK_USER_MESSAGE = "Answer the question above by calling submit_answer with the letter of your choice."
 
 
+def missing_api_key(agent: str, base_url: str | None, api_key_env: str) -> str | None:
+    """Why a model agent cannot start without a key (None when it can).
+
+    OpenAI's own endpoint needs a key; an OpenAI-compatible server named by a base URL (vLLM, a local proxy) often
+    does not, so only a run without a base URL is refused. Without this check the run would send the key "EMPTY"
+    and spend minutes retrying refused calls."""
+    if agent not in ("raw", "sdk") or base_url or os.environ.get(api_key_env):
+        return None
+    return (f"the {agent} agent needs an API key: the environment variable {api_key_env} is not set, and no base URL "
+            "names another OpenAI-compatible endpoint. Set the variable, name the variable that holds the key, or give "
+            "the base URL of a server that needs no key")
+
+
 @dataclass
 class RunSettings:
     agent: str
@@ -32,6 +45,7 @@ class RunSettings:
     mcp_timeout: float = 60.0
 
     def api_key(self) -> str:
+        # Only a run with a base URL gets here without the variable set (see missing_api_key): local servers want no key.
         return os.environ.get(self.api_key_env) or "EMPTY"
 
     def ablations(self) -> dict:

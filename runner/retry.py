@@ -20,6 +20,8 @@ from typing import TypeVar
 T = TypeVar("T")
 
 TRANSIENT_STATUS = {408, 409, 429}
+# The endpoint refuses the key or the model: every later call would be refused too, so the run stops at once.
+DENIED_STATUS = {401, 403}
 
 
 @dataclass(frozen=True)
@@ -40,9 +42,10 @@ class RetryPolicy:
 class HardModelError(Exception):
     """The model API failed for good in this attempt."""
 
-    def __init__(self, message: str, retries: int = 0):
+    def __init__(self, message: str, retries: int = 0, denied: bool = False):
         super().__init__(message)
         self.retries = retries
+        self.denied = denied  # HTTP 401/403: retrying the item (or any other) cannot help
 
 
 def describe(exc: BaseException) -> str:
@@ -62,6 +65,12 @@ def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in TRANSIENT_STATUS or exc.status_code >= 500
     return False
+
+
+def is_denied(exc: BaseException) -> bool:
+    import openai
+
+    return isinstance(exc, openai.APIStatusError) and exc.status_code in DENIED_STATUS
 
 
 @dataclass
@@ -87,7 +96,7 @@ async def call_with_retry(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, s
             raise
         except Exception as exc:  # noqa: BLE001 - classified below
             if not is_transient(exc):
-                raise HardModelError(describe(exc), stats.retries) from exc
+                raise HardModelError(describe(exc), stats.retries, denied=is_denied(exc)) from exc
             stats.errors.append(describe(exc))
             if stats.retries >= policy.max_retries:
                 raise HardModelError(

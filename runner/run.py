@@ -20,7 +20,7 @@ from agenthop.runner.pricing import PriceTable
 from agenthop.runner.progress import ProgressView
 from agenthop.runner.readfirst import ReadFirstGate
 from agenthop.runner.records import RUNNER_FILE, RecordWriter
-from agenthop.runner.retry import describe
+from agenthop.runner.retry import HardModelError, describe
 from agenthop.runner.session import ALL_TOOLS, Discovered, McpConnector, McpSession, ServerAPI, ServerError, prompt_text
 from agenthop.runner.summary import is_correct
 from agenthop.runner.textmatch import TaskParseError, parse_task
@@ -47,6 +47,12 @@ class RunError(Exception):
 
 class ResumeConflict(RunError):
     """The run directory holds records this run cannot resume (other settings, or an unreadable run.json)."""
+
+
+class ModelAccessDenied(RunError):
+    """The model endpoint refused the key or the model (HTTP 401/403): the run stops at the first such answer,
+    since every other call would be refused too. The refused attempt is recorded as an error, so a resumed run
+    runs its item again."""
 
 
 class NoItemsLeft(RunError):
@@ -378,6 +384,13 @@ class Orchestrator:
                         await self.api.end_session(info.session_id, "error", message[:1900])
                     except ServerError:
                         pass
+                if isinstance(exc, HardModelError) and exc.denied:
+                    await self.durable()
+                    raise ModelAccessDenied(
+                        f"the model endpoint{f' at {s.base_url}' if s.base_url else ''} refused the request ({exc}); "
+                        f"check the API key in {s.api_key_env} and the model name {s.model!r}. The run stops here: "
+                        "finished items are kept and running the same command again resumes the others."
+                    ) from exc
                 if attempt < s.item_attempts:
                     await asyncio.sleep(s.retry.delay(attempt))
         ep = holder[0] if holder else None

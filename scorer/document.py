@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from agenthop.scorer import glossary
 from agenthop.scorer.audit import CATEGORIES, CATEGORY_LABELS, RANK_BANDS
 from agenthop.scorer.gold import CELLS
 from agenthop.scorer.trajectory import AFTER_NONGOLD, SCOPE_LABELS, STOP_LABELS
@@ -51,6 +52,43 @@ class Document:
     title: str
     sections: list[Section]
     plots: dict[str, str] = field(default_factory=dict)
+    intro: list[str] = field(default_factory=list)  # lines under the title, before the contents
+
+
+def section_id(title: str) -> str:
+    """The HTML id (and Markdown anchor) of a section: its title in lower case, words joined by '-'."""
+    return "-".join("".join(ch if ch.isalnum() else " " for ch in title.lower()).split())
+
+
+def term(name: str):
+    """A category name as a link to its glossary entry, when the glossary explains it."""
+    return Link(name, "#" + glossary.anchor(name)) if glossary.known(name) else name
+
+
+def glossary_section(used: set[str]) -> Section | None:
+    """The meaning of every category name the report's tables use, grouped as in the glossary (None: no such names)."""
+    sec = Section("Glossary", paragraphs=[f"What the category names in the tables mean; full definitions in {glossary.SOURCE}."])
+    for title, terms in glossary.GROUPS:
+        shown = [(t, m) for t, m in terms.items() if t in used]
+        if shown:
+            sec.tables.append(Table(["term", "meaning"], [[Anchor(t, glossary.anchor(t)), m] for t, m in shown], title))
+    return sec if sec.tables else None
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A table cell that others link to (a glossary term)."""
+
+    text: str
+    id: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _used_terms(sections: list[Section]) -> set[str]:
+    return {c.text for sec in sections for t in sec.tables for row in t.rows for c in row
+            if isinstance(c, Link) and c.href.startswith("#g-")}
 
 
 def pct(x, na: str = "n/a") -> str:
@@ -106,7 +144,7 @@ def _group_table(groups: dict, title: str) -> Table:
 def stopping_tables(stop: dict) -> list[Table]:
     """The paper's three stopping scopes (Table 9), one table each; accuracy per category is an addition."""
     return [Table([SCOPE_LABELS[scope], "items", "share", "accuracy (addition)"], [
-        [STOP_LABELS[k], str(v["n"]), pct(v["share"]), pct(v["accuracy"])] for k, v in stop[scope]["categories"].items()],
+        [term(STOP_LABELS[k]), str(v["n"]), pct(v["share"]), pct(v["accuracy"])] for k, v in stop[scope]["categories"].items()],
         f"{stop[scope]['n']} items in scope.") for scope in SCOPE_LABELS]
 
 
@@ -131,13 +169,20 @@ def readable(value) -> str:
 def provenance(s: dict) -> list[tuple[str, str]]:
     """The "Run and provenance" definitions: who ran what, with which settings, on which corpus, scored how."""
     run, corpus, items = s["run"], s["corpus"], s["items"]
-    out = [("run", f"{run['name']} (label {run['label'] or 'none'})"),
-           ("agent", run["agent"] or "unknown"), ("model", run["model"] or "unknown")]
+    out = [("run", f"{run['name']} (label {run['label'] or 'none'})")]
+    people = participants(s)
+    if people is not None:  # a person played through /play: no agent, model or runner settings to report
+        out += [("played by", f"{', '.join(people) or 'a person'} (client human, through the play page)")]
+    else:
+        out += [("agent", run["agent"] or "unknown"), ("model", run["model"] or "unknown")]
+        clients = sorted({str((e["value"] or {}).get("name")) for e in s["sessions"].get("client", []) if (e["value"] or {}).get("name")})
+        if clients:
+            out.append(("client", ", ".join(clients)))
     settings = run["settings"]
     if isinstance(settings, dict) and settings:
         out += [(str(k).replace('_', ' '), readable(v)) for k, v in settings.items()]
-    else:
-        out.append(("settings", "not recorded" if settings is None else readable(settings)))
+    elif people is None:
+        out.append(("settings", "not recorded (no run.json or runner records)" if settings is None else readable(settings)))
     out.append(("corpus", f"{corpus['path']} (schema {corpus['schema_version']}, id {corpus.get('corpus_id') or 'n/a'})"))
     out.append(("caps in the sessions", " | ".join(f"{readable(e['value'])} ({e['sessions']} sessions)"
                                                      for e in s["sessions"]["caps"]) or "none recorded"))
@@ -146,6 +191,14 @@ def provenance(s: dict) -> list[tuple[str, str]]:
                          f"{items['items_with_retries']} with retries; item set from {items['expected_from']})"))
     out.append(("scored by", f"scorer {s['scorer_version']}, summary schema {s['schema_version']}, generated {s['generated_at']}"))
     return out
+
+
+def participants(s: dict) -> list[str] | None:
+    """The participants when every session of the run is a person's (client ``human``), else None."""
+    clients = [e["value"] or {} for e in s["sessions"].get("client", [])]
+    if not clients or any(c.get("name") != "human" for c in clients):
+        return None
+    return sorted({str(c["participant"]) for c in clients if c.get("participant")})
 
 
 def unplottable(s: dict) -> dict[str, str]:
@@ -169,21 +222,51 @@ def unplottable(s: dict) -> dict[str, str]:
 def items_section(s: dict, view_href: Callable[[str], str]) -> Section:
     """One row per item, linking each observed item to its session in the trajectory viewer."""
     rows = [[Link(r["item_id"], view_href(r["item_id"])) if r["observed"] else r["item_id"], r["cell"], r["reasoning_type"],
-             r["answer"] or "none", r["correct_letter"], "yes" if r["correct"] else "no", CATEGORY_LABELS[r["audit"]],
-             r["termination"], num(r["budget"], 0)] for r in s["item_results"]]
+             r["answer"] or "none", r["correct_letter"], "yes" if r["correct"] else "no", term(CATEGORY_LABELS[r["audit"]]),
+             term(r["termination"]), num(r["budget"], 0)] for r in s["item_results"]]
     return Section("Items", paragraphs=["Each item opens its session in the trajectory viewer written beside this report."],
                    tables=[Table(["item", "cell", "reasoning", "answer", "correct option", "correct", "audit", "ended by",
                                   "budget"], rows)])
 
 
+def result_section(s: dict) -> Section:
+    """The result first: accuracy, then one line per axis (search, synthesis, tool use, resources)."""
+    h, ov, res, cpt = s["headline"], s["metrics"]["overall"], s["resources"], s["calls_per_turn"]
+    answered = sum(1 for r in s["item_results"] if r["answer"])
+    n = s["items"]["n"]
+    lead = (f"Accuracy {pct(ov['accuracy'])}{ci(ov)}: {sum(1 for r in s['item_results'] if r['correct'])} of {n} items "
+            f"right, against 25% by chance; {answered} of {n} answered.")
+    people = participants(s)
+    turns = "actions" if people is not None else "turns"
+    by_type = s["metrics"]["by_type"]
+
+    def st_mt(key: str, none: str) -> str:
+        """ST / MT values; a type without items says so instead of n/a."""
+        return " / ".join(pct(h[f"{key}_{t.lower()}"], none) if by_type.get(t, {}).get("n") else f"no {t} items" for t in ("ST", "MT"))
+
+    rows = [
+        ["search", "paper recall (ST / MT)", st_mt("paper_recall", "n/a")],
+        ["search", "section recall", pct(h["section_recall"])],
+        ["synthesis", "conversion: accuracy when the evidence was found (ST / MT)", st_mt("conversion", "n/a (no recall)")],
+        ["tool use", f"calls per {turns[:-1]}", num(cpt["value"], 2, NO_TURNS)],
+        ["resources", "mean budget points", num(res["budget"]["mean"], 2)],
+        ["resources", f"mean {turns}", num(res["turns"]["mean"], 2, NO_TURNS)],
+        ["resources", "mean tokens", num(res["tokens"]["mean"], 0, NO_TOKENS)],
+        ["resources", "ended by budget / turn cap / token cap",
+         f"{pct(res['pct_budget'])} / {pct(res['pct_turn_cap'])} / {pct(res['pct_token_cap'])}"],
+    ]
+    return Section("Result", paragraphs=[lead], tables=[Table(["axis", "measure", "value"], rows)])
+
+
 def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callable[[str], str] | None = None) -> Document:
-    """``view_href``: item ID -> link to its session in a trajectory viewer; adds the Items section."""
+    """``view_href``: item ID -> link to its session in a trajectory viewer; adds the Items section.
+
+    The order is a reader's: the result and the four axes first, then how the run got there, the items,
+    the glossary of category names, and provenance last."""
     run = s["run"]
     res = s["resources"]
-    sections: list[Section] = []
-
-    prov = Section("Run and provenance", definitions=provenance(s))
-    sections.append(prov)
+    people = participants(s)
+    sections: list[Section] = [result_section(s)]
 
     if s["warnings"]:
         sections.append(Section("Warnings", bullets=list(s["warnings"])))
@@ -196,9 +279,10 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
                    plots=[p for p in ("cell-accuracy", "cell-accuracy-vs-recall") if p not in missing])
     cpt = s["calls_per_turn"]
     axes.paragraphs += [missing[p] for p in ("cell-accuracy", "cell-accuracy-vs-recall") if p in missing]
+    turns = "actions (one per tool call of a person)" if people is not None else "assistant turns"
     axes.paragraphs.append(
         f"Calls per turn: {num(cpt['value'], 2, NO_TURNS)}"
-        + (f" ({cpt['tool_calls']} tool calls over {cpt['assistant_turns']} assistant turns, of which"
+        + (f" ({cpt['tool_calls']} tool calls over {cpt['assistant_turns']} {turns}, of which"
            f" {cpt['turns_without_calls']} without a tool call; source: {cpt['source']})." if cpt["measured"] else ".")
     )
     sections.append(axes)
@@ -219,7 +303,7 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
         ["token cap", pct(res["pct_token_cap"])], ["turn cap", pct(res["pct_turn_cap"])],
         ["budget", pct(res["pct_budget"])], ["no submission (any reason)", pct(res["pct_no_submission"])],
     ]))
-    r.tables.append(Table(["termination", "items"], [[k, str(v)] for k, v in res["termination_counts"].items()]))
+    r.tables.append(Table(["termination", "items"], [[term(k), str(v)] for k, v in res["termination_counts"].items()]))
     sections.append(r)
 
     bd = Section("Breakdowns")
@@ -232,7 +316,7 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
     au = s["audit"]
     a = Section("Exposure/inspection audit")
     a.tables.append(Table(["category", "items", "share", "ST", "MT"], [
-        [CATEGORY_LABELS[c], str(au["counts"][c]), pct(au["shares"][c]),
+        [term(CATEGORY_LABELS[c]), str(au["counts"][c]), pct(au["shares"][c]),
          str(au["by_type"]["ST"]["counts"][c]), str(au["by_type"]["MT"]["counts"][c])] for c in CATEGORIES]))
     ex = s["exposure"]
     a.paragraphs.append(
@@ -252,11 +336,15 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
     t.tables.append(Table(["from \\ to"] + tools, [
         [tools[i]] + [f"{p:.2f}" if tr["transitions"]["counts"][i][j] else "·" for j, p in enumerate(row)]
         for i, row in enumerate(tr["transitions"]["row_normalised"])], "Row-normalised transition probabilities."))
-    bg = tr["bigrams"][:10]
-    t.tables.append(Table(["bigram", "items with", "acc. with", "items without", "acc. without", "difference"], [
-        [" → ".join(b["bigram"]), str(b["n_with"]), pct(b["accuracy_with"]), str(b["n_without"]),
-         pct(b["accuracy_without"]), "n/a" if b["difference"] is None else f"{100 * b['difference']:+.1f} pp"]
-        for b in bg], "Bigrams with the largest accuracy difference (top 10)."))
+    # Only bigrams whose difference is defined (some items with, some without): no rows of n/a.
+    bg = [b for b in tr["bigrams"] if b["difference"] is not None][:10]
+    if bg:
+        t.tables.append(Table(["bigram", "items with", "acc. with", "items without", "acc. without", "difference"], [
+            [" → ".join(b["bigram"]), str(b["n_with"]), pct(b["accuracy_with"]), str(b["n_without"]),
+             pct(b["accuracy_without"]), f"{100 * b['difference']:+.1f} pp"]
+            for b in bg], f"Bigrams with the largest accuracy difference (top {len(bg)})."))
+    else:
+        t.paragraphs.append("No bigram is in some items and not in others, so no accuracy difference to show.")
     tg = tr["trigrams"]
     if tg["most_frequent"]:
         top = tg["most_frequent"]
@@ -267,14 +355,14 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
     t.tables.extend(stopping_tables(tr["stopping"]))
     an = tr["after_nongold_read"]
     t.tables.append(Table(["after a read of a non-gold paper", "reads", "share"], [
-        [k, str(an["categories"][k]["n"]), pct(an["categories"][k]["share"])] for k in AFTER_NONGOLD],
+        [term(k), str(an["categories"][k]["n"]), pct(an["categories"][k]["share"])] for k in AFTER_NONGOLD],
         f"{an['n']} delivered reads of non-gold papers."))
     sections.append(t)
 
     fa = s["failure_attribution"]
     f = Section("Failure attribution")
     f.tables.append(Table(["wrong answer chose", "items", "share of wrong"], [
-        [k, str(v), pct(fa["rates"][k])] for k, v in fa["counts"].items()], f"{fa['n_wrong']} wrong answers."))
+        [term(k), str(v), pct(fa["rates"][k])] for k, v in fa["counts"].items()], f"{fa['n_wrong']} wrong answers."))
     pb = s["position_bias"]
     f.tables.append(Table(["letter", "predicted", "correct", "accuracy when correct here"], [
         [L, str(pb["predicted_distribution"][L]), str(pb["correct_distribution"][L]),
@@ -295,12 +383,30 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
 
     if view_href is not None:
         sections.append(items_section(s, view_href))
-    return Document(title=f"AgentHop score report: {run['name']}", sections=sections, plots=plots or {})
+    if (terms := glossary_section(_used_terms(sections))) is not None:
+        sections.append(terms)
+    sections.append(Section("Run and provenance", definitions=provenance(s)))
+    who = (f"played by {', '.join(people) or 'a person'}" if people is not None
+           else f"agent {run['agent'] or 'unknown'}, model {run['model'] or 'unknown'}")
+    corpus_id = str(s["corpus"].get("corpus_id") or "n/a")
+    intro = [f"{who}; {s['items']['n']} items on corpus {corpus_id[:12]}; scored {s['generated_at']}. "
+             "Provenance in full at the end."]
+    return Document(title=f"AgentHop score report: {run['name']}", sections=sections, plots=plots or {}, intro=intro)
 
 
 def comparison_plottable(c: dict) -> bool:
     """Whether some run has both accuracy and paper recall (the comparison's one plot)."""
     return any(r.get("paper_recall") is not None and r["accuracy"] is not None for r in c["runs"])
+
+
+def alpha_undefined(rel: dict) -> str:
+    """Why Cronbach's alpha has no value for these runs, in words."""
+    if rel["n_runs"] < 2:
+        return "it needs at least 2 runs"
+    if rel["n_items"] < 2:
+        return (f"it needs at least 2 items that every run has; these runs share {rel['n_items']}"
+                + (" (people who each played different items share none)" if rel["n_items"] == 0 else ""))
+    return "the runs' totals are all equal, so there is no spread between runs for the items to explain"
 
 
 def comparison_document(c: dict, pair: dict | None = None, plots: dict[str, str] | None = None) -> Document:
@@ -322,7 +428,7 @@ def comparison_document(c: dict, pair: dict | None = None, plots: dict[str, str]
     sec = Section("Reliability across runs")
     sec.paragraphs.append(
         f"Cronbach's alpha over {rel['n_items']} common items x {rel['n_runs']} runs: "
-        f"{num(rel['cronbach_alpha'], 3, 'n/a (needs 2+ runs whose totals differ)')}. "
+        f"{num(rel['cronbach_alpha'], 3, f'n/a ({alpha_undefined(rel)})')}. "
         f"Corrected item-total correlation: {itc['n_defined']} items defined, mean {num(itc['mean'], 3)}, "
         f"median {num(itc['median'], 3)}, {itc['n_negative']} negative."
     )
@@ -341,30 +447,40 @@ def comparison_document(c: dict, pair: dict | None = None, plots: dict[str, str]
             [[k, str(v["n"]), num(v["mean"], 4), num(v["std"], 4)] for k, v in g["metrics"].items()])]))
     if pair:
         sections.extend(pair_sections(pair))
-    return Document(title="AgentHop comparison", sections=sections, plots=plots or {})
+    names = [r["run"] for r in c["runs"]]
+    title = f"AgentHop comparison: {' and '.join(names)}" if len(names) <= 3 else f"AgentHop comparison of {len(names)} runs"
+    if (terms := glossary_section(_used_terms(sections))) is not None:
+        sections.append(terms)
+    return Document(title=title, sections=sections, plots=plots or {})
 
 
 def pair_sections(p: dict) -> list[Section]:
     bi, bc = p["bootstrap_items"], p["bootstrap_clusters"]
+    a, b = p["run_a"], p["run_b"]
+    title = f"{a} (A) against {b} (B)"
+    if a == b:  # two runs of one name (a run against itself, or two directories named alike): tell them apart
+        a, b = f"{a} [A]", f"{b} [B]"
+        title = f"{a} against {b}"
 
-    def iv(b):
-        return "n/a" if not b["ci95"] else f"[{100 * b['ci95'][0]:+.1f}, {100 * b['ci95'][1]:+.1f}] pp"
+    def iv(boot):
+        return "n/a" if not boot["ci95"] else f"[{100 * boot['ci95'][0]:+.1f}, {100 * boot['ci95'][1]:+.1f}] pp"
 
-    s = Section(f"{p['run_b']} vs {p['run_a']}")
+    # Named as the command names them: compare A B puts A first, and B is measured against A.
+    s = Section(title, paragraphs=[f"A is {a}; B is {b}. Differences are B minus A."])
     s.tables.append(Table(["quantity", "value"], [
         ["items in common", str(p["n_common"])],
-        ["accuracy A / B", f"{pct(p['accuracy_a'])} / {pct(p['accuracy_b'])}"],
-        ["difference B - A", "n/a" if p["difference"] is None else f"{100 * p['difference']:+.1f} pp"],
-        ["gains (B right, A wrong)", str(p["gains"])],
-        ["losses (A right, B wrong)", str(p["losses"])],
+        [f"accuracy of {a} / {b}", f"{pct(p['accuracy_a'])} / {pct(p['accuracy_b'])}"],
+        [f"difference, {b} minus {a}", "n/a" if p["difference"] is None else f"{100 * p['difference']:+.1f} pp"],
+        [f"gains ({b} right, {a} wrong)", str(p["gains"])],
+        [f"losses ({a} right, {b} wrong)", str(p["losses"])],
         ["both right / both wrong", f"{p['both_correct']} / {p['both_wrong']}"],
         ["exact McNemar p (two-sided)", f"{p['mcnemar_exact_p']:.4g}"],
         [f"bootstrap 95% CI, items ({bi['resamples']} resamples, seed {bi['seed']})", iv(bi)],
         [f"bootstrap 95% CI, clusters of shared gold papers ({bc.get('n_clusters', 0)} clusters)", iv(bc)],
-        ["items only in A / only in B", f"{len(p['only_in_a'])} / {len(p['only_in_b'])}"],
+        [f"items only in {a} / only in {b}", f"{len(p['only_in_a'])} / {len(p['only_in_b'])}"],
     ]))
     t = p["audit_transitions"]["table"]
-    s.tables.append(Table(["A \\ B"] + [CATEGORY_LABELS[c] for c in CATEGORIES],
-                          [[CATEGORY_LABELS[a]] + [str(t[a][b]) for b in CATEGORIES] for a in CATEGORIES],
-                          "Audit outcome transitions (rows: run A, columns: run B)."))
+    s.tables.append(Table([f"{a} \\ {b}"] + [CATEGORY_LABELS[c] for c in CATEGORIES],
+                          [[term(CATEGORY_LABELS[x])] + [str(t[x][y]) for y in CATEGORIES] for x in CATEGORIES],
+                          f"Audit outcome transitions (rows: {a}, columns: {b})."))
     return [s]

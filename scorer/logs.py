@@ -390,7 +390,9 @@ def _load_dir(run_dir: Path, server_log: Path | None = None, starts_only: bool =
 def _labels(path: Path) -> list[str]:
     try:
         return run_labels(path)
-    except Exception as exc:  # sqlite3.DatabaseError and friends
+    except LogError as exc:  # its message already names the file and why it cannot be read
+        raise RunSpecError("{message}", message=exc) from exc
+    except Exception as exc:  # sqlite3 errors run_labels does not translate
         raise RunSpecError("{path} is not a readable checkpoint log ({exc}).", path=path, exc=exc) from exc
 
 

@@ -50,20 +50,21 @@ def transition_heatmap(trans: dict, title: str = "Tool transitions (row-normalis
     tools = trans["tools"]
     probs = trans["row_normalised"]
     counts = trans["counts"]
-    fig, ax = _pyplot().subplots(figsize=(6.4, 5.2))
+    # Sized so that the cell numbers read at body-text size when the SVG is shown 640 px wide.
+    fig, ax = _pyplot().subplots(figsize=(7.2, 6.2))
     im = ax.imshow(probs, cmap="Blues", vmin=0, vmax=1)
     labels = [_SHORT.get(t, t) for t in tools]
-    ax.set_xticks(range(len(tools)), labels, rotation=45, ha="right")
-    ax.set_yticks(range(len(tools)), labels)
-    ax.set_xlabel("next call")
-    ax.set_ylabel("call")
+    ax.set_xticks(range(len(tools)), labels, rotation=45, ha="right", fontsize=11)
+    ax.set_yticks(range(len(tools)), labels, fontsize=11)
+    ax.set_xlabel("next call", fontsize=11)
+    ax.set_ylabel("call", fontsize=11)
     for i, row in enumerate(probs):
         for j, p in enumerate(row):
             if counts[i][j]:
-                ax.text(j, i, f"{p:.2f}", ha="center", va="center", fontsize=7,
-                        color="white" if p > 0.6 else "black")
+                ax.text(j, i, f"{p:.2f}", ha="center", va="center", fontsize=12,
+                        color="white" if p > 0.55 else "black")
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=12)
     return _svg(fig, "transition-heatmap")
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from agenthop.scorer.document import Document, Link, Table
+from agenthop.scorer.document import Anchor, Document, Link, Table, section_id
 
 
 def _cell(text) -> str:
     if isinstance(text, Link):
         return f"[{_cell(text.text)}](<{text.href}>)"
+    if isinstance(text, Anchor):
+        return f'<a id="{text.id}"></a>**{_cell(text.text)}**'
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
@@ -24,8 +26,11 @@ def table_md(t: Table) -> str:
 
 def render(doc: Document) -> str:
     out = [f"# {doc.title}", ""]
+    for line in doc.intro:
+        out += [line, ""]
+    out += ["**Contents:** " + " · ".join(f"[{sec.title}](#{section_id(sec.title)})" for sec in doc.sections), ""]
     for sec in doc.sections:
-        out += [f"## {sec.title}", ""]
+        out += [f'<a id="{section_id(sec.title)}"></a>', "", f"## {sec.title}", ""]
         for b in sec.bullets:
             out.append(f"- {b}")
         if sec.bullets:

@@ -41,6 +41,7 @@ from agenthop.scorer.runs import expand_spec, load_run
 from agenthop.scorer.summary import score_run
 from agenthop.server.papers import Corpus
 from agenthop.server.tools import TOOLS, Scope
+from agenthop.server.web.assets import read_asset
 
 if TYPE_CHECKING:  # the engine loads bm25s and scipy: imported when a viewer is written, not with the scorer
     from agenthop.server.search import SearchEngine
@@ -161,9 +162,13 @@ def _js(data: object) -> str:
 
 
 def _page(index: dict) -> str:
+    """index.html: the template with the shared toolkit (agenthop.server.web.assets), the viewer's own files and the
+    index inlined, so that the page opens from file:// with nothing to fetch but the session files."""
     static = resources.files("agenthop.scorer").joinpath("view_static")
     template = static.joinpath("view.html").read_text(encoding="utf-8")
-    return (template.replace("/*VIEW_CSS*/", static.joinpath("view.css").read_text(encoding="utf-8"))
+    return (template.replace("/*BASE_CSS*/", read_asset("base.css"))
+            .replace("/*VIEW_CSS*/", static.joinpath("view.css").read_text(encoding="utf-8"))
+            .replace("/*DOM_JS*/", read_asset("dom.js"))
             .replace("/*VIEW_JS*/", static.joinpath("view.js").read_text(encoding="utf-8"))
             .replace("/*VIEW_INDEX*/", _js(index)))
 
@@ -218,7 +223,9 @@ class _View:
                 (folder / f"{n}.js").write_text(f"AgentHopView.load({_js(data)});\n", encoding="utf-8")
             self.index["rows"].append(entry)
         ident = summary["run"]
-        clients = sorted({(s.start.client if s.start else {}).get("name") or "unknown" for s in run.sessions.values()})
+        started = [s.start.client if s.start else {} for s in run.sessions.values()]
+        clients = sorted({c.get("name") or "unknown" for c in started})
+        people = sorted({str(c["participant"]) for c in started if c.get("name") == "human" and c.get("participant")})
         self.index["runs"].append({"key": key, "name": name, "label": ident["label"], "agent": ident["agent"],
-                                   "model": ident["model"], "clients": clients, "n": summary["items"]["n"],
-                                   "accuracy": summary["headline"]["accuracy"]})
+                                   "model": ident["model"], "clients": clients, "participants": people,
+                                   "n": summary["items"]["n"], "accuracy": summary["headline"]["accuracy"]})

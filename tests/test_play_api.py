@@ -55,7 +55,11 @@ def test_giving_up_ends_the_attempt_as_abandoned_once(fixture_corpus, tmp_path):
     assert state["ended"] and state["answer"] is None and "reveal" not in state
 
 
-def test_the_next_item_is_the_first_this_participant_has_no_session_for_in_the_log(fixture_corpus, tmp_path):
+def _give_up(http, sid) -> None:
+    assert http.post(f"/play/api/sessions/{sid}/end", json={}).status_code == 200
+
+
+def test_the_next_item_is_the_first_this_participant_has_not_finished_or_started(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
     options = PlayOptions(items=("st_0002", "st_0001"))
     with ServerThread(str(fixture_corpus), str(log), play=options) as server, httpx2.Client(base_url=server.base_url) as http:
@@ -63,20 +67,75 @@ def test_the_next_item_is_the_first_this_participant_has_no_session_for_in_the_l
         http.post("/sessions", json={"item": "st_0002", "run": "model", "client": {"name": "human-like", "participant": "alice"}})
         first = _start(http)
         listing = http.get("/play/api/items", params={"participant": "alice"}).json()
-        second = _start(http)
+        second = _start(http)  # the first is in progress: the next is the other item
         done = http.post("/play/api/sessions", json={"participant": "alice"})
+        _give_up(http, first["session_id"])
+        _give_up(http, second["session_id"])
+        finished = http.get("/play/api/items", params={"participant": "alice"}).json()
         bob = http.get("/play/api/items", params={"participant": "bob"}).json()
-        chosen = _start(http, "alice", "st_0002")  # playing an item again is allowed when chosen
+        chosen = _start(http, "alice", "st_0002")  # playing an item again is allowed when chosen (reveal is off)
         outside = http.post("/play/api/sessions", json={"participant": "alice", "item": "mt_0001"})
     assert (first["item_id"], second["item_id"], chosen["item_id"]) == ("st_0002", "st_0001", "st_0002")
-    assert [(i["item_id"], i["played"]) for i in listing["items"]] == [("st_0002", True), ("st_0001", False)]
+    assert chosen["session_id"] not in (first["session_id"], second["session_id"])
+    assert [(i["item_id"], i["status"], i["session_id"]) for i in listing["items"]] == [
+        ("st_0002", "in_progress", first["session_id"]), ("st_0001", "not_played", None)]
     assert listing["next"] == "st_0001"
-    assert done.status_code == 409 and "played every item" in done.json()["error"]
+    assert done.status_code == 409 and done.json()["error"] == (
+        "participant alice has played every item of this list or has an attempt in progress (st_0001, st_0002): resume it from the list")
+    assert [(i["item_id"], i["status"], i["played"]) for i in finished["items"]] == [("st_0002", "finished", True), ("st_0001", "finished", True)]
+    assert finished["next"] is None
     assert bob["next"] == "st_0002" and not any(i["played"] for i in bob["items"])
     assert outside.status_code == 404 and "not in this server's play list" in outside.json()["error"]
     assert played_items(log, "alice") == {"st_0001", "st_0002"} and played_items(log, "carol") == set()
     starts = [r for r in read_records(log) if r["kind"] == "session_start" and r["client"].get("name") == "human"]
     assert {s["run"] for s in starts} == {"human-alice"} and all(s["mode"] == "item" for s in starts)
+
+
+def test_an_unfinished_attempt_is_resumed_with_its_results(fixture_corpus, tmp_path):
+    """Opening the item again (a closed tab, another browser) gives the same session, its results and its counts."""
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server, httpx2.Client(base_url=server.base_url) as http:
+        made = _start(http, "dora", "st_0001")
+        called = _call(http, made["session_id"], "get_paper_info", {"paper_id": pid("A")})
+        again = _start(http, "dora", "st_0001")
+        state = http.get(f"/play/api/sessions/{made['session_id']}").json()
+    assert again["session_id"] == made["session_id"] and again["turns"] == 1 and again["budget_used"] == 1
+    assert [(h["tool"], h["turn"], h["arguments"], h["text"]) for h in state["history"]] == [
+        ("get_paper_info", 1, {"paper_id": pid("A")}, called["text"])]
+    assert state["seed"]["paper_id"] == pid("A") and state["question"] and state["reads"] == 0
+
+
+def test_an_attempt_cut_short_by_a_restart_is_not_played_and_the_page_is_told_why(fixture_corpus, tmp_path):
+    log = tmp_path / "log.sqlite"
+    with ServerThread(str(fixture_corpus), str(log)) as server, httpx2.Client(base_url=server.base_url) as http:
+        lost = _start(http, "erin", "st_0001")["session_id"]
+    with ServerThread(str(fixture_corpus), str(log)) as server, httpx2.Client(base_url=server.base_url) as http:
+        listing = http.get("/play/api/items", params={"participant": "erin"}).json()
+        state = http.get(f"/play/api/sessions/{lost}")
+        restarted = _start(http, "erin")
+    assert [(i["item_id"], i["status"]) for i in listing["items"]][:2] == [("st_0001", "cut_short"), ("st_0002", "not_played")]
+    assert listing["next"] == "st_0001"
+    assert state.status_code == 404 and state.json()["error"] == (
+        "your attempt at st_0001 was cut short: the server was restarted during it, and an attempt lives only as long as "
+        "the server process. It does not count as played: start the item again")
+    assert restarted["item_id"] == "st_0001" and restarted["session_id"] != lost
+
+
+def test_with_reveal_a_finished_item_cannot_be_played_again_by_the_same_person(fixture_corpus, tmp_path):
+    options = PlayOptions(items=("st_0001", "st_0002"), reveal=True)
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite"), play=options) as server, \
+            httpx2.Client(base_url=server.base_url) as http:
+        sid = _start(http, "fay", "st_0001")["session_id"]
+        _give_up(http, sid)
+        shown = http.get(f"/play/api/sessions/{sid}").json()
+        again = http.post("/play/api/sessions", json={"participant": "fay", "item": "st_0001"})
+        listing = http.get("/play/api/items", params={"participant": "fay"}).json()
+        other = _start(http, "gus", "st_0001")
+    assert "reveal" in shown and shown["reveal"]["correct"] in "ABCD"
+    assert again.status_code == 409 and again.json()["error"] == (
+        "participant fay has finished item st_0001 and this server shows the correct answer after an attempt: another "
+        "attempt would not measure anything; choose another item")
+    assert [(i["item_id"], i["replayable"]) for i in listing["items"]] == [("st_0001", False), ("st_0002", True)]
+    assert other["item_id"] == "st_0001"  # another person may still play it
 
 
 @pytest.mark.parametrize("body,status,words", [

@@ -36,7 +36,7 @@ def _act(page, n_before: int, do) -> None:
 
 
 def _seed(page) -> str:
-    return page.inner_text("#task").split("Seed paper\nID: ", 1)[1].split("\n", 1)[0].strip()
+    return page.text_content("#task").split("Seed paper\nID: ", 1)[1].split("\n", 1)[0].strip()
 
 
 def test_a_whole_human_session_through_the_page_is_scored_like_a_run(demo, tmp_path):
@@ -47,21 +47,22 @@ def test_a_whole_human_session_through_the_page_is_scored_like_a_run(demo, tmp_p
         page.goto(f"{server.base_url}/play")
         page.fill("#participant", "alice")
         page.press("#participant", "Enter")
-        expect(page.locator("#items-caption")).to_have_text("Items for alice: 0 of 64 played")
+        expect(page.locator("#items-caption")).to_have_text("Items for alice: 0 of 64 finished")
         page.click("#play-next")
         page.locator("#game").wait_for()
         assert "Item st_0001 · participant alice" in page.inner_text("#where")
-        task = page.inner_text("#task")
-        assert "Question: The seed paper relies on earlier research" in task and "(D) an inter-annotator" in task
+        assert page.inner_text("#question").startswith("The seed paper relies on earlier research")
+        assert "(D) an inter-annotator" in page.inner_text("#options")
+        assert "Question: The seed paper relies on earlier research" in page.text_content("#task")  # the agents' text, folded
 
         # Search, from the keyboard: '/' focuses the box, Enter searches.
         page.keyboard.press("/")
         page.keyboard.type("unsupervised image retrieval token pruning")
         _act(page, 0, lambda: page.keyboard.press("Enter"))
         assert page.locator("#results > li").nth(0).locator(".paper").count() == 5
-        # Open the seed paper's references, then a paper card's sections, then read one section.
-        page.fill("#paper-id", _seed(page))
-        _act(page, 1, lambda: page.click("#paper-form button[data-tool=get_references]"))
+        # Open the seed paper's references (one click, from the item), then a paper card's sections, then read one section.
+        _act(page, 1, lambda: page.locator("#seed").get_by_role("button", name="References").click())
+        assert page.input_value("#paper-id") == _seed(page)
         card = _results(page).nth(1).locator(".paper", has_text=GOLD_TITLE)
         _act(page, 2, lambda: card.get_by_role("button", name="Sections").click())
         assert "(D)" in _results(page).nth(2).inner_text()
@@ -89,12 +90,13 @@ def test_a_whole_human_session_through_the_page_is_scored_like_a_run(demo, tmp_p
         heading_focused = page.evaluate("document.activeElement.id")
         problems, requested = list(page.problems), list(page.requested)
 
-    assert "You submitted an answer. Your answer: D." in ending
+    assert "You submitted an answer." in ending and "Your answer\nD" in ending
+    assert "Points used\n8 of 30" in ending and "Actions\n6 of 20" in ending and "Sections read\n1" in ending
     assert "not shown" in ending and "Correct answer" not in ending  # reveal is off by default
-    assert "Turn 6 of 20" in header and "8 of 30 used (22 left)" in header
+    assert "Action 6 of 20" in header and "8 of 30 used, 22 left" in header
     assert disabled and heading_focused == "ending-title"
     assert problems == []
-    assert all(url.startswith(server.base_url + "/play") for url in requested), requested
+    assert all(url.startswith((server.base_url + "/play", server.base_url + "/static/")) for url in requested), requested
 
     records = list(read_records(log))
     start = next(r for r in records if r["kind"] == "session_start")
@@ -115,6 +117,10 @@ def test_a_whole_human_session_through_the_page_is_scored_like_a_run(demo, tmp_p
     assert (summary["items"]["n"], summary["headline"]["accuracy"], summary["headline"]["section_recall"]) == (1, 1.0, 1.0)
     assert (row["answer"], row["audit"], row["termination"], row["turns"], row["tokens"]) == ("D", "correct", "answer", 6, None)
     assert summary["calls_per_turn"]["value"] == 1.0  # one person action, one turn
+    # A person's report says who played, not "agent unknown" or "assistant turns".
+    md = (out / "report.md").read_text()
+    assert "played by alice" in md and "- **played by**: alice (client human, through the play page)" in md
+    assert "agent unknown" not in md and "assistant turns" not in md and "**agent**" not in md and "not recorded" not in md
     one = tmp_path / "one.txt"
     one.write_text("st_0001\n")
     r = CliRunner().invoke(runner_main, ["--items", str(one), "--agent", "baseline", "--corpus", str(corpus), "--out",
@@ -142,11 +148,18 @@ def test_a_rejection_and_the_two_rejection_ending_show_on_the_page(demo, tmp_pat
         _act(page, 0, lambda: page.click("#paper-form button[data-tool=list_sections]"))
         _act(page, 1, lambda: page.click("#paper-form button[data-tool=get_paper_info]"))
         read = _results(page).nth(0).get_by_role("button", name="Read (D)")
-        _act(page, 2, read.click)
+        # 4 points left: the page says what the read would cost and asks first (the server's rule stays the agents').
+        read.click()
+        page.locator("#over-budget").wait_for()
+        warning = page.inner_text("#over-text")
+        over_marked = "over" in read.get_attribute("class")
+        _act(page, 2, lambda: page.click("#over-go"))
         first = _results(page).nth(2)
         first_text, first_class = first.inner_text(), first.get_attribute("class")
         still_open = page.locator("#ending").is_hidden() and page.locator("#search-form button").is_enabled()
-        _act(page, 3, read.click)
+        read.click()
+        second_warning = page.inner_text("#over-text")
+        _act(page, 3, lambda: page.click("#over-go"))
         page.locator("#ending").wait_for()
         second_text = _results(page).nth(3).inner_text()
         ending = page.inner_text("#ending")
@@ -156,13 +169,17 @@ def test_a_rejection_and_the_two_rejection_ending_show_on_the_page(demo, tmp_pat
         screenshot(page, tmp_path, "play-ended.png")
         problems = list(page.problems)
 
+    assert warning == ("read D of bbf675ce4d8a… costs 5 points, and 4 points are left. The server will refuse the call "
+                       "(a refusal costs nothing); two refusals in a row end the attempt.")
+    assert second_warning.endswith("and this would be the second refusal in a row: it ends the attempt.")
+    assert over_marked
     assert "error" in first_class and "budget rejected" in first_text
     assert "Rejected: read_section costs 5 point(s) and only 4 remain. Nothing was charged." in first_text
     assert still_open
     assert "Rejected: read_section costs 5 point(s) and only 4 remain" in second_text
-    assert "two calls in a row were rejected because the budget could not pay for them" in ending
-    assert "Your answer" not in ending and "Correct answer" not in ending
-    assert "2 of 6 used (4 left)" in header and "Turn 4 of 20" in header
+    assert "two calls in a row were refused because the budget could not pay for them" in ending
+    assert "Your answer\nnone" in ending and "Points used\n2 of 6" in ending and "Correct answer" not in ending
+    assert "2 of 6 used, 4 left" in header and "Action 4 of 20" in header
     assert give_up_hidden and read_disabled
     assert problems == []
     end = [r for r in read_records(log) if r["kind"] == "session_end"]
@@ -192,10 +209,10 @@ def test_tab_alone_reaches_every_tool_in_reading_order_with_a_visible_focus(demo
             }"""))
         problems = list(page.problems)
     order = [name for name, _ in seen]
-    assert order[0] == "task"  # starting an attempt puts the focus on its task text
-    for name in ("task", "note", "reason", "query", "top-k", "paper-id", "section"):
+    assert order[0] == "item"  # starting an attempt puts the focus on the item (seed paper and question)
+    for name in ("item", "reason", "note", "query", "top-k", "paper-id", "section"):
         assert name in order, (name, order)
-    wanted = ["task", "note", "reason", "query", "paper-id", "section"]
+    wanted = ["item", "reason", "note", "query", "paper-id", "section"]
     assert [order.index(n) for n in wanted] == sorted(order.index(n) for n in wanted), order
     assert all(visible for _, visible in seen), [s for s in seen if not s[1]]
     assert problems == []

@@ -3,6 +3,7 @@ gold, before or after an attempt, unless the server was started with reveal (iss
 
 from __future__ import annotations
 
+import json
 import re
 
 import httpx2
@@ -65,6 +66,16 @@ def _gold_values(corpus) -> tuple[list[str], list[str]]:
     return [p for gp, _ in rows for p in re.findall(r"[0-9a-f]{40}", gp)], ["ABCD"[ci] for _, ci in rows]
 
 
+def _without_history(response, metered: list[str]) -> str:
+    """A session's state without its history, after checking that the history only repeats results the tool calls
+    returned (metered answers, which may show a gold paper as they would to any agent)."""
+
+    state = response.json()
+    returned = {json.loads(m)["text"] for m in metered}
+    assert all(h["text"] in returned for h in state.pop("history")), "the history holds a text no call returned"
+    return json.dumps(state)
+
+
 def _crawl(http, corpus) -> tuple[list[str], list[str]]:
     """(unmetered, metered) answers: every play page and asset, the item list, session creation and state before and
     after an ending; and every tool on papers of every item through the play API."""
@@ -82,10 +93,10 @@ def _crawl(http, corpus) -> tuple[list[str], list[str]]:
                                          json={"tool": tool, "arguments": {"paper_id": paper, **args}}).text)
         metered.append(http.post(f"/play/api/sessions/{sid}/call",
                                  json={"tool": "search_papers", "arguments": {"query": "gold correct answer", "top_k": 10}}).text)
-        unmetered.append(http.get(f"/play/api/sessions/{sid}").text)
+        unmetered.append(_without_history(http.get(f"/play/api/sessions/{sid}"), metered))
         metered.append(http.post(f"/play/api/sessions/{sid}/call",
                                  json={"tool": "submit_answer", "arguments": {"answer": "A", "reasoning": "x"}}).text)
-        unmetered.append(http.get(f"/play/api/sessions/{sid}").text)
+        unmetered.append(_without_history(http.get(f"/play/api/sessions/{sid}"), metered))
         unmetered.append(http.post(f"/play/api/sessions/{sid}/end", json={}).text)
     unmetered.append(http.get("/play/api/items", params={"participant": "crawler"}).text)
     return unmetered, metered

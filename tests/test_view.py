@@ -105,7 +105,7 @@ def test_the_viewer_marks_are_the_scorers_and_texts_are_what_the_person_saw(play
 def test_the_report_links_each_item_to_its_session_in_the_view_beside_it(played):
     root, _, _ = played
     report = root / "report" / "log__human-alice" / "report.html"
-    links = re.findall(r'<a href="([^"]+)">(\w+)</a>', report.read_text())
+    links = re.findall(r'<a href="([^"]*index\.html#[^"]+)">(\w+)</a>', report.read_text())
     assert [text for _, text in links] == ["st_0001", "st_0002"]
     index = _index(root / "report" / "view")
     for href, item in links:
@@ -119,7 +119,7 @@ def test_the_report_links_each_item_to_its_session_in_the_view_beside_it(played)
     plain = root / "plain"
     r = CliRunner().invoke(scorer_main, [f"{played[1]}::human-bob", "--corpus", "corpus.sqlite", "--out", str(plain)],
                            catch_exceptions=False)
-    assert r.exit_code == 0 and "<a href" not in (plain / "report.html").read_text() and not (plain / "view").exists()
+    assert r.exit_code == 0 and "index.html#" not in (plain / "report.html").read_text() and not (plain / "view").exists()
 
 
 @needs_chromium
@@ -149,6 +149,7 @@ def test_the_viewer_filters_steps_and_shows_two_runs_side_by_side_offline(played
         expect(position).to_have_text("Call 1 of 4")
         calls = page.locator(".call")
         assert "gold bbf675ce4d8a… first shown (rank 2)" in calls.nth(0).inner_text()
+        assert "action 1 · ok · cost 1" in calls.nth(0).inner_text()  # a person's turn is an action
         page.keyboard.press("Escape")
         page.keyboard.press("j")
         page.keyboard.press("j")
@@ -173,7 +174,8 @@ def test_the_viewer_filters_steps_and_shows_two_runs_side_by_side_offline(played
         page.keyboard.press("]")
         expect(page.locator(".question h2")).to_contain_text("st_0002")
         problems, requested = list(page.problems), list(page.requested)
-    assert "human, participant alice" in facts and "answer" in facts
+    assert "Played by\talice (client human, the play page)" in facts or "Played by\nalice (client human, the play page)" in facts
+    assert "actions 4" in facts and "agent" not in facts.lower().replace("agenthop", "")
     assert "answered by log::human-alice" in options and "answered by log::human-bob" in options
     assert problems == []
     assert all(u.startswith("file://") for u in requested), requested

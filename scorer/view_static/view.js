@@ -14,7 +14,7 @@
     unobservable: "Unobservable (no log)",
   };
   const cache = new Map();
-  const $ = (id) => document.getElementById(id);
+  const $ = window.AgentHopDOM.byId;
   const runs = new Map(INDEX.runs.map((r) => [r.key, r]));
   let shown = [];        // rows passing the filters
   let route = {};        // the parsed location hash
@@ -22,22 +22,8 @@
   let active = 0;        // the side j/k step
 
   window.AgentHopView = { load(data) { cache.set(`${data.run}/${data.item_id}`, data); } };
-
-  function el(tag, attrs = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs)) {
-      if (value === null || value === undefined || value === false) continue;
-      if (key === "class") node.className = value;
-      else if (key === "text") node.textContent = value;
-      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-      else node.setAttribute(key, value === true ? "" : value);
-    }
-    for (const child of children.flat(Infinity)) {
-      if (child === null || child === undefined || child === false) continue;
-      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-    }
-    return node;
-  }
+  const { el, isTyping, helpPanel, shortId } = window.AgentHopDOM;
+  let help = null;
 
   function link(params) {
     const parts = Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== "")
@@ -96,18 +82,33 @@
       && (!f.reasoning || r.reasoning_type === f.reasoning) && (!f.correct || String(r.correct) === f.correct)
       && (!f.audit || r.audit === f.audit) && (!f.item || r.item_id.toLowerCase().includes(f.item)));
     const body = $("rows");
+    const several = INDEX.runs.length > 1;
+    let currentRow = null;
     body.replaceChildren(...shown.map((r) => {
       const current = r.run === route.run && r.item_id === route.item;
-      return el("tr", { class: current ? "current" : null, "data-run": r.run, "data-item": r.item_id },
-        el("td", {}, r.observed ? el("a", { href: link({ run: r.run, item: r.item_id }), "aria-current": current ? "true" : null, text: r.item_id })
-                                : el("span", { text: r.item_id, title: "no log" })),
-        el("td", { text: runs.get(r.run).name + (r.participant ? ` (${r.participant})` : "") }),
+      const run = runs.get(r.run);
+      const who = r.participant ? `${run.name} (${r.participant})` : run.name;
+      const row = el("tr", { class: [current ? "current" : "", r.observed ? "" : "unobserved"].join(" ").trim() || null,
+                             "data-run": r.run, "data-item": r.item_id },
+        el("td", { class: "item" }, r.observed ? el("a", { href: link({ run: r.run, item: r.item_id }), "aria-current": current ? "true" : null, text: r.item_id })
+                                               : el("span", { text: r.item_id, title: "no log" }),
+          several || r.participant ? el("span", { class: "who", text: who }) : null),
         el("td", { text: r.cell }),
         el("td", { class: r.correct ? "ok" : "no", text: `${r.answer || "-"} / ${r.correct_letter} ${r.correct ? "✓" : "✗"}` }),
         el("td", { text: AUDIT[r.audit].replace("Incorrect, ", "").replace(" but not inspected", "") }),
-        el("td", { text: r.budget ?? "-" }));
+        el("td", { class: "num", text: r.budget ?? "-" }));
+      // The whole row opens the session (the link stays for the keyboard and for opening in a new tab).
+      if (r.observed) {
+        row.addEventListener("click", (e) => {
+          if (e.target.closest("a")) return;
+          location.hash = link({ run: r.run, item: r.item_id });
+        });
+      }
+      if (current) currentRow = row;
+      return row;
     }));
     $("count").textContent = `${shown.length} of ${INDEX.rows.length} sessions shown`;
+    if (currentRow) currentRow.scrollIntoView({ block: "nearest" });
   }
 
   // --- one session --------------------------------------------------------------------------------------
@@ -119,8 +120,6 @@
     });
     return parts.join(", ");
   }
-
-  function shortId(pid) { return pid.length > 14 ? `${pid.slice(0, 12)}…` : pid; }
 
   function markNodes(call, data) {
     const marks = call.marks.map((m) => {
@@ -147,19 +146,22 @@
     }
     const source = call.text_source === "reproduced" ? " (reproduced from the corpus)" : "";
     if (call.text.length <= LONG) return el("pre", { class: "result", text: call.text });
-    return el("details", { class: "long" },
-      el("summary", { text: `Result: ${call.text.length.toLocaleString("en")} characters${source}; show` }),
-      el("pre", { class: "result", text: call.text }));
+    const what = `Result: ${call.text.length.toLocaleString("en")} characters${source}`;
+    const summary = el("summary", { text: `${what}; show` });
+    const box = el("details", { class: "long" }, summary, el("pre", { class: "result", text: call.text }));
+    box.addEventListener("toggle", () => { summary.textContent = `${what}; ${box.open ? "hide" : "show"}`; });
+    return box;
   }
 
   function callNode(call, n, data, side) {
     const refused = !call.executed;
     const gold = call.marks.length > 0;
     const total = data.caps && data.caps.budget !== null && data.caps.budget !== undefined ? `/${data.caps.budget}` : "";
+    const turn = data.client && data.client.name === "human" ? "action" : "turn";  // a person's turn is one action
     const node = el("li", { class: `call${refused ? " refused" : ""}${gold ? " gold" : ""}`, tabindex: "-1", "data-seq": call.seq,
                             "aria-label": `Call ${n + 1}: ${call.tool}` },
       el("h3", {}, el("span", { text: `${n + 1}. ${call.tool}` }),
-        el("span", { class: "meta", text: [call.turn !== null ? `turn ${call.turn}` : "turn n/a", call.outcome, `cost ${call.cost}`,
+        el("span", { class: "meta", text: [call.turn !== null ? `${turn} ${call.turn}` : `${turn} n/a`, call.outcome, `cost ${call.cost}`,
           call.budget_after !== null ? `budget after ${call.budget_after}${total}` : null, call.forced ? "forced by the harness" : null]
           .filter(Boolean).join(" · ") })),
       el("p", { class: "args", text: argsText(call.arguments) }),
@@ -171,15 +173,18 @@
   }
 
   function facts(data, run) {
-    const who = [run.agent, run.model].filter(Boolean).join(" / ");
     const client = data.client || {};
+    const person = client.name === "human";
+    // A person's session has no agent or model: it has a participant, who played through the play page.
+    const who = person ? "" : [run.agent, run.model].filter(Boolean).join(" / ");
     const rows = [
       ["Run", `${run.name}${who ? ` (${who})` : ""}`],
-      ["Client", `${client.name || "unknown"}${client.participant ? `, participant ${client.participant}` : ""}${client.model ? `, model ${client.model}` : ""}`],
+      person ? ["Played by", `${client.participant || "a person"} (client human, the play page)`]
+        : ["Client", `${client.name || "unknown"}${client.participant ? `, participant ${client.participant}` : ""}${client.model ? `, model ${client.model}` : ""}`],
       ["Answer", `${data.answer || "none"} (correct ${data.correct_letter}) ${data.correct ? "✓" : "✗"}`],
       ["Audit", data.audit_label],
       ["Ended by", data.termination],
-      ["Budget", `${data.budget ?? "n/a"}${data.caps && data.caps.budget !== null ? ` of ${data.caps.budget}` : ""}; turns ${data.turns ?? "n/a"}`],
+      ["Budget", `${data.budget ?? "n/a"}${data.caps && data.caps.budget !== null ? ` of ${data.caps.budget}` : ""}; ${person ? "actions" : "turns"} ${data.turns ?? "n/a"}`],
       ["Recall", `paper ${data.paper_recall ? "yes" : "no"}, section ${data.section_recall ? "yes" : "no"}`],
     ];
     if (data.n_sessions > 1) rows.push(["Sessions", `${data.n_sessions} for this item; the scorer counts this one`]);
@@ -288,10 +293,11 @@
       return;
     }
     const answers = sessions.map((s) => ({ answer: s.answer, name: runs.get(s.run).name }));
-    detail.replaceChildren(
+    // compareSelect is null with one run: replaceChildren would show that as the text "null".
+    detail.replaceChildren(...[
       questionNode(sessions[0], answers),
       compareSelect(sessions[0]),
-      el("div", { class: sessions.length > 1 ? "sides two" : "sides" }, sessions.map((s, i) => sideNode(s, i))));
+      el("div", { class: sessions.length > 1 ? "sides two" : "sides" }, sessions.map((s, i) => sideNode(s, i)))].filter(Boolean));
     sessions.forEach((s, i) => step(i, 0, false));
     if (route.call) {
       const n = sessions[0].calls.findIndex((c) => String(c.seq) === route.call);
@@ -303,12 +309,6 @@
   }
 
   // --- keyboard -----------------------------------------------------------------------------------------
-
-  function toggleHelp(show) {
-    const help = $("help");
-    help.hidden = show === undefined ? !help.hidden : !show;
-    $("help-toggle").setAttribute("aria-expanded", String(!help.hidden));
-  }
 
   function moveSession(delta) {
     if (!shown.length) return;
@@ -322,18 +322,18 @@
   }
 
   function bindKeys() {
-    $("help-toggle").addEventListener("click", () => toggleHelp());
+    help = helpPanel("help-toggle", "help");
     document.addEventListener("keydown", (e) => {
       const t = e.target;
-      const typing = t instanceof HTMLElement && t.matches("input, textarea, select");
+      const typing = isTyping(t);
       if (e.key === "Escape") {
-        if (!$("help").hidden) { toggleHelp(false); $("help-toggle").focus(); } else if (typing) t.blur();
+        if (help.isOpen()) help.close(); else if (typing) t.blur();
         return;
       }
       if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
       const s = steppers[active];
       const actions = {
-        "?": () => toggleHelp(),
+        "?": () => help.toggle(),
         "/": () => $("f-item").focus(),
         j: () => s && step(active, s.at + 1, true),
         k: () => s && step(active, s.at - 1, true),

@@ -104,20 +104,30 @@ def check_participant(value: object) -> str:
     return value
 
 
-def played_items(log_path: Path, participant: str) -> set[str]:
-    """Items this participant has a session for in the checkpoint log (any run label; ended or not)."""
+def attempts(log_path: Path, participant: str) -> dict[str, list[tuple[str, bool]]]:
+    """This participant's attempts in the checkpoint log (any run label): item -> [(session ID, ended)] in start order."""
     if not Path(log_path).exists():
-        return set()
+        return {}
     conn = sqlite3.connect(f"file:{log_path}?mode=ro", uri=True)
     try:
         rows = conn.execute(
-            "SELECT DISTINCT item_id FROM records WHERE kind = 'session_start' AND item_id IS NOT NULL "
-            "AND json_extract(record, '$.client.name') = ? AND json_extract(record, '$.client.participant') = ?",
+            "SELECT s.item_id, s.session_id, EXISTS(SELECT 1 FROM records e WHERE e.session_id = s.session_id "
+            "AND e.kind = 'session_end') FROM records s WHERE s.kind = 'session_start' AND s.item_id IS NOT NULL "
+            "AND json_extract(s.record, '$.client.name') = ? AND json_extract(s.record, '$.client.participant') = ? ORDER BY s.id",
             (HUMAN_CLIENT, participant),
         )
-        return {item_id for (item_id,) in rows}
+        out: dict[str, list[tuple[str, bool]]] = {}
+        for item_id, session_id, ended in rows:
+            out.setdefault(item_id, []).append((session_id, bool(ended)))
+        return out
     finally:
         conn.close()
+
+
+def played_items(log_path: Path, participant: str) -> set[str]:
+    """Items this participant has finished an attempt at (the log holds its end). An attempt cut short by a server
+    restart never ended: its item is not played."""
+    return {item for item, tries in attempts(log_path, participant).items() if any(ended for _, ended in tries)}
 
 
 def _static(name: str) -> str:
@@ -132,6 +142,13 @@ class PlaySession:
     participant: str
     turns: int = 0
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+    # What each action returned, so that a page opened again (a closed tab, another browser) can show the attempt.
+    history: list[dict] = field(default_factory=list)
+
+    @property
+    def reads(self) -> int:
+        """Sections delivered: executed read_section calls that found their section."""
+        return sum(1 for h in self.history if h["tool"] == "read_section" and h["data"].get("outcome") == "ok")
 
 
 class Reveal:
@@ -185,8 +202,19 @@ class Play:
     def participant(self, value: object) -> str:
         return self.options.participant if self.options.participant is not None else check_participant(value)
 
-    def _played(self, participant: str) -> set[str]:
-        return played_items(self.sandbox.sessions.log.path, participant)
+    def _attempts(self, participant: str) -> dict[str, list[tuple[str, bool]]]:
+        return attempts(self.sandbox.sessions.log.path, participant)
+
+    def _live(self, participant: str) -> dict[str, str]:
+        """item -> session ID of this participant's attempts that this server process is still running."""
+        return {p.session.item_id: sid for sid, p in self._sessions.items() if p.participant == participant and not p.session.ended}
+
+    def _status(self, item_id: str, tries: list[tuple[str, bool]], live: dict[str, str]) -> str:
+        if any(ended for _, ended in tries):
+            return "finished"
+        if item_id in live:
+            return "in_progress"
+        return "cut_short" if tries else "not_played"
 
     # --- item list -------------------------------------------------------------------------------------
 
@@ -196,26 +224,43 @@ class Play:
                 "version": agenthop.__version__}
 
     async def item_list(self, participant: str) -> dict:
-        played = await anyio.to_thread.run_sync(self._played, participant)
+        """The play list with this participant's status on each item: ``not_played``, ``in_progress`` (resume it),
+        ``cut_short`` (started, never ended, and unknown to this server process: it restarted) or ``finished``.
+        ``next`` is the first item neither finished nor in progress."""
+        tries = await anyio.to_thread.run_sync(self._attempts, participant)
+        live = self._live(participant)
         rows = []
         for item_id in self.items:
             item = self.sandbox.corpus.item(item_id)
-            rows.append({"item_id": item_id, "seed_title": item.seed_title, "question": item.question,
-                         "played": item_id in played})
-        return {"participant": participant, "items": rows, "next": next((r["item_id"] for r in rows if not r["played"]), None)}
+            status = self._status(item_id, tries.get(item_id, []), live)
+            rows.append({"item_id": item_id, "seed_title": item.seed_title, "question": item.question, "status": status,
+                         "played": status == "finished", "session_id": live.get(item_id),
+                         # With reveal on, a finished attempt showed its answer: the item cannot measure this person again.
+                         "replayable": not (self.reveal is not None and status == "finished")})
+        return {"participant": participant, "items": rows, "reveal": self.options.reveal,
+                "next": next((r["item_id"] for r in rows if r["status"] in ("not_played", "cut_short")), None)}
 
     # --- sessions ------------------------------------------------------------------------------------
 
     async def create(self, body: dict) -> dict:
+        """A new attempt, or the participant's attempt at that item this process is still running (resumed)."""
         participant = self.participant(body.get("participant"))
         item_id = body.get("item")
+        tries = await anyio.to_thread.run_sync(self._attempts, participant)
+        live = self._live(participant)
         if item_id is None:
-            played = await anyio.to_thread.run_sync(self._played, participant)
-            item_id = next((i for i in self.items if i not in played), None)
+            item_id = next((i for i in self.items if self._status(i, tries.get(i, []), live) in ("not_played", "cut_short")), None)
             if item_id is None:
-                raise PlayError(409, f"participant {participant} has played every item of this list")
+                unfinished = sorted(live)
+                raise PlayError(409, f"participant {participant} has played every item of this list"
+                                + (f" or has an attempt in progress ({', '.join(unfinished)}): resume it from the list" if unfinished else ""))
         elif not isinstance(item_id, str) or item_id not in self.items:
             raise PlayError(404, f"item {str(item_id)[:100]!r} is not in this server's play list")
+        if item_id in live:
+            return await self.state(live[item_id])
+        if self.reveal is not None and any(ended for _, ended in tries.get(item_id, [])):
+            raise PlayError(409, f"participant {participant} has finished item {item_id} and this server shows the correct "
+                                 "answer after an attempt: another attempt would not measure anything; choose another item")
         client = {"name": HUMAN_CLIENT, "participant": participant, "version": agenthop.__version__}
         run = self.options.run or f"human-{participant}"
         # session_start is an fsync'd write: off the event loop.
@@ -227,8 +272,22 @@ class Play:
     def _get(self, session_id: str) -> PlaySession:
         play = self._sessions.get(session_id)
         if play is None:
-            raise PlayError(404, "unknown play session (sessions live as long as the server process); start a new one")
+            raise PlayError(404, self._lost(session_id))
         return play
+
+    def _lost(self, session_id: str) -> str:
+        """Why a session is not in this process, in words a person can act on."""
+        try:
+            records = self.sandbox.sessions.log.session_records(session_id) if len(session_id) <= 100 else []
+        except LogError:
+            records = []
+        if not records:
+            return "unknown play session; start a new one"
+        start = records[0]
+        if any(r.get("kind") == "session_end" for r in records):
+            return f"this attempt at {start.get('item_id')} has ended, and the server was restarted since"
+        return (f"your attempt at {start.get('item_id')} was cut short: the server was restarted during it, and an "
+                "attempt lives only as long as the server process. It does not count as played: start the item again")
 
     async def state(self, session_id: str) -> dict:
         play = self._get(session_id)
@@ -237,8 +296,9 @@ class Play:
         out = {
             "session_id": session.session_id, "item_id": session.item_id, "run": session.run,
             "participant": play.participant, "task": task_text(item, session.caps, session.enabled_tools()),
+            "seed": {"paper_id": item.seed_paper_id, "title": item.seed_title}, "question": item.question,
             "options": item.options, "caps": session.caps.as_dict(), "turns": play.turns, "budget_used": session.spent,
-            "ended": session.ended, "termination": session.termination, "answer": session.answer,
+            "ended": session.ended, "termination": session.termination, "answer": session.answer, "reads": play.reads,
         }
         if session.ended and self.reveal is not None:
             out["reveal"] = await anyio.to_thread.run_sync(self.reveal.of, session.item_id)
@@ -259,8 +319,15 @@ class Play:
                     await anyio.to_thread.run_sync(session.end, "max_turns", f"turn cap reached ({cap} actions)")
                 except LogError:
                     pass  # the call ran and is logged: its result is the person's; the next action ends the session
+            play.history.append({"tool": tool, "arguments": arguments, "turn": play.turns, "text": result.text,
+                                 "data": result.data, "is_error": result.is_error})
             state = await self.state(session_id)
         return {"text": result.text, "data": result.data, "is_error": result.is_error, **state}
+
+    async def history(self, session_id: str) -> dict:
+        """The state and every action's result so far: what a page needs to show an attempt it did not start."""
+        play = self._get(session_id)
+        return {**await self.state(session_id), "history": list(play.history)}
 
     async def give_up(self, session_id: str) -> dict:
         play = self._get(session_id)
@@ -318,7 +385,7 @@ def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
         return _json(await play.create(await _object_body(request)), 201)
 
     async def state(request: Request) -> Response:
-        return _json(await play.state(request.path_params["session_id"]))
+        return _json(await play.history(request.path_params["session_id"]))
 
     async def call(request: Request) -> Response:
         return _json(await play.call(request.path_params["session_id"], await _object_body(request)))

@@ -24,9 +24,11 @@ from agenthop.server.log import jsontext
 from agenthop.server.log.checkpoint import CheckpointLog, LogError
 from agenthop.server.play.routes import PlayOptions, play_routes
 from agenthop.server.tools import TOOLS
+from agenthop.server.transport.front import front_routes
 from agenthop.server.transport.mcp_app import SESSION_PARAM, Sandbox, build_server, make_sandbox
 from agenthop.server.transport.timeouts import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, BodyDeadline
 from agenthop.server.transport.web import BodyError, free_port, json_body, uvicorn_config
+from agenthop.server.web.assets import asset_routes
 
 log = logging.getLogger("agenthop.server")
 
@@ -163,7 +165,7 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
         except ValueError as exc:
             return _error(400, f"bad session request: {exc}")
         if spec["item"] is not None and sandbox.corpus.item(spec["item"]) is None:
-            return _error(404, f"unknown item '{spec['item'][:100]}'; GET the agenthop://items resource or check the split file")
+            return _error(404, f"unknown item '{spec['item'][:100]}'; GET /items lists the items this server serves")
         # The session_start record is an fsync'd write: keep it off the event loop.
         try:
             session = await anyio.to_thread.run_sync(functools.partial(
@@ -281,7 +283,7 @@ class LoopbackGuard:
 
 def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None = None, play=None,
               allow_unauthenticated: bool = False, body_timeout_s: float = BODY_TIMEOUT_S) -> Starlette:
-    """The HTTP app: MCP at /mcp, the session API, and /play.
+    """The HTTP app: MCP at /mcp, the session API, /play, and / with /items (server/transport/front.py).
 
     ``play``: the PlayOptions of /play (server/play/routes.py); None serves /play with the defaults (reveal off).
     Raises ExposureError for a non-loopback ``host`` without ``auth_token`` unless
@@ -292,7 +294,8 @@ def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None 
     server = build_server(sandbox)
     app = server.streamable_http_app(
         streamable_http_path="/mcp", json_response=True, host=host,
-        custom_starlette_routes=session_routes(sandbox, public_url) + play_routes(sandbox, play or PlayOptions()),
+        custom_starlette_routes=session_routes(sandbox, public_url) + play_routes(sandbox, play or PlayOptions())
+        + front_routes(sandbox) + asset_routes(),
     )
     app.add_exception_handler(Exception, _internal_error)
     app.add_exception_handler(HTTPException, _http_error)

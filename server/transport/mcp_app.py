@@ -154,7 +154,8 @@ def complete_item_ids(item_ids: list[str], typed: str, limit: int = MAX_COMPLETI
     return types.Completion(values=matches[:limit], total=len(matches), has_more=len(matches) > limit)
 
 
-def _public_item(item) -> dict:
+def public_item(item) -> dict:
+    """The part of an item any client may see (agenthop://items, GET /items): never the answer or the gold papers."""
     return {"item_id": item.item_id, "question_type": item.question_type, "depth": item.depth,
             "reasoning_type": item.reasoning_type, "seed_paper_id": item.seed_paper_id, "seed_title": item.seed_title,
             "question": item.question, "options": item.options}
@@ -249,9 +250,9 @@ def build_server(sandbox: Sandbox) -> Server:
         if uri == "agenthop://corpus":
             payload = {"server_version": agenthop.__version__, **sandbox.corpus.public_description()}
         elif uri == "agenthop://items":
-            payload = [_public_item(sandbox.corpus.item(i)) for i in sandbox.corpus.item_ids()]
+            payload = [public_item(sandbox.corpus.item(i)) for i in sandbox.corpus.item_ids()]
         elif uri.startswith(ITEM_PREFIX) and (item := sandbox.corpus.item(unquote(uri[len(ITEM_PREFIX):]))) is not None:
-            payload = _public_item(item)
+            payload = public_item(item)
         else:
             raise _unknown_resource(uri)
         return types.ReadResourceResult(contents=[

@@ -51,7 +51,7 @@ def serve(
     directory). ``caps``: caps of item sessions (None: ``Caps()``, 30 points, 20 turns, 200K tokens); ``explore_budget``: the budget of explore sessions
     (None: unlimited). ``host``, ``port`` (0: a free one), ``auth_token`` and
     ``allow_remote_without_auth``: HTTP only (see ``check_exposure``). ``echo`` receives a line
-    saying where the log is once it is open.
+    saying where the log is once it is open, and over HTTP one naming the address and its endpoints.
     """
     from agenthop.server.transport.mcp_app import make_sandbox
 
@@ -70,7 +70,7 @@ def serve(
     try:  # the log is closed (its last records written) when serving ends, or when serving cannot start
         sandbox = make_sandbox(corpus, checkpoint, caps, Caps(explore_budget, None, None))
         if transport == "http":
-            _serve_http(sandbox, host, port, auth_token, allow_remote_without_auth)
+            _serve_http(sandbox, host, port, auth_token, allow_remote_without_auth, echo)
             return
         if item is not None and sandbox.corpus.item(item) is None:
             raise ServeError(f"unknown item '{item}'; 'agenthop-server corpus info {corpus}' shows what the corpus holds.")
@@ -100,7 +100,7 @@ def _serve_stdio(sandbox) -> None:
     anyio.run(run)
 
 
-def _serve_http(sandbox, host: str, port: int, auth_token: str | None, allow_unauthenticated: bool) -> None:
+def _serve_http(sandbox, host: str, port: int, auth_token: str | None, allow_unauthenticated: bool, echo) -> None:
     import uvicorn
 
     from agenthop.server.transport.http import build_app
@@ -108,5 +108,9 @@ def _serve_http(sandbox, host: str, port: int, auth_token: str | None, allow_una
 
     port = port or free_port(host)  # the Host check needs the real port
     app = build_app(sandbox, host=host, port=port, auth_token=auth_token, allow_unauthenticated=allow_unauthenticated)
-    log.warning("AgentHop serving on http://%s:%d (MCP at /mcp, sessions at /sessions)", host, port)
+    url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    banner = f"serving {url}/ (MCP {url}/mcp, sessions API /sessions, items /items, play {url}/play, health /health)"
+    log.info(banner)
+    if not log.isEnabledFor(logging.INFO):
+        echo(banner)  # a person needs the address whatever the log level (WARNING by default), once
     uvicorn.run(app, **uvicorn_options(host, port))

@@ -1,36 +1,48 @@
 // AgentHop Play: a person works an item with the seven tools. Every action is one POST to the play API,
 // which passes it to the session's metering (Session.call) exactly as an MCP tools/call would be.
-// All text from the server is inserted with textContent: paper text is untrusted data.
+// All text from the server is inserted with textContent (AgentHopDOM.el): paper text is untrusted data.
 "use strict";
 
+const { byId: $, el, isTyping, helpPanel, plural, shortId } = window.AgentHopDOM;
 const API = "/play/api";
-const SAVED = "agenthop-play";  // sessionStorage: the running attempt, so a reload does not lose it
+const SAVED = "agenthop-play";  // localStorage: the running attempt's session ID, so a reload or a new tab finds it
 const TERMINATIONS = {
   answer: "You submitted an answer.",
-  budget: "The attempt ended: two calls in a row were rejected because the budget could not pay for them.",
-  max_turns: "The attempt ended: every turn was used without submitting an answer.",
+  budget: "The attempt ended: two calls in a row were refused because the budget could not pay for them.",
+  max_turns: "The attempt ended: every action was used without submitting an answer.",
   abandoned: "You gave up on this item.",
   token_limit: "The attempt ended at the token cap.",
   error: "The attempt ended with an error.",
 };
+const STATUS = { not_played: "not played", in_progress: "in progress", cut_short: "cut short (server restarted)", finished: "finished" };
+const TOOL_LABELS = { get_paper_info: "Info", get_references: "References", list_sections: "Sections" };
 
-const $ = (id) => document.getElementById(id);
-const state = { config: null, participant: null, session: null, entries: [], busy: false };
+const state = { config: null, participant: null, session: null, entries: [], busy: false, pending: null };
+let help = null;
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : value);
+class Unreachable extends Error {}
+
+async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
   }
-  for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  let response;
+  try {
+    response = await fetch(API + path, init);
+  } catch (_) {  // the browser says only "Failed to fetch": say what it means
+    throw new Unreachable(`cannot reach the AgentHop server at ${location.host}. Is it still running? `
+      + "Your attempt is kept while the server runs: reload this page once it is back.");
   }
-  return node;
+  let data = null;
+  try { data = await response.json(); } catch (_) { data = null; }
+  if (!response.ok) {
+    const error = new Error((data && data.error) || `the server answered ${response.status}`);
+    error.status = response.status;
+    throw error;
+  }
+  return data;
 }
 
 function announce(text) { $("announce").textContent = text; }
@@ -41,22 +53,20 @@ function showProblem(text) {
   p.hidden = !text;
 }
 
-async function api(method, path, body) {
-  const init = { method, headers: {} };
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  const response = await fetch(API + path, init);
-  let data = null;
-  try { data = await response.json(); } catch (_) { data = null; }
-  if (!response.ok) {
-    throw new Error((data && data.error) || `the server answered ${response.status}`);
-  }
-  return data;
+function costOf(tool) {
+  const found = (state.config?.tools || []).find((t) => t.name === tool);
+  return found ? found.cost : 0;
 }
 
 // --- choosing an item ------------------------------------------------------------------------------------
+
+function describeRules(config) {
+  const caps = config.caps;
+  $("costs").replaceChildren(...config.tools.map((t) => el("li", {}, el("code", { text: t.name }), ` ${t.cost === 0 ? "free" : plural(t.cost, "point")}`)));
+  const limits = [caps.budget === null ? "no budget limit" : `a budget of ${plural(caps.budget, "point")}`,
+    caps.max_turns === null ? "no limit on actions" : `${plural(caps.max_turns, "action")} (each click that calls a tool is one)`];
+  $("limits").textContent = `You have ${limits.join(" and ")}; the attempt ends at either limit.`;
+}
 
 async function loadItems() {
   const participant = $("participant").value.trim();
@@ -70,23 +80,31 @@ async function loadItems() {
   } catch (err) { showProblem(`Cannot list the items: ${err.message}`); }
 }
 
+function itemAction(item) {
+  if (item.status === "in_progress") return el("button", { type: "button", class: "primary", "aria-label": `Resume ${item.item_id}`, onclick: () => start(item.item_id) }, "Resume");
+  if (!item.replayable) return el("span", { class: "note", text: "answer shown" });
+  return el("button", { type: "button", "aria-label": `Play ${item.item_id}`, onclick: () => start(item.item_id) },
+    item.status === "finished" ? "Play again" : "Play");
+}
+
 function renderItems(list) {
-  const body = $("items");
-  body.replaceChildren();
-  let played = 0;
-  for (const item of list.items) {
-    if (item.played) played += 1;
-    body.append(el("tr", { class: item.played ? "played" : null },
-      el("th", { scope: "row" }, el("code", { text: item.item_id })),
-      el("td", { text: item.seed_title }),
-      el("td", { class: "question", text: item.question }),
-      el("td", { text: item.played ? "played" : "not played" }),
-      el("td", {}, el("button", { type: "button", "aria-label": `Play ${item.item_id}`, onclick: () => start(item.item_id) },
-        item.played ? "Play again" : "Play"))));
-  }
-  $("items-caption").textContent = `Items for ${list.participant}: ${played} of ${list.items.length} played`;
+  const finished = list.items.filter((i) => i.status === "finished").length;
+  $("items").replaceChildren(...list.items.map((item) => el("tr", { class: item.status },
+    el("th", { scope: "row" }, el("code", { text: item.item_id })),
+    el("td", { text: item.seed_title }),
+    el("td", { class: "question", text: item.question }),
+    el("td", { class: "status", text: STATUS[item.status] || item.status }),
+    el("td", {}, itemAction(item)))));
+  $("items-caption").textContent = `Items for ${list.participant}: ${finished} of ${list.items.length} finished`;
+  const open = list.items.filter((i) => i.status === "in_progress");
+  const short = list.items.filter((i) => i.status === "cut_short");
+  const notes = [];
+  if (open.length) notes.push(`You have ${plural(open.length, "attempt")} in progress (${open.map((i) => i.item_id).join(", ")}): resume from the list.`);
+  if (short.length) notes.push(`${plural(short.length, "attempt")} (${short.map((i) => i.item_id).join(", ")}) were cut short when the server restarted; they do not count as played.`);
+  $("unfinished").textContent = notes.join(" ");
+  $("unfinished").hidden = !notes.length;
   $("play-next").disabled = list.next === null;
-  $("next-note").textContent = list.next === null ? "You have played every item of this list." : `Next: ${list.next}`;
+  $("next-note").textContent = list.next === null ? "Nothing left to start: every item is finished or in progress." : `Next: ${list.next}`;
   $("choice").hidden = false;
 }
 
@@ -105,26 +123,28 @@ async function start(itemId) {
   showProblem("");
   try {
     const session = await api("POST", "/sessions", { participant: state.participant, item: itemId });
-    state.entries = [];
-    enterSession(session);
-    $("task").focus();
-    announce(`Item ${session.item_id} started.`);
+    // A resumed attempt comes back as its state: fetch its history so the results are shown again.
+    const full = await api("GET", `/sessions/${encodeURIComponent(session.session_id)}`);
+    enterSession(full);
+    $("item").focus();
+    announce(`Item ${full.item_id} ${full.history.length ? "resumed" : "started"}.`);
   } catch (err) { showProblem(`Cannot start: ${err.message}`); }
 }
 
 function enterSession(session) {
   state.session = session;
+  state.entries = (session.history || []).map((h) => ({ ...h, args: h.arguments, label: labelOf(h.tool, h.arguments) }));
+  localStorage.setItem(SAVED, session.session_id);
   $("start").hidden = true;
   $("game").hidden = false;
   $("meters").hidden = false;
   $("where").textContent = `Item ${session.item_id} · participant ${session.participant}`;
   document.title = `AgentHop Play · ${session.item_id}`;
-  // The task text as agents get it, opened at the seed paper and question (the instructions are above, one scroll away).
-  const task = $("task");
-  const cut = session.task.indexOf("Seed paper\n");
-  const part = el("span", { id: "task-item", text: cut >= 0 ? session.task.slice(cut) : "" });
-  task.replaceChildren(cut >= 0 ? session.task.slice(0, cut) : session.task, part);
-  task.scrollTop = cut >= 0 ? part.offsetTop - 8 : 0;  // .task is positioned: offsetTop is within it
+  $("seed").replaceChildren(
+    el("p", { class: "seed-title", text: session.seed.title }),
+    el("p", { class: "row" }, el("code", { class: "pid", text: session.seed.paper_id }), paperButtons(session.seed.paper_id)));
+  $("question").textContent = session.question;
+  $("task").textContent = session.task;
   const options = $("options");
   options.replaceChildren(el("legend", { class: "visually-hidden", text: "Options" }));
   session.options.forEach((text, i) => {
@@ -132,75 +152,129 @@ function enterSession(session) {
     options.append(el("label", {}, el("input", { type: "radio", name: "answer", value: letter, required: true }),
       el("span", {}, el("strong", { text: `(${letter}) ` }), text)));
   });
-  $("note").value = "";
-  $("reason").value = "";
-  $("results").replaceChildren();
-  for (const entry of state.entries) $("results").append(renderEntry(entry));
+  // The fields belong to this attempt: nothing typed for another item stays.
+  for (const id of ["note", "reason", "query", "paper-id", "section"]) $(id).value = "";
+  hideOver();
+  $("results").replaceChildren(...state.entries.map(renderEntry));
+  $("no-results").hidden = state.entries.length > 0;
   update(session);
 }
 
-function save() {
-  if (!state.session) return;
-  sessionStorage.setItem(SAVED, JSON.stringify({ session_id: state.session.session_id, entries: state.entries }));
-}
-
 function update(session) {
-  state.session = session;
-  const caps = session.caps;
-  $("turns").textContent = caps.max_turns === null ? `Turn ${session.turns}` : `Turn ${session.turns} of ${caps.max_turns}`;
+  state.session = { ...state.session, ...session };
+  const s = state.session;
+  const caps = s.caps;
+  $("turns").textContent = caps.max_turns === null ? `Action ${s.turns}` : `Action ${s.turns} of ${caps.max_turns}`;
   const meter = $("budget-meter");
   if (caps.budget === null) {
     meter.hidden = true;
-    $("budget-text").textContent = `${session.budget_used} used (no limit)`;
+    $("budget-text").textContent = `${s.budget_used} used (no limit)`;
   } else {
     meter.hidden = false;
     meter.max = caps.budget;
-    meter.value = session.budget_used;
-    $("budget-text").textContent = `${session.budget_used} of ${caps.budget} used (${caps.budget - session.budget_used} left)`;
+    meter.value = s.budget_used;
+    $("budget-text").textContent = `${s.budget_used} of ${caps.budget} used, ${caps.budget - s.budget_used} left`;
   }
-  setEnabled(!session.ended && !state.busy);
-  $("give-up").hidden = session.ended;
-  showEnding(session);
-  save();
+  setEnabled(!s.ended && !state.busy);
+  markAffordable();
+  $("give-up").hidden = s.ended;
+  showEnding(s);
+}
+
+function left() {
+  const s = state.session;
+  return !s || s.caps.budget === null ? Infinity : s.caps.budget - s.budget_used;
+}
+
+// Buttons whose cost the budget cannot pay say so before they are pressed.
+function markAffordable() {
+  const remaining = left();
+  for (const button of document.querySelectorAll("[data-cost]")) {
+    const over = Number(button.dataset.cost) > remaining;
+    button.classList.toggle("over", over);
+    if (over) button.title = `Costs ${button.dataset.cost}; ${remaining} left: the call would be refused`;
+    else button.removeAttribute("title");
+  }
 }
 
 function setEnabled(enabled) {
   for (const node of document.querySelectorAll("[data-action], #options input")) node.disabled = !enabled;
-  for (const node of document.querySelectorAll("#results button")) node.disabled = !enabled;
+  for (const node of document.querySelectorAll("#results button, #seed button")) node.disabled = !enabled;
 }
 
 function showEnding(session) {
   const box = $("ending");
   if (!session.ended) { box.hidden = true; return; }
   box.hidden = false;
-  box.className = `ending ${session.termination}`;
-  const text = [TERMINATIONS[session.termination] || `The attempt ended (${session.termination}).`];
-  if (session.answer) text.push(`Your answer: ${session.answer}.`);
-  $("ending-text").textContent = text.join(" ");
-  const reveal = $("reveal");
-  reveal.replaceChildren();
-  if (session.reveal) {
-    const right = session.answer === session.reveal.correct;
-    reveal.append(el("p", { class: "verdict" }, `Correct answer: ${session.reveal.correct}. `,
-      session.answer ? (right ? "Yours is correct." : "Yours is not.") : ""));
-    reveal.append(el("p", {}, "Gold paper(s): "), el("ul", {}, session.reveal.papers.map((p) =>
+  const reveal = session.reveal;
+  const right = reveal && session.answer === reveal.correct;
+  // The box's colour is the outcome's: green only for a right answer, red for a wrong one, neutral when unknown.
+  box.className = `ending ${reveal ? (right ? "right" : "wrong") : "unknown"}`;
+  $("ending-title").textContent = reveal ? (right ? "Correct" : session.answer ? "Not correct" : "No answer") : "The attempt has ended";
+  $("ending-text").textContent = TERMINATIONS[session.termination] || `The attempt ended (${session.termination}).`;
+  const caps = session.caps;
+  const rows = [
+    ["Your answer", session.answer || "none"],
+    ["Points used", caps.budget === null ? String(session.budget_used) : `${session.budget_used} of ${caps.budget}`],
+    ["Actions", caps.max_turns === null ? String(session.turns) : `${session.turns} of ${caps.max_turns}`],
+    ["Sections read", String(session.reads ?? 0)],
+  ];
+  if (reveal) rows.splice(1, 0, ["Correct answer", reveal.correct]);
+  $("ending-stats").replaceChildren(...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
+  const out = $("reveal");
+  out.replaceChildren();
+  if (reveal) {
+    out.append(el("p", { text: "The evidence was in:" }), el("ul", { class: "gold" }, reveal.papers.map((p) =>
       el("li", {}, `${p.title || "(untitled)"} `, el("code", { class: "pid", text: p.paper_id })))));
   } else {
-    reveal.append(el("p", { class: "note", text: "The correct answer is not shown: this server runs without reveal (as in a study)." }));
+    out.append(el("p", { class: "note", text: "The correct answer is not shown: this server runs without reveal (as in a study)." }));
+  }
+  offerNext(session.participant);
+  for (const option of document.querySelectorAll("#options label")) {
+    const letter = option.querySelector("input").value;
+    option.classList.toggle("chosen", letter === session.answer);
+    option.classList.toggle("correct", Boolean(reveal) && letter === reveal.correct);
   }
 }
 
-async function act(tool, args, label) {
+// The end screen offers the next item only when there is one.
+async function offerNext(participant) {
+  const button = $("next-item");
+  try {
+    const list = await api("GET", `/items?participant=${encodeURIComponent(participant)}`);
+    button.disabled = list.next === null;
+    button.textContent = list.next === null ? "No unplayed item left" : `Next unplayed item (${list.next})`;
+  } catch (_) {
+    button.disabled = false;  // the list could not be read: let the press say why
+  }
+}
+
+function labelOf(tool, args) {
+  switch (tool) {
+    case "search_papers": return `search "${short(args.query || "")}"`;
+    case "read_section": return `read ${short(String(args.section || ""), 30)} of ${shortId(String(args.paper_id || ""))}`;
+    case "think": return "note";
+    case "submit_answer": return `answer ${args.answer}`;
+    default: return `${TOOL_LABELS[tool] || tool} ${shortId(String(args.paper_id || ""))}`;
+  }
+}
+
+async function act(tool, args) {
   if (state.busy || !state.session || state.session.ended) return;
+  const cost = costOf(tool);
+  if (cost > left() && !(state.pending && state.pending.confirmed)) { askOver(tool, args, cost); return; }
+  hideOver();
   state.busy = true;
   setEnabled(false);
   showProblem("");
+  const label = labelOf(tool, args);
   try {
     const result = await api("POST", `/sessions/${encodeURIComponent(state.session.session_id)}/call`, { tool, arguments: args });
     const entry = { tool, args, label, turn: result.turns, text: result.text, data: result.data, is_error: result.is_error };
     state.entries.push(entry);
     const node = renderEntry(entry);
     $("results").append(node);
+    $("no-results").hidden = true;
     state.busy = false;
     update(result);
     if (result.ended) {
@@ -217,6 +291,23 @@ async function act(tool, args, label) {
   }
 }
 
+// A call the budget cannot pay: say so, and let the person decide (the server refuses it, as for an agent).
+function askOver(tool, args, cost) {
+  const last = state.entries[state.entries.length - 1];
+  const second = last && last.data && last.data.outcome === "budget_rejected";
+  $("over-text").textContent = `${labelOf(tool, args)} costs ${plural(cost, "point")}, and ${plural(left(), "point")} ${left() === 1 ? "is" : "are"} left. `
+    + "The server will refuse the call (a refusal costs nothing)"
+    + (second ? ", and this would be the second refusal in a row: it ends the attempt." : "; two refusals in a row end the attempt.");
+  state.pending = { tool, args };
+  $("over-budget").hidden = false;
+  $("over-cancel").focus();
+}
+
+function hideOver() {
+  state.pending = null;
+  $("over-budget").hidden = true;
+}
+
 // --- rendering results ------------------------------------------------------------------------------------
 
 function body(text) {
@@ -226,23 +317,21 @@ function body(text) {
 }
 
 function paperButtons(paperId) {
-  return el("p", { class: "row" },
-    el("button", { type: "button", onclick: () => paperAction("get_paper_info", paperId) }, "Info ", el("span", { class: "cost", text: "1" })),
-    el("button", { type: "button", onclick: () => paperAction("get_references", paperId) }, "References ", el("span", { class: "cost", text: "1" })),
-    el("button", { type: "button", onclick: () => paperAction("list_sections", paperId) }, "Sections ", el("span", { class: "cost", text: "1" })));
+  return el("span", { class: "paper-actions" }, Object.entries(TOOL_LABELS).map(([tool, text]) =>
+    el("button", { type: "button", "data-cost": "1", "aria-label": `${text} of ${paperId}`, onclick: () => paperAction(tool, paperId) },
+      `${text} `, el("span", { class: "cost", text: "1" }))));
 }
 
 function paperItem(p, extra) {
   return el("li", { class: "paper" },
     el("div", {}, p.rank !== undefined ? `[${p.rank}] ` : "", el("span", { class: "title", text: p.title }),
       ` (${p.year ?? "n.d."}) · full text: ${p.has_text ? "yes" : "no"}`),
-    el("div", { class: "pid mono", text: p.paper_id }),
     extra,
-    paperButtons(p.paper_id));
+    el("div", { class: "row" }, el("code", { class: "pid", text: p.paper_id }), paperButtons(p.paper_id)));
 }
 
 function readButton(paperId, section, text) {
-  return el("button", { type: "button", onclick: () => readAction(paperId, section) }, text, " ", el("span", { class: "cost", text: "5" }));
+  return el("button", { type: "button", "data-cost": "5", onclick: () => readAction(paperId, section) }, text, " ", el("span", { class: "cost", text: "5" }));
 }
 
 function renderContent(entry) {
@@ -270,12 +359,12 @@ function renderContent(entry) {
         el("p", { class: "abstract" }, el("strong", { text: "Abstract: " }), p.abstract || "(not available)")]))];
     }
     case "list_sections":
-      return [el("p", {}, el("span", { class: "title", text: d.title }), " ", el("span", { class: "pid mono", text: d.paper_id })),
+      return [el("p", { class: "row" }, el("span", { class: "title", text: d.title }), el("code", { class: "pid", text: d.paper_id })),
         el("ul", { class: "sections" }, d.sections.map((s) => el("li", {},
           readButton(d.paper_id, s.alias, `Read (${s.alias})`), el("span", { text: s.header }),
           el("span", { class: "len", text: `${s.chars.toLocaleString("en")} chars` }))))];
     case "read_section":
-      return [el("div", { class: "section-text", tabindex: "0", role: "region", "aria-label": `Section text, turn ${entry.turn}`, text: body(entry.text) })];
+      return [el("div", { class: "section-text", tabindex: "0", role: "region", "aria-label": `Section text, action ${entry.turn}`, text: body(entry.text) })];
     default:
       return [el("p", { class: "message", text: body(entry.text) })];
   }
@@ -283,10 +372,10 @@ function renderContent(entry) {
 
 function renderEntry(entry) {
   const d = entry.data || {};
-  const budget = d.budget_total === null || d.budget_total === undefined ? `${d.budget_used} used` : `${d.budget_used}/${d.budget_total} used`;
-  const outcome = d.outcome && d.outcome !== "ok" ? ` · ${d.outcome.replace("_", " ")}` : "";
+  const budget = d.budget_total === null || d.budget_total === undefined ? `${d.budget_used} used` : `${d.budget_used} of ${d.budget_total} used`;
+  const outcome = d.outcome && d.outcome !== "ok" ? ` · ${d.outcome.replaceAll("_", " ")}` : "";
   const node = el("li", { class: entry.is_error ? "result error" : "result", role: entry.is_error ? "group" : null },
-    el("h3", { tabindex: "-1" }, el("span", { text: `Turn ${entry.turn} · ${entry.label}` }),
+    el("h3", { tabindex: "-1" }, el("span", { text: `${entry.turn}. ${entry.label}` }),
       el("span", { class: "meta", text: `cost ${d.cost ?? 0} · budget ${budget}${outcome}` })),
     renderContent(entry));
   if (entry.tool !== "read_section" && !entry.is_error) {
@@ -299,15 +388,21 @@ function renderEntry(entry) {
 
 function short(text, n = 40) { return text.length > n ? `${text.slice(0, n)}…` : text; }
 
-function paperAction(tool, paperId) {
+// The paper and section fields show what the last paper action used; a new paper clears the section.
+function usePaper(paperId) {
+  if ($("paper-id").value.trim() !== paperId) $("section").value = "";
   $("paper-id").value = paperId;
-  act(tool, { paper_id: paperId }, `${tool}(${short(paperId, 14)})`);
+}
+
+function paperAction(tool, paperId) {
+  usePaper(paperId);
+  act(tool, { paper_id: paperId });
 }
 
 function readAction(paperId, section) {
-  $("paper-id").value = paperId;
+  usePaper(paperId);
   $("section").value = section;
-  act("read_section", { paper_id: paperId, section }, `read_section(${short(paperId, 14)}, ${short(section, 30)})`);
+  act("read_section", { paper_id: paperId, section });
 }
 
 function bindForms() {
@@ -316,14 +411,14 @@ function bindForms() {
 
   $("who").addEventListener("submit", (e) => { e.preventDefault(); loadItems(); });
   $("play-next").addEventListener("click", () => start(null));
-  $("next-item").addEventListener("click", () => { sessionStorage.removeItem(SAVED); start(null); });
-  $("back").addEventListener("click", () => { sessionStorage.removeItem(SAVED); state.session = null; showStart(); });
+  $("next-item").addEventListener("click", () => { localStorage.removeItem(SAVED); start(null); });
+  $("back").addEventListener("click", () => { localStorage.removeItem(SAVED); state.session = null; showStart(); });
 
   $("search-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const query = $("query").value.trim();
     if (!query) { $("query").reportValidity(); return; }
-    act("search_papers", { query, top_k: Number(topK.value) }, `search_papers("${short(query)}")`);
+    act("search_papers", { query, top_k: Number(topK.value) });
   });
   for (const button of document.querySelectorAll("#paper-form button[data-tool]")) {
     button.addEventListener("click", () => {
@@ -338,21 +433,30 @@ function bindForms() {
       }
     });
   }
+  // Typing another paper ID makes the section name meaningless.
+  let typedFor = "";
+  $("paper-id").addEventListener("focus", () => { typedFor = $("paper-id").value.trim(); });
+  $("paper-id").addEventListener("change", () => { if ($("paper-id").value.trim() !== typedFor) $("section").value = ""; });
   $("paper-form").addEventListener("submit", (e) => e.preventDefault());
   $("note-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const reasoning = $("note").value;
     if (!reasoning.trim()) { $("note").focus(); return; }
-    act("think", { reasoning }, `think("${short(reasoning.trim())}")`);
+    act("think", { reasoning });
   });
   $("answer-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const chosen = document.querySelector("#options input:checked");
     if (!chosen || !$("reason").value.trim()) { $("answer-form").reportValidity(); return; }
-    act("submit_answer", { answer: chosen.value, reasoning: $("reason").value }, `submit_answer(${chosen.value})`);
+    act("submit_answer", { answer: chosen.value, reasoning: $("reason").value });
   });
   $("note").addEventListener("keydown", (e) => { if (e.key === "Enter" && e.ctrlKey) { e.preventDefault(); $("note-form").requestSubmit(); } });
   $("reason").addEventListener("keydown", (e) => { if (e.key === "Enter" && e.ctrlKey) { e.preventDefault(); $("answer-form").requestSubmit(); } });
+  $("over-cancel").addEventListener("click", () => { hideOver(); announce("Call cancelled."); });
+  $("over-go").addEventListener("click", () => {
+    const pending = state.pending;
+    if (pending) { pending.confirmed = true; act(pending.tool, pending.args); }
+  });
 
   // Giving up takes two presses, so one stray key cannot end an attempt.
   const giveUp = $("give-up");
@@ -381,12 +485,6 @@ function disarm() {
 
 // --- keyboard ---------------------------------------------------------------------------------------------
 
-function toggleHelp(show) {
-  const help = $("help");
-  help.hidden = show === undefined ? !help.hidden : !show;
-  $("help-toggle").setAttribute("aria-expanded", String(!help.hidden));
-}
-
 function resultHeadings() { return [...document.querySelectorAll("#results h3")]; }
 
 function moveResult(step) {
@@ -398,19 +496,19 @@ function moveResult(step) {
 }
 
 function bindKeys() {
-  $("help-toggle").addEventListener("click", () => toggleHelp());
   document.addEventListener("keydown", (e) => {
     const target = e.target;
-    const typing = target instanceof HTMLElement && (target.matches("input:not([type=radio]), textarea, select") || target.isContentEditable);
+    const typing = isTyping(target);
     if (e.key === "Escape") {
-      if (!$("help").hidden) { toggleHelp(false); $("help-toggle").focus(); return; }
+      if (help.isOpen()) { help.close(); return; }
+      if (!$("over-budget").hidden) { hideOver(); return; }
       if (typing) target.blur();
       return;
     }
     if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
-    if (e.key === "?") { toggleHelp(); e.preventDefault(); return; }
+    if (e.key === "?") { help.toggle(); e.preventDefault(); return; }
     if ($("game").hidden) return;
-    const focus = { "/": "query", i: "paper-id", s: "section", n: "note", t: "task" }[e.key];
+    const focus = { "/": "query", i: "paper-id", s: "section", n: "note", t: "item" }[e.key];
     if (focus) { $(focus).focus(); e.preventDefault(); return; }
     if (e.key === "a") {
       const radio = document.querySelector("#options input:checked") || document.querySelector("#options input");
@@ -424,27 +522,30 @@ function bindKeys() {
 
 // --- start-up ---------------------------------------------------------------------------------------------
 
+// The attempt this browser was in, if the server still runs it: true when it is shown; otherwise why it was lost.
 async function resume() {
-  const saved = JSON.parse(sessionStorage.getItem(SAVED) || "null");
-  if (!saved) return false;
+  const saved = localStorage.getItem(SAVED);
+  if (!saved) return "";
   try {
-    const session = await api("GET", `/sessions/${encodeURIComponent(saved.session_id)}`);
+    const session = await api("GET", `/sessions/${encodeURIComponent(saved)}`);
     state.participant = session.participant;
-    state.entries = saved.entries || [];
     enterSession(session);
     return true;
-  } catch (_) {
-    sessionStorage.removeItem(SAVED);
-    return false;
+  } catch (err) {
+    if (err instanceof Unreachable) throw err;
+    localStorage.removeItem(SAVED);
+    return `Your last attempt cannot be shown: ${err.message}.`;
   }
 }
 
 async function main() {
+  help = helpPanel("help-toggle", "help");
   bindForms();
   bindKeys();
   try {
     state.config = await api("GET", "/config");
-  } catch (err) { showProblem(`Cannot reach the server: ${err.message}`); return; }
+    describeRules(state.config);
+  } catch (err) { showProblem(`Cannot start: ${err.message}`); return; }
   const input = $("participant");
   if (state.config.participant) {
     input.value = state.config.participant;
@@ -453,9 +554,14 @@ async function main() {
   } else {
     input.value = localStorage.getItem("agenthop-participant") || "";
   }
-  if (await resume()) return;
+  let lost = "";
+  try {
+    lost = await resume();
+    if (lost === true) return;
+  } catch (err) { showProblem(err.message); return; }
   if (input.value) await loadItems();
   else input.focus();
+  if (lost) showProblem(lost);
 }
 
 main();
