@@ -363,6 +363,10 @@ def convert_pdfs_fallback(pdfs: list[Path], cache_folder: Path,
                 echo(f"  fallback parser could not read {failures[-1]}")
                 continue
             pages += found.pages
+            if found.pages == 0:
+                failures.append(PdfFailure(pdf, "not a readable PDF (no pages found)"))
+                echo(f"  fallback parser could not read {failures[-1]}")
+                continue
             if not found.blocks and not found.abstract:
                 failures.append(PdfFailure(pdf, "no text layer found (a scanned PDF needs OCR, or GROBID)"))
                 echo(f"  fallback parser could not read {failures[-1]}")
