@@ -10,7 +10,8 @@ What it answers for each PDF is looked up by the PDF's SHA-256 in ``answers``:
 - ``Reply(status, body)``: that status and body (a 500 parse failure, garbage with 200, ...).
 
 A PDF it has no answer for gets GROBID's answer to a file that is not a PDF (500). ``latency`` delays every
-answer, like a real service's parsing time. It records every request (by digest) and the most requests it
+answer, like a real service's parsing time, and ``capacity`` answers 503 beyond that many requests at
+once, as GROBID does when its threads are all busy. It records every request (by digest) and the most requests it
 had in flight at once.
 """
 
@@ -56,9 +57,11 @@ def digest(data: bytes) -> str:
 
 
 class GrobidStandIn:
-    def __init__(self, answers: dict[str, object] | None = None, *, latency: float = 0.0):
+    def __init__(self, answers: dict[str, object] | None = None, *, latency: float = 0.0, capacity: int | None = None):
         self.answers = dict(answers or {})
         self.latency = latency
+        self.capacity = capacity  # like GROBID's thread pool: a request beyond it is answered 503 at once
+        self.busy_answers = 0
         self.requests: Counter[str] = Counter()
         self.in_flight = 0
         self.max_in_flight = 0
@@ -96,6 +99,9 @@ class GrobidStandIn:
         with self._lock:
             self.requests[key] += 1
             seen = self.requests[key]
+            if self.capacity is not None and self.in_flight >= self.capacity:
+                self.busy_answers += 1
+                return PlainTextResponse("", status_code=503)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
