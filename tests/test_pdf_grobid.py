@@ -142,3 +142,24 @@ def test_an_unreachable_service_is_named_at_once(tmp_path):
         convert_pdfs([FIXTURES / "pdf" / "N18-3011.pdf"], tmp_path / "cache", GrobidOptions(url), echo=lambda _: None)
     done = build(str(FIXTURES / "pdf"), "--grobid", url, "--out", str(tmp_path / "c.sqlite"))
     assert done.returncode == 1 and f"no GROBID service answers at {url}" in done.stderr
+
+
+def test_check_converts_the_pdfs_and_writes_nothing(tmp_path):
+    folder = pdf_folder(tmp_path)
+    with GrobidStandIn(stored_tei()) as grobid:
+        done = subprocess.run([sys.executable, "-m", "agenthop.server", "corpus", "build", str(folder), "--grobid", grobid.url,
+                               "--check"], capture_output=True, text=True, cwd=tmp_path)
+        assert dict(grobid.requests) == {d: 1 for d in stored_tei()}
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["papers"]  # no corpus, no cache left behind
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{n}.pdf" for n in PAPERS)
+
+
+def test_a_full_thread_pool_answers_503_and_the_client_waits_its_turn(tmp_path):
+    pdfs = [FIXTURES / "pdf" / f"{n}.pdf" for n in PAPERS]
+    with GrobidStandIn(stored_tei(), latency=0.2, capacity=1) as grobid:
+        # Backoff doubling from 0.05 s over 10 retries waits up to 51 s: room for a loaded machine.
+        teis, failures, counts = convert_pdfs(pdfs, tmp_path / "cache", GrobidOptions(grobid.url, concurrency=3, retries=10, backoff=0.05),
+                                              echo=lambda _: None)
+        assert grobid.busy_answers >= 2 and grobid.max_in_flight == 1  # two of three arrive while the one thread works
+    assert len(teis) == 3 and failures == [] and counts["retries"] == grobid.busy_answers
