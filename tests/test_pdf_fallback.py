@@ -101,10 +101,18 @@ def test_bookmarks_give_the_section_levels(scratch):
     assert len(grobid.sections) > len(fallback.sections)
 
 
-def blank_pdf() -> bytes:
-    """A valid one-page PDF with no text layer, as a scan without OCR is."""
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"]
+def blank_pdf(lines: tuple[str, ...] = ()) -> bytes:
+    """A valid one-page PDF: with no text layer, as a scan without OCR is, or with ``lines`` in one 11-point font."""
+    page = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792]"
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>"]
+    if lines:
+        shown = b" ".join(b"(%s) Tj 0 -14 Td" % line.encode("latin-1") for line in lines)
+        stream = b"BT /F1 11 Tf 72 720 Td " + shown + b" ET"
+        objects += [page + b" /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+                    b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+                    b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    else:
+        objects.append(page + b" >>")
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for n, body in enumerate(objects, 1):
@@ -124,6 +132,15 @@ def test_unreadable_pdfs_are_named_with_the_reason(tmp_path):
     assert teis == []
     assert str(failures[0]) == f"{tmp_path / 'scan.pdf'}: no text layer found (a scanned PDF needs OCR, or GROBID)"
     assert str(failures[1]).startswith(f"{tmp_path / 'junk.pdf'}: not a readable PDF (")
+
+
+def test_text_without_any_heading_is_kept_as_main_text(tmp_path):
+    note = ("A short note without headings", "It has a first paragraph of plain text,", "set in one font and one size.")
+    (tmp_path / "note.pdf").write_bytes(blank_pdf(note))
+    [tei], failures, _ = convert_pdfs_fallback([tmp_path / "note.pdf"], tmp_path / "cache", echo=lambda _: None)
+    paper = parse_tei(tei)
+    assert failures == [] and paper.title == note[0]
+    assert [(s.header, s.text) for s in paper.sections] == [("Main text", " ".join(note[1:]))]
 
 
 def build(*args: str) -> subprocess.CompletedProcess:

@@ -149,13 +149,13 @@ def _join(lines: list[str]) -> str:
     return out
 
 
-def _title(lines: list[Line]) -> tuple[str, set[int]]:
-    """The largest text in the top half of page 1 (and the lines it took)."""
+def _title(lines: list[Line], body_size: float) -> tuple[str, set[int]]:
+    """The largest text in the top half of page 1 (and the lines it took); its first line if nothing is larger."""
     first = [(i, ln) for i, ln in enumerate(lines) if ln.page == 0 and ln.top < 400 and len(ln.text) > 3]
     if not first:
         return "", set()
     biggest = max(ln.size for _, ln in first)
-    taken = [(i, ln) for i, ln in first if ln.size >= biggest - 0.5][:4]
+    taken = [(i, ln) for i, ln in first if ln.size >= biggest - 0.5][:4] if biggest > body_size * 1.05 else first[:1]
     return _join([ln.text for _, ln in taken]), {i for i, _ in taken}
 
 
@@ -200,7 +200,7 @@ def _wrapped_headings_joined(lines: list[Line], outline: list[tuple[int, str]]) 
 def extract(path: Path) -> Extracted:
     layout = read_layout(path)
     lines = _wrapped_headings_joined(layout.lines, layout.outline) if layout.outline else layout.lines
-    title, title_lines = _title(lines)
+    title, title_lines = _title(lines, layout.body_size)
     skipped = title_lines | _running_lines(lines)
     is_heading = _Headings(layout)
     blocks: list[Block] = []
@@ -258,7 +258,17 @@ def extract(path: Path) -> Extracted:
             pending_box = line.box
         pending.append(line.text)
     flush()
+    if not blocks and not abstract:  # no heading or abstract recognised: keep the text as one "Main text" section
+        blocks = _plain_blocks([ln for i, ln in enumerate(lines) if i not in skipped and ln.size >= layout.body_size * 0.85])
     return Extracted(title, abstract, blocks, split_entries(reference_lines), _ids(lines), layout.pages)
+
+
+def _plain_blocks(lines: list[Line]) -> list[Block]:
+    """One paragraph per text box."""
+    boxes: dict[int, list[str]] = {}
+    for ln in lines:
+        boxes.setdefault(ln.box, []).append(ln.text)
+    return [Block(paragraph=_join(texts)) for texts in boxes.values()]
 
 
 _LABEL_ONLY = re.compile(r"\[?(\d{1,3})[.\]]")
