@@ -138,11 +138,14 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
     def pdfs_as_tei(cache: Path | None) -> tuple[list[Path], dict | None]:
         grobid = GrobidOptions(grobid_url, concurrency=grobid_concurrency, timeout=grobid_timeout) if grobid_url else None
         try:
-            return prepare_inputs(list(sources), cache, grobid=grobid, fmt=fmt, skip_bad=skip_bad, echo=progress)
+            inputs, pdfs = prepare_inputs(list(sources), cache, grobid=grobid, fmt=fmt, skip_bad=skip_bad, echo=progress)
         except BadPdfsError as exc:
             raise click.ClickException(f"{exc}\nRemove or replace them, or build with --skip-bad to leave them out.") from exc
         except ConvertError as exc:
             raise click.ClickException(str(exc)) from exc
+        if pdfs is None and grobid_url:
+            progress("warning: --grobid was given but the inputs hold no PDF; it was not used")
+        return inputs, pdfs
 
     if labels is not None and items is None:
         raise click.UsageError("--labels describes items: give --items too.")

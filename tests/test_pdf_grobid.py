@@ -163,3 +163,17 @@ def test_a_full_thread_pool_answers_503_and_the_client_waits_its_turn(tmp_path):
                                               echo=lambda _: None)
         assert grobid.busy_answers >= 2 and grobid.max_in_flight == 1  # two of three arrive while the one thread works
     assert len(teis) == 3 and failures == [] and counts["retries"] == grobid.busy_answers
+
+
+def test_grobid_without_pdfs_is_said_and_the_build_goes_on(tmp_path):
+    done = build(str(FIXTURES / "tei"), "--grobid", "http://127.0.0.1:9", "--out", str(tmp_path / "c.sqlite"))
+    assert done.returncode == 0, done.stderr
+    assert "warning: --grobid was given but the inputs hold no PDF; it was not used" in done.stderr
+    assert "pdfs" not in json.loads(done.stdout)
+
+
+def test_a_pdf_that_cannot_be_read_is_named():
+    from agenthop.server.corpus.convert.pdfs import _unreadable
+
+    [failure] = _unreadable([FIXTURES / "pdf"])  # a folder where a file should be: open() fails even for root
+    assert str(failure) == f"{FIXTURES / 'pdf'}: cannot be read (Is a directory)"

@@ -37,6 +37,17 @@ def _is_pdf(path: Path) -> bool:
     return path.suffix.lower() == ".pdf"
 
 
+def _unreadable(pdfs: list[Path]) -> list[PdfFailure]:
+    failures = []
+    for pdf in pdfs:
+        try:
+            with open(pdf, "rb") as fh:
+                fh.read(1)
+        except OSError as exc:
+            failures.append(PdfFailure(pdf, f"cannot be read ({exc.strerror or exc})"))
+    return failures
+
+
 def split_inputs(sources: list[Path], tei_cache: Path | None) -> tuple[list[Path], list[Path]]:
     """(PDFs, other inputs), each file named once, folders searched; nothing under ``tei_cache`` is an input."""
     cache = tei_cache.resolve() if tei_cache is not None else None
@@ -69,6 +80,8 @@ def prepare_inputs(sources: list[Path], tei_cache: Path | None, *, grobid: Grobi
         raise ConvertError(f"the inputs hold PDFs, which become GROBID TEI, but the format given is {fmt}: leave the format out")
     if tei_cache is None:
         raise ConvertError("PDFs need a folder to keep their TEI in")
+    unreadable = _unreadable(pdfs)
+    pdfs = [p for p in pdfs if p not in {f.path for f in unreadable}]
     if grobid is not None:
         teis, failures, counts = convert_pdfs(pdfs, tei_cache / "grobid", grobid, echo)
         parser = "grobid"
@@ -78,12 +91,13 @@ def prepare_inputs(sources: list[Path], tei_cache: Path | None, *, grobid: Grobi
 
         echo(f"parser: {FALLBACK_LABEL}")
         teis, failures, counts = convert_pdfs_fallback(pdfs, tei_cache, echo)
+    failures = unreadable + failures
     if failures and not skip_bad:
         raise BadPdfsError(failures)
     for failure in failures:
         echo(f"warning: skipped a PDF that could not be converted: {failure}")
     summary = {"parser": parser, "parser_note": None if grobid is not None else FALLBACK_LABEL,
-               "pdfs": len(pdfs), "converted": len(teis), "skipped": len(failures),
+               "pdfs": len(pdfs) + len(unreadable), "converted": len(teis), "skipped": len(failures),
                "skipped_pdfs": [{"pdf": str(f.path), "reason": f.reason} for f in failures], "tei_cache": str(tei_cache),
                **counts}
     return [*others, *teis], summary
