@@ -12,11 +12,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
 from server_helpers import calls, session_client, text
 
+from agenthop.server.http import ServerThread
 from agenthop.server.papers import Corpus
 from agenthop.server.result_schema import OUTPUT_SCHEMAS
 from agenthop.server.tools import CITED_BY_SHOWN
@@ -115,3 +118,19 @@ def test_a_corpus_without_the_cited_index_gives_the_same_answer(demo_corpus, tmp
     target = most_cited(demo_corpus)
     with_index, without = Corpus(demo_corpus).citing(target, 50), Corpus(old).citing(target, 50)
     assert without == with_index and with_index[0] > CITED_BY_SHOWN
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_over_http_explore_sessions_see_citers_and_item_sessions_do_not(fixture_corpus, tmp_path, mode):
+    """One HTTP server, both kinds of session at once, in both protocol eras."""
+    results = {}
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            sessions = {kind: (await http.post("/sessions", json=body)).json()
+                        for kind, body in (("explore", {}), ("item", {"item": "st_0001"}))}
+        for kind, session in sessions.items():
+            async with httpx2.AsyncClient(headers=session["headers"]) as http, \
+                    Client(streamable_http_client(session["mcp_url"], http_client=http), mode=mode) as client:
+                results[kind] = await client.call_tool("get_paper_info", {"paper_id": pid("B")})
+    assert results["explore"].structured_content["cited_by"]["count"] == 2
+    assert "cited_by" not in results["item"].structured_content and "Cited by" not in text(results["item"])
