@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import httpx2
+import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -134,3 +135,8 @@ async def test_over_http_explore_sessions_see_citers_and_item_sessions_do_not(fi
                 results[kind] = await client.call_tool("get_paper_info", {"paper_id": pid("B")})
     assert results["explore"].structured_content["cited_by"]["count"] == 2
     assert "cited_by" not in results["item"].structured_content and "Cited by" not in text(results["item"])
+    for result in results.values():  # both shapes match the one outputSchema the tool declares
+        jsonschema.validate(result.structured_content, OUTPUT_SCHEMAS["get_paper_info"])
+    broken = {**results["explore"].structured_content, "cited_by": {"count": 2}}  # and the schema does check cited_by
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, OUTPUT_SCHEMAS["get_paper_info"])
