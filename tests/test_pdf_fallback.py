@@ -200,3 +200,15 @@ async def test_the_fallback_corpus_links_a_citation_both_ways(built):
     assert [s["header"] for s in sections.structured_content["sections"]][:3] == [
         "1 Introduction", "2 Structure of The Literature Graph", "3 Extracting Metadata"]
     assert "Cited by 1 paper of this corpus:" in text(info)
+
+
+def test_an_acl_paper_gets_its_sections_acknowledgements_and_appendix(scratch):
+    """SPECTER's sections as the PDF prints them: numbered subsections folded in, the acknowledgements a section of
+    their own (as GROBID places them), the appendix after the references."""
+    _, fallback, grobid = pair_of("2020.acl-main.207", scratch)
+    assert [s.header for s in fallback.sections] == [
+        "1 Introduction", "2 Model", "3 SCIDOCS Evaluation Framework", "4 Experiments", "5 Results", "6 Analysis",
+        "7 Related Work", "8 Conclusions and Future Work", "Acknowledgements", "Apdx_A: Appendix A - Baseline Details"]
+    model = next(s.text for s in fallback.sections if s.header == "2 Model")
+    assert "2.1 Overview" in model and "2.3 Citation-Based Pretraining Objective" in model
+    assert "Acknowledgement" in [s.header for s in grobid.sections]

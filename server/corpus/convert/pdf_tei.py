@@ -22,6 +22,7 @@ _PARENTHETICAL = re.compile(r"\(([^()]{3,300}?(?:1[89]|20)\d\d[a-z]?)\)")
 _NARRATIVE = re.compile(r"\b([A-Z][\w'’-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][\w'’-]+)?\s+\(((?:1[89]|20)\d\d)[a-z]?\)")
 _ONE_CITATION = re.compile(r"([A-Z][\w'’-]+)[^;]*?((?:1[89]|20)\d\d)[a-z]?\s*$")
 _MAX_RANGE = 30
+_ACKNOWLEDGEMENTS = frozenset({"acknowledgements", "acknowledgments", "acknowledgement", "acknowledgment"})
 
 ET.register_namespace("", NS)
 
@@ -160,14 +161,19 @@ def write_tei(found: Extracted) -> bytes:
     div = section = None  # the division paragraphs go to; the open top-level one (outline subsections nest in it)
     for block in found.blocks:
         if block.heading is not None:
-            if block.back:
+            if _fold(block.heading.title).rstrip(".: ") in _ACKNOWLEDGEMENTS:  # where GROBID puts it: a section of its own
+                div = section = ET.SubElement(back, _t("div"), {"type": "acknowledgement"})
+            elif block.back:
                 annex = annex if annex is not None else ET.SubElement(back, _t("div"), {"type": "annex"})
                 div = section = ET.SubElement(annex, _t("div"))
             elif block.heading.level > 1 and section is not None:
                 div = ET.SubElement(section, _t("div"))
             else:
                 div = section = ET.SubElement(body, _t("div"))
-            head = ET.SubElement(div, _t("head"), {"n": block.heading.number} if block.heading.number else {})
+            number = block.heading.number
+            if block.back and block.heading.title.lower().startswith("appendix"):
+                number = None  # "A Appendix A - Details": the letter is in the words already
+            head = ET.SubElement(div, _t("head"), {"n": number} if number else {})
             head.text = block.heading.title
         elif block.paragraph is not None:
             if div is None:
