@@ -129,7 +129,7 @@ def test_no_more_requests_in_flight_than_the_concurrency(tmp_path):
         path = tmp_path / f"copy{i}.pdf"
         path.write_bytes(base + f"\n% copy {i}\n".encode())
         pdfs.append(path)
-    with GrobidStandIn({digest(p.read_bytes()): tei for p in pdfs}, latency=0.2) as grobid:
+    with GrobidStandIn({digest(p.read_bytes()): tei for p in pdfs}, latency=0.5) as grobid:  # long enough to overlap on a busy machine
         teis, failures, _ = convert_pdfs(pdfs, tmp_path / "cache", GrobidOptions(grobid.url, concurrency=2), echo=lambda _: None)
         assert grobid.max_in_flight == 2
     assert len(teis) == 6 and failures == []
