@@ -104,41 +104,72 @@ def corpus_import(source: Path, out: Path | None, labels: Path | None, skip_bad_
               help="Keep the release directory the converters wrote in DIR (new or empty), also when the import refuses it: "
                    "to inspect it, re-import it or 'corpus import DIR --check' it.")
 @click.option("--check", is_flag=True, help="Convert and check everything, report every error and warning at once; write no corpus.")
+@click.option("--grobid", "grobid_url", metavar="URL", default=None,
+              help="A GROBID service (e.g. http://localhost:8070) to turn PDFs into TEI; without it PDFs go through the "
+                   "built-in fallback parser (lower fidelity, no service needed).")
+@click.option("--grobid-concurrency", type=click.IntRange(1, 64), default=4, show_default=True, metavar="N",
+              help="PDFs sent to GROBID at once (match the service's thread count).")
+@click.option("--grobid-timeout", type=click.FloatRange(min=1), default=180.0, show_default=True, metavar="SECONDS",
+              help="Time GROBID gets for one PDF before the request is retried.")
+@click.option("--tei-cache", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Where the TEI of the PDFs is kept, so a re-run converts only new PDFs (default: OUT's name + .pdf-tei).")
 @click.option("--skip-bad", is_flag=True,
-              help="Leave out input files that cannot be converted (each reported with its reason, counted as bad_files) "
-                   "instead of stopping at the first.")
+              help="Leave out input files that cannot be converted (PDFs GROBID or the fallback cannot read too), each "
+                   "reported with its reason and counted, instead of stopping at the first.")
 def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, items: Path | None, labels: Path | None,
-                 keep_release: Path | None, check: bool, skip_bad: bool) -> None:
-    """Build a corpus from papers as they come: GROBID TEI, JATS or S2ORC JSON files or folders.
+                 keep_release: Path | None, check: bool, grobid_url: str | None, grobid_concurrency: int,
+                 grobid_timeout: float, tei_cache: Path | None, skip_bad: bool) -> None:
+    """Build a corpus from papers as they come: PDFs, GROBID TEI, JATS or S2ORC JSON files or folders.
 
     Without --items the corpus serves explore mode only; with them, each item's graph is
     built from the citation graph (the seed, its first 30 references, and theirs).
     """
+    import tempfile
+
     from agenthop.server.corpus.convert.build import build_corpus, check_build
+    from agenthop.server.corpus.convert.grobid import GrobidOptions
     from agenthop.server.corpus.convert.model import BadFileError, ConvertError
+    from agenthop.server.corpus.convert.pdfs import BadPdfsError, default_tei_cache, prepare_inputs
     from agenthop.server.corpus.importer import ReleaseError
     from agenthop.server.corpus.problems import format_report
 
     def progress(message: str) -> None:
         click.echo(message, err=True)  # stdout carries only the result
 
+    def pdfs_as_tei(cache: Path | None) -> tuple[list[Path], dict | None]:
+        grobid = GrobidOptions(grobid_url, concurrency=grobid_concurrency, timeout=grobid_timeout) if grobid_url else None
+        try:
+            inputs, pdfs = prepare_inputs(list(sources), cache, grobid=grobid, fmt=fmt, skip_bad=skip_bad, echo=progress)
+        except BadPdfsError as exc:
+            raise click.ClickException(f"{exc}\nRemove or replace them, or build with --skip-bad to leave them out.") from exc
+        except ConvertError as exc:
+            raise click.ClickException(str(exc)) from exc
+        if pdfs is None and grobid_url:
+            progress("warning: --grobid was given but the inputs hold no PDF; it was not used")
+        return inputs, pdfs
+
     if labels is not None and items is None:
         raise click.UsageError("--labels describes items: give --items too.")
     if check:
         if keep_release is not None:
             raise click.UsageError("--check writes nothing: leave out --keep-release (or build without --check to keep the release).")
-        try:
-            report = check_build(list(sources), fmt=fmt, items=items, labels=labels, skip_bad=skip_bad, echo=progress)
-        except (ConvertError, ReleaseError) as exc:
-            raise click.ClickException(str(exc)) from exc
+        with tempfile.TemporaryDirectory(prefix="agenthop-pdf-tei-") as scratch:
+            inputs, pdfs = pdfs_as_tei(tei_cache or Path(scratch))
+            try:
+                report = check_build(inputs, fmt=fmt, items=items, labels=labels, skip_bad=skip_bad, echo=progress)
+            except (ConvertError, ReleaseError) as exc:
+                raise click.ClickException(str(exc)) from exc
+        if pdfs is not None:
+            report["pdfs"] = pdfs
         click.echo(format_report(report))
         if not report["ok"]:
             raise SystemExit(1)
         return
     if out is None:
         raise click.UsageError("--out is required: the corpus file to write (or --check to check without writing).")
+    inputs, pdfs = pdfs_as_tei(tei_cache or default_tei_cache(out))
     try:
-        summary = build_corpus(list(sources), out, fmt=fmt, items=items, labels=labels, keep_release=keep_release,
+        summary = build_corpus(inputs, out, fmt=fmt, items=items, labels=labels, keep_release=keep_release,
                                skip_bad=skip_bad, echo=progress)
     except BadFileError as exc:
         raise click.ClickException(f"{exc} (--skip-bad leaves out files that cannot be converted and reports each; "
@@ -150,6 +181,8 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
         if not any(path is not None and message.startswith(str(path)) for path in (items, labels)):
             message += " (in the release converted from your papers; --keep-release DIR keeps it to look at)"
         raise click.ClickException(message) from exc
+    if pdfs is not None:
+        summary = {"pdfs": pdfs, **summary}
     click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
 
 

@@ -219,6 +219,24 @@ class Corpus:
             )
         return [Reference(_paper(row[:_N_PAPER_COLUMNS]), row[_N_PAPER_COLUMNS]) for row in rows]
 
+    def citing(self, paper_id: str, limit: int) -> tuple[int, list[Reference]]:
+        """Explore mode: how many papers of the corpus cite ``paper_id``, and the first ``limit`` of them with the
+        sentence each cites it in (``Reference.paper`` is the citing paper).
+
+        Citing papers whose sentence is known come first, then the most recent; ties by title and ID, so the
+        order is the same on every call. Served from the ``edges(cited)`` index (see schema.INDEXES); a corpus
+        built before that index existed is scanned instead, with the same answer.
+        """
+        (count,) = self.conn.execute("SELECT count(*) FROM edges WHERE cited = ?", (paper_id,)).fetchone()
+        if count == 0:
+            return 0, []
+        rows = self.conn.execute(
+            f"SELECT {_PAPER_COLUMNS}, e.context FROM edges e JOIN papers p ON p.paper_id = e.citing "
+            "WHERE e.cited = ? ORDER BY e.context IS NULL, p.year IS NULL, p.year DESC, p.title, p.paper_id LIMIT ?",
+            (paper_id, limit),
+        )
+        return count, [Reference(_paper(row[:_N_PAPER_COLUMNS]), row[_N_PAPER_COLUMNS]) for row in rows]
+
     # --- text -----------------------------------------------------------------
 
     def section_headers(self, arxiv_id: str) -> list[tuple[str, int]]:

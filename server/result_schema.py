@@ -81,8 +81,16 @@ class SearchResult(TypedDict):
     results: list[SearchHit]
 
 
+class CitedBy(TypedDict):
+    """Explore mode only: the papers of the corpus that cite the paper (``count`` of them, the first few listed)."""
+
+    count: int
+    papers: list[Reference]  # each entry is a citing paper; ``context`` is the sentence in which it cites this one
+
+
 class PaperResult(TypedDict):
     paper: PaperInfo
+    cited_by: NotRequired[CitedBy]  # absent in item mode, where the tool is the benchmark's (SPEC 3)
 
 
 class ReferencesResult(TypedDict):

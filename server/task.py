@@ -76,7 +76,10 @@ Options:
 
 def explore_text(enabled_tools: list[str], caps: Caps) -> str:
     limits = "" if caps.budget is None else f"\nThis session has a budget of {points(caps.budget)}.\n"
+    forward = ("\nIn explore mode get_paper_info also lists the papers of the corpus that cite the paper, with the sentence "
+               "each cites it in: follow citations forward with it, and back with get_references.\n"
+               if "get_paper_info" in enabled_tools else "")
     return f"""You can explore a corpus of scientific papers and their citation graph with these tools:
 {_tools_text([name for name in enabled_tools if name != "submit_answer"])}
-{limits}
+{forward}{limits}
 {UNTRUSTED}"""

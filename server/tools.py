@@ -141,7 +141,32 @@ def get_paper_info(scope: Scope, args: PaperArgs) -> ToolOutput:
     ])
     paper = {"paper_id": p.paper_id, "title": p.title, "authors": p.authors, "year": p.year, "venue": p.venue,
              "ids": p.ids, "abstract": p.abstract, "has_text": p.has_text}
-    return ToolOutput("ok", text, {"paper": paper})
+    if scope.item_id is not None:  # item mode: the tool as the benchmark defines it (SPEC 3), backward links only
+        return ToolOutput("ok", text, {"paper": paper})
+    return _with_cited_by(scope, p, text, paper)
+
+
+CITED_BY_SHOWN = 10  # citing papers listed by get_paper_info in explore mode; the count covers them all
+
+
+def _with_cited_by(scope: Scope, p: Paper, text: str, paper: dict) -> ToolOutput:
+    """Explore mode: get_paper_info also lists the papers of the corpus that cite ``p``, to walk the graph forward."""
+    count, citing = scope.corpus.citing(p.paper_id, CITED_BY_SHOWN)
+    papers = [{"rank": rank, "paper_id": ref.paper.paper_id, "title": ref.paper.title, "year": ref.paper.year,
+               "has_text": ref.paper.has_text, "context": ref.context} for rank, ref in enumerate(citing, 1)]
+    if count == 0:
+        lines = ["Cited by: no paper of this corpus cites it."]
+    else:
+        shown = "" if count == len(papers) else f"; the first {len(papers)} shown"
+        lines = [f"Cited by {count} paper{'s' if count != 1 else ''} of this corpus{shown}:"]
+        for entry, ref in zip(papers, citing):
+            lines += [f"[{entry['rank']}] {entry['paper_id']}", f"    {_paper_line(ref.paper)}"]
+            if ref.context:
+                lines.append(f"    Cites it as: \"{ref.context}\"")
+    return ToolOutput(
+        "ok", text + "\n\n" + "\n".join(lines), {"paper": paper, "cited_by": {"count": count, "papers": papers}},
+        exposed=[{"paper_id": e["paper_id"], "rank": e["rank"]} for e in papers],
+    )
 
 
 def get_references(scope: Scope, args: PaperArgs) -> ToolOutput:

@@ -132,6 +132,7 @@ CREATE TABLE gold_recall_labels (
 INDEXES = {
     "papers": "CREATE INDEX papers_arxiv ON papers(arxiv_id)",
     "sections": "CREATE UNIQUE INDEX sections_key ON sections(arxiv_id, position)",
+    "edges": "CREATE INDEX edges_cited ON edges(cited)",  # explore mode's cited-by (Corpus.citing)
 }
 
 
