@@ -91,6 +91,9 @@ def corpus_import(source: Path, out: Path | None, labels: Path | None, skip_bad_
     click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
 
 
+SKIP_PDFS_HINT = "Remove or replace them, or build with --skip-bad to leave them out."
+
+
 @corpus.command("build")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Corpus file to write (required unless --check).")
@@ -124,53 +127,40 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
     Without --items the corpus serves explore mode only; with them, each item's graph is
     built from the citation graph (the seed, its first 30 references, and theirs).
     """
-    import tempfile
-
     from agenthop.server.corpus.convert.build import build_corpus, check_build
     from agenthop.server.corpus.convert.grobid import GrobidOptions
     from agenthop.server.corpus.convert.model import BadFileError, ConvertError
-    from agenthop.server.corpus.convert.pdfs import BadPdfsError, default_tei_cache, prepare_inputs
+    from agenthop.server.corpus.convert.pdfs import BadPdfsError
     from agenthop.server.corpus.importer import ReleaseError
     from agenthop.server.corpus.problems import format_report
 
     def progress(message: str) -> None:
         click.echo(message, err=True)  # stdout carries only the result
 
-    def pdfs_as_tei(cache: Path | None) -> tuple[list[Path], dict | None]:
-        grobid = GrobidOptions(grobid_url, concurrency=grobid_concurrency, timeout=grobid_timeout) if grobid_url else None
-        try:
-            inputs, pdfs = prepare_inputs(list(sources), cache, grobid=grobid, fmt=fmt, skip_bad=skip_bad, echo=progress)
-        except BadPdfsError as exc:
-            raise click.ClickException(f"{exc}\nRemove or replace them, or build with --skip-bad to leave them out.") from exc
-        except ConvertError as exc:
-            raise click.ClickException(str(exc)) from exc
-        if pdfs is None and grobid_url:
-            progress("warning: --grobid was given but the inputs hold no PDF; it was not used")
-        return inputs, pdfs
-
     if labels is not None and items is None:
         raise click.UsageError("--labels describes items: give --items too.")
+    grobid = GrobidOptions(grobid_url, concurrency=grobid_concurrency, timeout=grobid_timeout) if grobid_url else None
     if check:
         if keep_release is not None:
             raise click.UsageError("--check writes nothing: leave out --keep-release (or build without --check to keep the release).")
-        with tempfile.TemporaryDirectory(prefix="agenthop-pdf-tei-") as scratch:
-            inputs, pdfs = pdfs_as_tei(tei_cache or Path(scratch))
-            try:
-                report = check_build(inputs, fmt=fmt, items=items, labels=labels, skip_bad=skip_bad, echo=progress)
-            except (ConvertError, ReleaseError) as exc:
-                raise click.ClickException(str(exc)) from exc
-        if pdfs is not None:
-            report["pdfs"] = pdfs
+        try:
+            report = check_build(list(sources), fmt=fmt, items=items, labels=labels, skip_bad=skip_bad, grobid=grobid,
+                                 tei_cache=tei_cache, echo=progress)
+        except BadPdfsError as exc:
+            raise click.ClickException(f"{exc}\n{SKIP_PDFS_HINT}") from exc
+        except (ConvertError, ReleaseError) as exc:
+            raise click.ClickException(str(exc)) from exc
         click.echo(format_report(report))
         if not report["ok"]:
             raise SystemExit(1)
         return
     if out is None:
         raise click.UsageError("--out is required: the corpus file to write (or --check to check without writing).")
-    inputs, pdfs = pdfs_as_tei(tei_cache or default_tei_cache(out))
     try:
-        summary = build_corpus(inputs, out, fmt=fmt, items=items, labels=labels, keep_release=keep_release,
-                               skip_bad=skip_bad, echo=progress)
+        summary = build_corpus(list(sources), out, fmt=fmt, items=items, labels=labels, keep_release=keep_release,
+                               skip_bad=skip_bad, grobid=grobid, tei_cache=tei_cache, echo=progress)
+    except BadPdfsError as exc:
+        raise click.ClickException(f"{exc}\n{SKIP_PDFS_HINT}") from exc
     except BadFileError as exc:
         raise click.ClickException(f"{exc} (--skip-bad leaves out files that cannot be converted and reports each; "
                                    "--check lists them all)") from exc
@@ -181,8 +171,6 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
         if not any(path is not None and message.startswith(str(path)) for path in (items, labels)):
             message += " (in the release converted from your papers; --keep-release DIR keeps it to look at)"
         raise click.ClickException(message) from exc
-    if pdfs is not None:
-        summary = {"pdfs": pdfs, **summary}
     click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
 
 

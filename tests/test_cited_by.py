@@ -20,10 +20,10 @@ from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
 from server_helpers import calls, session_client, text
 
-from agenthop.server.http import ServerThread
 from agenthop.server.papers import Corpus
 from agenthop.server.result_schema import OUTPUT_SCHEMAS
 from agenthop.server.tools import CITED_BY_SHOWN
+from agenthop.server.transport.http import ServerThread
 
 pytestmark = pytest.mark.anyio
 FIXTURES = Path(__file__).parent / "fixtures"

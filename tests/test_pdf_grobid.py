@@ -168,7 +168,7 @@ def test_a_full_thread_pool_answers_503_and_the_client_waits_its_turn(tmp_path):
 def test_grobid_without_pdfs_is_said_and_the_build_goes_on(tmp_path):
     done = build(str(FIXTURES / "tei"), "--grobid", "http://127.0.0.1:9", "--out", str(tmp_path / "c.sqlite"))
     assert done.returncode == 0, done.stderr
-    assert "warning: --grobid was given but the inputs hold no PDF; it was not used" in done.stderr
+    assert "warning: a GROBID service was given but the inputs hold no PDF; it was not used" in done.stderr
     assert "pdfs" not in json.loads(done.stdout)
 
 

@@ -10,8 +10,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from agenthop.server.corpus.convert.grobid import GrobidOptions
 from agenthop.server.corpus.convert.linking import CitationStore
 from agenthop.server.corpus.convert.model import ConvertError
+from agenthop.server.corpus.convert.pdfs import default_tei_cache, prepare_inputs
 from agenthop.server.corpus.convert.quality import QUALITY_META_KEY, quality_table, render
 from agenthop.server.corpus.convert.sources import read_papers
 from agenthop.server.corpus.convert.writer import POOL_FILE, pool_record, write_corpus, write_items
@@ -102,11 +104,16 @@ def _in_user_terms(message: str, items: Path | None, labels: Path | None) -> str
 
 
 def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, items: Path | None = None, labels: Path | None = None,
-                 keep_release: Path | None = None, skip_bad: bool = False, echo: Callable[[str], None] = print) -> dict:
+                 keep_release: Path | None = None, skip_bad: bool = False, grobid: GrobidOptions | None = None,
+                 tei_cache: Path | None = None, echo: Callable[[str], None] = print) -> dict:
     """Convert, then import through ``import_release`` (the one validation path). No corpus is written on error.
 
     ``skip_bad`` leaves out input files that cannot be converted (each reported with its reason, counted in
-    ``converted.bad_files``) instead of stopping at the first.
+    ``converted.bad_files``, or ``pdfs.skipped`` for PDFs) instead of stopping at the first.
+
+    PDFs among the sources become TEI first (``pdfs.prepare_inputs``): through the GROBID service ``grobid``
+    names, or the fallback parser without one, kept in ``tei_cache`` (default: beside ``out``) so that a
+    re-run converts only new PDFs; the summary then starts with ``pdfs``.
 
     A :class:`ReleaseError` from the importer about the items or labels names the user's file and line.
     ``keep_release`` (a new or empty directory) receives the converted release once conversion is done,
@@ -117,6 +124,8 @@ def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, item
     if keep_release is not None and keep_release.exists() and (not keep_release.is_dir() or any(keep_release.iterdir())):
         raise ConvertError(f"{keep_release} already exists and is not an empty directory; name a new directory to keep the release in")
     started = time.monotonic()
+    sources, pdfs = prepare_inputs(list(sources), tei_cache or default_tei_cache(out), grobid=grobid, fmt=fmt,
+                                   skip_bad=skip_bad, echo=echo)
     tmp = Path(tempfile.mkdtemp(prefix="agenthop-build-", dir=out.parent if out.parent.exists() else None))
     try:
         release = tmp / RELEASE_NAME
@@ -133,7 +142,8 @@ def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, item
                 shutil.move(str(release), keep_release)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return {"converted": converted, "imported": imported, "seconds": round(time.monotonic() - started, 2)}
+    summary = {"converted": converted, "imported": imported, "seconds": round(time.monotonic() - started, 2)}
+    return summary if pdfs is None else {"pdfs": pdfs, **summary}
 
 
 def _record_quality(out: Path, table: dict) -> None:
@@ -147,20 +157,24 @@ def _record_quality(out: Path, table: dict) -> None:
 
 
 def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | None = None, labels: Path | None = None,
-                skip_bad: bool = False, echo: Callable[[str], None] = print) -> dict:
+                skip_bad: bool = False, grobid: GrobidOptions | None = None, tei_cache: Path | None = None,
+                echo: Callable[[str], None] = print) -> dict:
     """Convert and check everything the build would import, writing no corpus; report every error and warning at once.
 
     Every input file that cannot be converted is an error of the report (all of them, not the first); with
     ``skip_bad`` they are reported under ``converted.bad_files`` instead, as the build would skip them.
 
     The report is ``importer.check_release``'s, with the converters' summary under ``converted`` and the
-    problems of the user's items and labels first, all named by the user's files and lines.
+    problems of the user's items and labels first, all named by the user's files and lines. PDFs are converted
+    as ``build_corpus`` converts them (into ``tei_cache``, or a scratch folder removed afterwards).
     """
     from agenthop.server.corpus.importer import check_release
 
     problems: list[str] = []
     tmp = Path(tempfile.mkdtemp(prefix="agenthop-build-check-"))
     try:
+        sources, pdfs = prepare_inputs(list(sources), tei_cache or tmp / "pdf-tei", grobid=grobid, fmt=fmt,
+                                       skip_bad=skip_bad, echo=echo)
         release = tmp / RELEASE_NAME
         converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, problems=problems,
                                   skip_bad=skip_bad, echo=echo)
@@ -182,5 +196,6 @@ def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | No
     warnings = dict(report["warnings"])
     if converted["bad_files"] and skip_bad:
         warnings["bad_files"] = {"count": converted["bad_files"], "examples": converted["bad_file_examples"]}
-    return {**report, "ok": error_count == 0, "error_count": error_count, "errors": errors, "warnings": warnings,
-            "converted": converted}
+    result = {**report, "ok": error_count == 0, "error_count": error_count, "errors": errors, "warnings": warnings,
+              "converted": converted}
+    return result if pdfs is None else {**result, "pdfs": pdfs}

@@ -68,13 +68,15 @@ def split_inputs(sources: list[Path], tei_cache: Path | None) -> tuple[list[Path
 def prepare_inputs(sources: list[Path], tei_cache: Path | None, *, grobid: GrobidOptions | None = None,
                    fmt: str | None = None, skip_bad: bool = False,
                    echo: Callable[[str], None] = print) -> tuple[list[Path], dict | None]:
-    """The inputs for ``build_corpus`` with every PDF replaced by its TEI, and a summary of the PDFs (None if none).
+    """The inputs for ``write_release`` with every PDF replaced by its TEI, and a summary of the PDFs (None if none).
 
     ``grobid`` None: the fallback parser. A PDF that cannot be converted raises BadPdfsError naming every such
     PDF, unless ``skip_bad``: then it is left out and counted. ``tei_cache`` keeps the TEI between runs.
     """
     pdfs, others = split_inputs(sources, tei_cache)
     if not pdfs:
+        if grobid is not None:
+            echo("warning: a GROBID service was given but the inputs hold no PDF; it was not used")
         return sources, None
     if fmt not in (None, "tei"):
         raise ConvertError(f"the inputs hold PDFs, which become GROBID TEI, but the format given is {fmt}: leave the format out")
