@@ -15,7 +15,17 @@
    fsync'd log record per call, and HTTP throughput at 64 concurrent sessions
    against the no-op server that writes that record. Rounds rotate which server
    goes first; each ratio is the median over rounds with its spread (min-max).
+5. The anchor (issue 28): per tool, AgentHop's p50 over stdio and HTTP against the anchor, a server that does
+   only the tool's own work (the same function on the same arguments, in-process) and writes the no-op's
+   fsync'd record in the same worker thread; also against the function's in-process p50 plus the no-op-with-
+   record's p50. Then the realistic mix (search, references, list and read sections, info, think) at 64 HTTP
+   sessions against the anchor, the bare no-op and the no-op with the record: calls/s, p99, and each server
+   process's CPU per call. Raw JSON-RPC clients (2026-07-28), so the client's cost is the same for every server.
+   ``--explore`` serves the whole corpus instead of the item; ``--agenthop-python`` runs AgentHop's server from
+   another checkout's venv (before/after comparisons of the ratios).
 Ratios are what to read: this machine is shared and noisy.
+
+    python bench/bench_server.py --corpus /tmp/ah/full.corpus.sqlite --only anchor [--explore] [--rounds 5 --per-round 20]
 
 The no-op server is this file: ``python bench/bench_server.py serve-noop --transport stdio|http [--port N] [--log PATH]``.
 """
@@ -48,6 +58,7 @@ from agenthop.server.sections import alias
 from agenthop.server.tools import TOOLS, Scope, ToolOutput
 
 UNLIMITED = 10**9
+AGENTHOP_PYTHON = sys.executable  # --agenthop-python: AgentHop's server from another checkout (the anchor section)
 
 
 def quantiles(samples_ms: list[float]) -> dict:
@@ -119,11 +130,11 @@ async def bench_stdio(corpus: Path, item: str, workload: dict, calls: int, tmp: 
 
 
 class HttpServer:
-    def __init__(self, corpus: Path, tmp: Path):
+    def __init__(self, corpus: Path, tmp: Path, python: str = sys.executable):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen([
-            sys.executable, "-m", "agenthop.server", "serve", "--transport", "http", "--port", str(self.port),
+            python, "-m", "agenthop.server", "serve", "--transport", "http", "--port", str(self.port),
             "--corpus", str(corpus), "--log", str(tmp / "http-log.sqlite"), "--budget", str(UNLIMITED)])
 
     def wait_ready(self) -> None:
@@ -494,13 +505,13 @@ class RawHttp:
 class RawStdio:
     """A server subprocess driven by newline-delimited JSON-RPC on its stdin and stdout."""
 
-    def __init__(self, args: list[str], stderr: Path):
-        self.args, self.stderr, self.n = args, stderr, 0
+    def __init__(self, args: list[str], stderr: Path, python: str = sys.executable):
+        self.args, self.stderr, self.python, self.n = args, stderr, python, 0
 
     async def __aenter__(self) -> RawStdio:
         from anyio.streams.buffered import BufferedByteReceiveStream
 
-        self.proc = await anyio.open_process([sys.executable, *self.args], stderr=self.stderr.open("wb"))
+        self.proc = await anyio.open_process([self.python, *self.args], stderr=self.stderr.open("wb"))
         self.reader = BufferedByteReceiveStream(self.proc.stdout)
         return self
 
@@ -599,7 +610,7 @@ def _stdio_args(kind: str, corpus: Path, item: str | None, tmp: Path) -> list[st
 async def anchor_stdio(corpus: Path, item: str | None, workload: dict, tmp: Path, rounds: int, per_round: int) -> dict:
     work = ToolWork(corpus, item)
     kinds = ["agenthop", "anchor", "noop", "noop_fsync"]
-    async with RawStdio(_stdio_args(kinds[0], corpus, item, tmp), tmp / "s0.err") as a, \
+    async with RawStdio(_stdio_args(kinds[0], corpus, item, tmp), tmp / "s0.err", AGENTHOP_PYTHON) as a, \
             RawStdio(_stdio_args(kinds[1], corpus, item, tmp), tmp / "s1.err") as b, \
             RawStdio(_stdio_args(kinds[2], corpus, item, tmp), tmp / "s2.err") as c, \
             RawStdio(_stdio_args(kinds[3], corpus, item, tmp), tmp / "s3.err") as d:
@@ -611,7 +622,7 @@ class AnchorHttp:
 
     def __init__(self, corpus: Path, item: str | None, tmp: Path):
         self.item = item
-        self.servers = {"agenthop": HttpServer(corpus, tmp), "anchor": NoopHttpServer(tmp, log=True, tools=(corpus, item)),
+        self.servers = {"agenthop": HttpServer(corpus, tmp, AGENTHOP_PYTHON), "anchor": NoopHttpServer(tmp, log=True, tools=(corpus, item)),
                         "noop": NoopHttpServer(tmp, log=False), "noop_fsync": NoopHttpServer(tmp, log=True)}
 
     def __enter__(self) -> AnchorHttp:
@@ -758,10 +769,14 @@ def main() -> None:
     parser.add_argument("--mix-calls", type=int, default=30, help="anchor: calls per session of the mix")
     parser.add_argument("--mix-rounds", type=int, default=3, help="anchor: rotating rounds of the mix (0: none)")
     parser.add_argument("--explore", action="store_true", help="anchor: explore mode (the whole corpus) instead of the item")
+    parser.add_argument("--agenthop-python", metavar="PYTHON",
+                        help="anchor: run AgentHop's server with this interpreter (an earlier checkout's venv); default: this one")
     parser.add_argument("--only", choices=["latency", "throughput", "search", "floor", "anchor"], action="append",
                         help="run only these sections (repeatable); default: all")
     parser.add_argument("--out", type=Path)
     opts = parser.parse_args()
+    global AGENTHOP_PYTHON
+    AGENTHOP_PYTHON = opts.agenthop_python or sys.executable
     sections = set(opts.only or ["latency", "throughput", "search", "floor", "anchor"])
     item, workload = pick_workload(opts.corpus)
     result = {"corpus": str(opts.corpus), "item": item}
