@@ -769,6 +769,8 @@ def main() -> None:
     parser.add_argument("--mix-calls", type=int, default=30, help="anchor: calls per session of the mix")
     parser.add_argument("--mix-rounds", type=int, default=3, help="anchor: rotating rounds of the mix (0: none)")
     parser.add_argument("--explore", action="store_true", help="anchor: explore mode (the whole corpus) instead of the item")
+    parser.add_argument("--log-dir", type=Path, help="anchor: where every server's log goes (e.g. /dev/shm, where fsync is free, "
+                        "to compare CPU without the shared disk's noise); default: a temporary directory")
     parser.add_argument("--agenthop-python", metavar="PYTHON",
                         help="anchor: run AgentHop's server with this interpreter (an earlier checkout's venv); default: this one")
     parser.add_argument("--only", choices=["latency", "throughput", "search", "floor", "anchor"], action="append",
@@ -798,7 +800,8 @@ def main() -> None:
         if "floor" in sections:
             result["floor"] = bench_floor(opts.corpus, item, tmp, opts.rounds, opts.per_round, opts.tp_calls, opts.tp_rounds)
         if "anchor" in sections:
-            result["anchor"] = bench_anchor(opts.corpus, None if opts.explore else item, workload, tmp, opts.rounds,
+            logs = Path(tempfile.mkdtemp(dir=opts.log_dir)) if opts.log_dir else tmp
+            result["anchor"] = bench_anchor(opts.corpus, None if opts.explore else item, workload, logs, opts.rounds,
                                             opts.per_round, opts.mix_sessions, opts.mix_calls, opts.mix_rounds)
     if "search" in sections:
         result["search"] = bench_search(opts.corpus, item, opts.queries)
