@@ -70,9 +70,12 @@ def main() -> None:
     longest = conn.execute("SELECT text FROM sections ORDER BY chars DESC LIMIT 1").fetchone()[0]
     texts = {"ascii": [(longest,)], "non_ascii": [(longest[: len(longest) // 2] + "\u00e9" + longest[len(longest) // 2:],)]}
 
+    for i, pid in citing:  # the same references, in the same order, both ways
+        assert [(q.paper_id, q.title, q.year, q.has_text, c) for q, c in _old_references(old.conn, i, pid)] == \
+            [(r.paper.paper_id, r.paper.title, r.paper.year, r.paper.has_text, r.context) for r in new.references(pid, i)]
     pairs = {
         "list_sections": ((old.section_headers, texted), (new.section_headers, texted)),
-        "get_references": ((lambda i, p: _old_references(old.conn, i, p), citing), (new.references, citing)),
+        "get_references": ((lambda i, p: _old_references(old.conn, i, p), citing), (lambda i, p: new.references(p, i), citing)),
         "lone_surrogate_ascii": ((OLD_LONE_SURROGATE.search, texts["ascii"]), (has_lone_surrogate, texts["ascii"])),
         "lone_surrogate_non_ascii": ((OLD_LONE_SURROGATE.search, texts["non_ascii"]), (has_lone_surrogate, texts["non_ascii"])),
     }
