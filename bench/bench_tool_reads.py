@@ -14,6 +14,8 @@ per-round medians and the ratio before / after.
 3. The lone-surrogate check every result's strings pass on the way out: the regular expression (before)
    against ``has_lone_surrogate`` (after), on the longest section of the corpus, as ASCII and with one
    non-ASCII character.
+4. The client-log relay (server middleware on every request): ``client_log.relay`` around a handler that
+   returns at once, against the handler alone, on the event loop (no client asked for log messages).
 """
 
 from __future__ import annotations
@@ -95,7 +97,35 @@ def main() -> None:
         report["ms_per_call"][name] = {"before": round(before, 4), "after": round(after, 4),
                                        "ratio": [round(statistics.median(ratios), 1), round(min(ratios), 1), round(max(ratios), 1)]}
         print(f"{name:26} {before:>10.4f} {after:>10.4f} {statistics.median(ratios):>8.1f} ({min(ratios):.1f}-{max(ratios):.1f})")
+    report["relay_us_per_request"] = relay_cost(opts.rounds)
+    print("client-log relay, µs per request: around a bare handler {relay:.2f}, the handler alone {bare:.2f}".format(
+        **report["relay_us_per_request"]))
     print(json.dumps(report))
+
+
+def relay_cost(rounds: int, calls: int = 20_000) -> dict:
+    """µs per request of the relay middleware around a handler that returns at once, and of the handler alone."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from agenthop.server import client_log
+
+    async def handler(ctx):
+        return {}
+
+    ctx = SimpleNamespace(request_id=1, protocol_version="2026-07-28", meta=None, session=None)
+
+    async def measure() -> dict:
+        got: dict[str, list[float]] = {"relay": [], "bare": []}
+        for _ in range(rounds):
+            for label, call in (("relay", lambda: client_log.relay(ctx, handler)), ("bare", lambda: handler(ctx))):
+                t0 = time.perf_counter()
+                for _ in range(calls):
+                    await call()
+                got[label].append((time.perf_counter() - t0) / calls * 1e6)
+        return {label: round(statistics.median(v), 2) for label, v in got.items()}
+
+    return asyncio.run(measure())
 
 
 if __name__ == "__main__":
