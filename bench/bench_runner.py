@@ -11,7 +11,8 @@ first ``--items`` demo items, serving the corpus in-process exactly as a user wo
 where the runner wall time runs from the ``run_start`` record to the last ``item_end``
 (start-up, imports and the closing summary are excluded; they are printed separately
 as ``startup_s``). ``CPU ms/item`` is the runner's CPU time (all its processes, start-up
-included) over the items. A ratio of 1.0 means the harness adds nothing to the model's own
+included) over the items; ``CPU ms/turn`` is its CPU from ``run_start`` on (start-up excluded) over
+the model responses, the figure that carries over to another machine. A ratio of 1.0 means the harness adds nothing to the model's own
 latency. Configurations are interleaved (one round runs every configuration once) and
 repeated ``--repeats`` times; the table gives the median ratio and its spread (min-max).
 
@@ -94,14 +95,54 @@ def run_once(runner: str, agent: str, workers: int, processes: int, base_url: st
     if processes > 1:
         cmd += ["--processes", str(processes)]
     t0, cpu0 = time.perf_counter(), _children_cpu()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "OPENAI_API_KEY": "sk-bench"})
-    total, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, text=True,
+                                env={**os.environ, "OPENAI_API_KEY": "sk-bench"})
+        at_start = _cpu_at_run_start(proc, out / "runner.jsonl")
+        proc.wait()
+        total, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+        if proc.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err.read()[-3000:]}")
     row = measure(out, latency, workers)
     row["startup_s"] = round(total - row["wall_s"], 2)
     row["cpu_ms_per_item"] = round(cpu * 1000 / max(1, row["items"]), 1)
+    # The figure that travels between machines: CPU of the runner and its in-process server per model turn,
+    # from run_start on (imports and start-up excluded).
+    row["cpu_ms_per_turn"] = round((cpu - at_start) * 1000 / max(1, row["responses"]), 2) if at_start is not None else None
     return row
+
+
+def _tree_cpu(root: int) -> float:
+    """User + system CPU so far of a process and its descendants (Linux /proc)."""
+    ticks, parents, own = os.sysconf("SC_CLK_TCK"), {}, {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        own[int(entry.name)] = (int(fields[11]) + int(fields[12])) / ticks
+    total, stack = 0.0, [root]
+    while stack:
+        pid = stack.pop()
+        total += own.get(pid, 0.0)
+        stack += [child for child, parent in parents.items() if parent == pid]
+    return total
+
+
+def _cpu_at_run_start(proc: subprocess.Popen, log: Path) -> float | None:
+    """The runner's CPU (its whole process tree) when its run_start record appears; None if the run ends first."""
+    while proc.poll() is None:
+        try:
+            if '"run_start"' in log.read_text():
+                return _tree_cpu(proc.pid)
+        except FileNotFoundError:
+            pass
+        time.sleep(0.005)  # polling the log: the run start is known only from it
+    return None
 
 
 def _children_cpu() -> float:
@@ -148,13 +189,14 @@ def main() -> None:
     print()
     print(f"runner wall time / ideal, {args.items} items, model latency {args.latency} s, {args.repeats} interleaved rounds")
     print(f"{'runner':6} {'agent':6} {'workers':>7} {'procs':>5} {'median':>7} {'spread':>13} {'wall s':>7} {'ideal s':>7} "
-          f"{'startup s':>9} {'CPU ms/item':>11}")
+          f"{'startup s':>9} {'CPU ms/item':>11} {'CPU ms/turn':>11}")
     for (name, agent, workers, processes), rows in sorted(results.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0] != "before", kv[0][3])):
         ratios = [r["ratio"] for r in rows]
         walls = [r["wall_s"] for r in rows]
         print(f"{name:6} {agent:6} {workers:>7} {processes:>5} {statistics.median(ratios):>7.2f} {min(ratios):>6.2f}-{max(ratios):<6.2f}"
               f"{statistics.median(walls):>7.2f} {rows[0]['ideal_s']:>7.2f} {statistics.median(r['startup_s'] for r in rows):>9.2f}"
-              f" {statistics.median(r['cpu_ms_per_item'] for r in rows):>11.0f}")
+              f" {statistics.median(r['cpu_ms_per_item'] for r in rows):>11.0f}"
+              f" {statistics.median(r['cpu_ms_per_turn'] or 0 for r in rows):>11.1f}")
 
 
 if __name__ == "__main__":

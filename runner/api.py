@@ -30,6 +30,7 @@ from agenthop.runner.run import (
     Orchestrator,
     RunError,
     close_writer,
+    load_agent,
     manifest,
     prepare_run_dir,
 )
@@ -273,6 +274,8 @@ async def execute(plan: RunPlan) -> RunSummary:
                 await orch.durable()
                 state = load_state(out / RUNNER_FILE)
         todo = [i for i in plan.items if i not in state.final]
+        if pool is None:  # worker processes import theirs while this one prepares
+            load_agent(s.agent)
         writer.write(RunStart(
             run=s.run_label, agent=s.agent, model=s.model,
             settings={k: man[k] for k in ("caps", "ablations", "disabled_tools", "base_url_host", "workers", "retry", "server", "items_file")}

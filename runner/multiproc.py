@@ -162,17 +162,11 @@ def _child_main(n: int, workers: int, plan, pipe, events, next_index) -> None:
 
 async def _child_run(n: int, plan, workers: int, pipe, events, next_index) -> None:
     from agenthop.runner.records import RUNNER_FILE, RecordWriter
-    from agenthop.runner.run import SERVER_LOG, Orchestrator, close_writer
+    from agenthop.runner.run import SERVER_LOG, Orchestrator, close_writer, load_agent
     from agenthop.runner.session import ServerAPI
     from agenthop.server.transport.http import ServerThread
 
-    # Import the agent now, while the parent prepares, not on the first item.
-    if plan.settings.agent == "sdk":
-        import agenthop.runner.sdk_agent  # noqa: F401
-    elif plan.settings.agent == "raw":
-        import agenthop.runner.raw_agent  # noqa: F401
-    else:
-        import agenthop.runner.baseline  # noqa: F401
+    load_agent(plan.settings.agent)  # now, while the parent prepares, not on the first item
 
     if not await _receive(pipe):  # "prepare": the run directory is settled
         return

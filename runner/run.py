@@ -212,6 +212,24 @@ def prepare_run_dir(out: Path, man: dict, resume: bool) -> dict:
     return man
 
 
+def load_agent(agent: str) -> None:
+    """Import what the agent runs on, as part of start-up rather than on the first items of the run.
+
+    The OpenAI client, the Agents SDK and the JSON Schema validators (the MCP client checks every result
+    against its tool's output schema) take a second or more of CPU to import; imported lazily, every
+    worker's first item waited for them after ``run_start``.
+    """
+    if agent == "sdk":
+        import agenthop.runner.sdk_agent  # noqa: F401
+    if agent in ("raw", "sdk"):
+        import jsonschema.validators  # noqa: F401
+        import referencing  # noqa: F401
+
+        import agenthop.runner.raw_agent  # noqa: F401
+    else:
+        import agenthop.runner.baseline  # noqa: F401
+
+
 @dataclass
 class Lane:
     client: object | None     # AsyncOpenAI for raw and sdk

@@ -35,8 +35,18 @@ class Paper:
 
 
 @dataclass(frozen=True)
+class PaperHeading:
+    """What a list of papers shows of each one: no abstract, authors or external IDs (neither read nor parsed)."""
+
+    paper_id: str
+    title: str
+    year: int | None
+    has_text: bool
+
+
+@dataclass(frozen=True)
 class Reference:
-    paper: Paper
+    paper: PaperHeading
     context: str | None
 
 
@@ -55,7 +65,7 @@ class Item:
 
 
 _PAPER_COLUMNS = "p.paper_id, p.arxiv_id, p.title, p.abstract, p.year, p.authors, p.venue, p.has_text, p.ids"
-_N_PAPER_COLUMNS = 9
+_HEADING_COLUMNS = "p.paper_id, p.title, p.year, p.has_text"
 
 
 def as_doi_id(paper_id: str) -> str | None:
@@ -99,6 +109,11 @@ class Corpus:
             "FROM items ORDER BY position"
         )}
         self._local.conn = conn
+        # Section lengths are stored (a generated column) in corpora written since it was added; older ones
+        # are still served, their lengths counted from the text on every listing.
+        stored = any(row[1] == "chars" for row in conn.execute("PRAGMA table_xinfo(sections)"))
+        self._section_headers_sql = (f"SELECT header, {'chars' if stored else 'length(text)'} FROM sections "
+                                     "WHERE arxiv_id = ? ORDER BY position")
 
     @property
     def conn(self):
@@ -207,17 +222,17 @@ class Corpus:
         """
         if item_id is None:
             rows = self.conn.execute(
-                f"SELECT {_PAPER_COLUMNS}, e.context FROM edges e JOIN papers p ON p.paper_id = e.cited "
+                f"SELECT {_HEADING_COLUMNS}, e.context FROM edges e JOIN papers p ON p.paper_id = e.cited "
                 "WHERE e.citing = ? ORDER BY e.position, e.cited",
                 (paper_id,),
             )
         else:
             rows = self.conn.execute(
-                f"SELECT {_PAPER_COLUMNS}, r.context FROM item_edges r JOIN papers p ON p.paper_id = r.cited "
+                f"SELECT {_HEADING_COLUMNS}, r.context FROM item_edges r JOIN papers p ON p.paper_id = r.cited "
                 "WHERE r.item_id = ? AND r.citing = ? ORDER BY r.position",
                 (item_id, paper_id),
             )
-        return [Reference(_paper(row[:_N_PAPER_COLUMNS]), row[_N_PAPER_COLUMNS]) for row in rows]
+        return [Reference(PaperHeading(pid, title, year, bool(has_text)), context) for pid, title, year, has_text, context in rows]
 
     def citing(self, paper_id: str, limit: int) -> tuple[int, list[Reference]]:
         """Explore mode: how many papers of the corpus cite ``paper_id``, and the first ``limit`` of them with the
@@ -231,19 +246,17 @@ class Corpus:
         if count == 0:
             return 0, []
         rows = self.conn.execute(
-            f"SELECT {_PAPER_COLUMNS}, e.context FROM edges e JOIN papers p ON p.paper_id = e.citing "
+            f"SELECT {_HEADING_COLUMNS}, e.context FROM edges e JOIN papers p ON p.paper_id = e.citing "
             "WHERE e.cited = ? ORDER BY e.context IS NULL, p.year IS NULL, p.year DESC, p.title, p.paper_id LIMIT ?",
             (paper_id, limit),
         )
-        return count, [Reference(_paper(row[:_N_PAPER_COLUMNS]), row[_N_PAPER_COLUMNS]) for row in rows]
+        return count, [Reference(PaperHeading(pid, title, year, bool(has_text)), context) for pid, title, year, has_text, context in rows]
 
     # --- text -----------------------------------------------------------------
 
     def section_headers(self, arxiv_id: str) -> list[tuple[str, int]]:
         """(header, length in characters) of each section, in document order."""
-        return list(self.conn.execute(
-            "SELECT header, length(text) FROM sections WHERE arxiv_id = ? ORDER BY position", (arxiv_id,)
-        ))
+        return list(self.conn.execute(self._section_headers_sql, (arxiv_id,)))
 
     def section_text(self, arxiv_id: str, position: int) -> str:
         row = self.conn.execute(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from agenthop.server.papers import Corpus, Paper
+from agenthop.server.papers import Corpus, Paper, PaperHeading
 from agenthop.server.sections import alias, resolve
 
 if TYPE_CHECKING:  # only an annotation here: naming the tools must not load the search engine (bm25s, scipy)
@@ -90,7 +90,7 @@ class Tool:
     read_only: bool = True
 
 
-def _paper_line(p: Paper) -> str:
+def _paper_line(p: Paper | PaperHeading) -> str:
     year = p.year if p.year is not None else "n.d."
     return f"{p.title} ({year}) | full text: {'yes' if p.has_text else 'no'}"
 

@@ -41,6 +41,9 @@ CREATE TABLE sections (
     arxiv_id  TEXT NOT NULL,
     position  INTEGER NOT NULL,    -- 0-based; the alias is derived from it (0 -> A)
     header    TEXT NOT NULL,
+    -- The text's length in characters, computed by SQLite when the row is written, so that listing a
+    -- paper's sections does not read their text. Corpora written before it existed lack it (see papers.py).
+    chars     INTEGER GENERATED ALWAYS AS (length(text)) STORED,
     text      TEXT NOT NULL
 );
 
