@@ -108,7 +108,7 @@ def relay_cost(rounds: int, calls: int = 20_000) -> dict:
     import asyncio
     from types import SimpleNamespace
 
-    from agenthop.server import client_log
+    from agenthop.server.transport import client_log
 
     async def handler(ctx):
         return {}
