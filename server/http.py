@@ -23,6 +23,7 @@ from starlette.routing import Route
 from agenthop.server import jsontext
 from agenthop.server.caps import Caps
 from agenthop.server.checkpoint import CheckpointLog, LogError
+from agenthop.server.frame_checks import LegacyFrameCheck
 from agenthop.server.mcp_app import SESSION_PARAM, Sandbox, build_server, make_sandbox
 from agenthop.server.timeouts import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, BodyDeadline, header_timeout_protocol
 from agenthop.server.tools import TOOLS
@@ -327,7 +328,8 @@ def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None 
     )
     app.add_exception_handler(Exception, _internal_error)
     app.add_exception_handler(HTTPException, _http_error)
-    app.add_middleware(BodyDeadline, seconds=body_timeout_s)  # innermost: only requests that passed the guards
+    app.add_middleware(LegacyFrameCheck)  # 2025-era frames the SDK misreads get JSON-RPC's -32600
+    app.add_middleware(BodyDeadline, seconds=body_timeout_s)  # only requests that passed the guards
     if auth_token:
         app.add_middleware(BearerAuth, token=auth_token)
     if is_loopback(host):
