@@ -236,7 +236,7 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
         reason = body.get("reason")
         # Off the event loop: the write is fsync'd, and a slow call may hold the session's lock.
         try:
-            ended = await anyio.to_thread.run_sync(session.end, termination, str(reason)[:2000] if reason is not None else None)
+            ended = await sandbox.end(session, termination, str(reason)[:2000] if reason is not None else None)
         except LogError as exc:
             return _error(503, f"the session was not ended: {exc}; try again shortly")
         if not ended:
@@ -266,7 +266,12 @@ class BearerAuth:
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http":
-            supplied = self._credentials(dict(scope["headers"]).get(b"authorization", b""))
+            headers = [value for name, value in scope["headers"] if name.lower() == b"authorization"]
+            if len(headers) > 1:  # which one counts would depend on the proxy or the parser: refuse the ambiguity
+                response = _error(401, f"{len(headers)} Authorization headers: send exactly one (Authorization: Bearer ...)")
+                await response(scope, receive, send)
+                return
+            supplied = self._credentials(headers[0] if headers else b"")
             if not hmac.compare_digest(supplied, self.expected):
                 response = _error(401, "missing or wrong bearer token (Authorization: Bearer ...)")
                 await response(scope, receive, send)
@@ -370,6 +375,7 @@ class ServerThread:
     header_timeout_s: float = HEADER_TIMEOUT_S
     body_timeout_s: float = BODY_TIMEOUT_S
     ended_kept: int | None = None  # None: sessions.ENDED_KEPT
+    live_kept: int | None = None  # None: sessions.LIVE_KEPT
 
     def __post_init__(self):
         self.port = self.port or free_port(self.host)
@@ -379,6 +385,8 @@ class ServerThread:
                                         Caps(self.explore_budget, None, None))
             if self.ended_kept is not None:
                 self.sandbox.sessions.ended_kept = self.ended_kept
+            if self.live_kept is not None:
+                self.sandbox.sessions.live_kept = self.live_kept
             app = build_app(self.sandbox, host=self.host, port=self.port, auth_token=self.auth_token, play=self.play,
                             body_timeout_s=self.body_timeout_s)
         except BaseException:

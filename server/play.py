@@ -178,7 +178,6 @@ class Play:
             except PlayError as exc:
                 raise PlayOptionsError("participant", str(exc)) from exc
         self.reveal = Reveal(sandbox.corpus.path) if options.reveal else None
-        self._sessions: dict[str, PlaySession] = {}
 
     @property
     def caps(self) -> Caps:
@@ -225,17 +224,29 @@ class Play:
         # session_start is an fsync'd write: off the event loop.
         session = await anyio.to_thread.run_sync(lambda: self.sandbox.sessions.create(
             self.sandbox.scope(item_id), run=run, caps=self.caps, client=client, transport="http"))
-        self._sessions[session.session_id] = PlaySession(session, participant)
+        session.attached["play"] = PlaySession(session, participant)
         return await self.state(session.session_id)
 
-    def _get(self, session_id: str) -> PlaySession:
-        play = self._sessions.get(session_id)
-        if play is None:
+    async def _get(self, session_id: str) -> PlaySession:
+        # Held with its session in the registry, so play sessions are bounded like any other; one that left
+        # memory comes back from the log, its turn count with it (every action's record carries its turn).
+        session = self.sandbox.sessions.get(session_id)
+        if session is None:
+            session = await anyio.to_thread.run_sync(self.sandbox.sessions.revive, session_id, self.sandbox.scope)
+        if session is None or session.client.get("name") != HUMAN_CLIENT:
             raise PlayError(404, "unknown play session (sessions live as long as the server process); start a new one")
+        play = session.attached.get("play")
+        if play is None:
+            turns = await anyio.to_thread.run_sync(self._turns, session_id)
+            play = session.attached.setdefault("play", PlaySession(session, session.client.get("participant"), turns))
         return play
 
+    def _turns(self, session_id: str) -> int:
+        turns = [r.get("turn") for r in self.sandbox.sessions.log.session_records(session_id) if r.get("kind") == "call"]
+        return max((t for t in turns if isinstance(t, int)), default=0)
+
     async def state(self, session_id: str) -> dict:
-        play = self._get(session_id)
+        play = await self._get(session_id)
         session = play.session
         item = self.sandbox.corpus.item(session.item_id)
         out = {
@@ -249,7 +260,7 @@ class Play:
         return out
 
     async def call(self, session_id: str, body: dict) -> dict:
-        play = self._get(session_id)
+        play = await self._get(session_id)
         tool, arguments = body.get("tool"), body.get("arguments", {})
         if not isinstance(tool, str) or not isinstance(arguments, dict):
             raise PlayError(400, "the body must be {\"tool\": name, \"arguments\": {...}}")
@@ -260,16 +271,16 @@ class Play:
             cap = session.caps.max_turns
             if cap is not None and play.turns >= cap and not session.ended:
                 try:
-                    await anyio.to_thread.run_sync(session.end, "max_turns", f"turn cap reached ({cap} actions)")
+                    await self.sandbox.end(session, "max_turns", f"turn cap reached ({cap} actions)")
                 except LogError:
                     pass  # the call ran and is logged: its result is the person's; the next action ends the session
             state = await self.state(session_id)
         return {"text": result.text, "data": result.data, "is_error": result.is_error, **state}
 
     async def give_up(self, session_id: str) -> dict:
-        play = self._get(session_id)
+        play = await self._get(session_id)
         async with play.lock:
-            ended = await anyio.to_thread.run_sync(play.session.end, "abandoned", "the person gave up")
+            ended = await self.sandbox.end(play.session, "abandoned", "the person gave up")
         if not ended:
             raise PlayError(409, f"the session has already ended ({play.session.termination})")
         return await self.state(session_id)

@@ -7,6 +7,7 @@ job (sessions.py), so every tool is metered the same way.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal
@@ -28,9 +29,22 @@ class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+def is_blank(text: str) -> bool:
+    """Nothing visible: only whitespace and invisible format or control characters (zero-width space, BOM, ...)."""
+    return all(ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc") for ch in text)
+
+
 class SearchArgs(_Args):
     query: Annotated[str, Field(min_length=1, max_length=2000, description="Keywords to look for in titles and abstracts.")]
     top_k: Annotated[int, Field(ge=1, le=10, description="How many results to return (1-10).")] = 5
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        # Refused for free like an empty query: blank text searches for nothing.
+        if is_blank(value):
+            raise PydanticCustomError("blank", "blank: give keywords to look for in titles and abstracts")
+        return value
 
 
 class PaperArgs(_Args):
@@ -46,7 +60,7 @@ class ReadArgs(_Args):
     @classmethod
     def _not_blank(cls, value: str) -> str:
         # Refused for free like an empty name: spaces name no section (the reference charges both).
-        if not value.strip():
+        if is_blank(value):
             raise PydanticCustomError("blank", "blank: give the section's alias (e.g. 'C') or its header")
         return value
 

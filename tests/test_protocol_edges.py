@@ -10,12 +10,20 @@ import subprocess
 import sys
 
 import httpx2
+import pytest
 from hardening_common import RAW_META, raw_call_body, raw_headers
+from mcp import Client, MCPError
+from mcp.client.streamable_http import streamable_http_client
+from release_fixture import pid
+from server_helpers import calls as server_calls
+from server_helpers import session_client
 
 from agenthop.server.checkpoint import read_records
 from agenthop.server.http import ServerThread
 
 META = json.dumps(RAW_META).encode()
+ERAS = ["auto", "legacy"]  # auto lands on 2026-07-28; legacy forces the 2025 initialize handshake
+pytestmark = pytest.mark.anyio
 
 
 def _request(request_id: bytes, method: bytes = b'"ping"', params: bytes | None = None) -> bytes:
@@ -155,3 +163,86 @@ def test_a_valid_stdio_session_still_works_end_to_end(fixture_corpus, tmp_path):
         server.close()
     assert first["result"]["structuredContent"]["outcome"] == "ok"
     assert [r["arguments"] for r in read_records(log) if r["kind"] == "call"] == [{"reasoning": "café ☕ 🙂"}]
+
+
+# --- point 7: the research_task prompt of an item session names that item only ------------------------------
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_research_task_refuses_an_item_id_other_than_the_served_one(fixture_corpus, tmp_path, mode):
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            created = (await http.post("/sessions", json={"item": "st_0001"})).json()
+        async with httpx2.AsyncClient() as h, Client(streamable_http_client(created["mcp_url"], http_client=h), mode=mode) as client:
+            own = await client.get_prompt("research_task", {"item_id": "st_0001"})
+            plain = await client.get_prompt("research_task")
+            with pytest.raises(MCPError) as other:
+                await client.get_prompt("research_task", {"item_id": "st_0002"})
+    assert own.messages[0].content.text == plain.messages[0].content.text
+    assert other.value.error.code == -32602
+    assert other.value.error.message == ("This session serves item st_0001, not 'st_0002' (argument item_id). Omit item_id, "
+                                         "or name the served item; another item needs a session of its own.")
+
+
+# --- point 8: a tool the session does not offer is a JSON-RPC error, logged all the same --------------------------
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_unknown_tools_are_invalid_params_errors_and_still_logged(fixture_corpus, tmp_path, mode):
+    log = tmp_path / "log.sqlite"
+    with ServerThread(str(fixture_corpus), str(log)) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            created = (await http.post("/sessions", json={"item": "st_0001", "run": "unknown", "disabled_tools": ["think"]})).json()
+        async with httpx2.AsyncClient() as h, Client(streamable_http_client(created["mcp_url"], http_client=h), mode=mode) as client:
+            refused = []
+            for name in ("fly_to_the_moon", "think"):
+                with pytest.raises(MCPError) as error:
+                    await client.call_tool(name, {"reasoning": "x"})
+                refused.append(error.value.error)
+            fine = await client.call_tool("get_paper_info", {"paper_id": "nope"})
+    assert [e.code for e in refused] == [-32602, -32602]
+    assert refused[0].message.startswith("Tool 'fly_to_the_moon' does not exist. Available tools: search_papers,")
+    assert refused[1].message.startswith("Tool 'think' is disabled in this session.")
+    assert all(e.data["outcome"] == "invalid" and e.data["cost"] == 0 for e in refused)
+    assert fine.structured_content["budget_used"] == 1
+    calls = [(r["tool"], r["outcome"], r["cost"]) for r in read_records(log) if r["kind"] == "call"]
+    assert calls == [("fly_to_the_moon", "invalid", 0), ("think", "invalid", 0), ("get_paper_info", "not_found", 1)]
+
+
+# --- point 11: blank means blank -----------------------------------------------------------------------------
+
+BLANKS = ["   ", "\t\n", "\u200b", "\u00a0\ufeff", " \u200d\u2060 ", "\u3000"]
+
+
+async def test_blank_queries_and_section_names_are_refused_free_whatever_the_blank(fixture_corpus, tmp_path):
+    log = tmp_path / "log.sqlite"
+    async with session_client(fixture_corpus, log, "st_0001") as (client, session):
+        searches = [await client.call_tool("search_papers", {"query": blank}) for blank in ["", *BLANKS]]
+        reads = [await client.call_tool("read_section", {"paper_id": pid("B"), "section": blank}) for blank in ["", *BLANKS]]
+        visible = await client.call_tool("search_papers", {"query": "\u200bgraph\u200b"})
+    for result in searches + reads:
+        assert result.is_error and result.structured_content["outcome"] == "invalid" and result.structured_content["cost"] == 0
+        assert "Nothing was charged" in result.content[0].text
+    assert all("blank: give keywords" in r.content[0].text for r in searches[1:])
+    assert all("blank: give the section's alias" in r.content[0].text for r in reads[1:])
+    assert visible.structured_content["cost"] == 1 and session.spent == 1
+    assert [(c["outcome"], c["cost"]) for c in server_calls(log)] == [("invalid", 0)] * 14 + [(visible.structured_content["outcome"], 1)]
+
+
+# --- point 5: ambiguous credentials ---------------------------------------------------------------------------
+
+TOKEN = "s3cret-token"
+
+
+async def test_two_authorization_headers_are_refused_whatever_their_order(fixture_corpus, tmp_path):
+    log = tmp_path / "log.sqlite"
+    with ServerThread(str(fixture_corpus), str(log), auth_token=TOKEN) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            right, wrong = ("authorization", f"Bearer {TOKEN}"), ("authorization", "Bearer wrong")
+            pairs = {"wrong, right": [wrong, right], "right, wrong": [right, wrong], "right, right": [right, right]}
+            refused = {name: await http.post("/sessions", headers=[*pair, ("content-type", "application/json")], content=b"{}")
+                       for name, pair in pairs.items()}
+            one = await http.post("/sessions", headers=[right], json={})
+    for name, response in refused.items():
+        assert response.status_code == 401, name
+        assert response.json() == {"error": "2 Authorization headers: send exactly one (Authorization: Bearer ...)"}
+    assert one.status_code == 201
+    assert [r["kind"] for r in read_records(log)] == ["session_start"]  # the refused requests created nothing
