@@ -25,7 +25,7 @@ from agenthop.server.caps import Caps
 from agenthop.server.checkpoint import CheckpointLog, LogError
 from agenthop.server.frame_checks import LegacyFrameCheck
 from agenthop.server.mcp_app import SESSION_PARAM, Sandbox, build_server, make_sandbox
-from agenthop.server.timeouts import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, BodyDeadline, header_timeout_protocol
+from agenthop.server.timeouts import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, KEEP_ALIVE_S, BodyDeadline, header_timeout_protocol
 from agenthop.server.tools import TOOLS
 
 log = logging.getLogger("agenthop.server")
@@ -342,13 +342,16 @@ def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None 
     return app
 
 
-def uvicorn_options(host: str, port: int, *, header_timeout_s: float = HEADER_TIMEOUT_S) -> dict:
-    """uvicorn as AgentHop runs it: quiet, and a client must send a request's headers within header_timeout_s."""
-    return {"host": host, "port": port, "log_level": "warning", "lifespan": "on", "http": header_timeout_protocol(header_timeout_s)}
+def uvicorn_options(host: str, port: int, *, header_timeout_s: float = HEADER_TIMEOUT_S, keep_alive_s: float = KEEP_ALIVE_S) -> dict:
+    """uvicorn as AgentHop runs it: quiet, a client must send a request's headers within header_timeout_s, and an
+    idle kept-alive connection stays open keep_alive_s (longer than client pools keep one: see timeouts.py)."""
+    return {"host": host, "port": port, "log_level": "warning", "lifespan": "on", "http": header_timeout_protocol(header_timeout_s),
+            "timeout_keep_alive": keep_alive_s}
 
 
-def uvicorn_config(app, host: str, port: int, *, header_timeout_s: float = HEADER_TIMEOUT_S) -> uvicorn.Config:
-    return uvicorn.Config(app, **uvicorn_options(host, port, header_timeout_s=header_timeout_s))
+def uvicorn_config(app, host: str, port: int, *, header_timeout_s: float = HEADER_TIMEOUT_S,
+                   keep_alive_s: float = KEEP_ALIVE_S) -> uvicorn.Config:
+    return uvicorn.Config(app, **uvicorn_options(host, port, header_timeout_s=header_timeout_s, keep_alive_s=keep_alive_s))
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -373,6 +376,7 @@ class ServerThread:
     play: object = None  # PlayOptions for /play (server/play.py)
     log_wait_s: float | None = None  # None: checkpoint.WRITE_WAIT_S
     header_timeout_s: float = HEADER_TIMEOUT_S
+    keep_alive_s: float = KEEP_ALIVE_S
     body_timeout_s: float = BODY_TIMEOUT_S
     ended_kept: int | None = None  # None: sessions.ENDED_KEPT
     live_kept: int | None = None  # None: sessions.LIVE_KEPT
@@ -392,7 +396,7 @@ class ServerThread:
         except BaseException:
             self.log.close()
             raise
-        config = uvicorn_config(app, self.host, self.port, header_timeout_s=self.header_timeout_s)
+        config = uvicorn_config(app, self.host, self.port, header_timeout_s=self.header_timeout_s, keep_alive_s=self.keep_alive_s)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="agenthop-http", daemon=True)
 

@@ -5,8 +5,11 @@ the checkpoint log with its budget, its rejections in a row, its sequence number
 
 from __future__ import annotations
 
+import gc
+import tracemalloc
+
 import httpx2
-from hardening_common import RAW_META, ServerProcess, raw_call_body, raw_headers, rss_kb
+from hardening_common import RAW_META, raw_call_body, raw_headers
 from release_fixture import pid
 
 from agenthop.server.checkpoint import read_records
@@ -78,20 +81,27 @@ def test_an_unknown_or_foreign_live_session_is_not_revived(fixture_corpus, tmp_p
 
 
 def test_abandoned_sessions_do_not_grow_server_memory(fixture_corpus, tmp_path):
-    """RSS of a real server process, past the live bound (1,024): 2,000 more abandoned sessions (API and /play)
-    grow it by well under what holding them would (about 2.1 kB each: 4.2 MB)."""
-    with ServerProcess(fixture_corpus, tmp_path / "log.sqlite") as server, httpx2.Client(base_url=server.base_url, timeout=60) as http:
+    """The Python heap of a server (traced allocations, in this process) past the live bound: 1,000 more abandoned
+    sessions (API and /play) leave it where it was, where holding them would add about 2 kB each (2 MB)."""
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite"), live_kept=200) as server, \
+            httpx2.Client(base_url=server.base_url, timeout=60) as http:
         def abandon(n: int) -> None:
             for i in range(n):
                 if i % 2:
-                    assert http.post("/sessions", json={"item": "st_0001", "run": "rss"}).status_code == 201
+                    assert http.post("/sessions", json={"item": "st_0001", "run": "heap"}).status_code == 201
                 else:
                     assert http.post("/play/api/sessions", json={"participant": "p", "item": "st_0001"}).status_code == 201
 
-        abandon(1_400)  # warm up past the bound: caches, allocator pools
-        warm = rss_kb(server.proc.pid)
-        abandon(2_000)
-        grown = rss_kb(server.proc.pid) - warm
+        tracemalloc.start()  # before the sessions the server holds are made, so they are traced too
+        try:
+            abandon(300)  # past the bound, and caches warm
+            gc.collect()
+            before = tracemalloc.get_traced_memory()[0]
+            abandon(1_000)
+            gc.collect()
+            grown = tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
         health = http.get("/health").json()
-    assert health["held"]["live"] == 1_024 and health["held"]["live_evicted"] == 3_400 - 1_024
-    assert grown < 1_500, f"RSS grew {grown} kB over 2,000 abandoned sessions"
+    assert health["held"]["live"] == 200 and health["held"]["live_evicted"] == 1_100
+    assert grown < 200_000, f"the heap grew {grown} bytes over 1,000 abandoned sessions"
