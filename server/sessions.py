@@ -282,9 +282,10 @@ class Session:
             after = before + cost
             remaining = None if self.caps.budget is None else self.caps.budget - after
 
-            text = output.text
+            text, notice = output.text, None
             if executed and output.answer is None and remaining is not None and remaining <= 0:
-                text += "\n\n" + budget_spent_notice(explore=self.item_id is None)
+                notice = budget_spent_notice(explore=self.item_id is None)
+                text += "\n\n" + notice
             if output.outcome == "budget_rejected":
                 rejections = self.rejections_in_a_row + 1
             else:  # an executed call resets the count; a refused one leaves it
@@ -314,6 +315,8 @@ class Session:
             if end is not None:
                 self._ended(end.termination, end.answer)
             data = {**output.data, **self.status(tool_name, output.outcome, cost, turn, tokens)}
+            if notice is not None:
+                data["notice"] = notice
             return CallResult(f"{text}\n\n{self.status_line(turn, tokens)}", data, output.outcome != "ok")
 
     def _unlogged(self, tool_name: str, exc: LogError, turn: int | None, tokens: int | None) -> CallResult:
@@ -326,7 +329,7 @@ class Session:
         """The status keys every result's structured content carries."""
         return {"tool": _clip(tool_name), "outcome": outcome, "cost": cost, "budget_used": self.spent,
                 "budget_total": self.caps.budget, "budget_remaining": self.remaining, "turn": turn, "tokens": tokens,
-                "session_ended": self.ended}
+                "session_ended": self.ended, "status_line": self.status_line(turn, tokens)}
 
     def _dispatch(self, name: str, tool, arguments: object) -> tuple[ToolOutput, bool, bool]:
         """Run the call if the rules allow: its output, whether it was executed (charged), and whether its arguments are valid."""

@@ -243,10 +243,11 @@ def read_section(scope: Scope, args: ReadArgs) -> ToolOutput:
         return ToolOutput("not_found", text, {"paper_id": p.paper_id, "candidates": candidates, "error": "unknown section"})
     body = scope.corpus.section_text(p.arxiv_id, found.index)
     section = {"alias": alias(found.index), "header": headers[found.index], "chars": len(body)}
-    # The text travels once, here; the end line keeps what the server appends apart from the paper's words.
+    # The end line keeps what the server appends apart from the paper's words. The text travels in both channels
+    # (text content and structuredContent): clients hand their model one or the other (Agents SDK: use_structured_content).
     text = f"{section_banner(section['alias'], section['header'], p.title)}\n\n{body}\n\n{section_end(section['alias'], section['header'])}"
     delivered = {"paper_id": p.paper_id, "arxiv_id": p.arxiv_id, "section_index": found.index, "header": headers[found.index]}
-    return ToolOutput("ok", text, {"paper_id": p.paper_id, "section": section}, delivered=delivered)
+    return ToolOutput("ok", text, {"paper_id": p.paper_id, "section": section, "text": body}, delivered=delivered)
 
 
 def think(scope: Scope, args: ThinkArgs) -> ToolOutput:

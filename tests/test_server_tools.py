@@ -117,9 +117,10 @@ async def test_read_section_resolution_and_charging(fixture_corpus, tmp_path, mo
         by_part = await client.call_tool("read_section", {"paper_id": pid("B"), "section": "intro"})
         ambiguous = await client.call_tool("read_section", {"paper_id": pid("B"), "section": "e"})
         unknown = await client.call_tool("read_section", {"paper_id": pid("B"), "section": "Conclusion"})
-    # The section text travels once, in the text content; structured content gives its identity and length.
+    # The section text travels in both channels (issue 23): a client hands its model one of them.
     body = "We train on 4,096 examples and reach 81.5% accuracy on the held-out split."
     assert by_alias.structured_content["section"] == {"alias": "C", "header": "Experiments", "chars": len(body)}
+    assert by_alias.structured_content["text"] == body
     assert text(by_alias).startswith(f"=== (C) Experiments — Paper B ===\n\n{body}\n\n=== End of (C) Experiments ===\n\n[")
     assert by_header.structured_content["section"]["alias"] == "C"
     assert by_norm.structured_content["section"]["header"] == "Apdx_A: Proofs"
