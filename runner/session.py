@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
-from mcp import Client
+from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types import INVALID_PARAMS
 
 from agenthop.server.tools import TOOLS
 
@@ -155,6 +156,15 @@ def to_tool_result(result: Any) -> ToolResult:
     return ToolResult(text=result_text(result), structured=dict(structured), is_error=bool(result.is_error), raw=result)
 
 
+def refused_tool(exc: MCPError) -> ToolResult | None:
+    """A call to a tool the session does not offer, which the server answers (and logs, free) as a JSON-RPC -32602
+    carrying the usual structured content: the model gets that message as the tool's result, as for any refusal."""
+    data = exc.error.data
+    if exc.error.code != INVALID_PARAMS or not isinstance(data, dict) or data.get("outcome") != "invalid":
+        return None
+    return ToolResult(text=exc.error.message, structured=dict(data), is_error=True)
+
+
 class _Borrowed(httpx2.AsyncBaseTransport):
     """A view of the run's shared transport that a session's client may close without closing the pool."""
 
@@ -288,4 +298,10 @@ class McpSession:
     async def call_tool(self, name: str, arguments: dict, meta: dict | None = None) -> ToolResult:
         if self.connector is not None:
             self.connector.discovered.adopt(self.client.session)
-        return to_tool_result(await self.client.call_tool(name, arguments, meta=meta))
+        try:
+            return to_tool_result(await self.client.call_tool(name, arguments, meta=meta))
+        except MCPError as exc:
+            refused = refused_tool(exc)
+            if refused is None:
+                raise
+            return refused

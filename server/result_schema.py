@@ -26,6 +26,10 @@ class Status(TypedDict):
     turn: int | None
     tokens: int | None
     session_ended: bool
+    # The text content's status line, and any bracketed notice before it (the budget is spent, submit now):
+    # a client that hands its model structuredContent instead of the text must not lose them.
+    status_line: str
+    notice: NotRequired[str]
 
 
 class SearchHit(TypedDict):
@@ -105,10 +109,11 @@ class SectionsResult(TypedDict):
 
 
 class ReadResult(TypedDict):
-    """The section's identity and length; its text travels once, in the text content."""
+    """The section's identity, length and text: whichever channel a client hands its model, the model gets the paper."""
 
     paper_id: str
     section: SectionEntry
+    text: str
 
 
 class NoKeys(TypedDict):

@@ -12,12 +12,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 _ALIAS = re.compile(r"^\(?([A-Za-z]{1,3})\)?$")
-_APPENDIX_PREFIX = re.compile(r"^apdx(_[a-z0-9.]+)?\s*:\s*", re.IGNORECASE)
+# Case is matched in ASCII only (explicit classes, no IGNORECASE): Python's Unicode case folding would read the
+# dotless "ı" as "i" and the long "ſ" as "s", where the reference (lower() then ASCII patterns) does not.
+_APPENDIX_PREFIX = re.compile(r"^[aA][pP][dD][xX](_[a-zA-Z0-9.]+)?\s*:\s*")
 # Leading numbering: "3.1 ", "3.1. ", a number glued to a word ("3.Introduction", "3Introduction", but not
-# the "3" of "3D Vision"), "IV. " / "IV-B " (Roman numerals up to 39), or "A. ".
+# the "3" of "3D Vision"), "IV. " / "IV-B " (Roman numerals up to 39, possibly followed by a number, as in
+# "IV 3 Results"), or "A. ".
+_NUMBER = r"\d+(?:\.\d+)*\.?(?:\s+|(?=[^\W\d_]{2}))"
 _NUMBERING = re.compile(
-    r"^(?:(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})(?:-[a-z])?\.?\s+|\d+(?:\.\d+)*\.?(?:\s+|(?=[^\W\d_]{2}))|[a-z]\.\s+)",
-    re.IGNORECASE,
+    rf"^(?:(?=[ivxIVX])[xX]{{0,3}}(?:[iI][xX]|[iI][vV]|[vV]?[iI]{{0,3}})(?:-[a-zA-Z])?\.?\s+(?:{_NUMBER})?|{_NUMBER}|[a-zA-Z]\.\s+)"
 )
 _PUNCT = re.compile(r"[:\-–—_.,;()\[\]'\"/]+")
 _SPACES = re.compile(r"\s+")

@@ -13,13 +13,19 @@ What a call can store is bounded unless it is a valid call of a known session
 session, an unknown session, an unknown tool or invalid arguments are clipped,
 and the record says so (``arguments_altered``).
 
-The registry keeps live sessions in memory and only the most recently ended
-ones; an older ended session is rebuilt from its log records when a request
-names it.
+The registry keeps in memory only the LIVE_KEPT most recently used live
+sessions and the ENDED_KEPT most recently ended ones, so nobody can grow the
+process by creating sessions and abandoning them. A session that left memory is
+rebuilt from its log records when a request names it: an ended one from any
+process, a live one only if this process minted its ID (a live session of
+another process sharing the log is not ours to write to).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import logging
 import secrets
@@ -47,6 +53,7 @@ META_TOKENS = "agenthop/tokens"
 META_FORCED = "agenthop/forced"
 REJECTIONS_TO_END = 2
 ENDED_KEPT = 256  # ended sessions kept in memory; older ones are answered from the log
+LIVE_KEPT = 1024  # live sessions kept in memory, least recently used out first; they come back from the log
 CORPUS_FREE_TOOLS = frozenset({"think", "submit_answer"})  # they still work when the corpus has failed
 # Bounds on what a call that is not a valid call of a known session can store.
 STORED_ARGS_CHARS = 2_000  # arguments up to this size (as JSON) are stored whole
@@ -174,6 +181,7 @@ class Session:
     corpus_watch: CorpusWatch | None = None
     on_end: Callable[[Session], None] | None = None  # the registry's hook: ended sessions leave the live set
     retired: bool = False  # dropped from memory: a request must look the session up again (from the log)
+    attached: dict = field(default_factory=dict)  # what a front end keeps with the session (/play: its turn counter)
     _seq: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -228,9 +236,12 @@ class Session:
     def end(self, termination: str, reason: str | None = None) -> bool:
         """End the session from outside (runner caps, errors). False if it had already ended.
 
-        Raises LogError when the end cannot be logged; the session then stays open.
+        Raises LogError when the end cannot be logged; the session then stays open. Raises SessionRetired when
+        this object has left memory (the log may hold newer records than it knows): look the session up again.
         """
         with self._lock:
+            if self.retired:
+                raise SessionRetired(self.session_id)
             if self.ended:
                 return False
             self._write(self._end_record(self._seq, termination, reason, None, self.spent))
@@ -271,9 +282,10 @@ class Session:
             after = before + cost
             remaining = None if self.caps.budget is None else self.caps.budget - after
 
-            text = output.text
+            text, notice = output.text, None
             if executed and output.answer is None and remaining is not None and remaining <= 0:
-                text += "\n\n" + budget_spent_notice(explore=self.item_id is None)
+                notice = budget_spent_notice(explore=self.item_id is None)
+                text += "\n\n" + notice
             if output.outcome == "budget_rejected":
                 rejections = self.rejections_in_a_row + 1
             else:  # an executed call resets the count; a refused one leaves it
@@ -303,6 +315,8 @@ class Session:
             if end is not None:
                 self._ended(end.termination, end.answer)
             data = {**output.data, **self.status(tool_name, output.outcome, cost, turn, tokens)}
+            if notice is not None:
+                data["notice"] = notice
             return CallResult(f"{text}\n\n{self.status_line(turn, tokens)}", data, output.outcome != "ok")
 
     def _unlogged(self, tool_name: str, exc: LogError, turn: int | None, tokens: int | None) -> CallResult:
@@ -315,7 +329,7 @@ class Session:
         """The status keys every result's structured content carries."""
         return {"tool": _clip(tool_name), "outcome": outcome, "cost": cost, "budget_used": self.spent,
                 "budget_total": self.caps.budget, "budget_remaining": self.remaining, "turn": turn, "tokens": tokens,
-                "session_ended": self.ended}
+                "session_ended": self.ended, "status_line": self.status_line(turn, tokens)}
 
     def _dispatch(self, name: str, tool, arguments: object) -> tuple[ToolOutput, bool, bool]:
         """Run the call if the rules allow: its output, whether it was executed (charged), and whether its arguments are valid."""
@@ -382,37 +396,89 @@ def state_from_records(records: list[dict]) -> dict | None:
             "answer": end.get("answer") if end else None}
 
 
+def rejections_in_a_row(records: list[dict]) -> int:
+    """Budget-rejected calls since the last executed one (SPEC 4.2: other refusals leave the count as it was)."""
+    count = 0
+    for r in records:
+        if r.get("kind") != "call":
+            continue
+        if r.get("outcome") == "budget_rejected":
+            count += 1
+        elif r.get("executed"):
+            count = 0
+    return count
+
+
 class SessionRegistry:
     """The sessions of one server process, keyed by unguessable IDs.
 
-    Live sessions stay in memory; ended ones are kept only while they are among the
-    ENDED_KEPT most recently ended. An older ended session is rebuilt from the log
-    when a request names it (``revive``), so its state stays answerable and its
-    calls are still refused as ``session_ended``.
+    At most ``live_kept`` live sessions stay in memory (the least recently used leave first, never one that
+    is serving a call) and ``ended_kept`` ended ones. A session no longer in memory is rebuilt from the log
+    when a request names it (``revive``): its budget, rejections in a row and sequence numbers carry on.
+    A live session is rebuilt only when this process minted its ID (``minted_here``); one the log shows as
+    live under an ID from elsewhere belongs to another server process and is unknown here.
     """
 
-    def __init__(self, log: CheckpointLog, defaults: Caps, *, ended_kept: int = ENDED_KEPT):
+    def __init__(self, log: CheckpointLog, defaults: Caps, *, ended_kept: int = ENDED_KEPT, live_kept: int = LIVE_KEPT):
         self.log = log
         self.defaults = defaults
         self.ended_kept = ended_kept
+        self.live_kept = live_kept
         self.corpus_watch: CorpusWatch | None = None
-        self._live: dict[str, Session] = {}
+        self._live: OrderedDict[str, Session] = OrderedDict()  # least recently used first
         self._ended: OrderedDict[str, Session] = OrderedDict()
         self._lock = threading.Lock()
+        self._key = secrets.token_bytes(32)  # signs the IDs this process mints; dies with it
+        self.evicted_live = 0
+
+    # --- IDs --------------------------------------------------------------------
+
+    def _tag(self, nonce: str) -> str:
+        return base64.urlsafe_b64encode(hmac.digest(self._key, nonce.encode(), hashlib.sha256)[:6]).decode()
+
+    def mint(self) -> str:
+        """A new session ID: 144 random bits and a tag only this process can make (32 URL-safe characters)."""
+        nonce = secrets.token_urlsafe(18)
+        return nonce + self._tag(nonce)
+
+    def minted_here(self, session_id: str) -> bool:
+        return len(session_id) == 32 and hmac.compare_digest(self._tag(session_id[:24]), session_id[24:])
+
+    # --- sessions ---------------------------------------------------------------
 
     def create(self, scope: Scope, *, run: str | None = None, caps: Caps | None = None,
                disabled_tools: frozenset[str] = frozenset(), client: dict | None = None,
                transport: str = "http", session_id: str | None = None) -> Session:
         """Create a session and write its session_start record; raises LogError if that cannot be written."""
         session = Session(
-            session_id=session_id or secrets.token_urlsafe(24), scope=scope, log=self.log,
+            session_id=session_id or self.mint(), scope=scope, log=self.log,
             caps=caps or self.defaults, run=run, disabled_tools=disabled_tools, client=client or {}, transport=transport,
             corpus_watch=self.corpus_watch, on_end=self._session_ended,
         )
         session.start()
         with self._lock:
-            self._live[session.session_id] = session
+            self._keep_live(session)
         return session
+
+    def _keep_live(self, session: Session) -> None:
+        """Under the registry's lock: hold a live session, letting the least recently used idle ones go."""
+        self._live[session.session_id] = session
+        excess = len(self._live) - self.live_kept
+        if excess <= 0:
+            return
+        for sid in list(self._live)[:-1]:
+            if excess <= 0:
+                break
+            oldest = self._live[sid]
+            if not self.minted_here(sid) or not oldest._lock.acquire(blocking=False):
+                continue  # an ID from elsewhere could not be rebuilt; a session serving a call is not idle
+            try:  # retired under its own lock: no call can be half-way through, so the log holds all of it
+                oldest.retired = True
+                del self._live[sid]
+                self.evicted_live += 1
+                excess -= 1
+            finally:
+                oldest._lock.release()
 
     def _session_ended(self, session: Session) -> None:
         """Called under the session's lock when it ends: keep it among the recently ended, drop the oldest."""
@@ -440,32 +506,41 @@ class SessionRegistry:
         ))
 
     def get(self, session_id: str) -> Session | None:
-        """A session held in memory (live or recently ended)."""
+        """A session held in memory (live or recently ended); a live one becomes the most recently used."""
         with self._lock:
-            return self._live.get(session_id) or self._ended.get(session_id)
+            session = self._live.get(session_id)
+            if session is not None:
+                self._live.move_to_end(session_id)
+                return session
+            return self._ended.get(session_id)
+
+    def _revivable(self, session_id: str, state: dict | None) -> bool:
+        return state is not None and (state["ended"] or self.minted_here(session_id))
 
     def state(self, session_id: str) -> dict | None:
         """A session's state, from memory or else from the log (reads the log: call it off the event loop).
 
-        As for ``revive``, a session the log shows as never ended belonged to another server process: unknown here.
+        As for ``revive``, a session the log shows as never ended and whose ID this process did not mint
+        belonged to another server process: unknown here.
         """
         session = self.get(session_id)
         if session is not None:
             return session.state()
         state = state_from_records(self.log.session_records(session_id))
-        return state if state is not None and state["ended"] else None
+        return state if self._revivable(session_id, state) else None
 
     def revive(self, session_id: str, scope_for: Callable[[str | None], Scope]) -> Session | None:
-        """The session from memory, or an ended one rebuilt from the log (reads the log: off the event loop).
+        """The session from memory, or rebuilt from the log (reads the log: off the event loop).
 
-        A session the log shows as never ended belonged to another server process and is unknown here.
+        A session the log shows as never ended is rebuilt only if this process minted its ID; otherwise it
+        belonged to another server process and is unknown here.
         """
         session = self.get(session_id)
         if session is not None:
             return session
         records = self.log.session_records(session_id)
         state = state_from_records(records)
-        if state is None or not state["ended"]:
+        if not self._revivable(session_id, state):
             return None
         start = next(r for r in records if r.get("kind") == "session_start")
         caps = Caps(**start["caps"])
@@ -473,14 +548,17 @@ class SessionRegistry:
             session_id=session_id, scope=scope_for(start.get("item_id")), log=self.log, caps=caps, run=start.get("run"),
             disabled_tools=frozenset(start.get("disabled_tools", [])), client=start.get("client", {}),
             transport=start.get("transport", "http"), spent=state["budget_used"], termination=state["termination"],
-            answer=state["answer"], corpus_watch=self.corpus_watch, on_end=self._session_ended,
-            _seq=1 + max(r["seq"] for r in records if isinstance(r.get("seq"), int)),
+            answer=state["answer"], rejections_in_a_row=rejections_in_a_row(records), corpus_watch=self.corpus_watch,
+            on_end=self._session_ended, _seq=1 + max(r["seq"] for r in records if isinstance(r.get("seq"), int)),
         )
         with self._lock:
             known = self._live.get(session_id) or self._ended.get(session_id)
             if known is not None:  # another request revived it meanwhile
                 return known
-            self._keep_ended(session)
+            if session.ended:
+                self._keep_ended(session)
+            else:
+                self._keep_live(session)
         return session
 
     def __len__(self) -> int:
@@ -489,5 +567,9 @@ class SessionRegistry:
             return len(self._live) + len(self._ended)
 
     def counts(self) -> dict:
+        """What /health reports: sessions held in memory, the bounds, and live sessions let go so far."""
         with self._lock:
-            return {"live": len(self._live), "ended_in_memory": len(self._ended)}
+            live, ended = len(self._live), len(self._ended)
+            return {"live": live, "ended_in_memory": ended,
+                    "held": {"live": live, "ended": ended, "total": live + ended,
+                             "limit_live": self.live_kept, "limit_ended": self.ended_kept, "live_evicted": self.evicted_live}}

@@ -7,6 +7,7 @@ job (sessions.py), so every tool is metered the same way.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Literal
@@ -28,9 +29,22 @@ class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+def is_blank(text: str) -> bool:
+    """Nothing visible: only whitespace and invisible format or control characters (zero-width space, BOM, ...)."""
+    return all(ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc") for ch in text)
+
+
 class SearchArgs(_Args):
     query: Annotated[str, Field(min_length=1, max_length=2000, description="Keywords to look for in titles and abstracts.")]
     top_k: Annotated[int, Field(ge=1, le=10, description="How many results to return (1-10).")] = 5
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        # Refused for free like an empty query: blank text searches for nothing.
+        if is_blank(value):
+            raise PydanticCustomError("blank", "blank: give keywords to look for in titles and abstracts")
+        return value
 
 
 class PaperArgs(_Args):
@@ -46,7 +60,7 @@ class ReadArgs(_Args):
     @classmethod
     def _not_blank(cls, value: str) -> str:
         # Refused for free like an empty name: spaces name no section (the reference charges both).
-        if not value.strip():
+        if is_blank(value):
             raise PydanticCustomError("blank", "blank: give the section's alias (e.g. 'C') or its header")
         return value
 
@@ -256,10 +270,11 @@ def read_section(scope: Scope, args: ReadArgs) -> ToolOutput:
         return ToolOutput("not_found", text, {"paper_id": p.paper_id, "candidates": candidates, "error": "unknown section"})
     body = scope.corpus.section_text(p.arxiv_id, found.index)
     section = {"alias": alias(found.index), "header": headers[found.index], "chars": len(body)}
-    # The text travels once, here; the end line keeps what the server appends apart from the paper's words.
+    # The end line keeps what the server appends apart from the paper's words. The text travels in both channels
+    # (text content and structuredContent): clients hand their model one or the other (Agents SDK: use_structured_content).
     text = f"{section_banner(section['alias'], section['header'], p.title)}\n\n{body}\n\n{section_end(section['alias'], section['header'])}"
     delivered = {"paper_id": p.paper_id, "arxiv_id": p.arxiv_id, "section_index": found.index, "header": headers[found.index]}
-    return ToolOutput("ok", text, {"paper_id": p.paper_id, "section": section}, delivered=delivered)
+    return ToolOutput("ok", text, {"paper_id": p.paper_id, "section": section, "text": body}, delivered=delivered)
 
 
 def think(scope: Scope, args: ThinkArgs) -> ToolOutput:

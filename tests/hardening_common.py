@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,18 +41,23 @@ def _is_str(v, lo: int, hi: int) -> bool:
     return isinstance(v, str) and lo <= len(v) <= hi
 
 
+def _visible(v: str) -> bool:
+    """tools.md: blank text is whitespace and invisible format or control characters (Unicode Cf, Cc) only."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Cc") for ch in v)
+
+
 def _is_int(v, lo: int, hi: int) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
 
 
 # SPEC 3's table plus the documented limits (tools.md): field -> (required, check).
 ARG_RULES = {
-    "search_papers": {"query": (True, lambda v: _is_str(v, 1, 2000)), "top_k": (False, lambda v: _is_int(v, 1, 10))},
+    "search_papers": {"query": (True, lambda v: _is_str(v, 1, 2000) and _visible(v)), "top_k": (False, lambda v: _is_int(v, 1, 10))},
     "get_paper_info": {"paper_id": (True, lambda v: _is_str(v, 1, 200))},
     "get_references": {"paper_id": (True, lambda v: _is_str(v, 1, 200))},
     "list_sections": {"paper_id": (True, lambda v: _is_str(v, 1, 200))},
     "read_section": {"paper_id": (True, lambda v: _is_str(v, 1, 200)),
-                     "section": (True, lambda v: _is_str(v, 1, 500) and bool(v.strip()))},  # a blank name is refused
+                     "section": (True, lambda v: _is_str(v, 1, 500) and _visible(v))},  # a blank name is refused
     "think": {"reasoning": (True, lambda v: _is_str(v, 0, 50_000))},
     "submit_answer": {"answer": (True, lambda v: v in ("A", "B", "C", "D") and isinstance(v, str)),
                       "reasoning": (True, lambda v: _is_str(v, 0, 50_000))},

@@ -22,7 +22,7 @@ SUITE = NPM_DIR / "node_modules" / ".bin" / "conformance"
 GENERIC = {"server-initialize", "ping", "tools-list", "resources-list", "prompts-list", "server-sse-multiple-streams",
            "logging-set-level", "completion-complete"}
 # Scenarios that call the suite's own fixtures (test_* tools, test:// resources, test_* prompts) or capabilities this
-# server does not offer; see docs/http-api.md. Some pass by accident (an unknown tool is an error result with text).
+# server does not offer; see docs/http-api.md (an unknown tool is a -32602 JSON-RPC error, as the specification says).
 FIXTURE_SCENARIOS = {"tools-call-simple-text", "tools-call-image", "tools-call-audio", "tools-call-embedded-resource",
                      "tools-call-mixed-content", "tools-call-with-logging", "tools-call-error", "tools-call-with-progress",
                      "tools-call-sampling", "resources-read-text", "resources-read-binary", "resources-templates-read",

@@ -402,3 +402,21 @@ def test_loading_the_entry_point_stays_light():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_documented_offline_try_runs_without_network(tmp_path):
+    """docs/inspect.md's offline command (issue 23): every download is made to fail (an unreachable proxy and an
+    empty tiktoken cache), yet the samples complete and are scored; plain mockllm would need tiktoken's download."""
+    env = {**os.environ, "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost",
+           "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty-tiktoken-cache")}
+    done = subprocess.run([sys.executable, "-m", "agenthop.inspect_task.offline", "--limit", "2", "--log-dir", str(tmp_path / "logs")],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    [path] = (tmp_path / "logs").glob("*.eval")
+    log = read_eval_log(str(path))
+    assert log.status == "success" and len(log.samples) == 2 and not any(s.error for s in log.samples)
+    sessions: dict[str, list[str]] = {}
+    for r in read_records(tmp_path / "logs" / "agenthop-log.sqlite"):
+        if r["kind"] == "call":
+            sessions.setdefault(r["session_id"], []).append(r["tool"])
+    assert list(sessions.values()) == [["list_sections", "read_section", "submit_answer"]] * 2

@@ -1,6 +1,7 @@
 """The seven tools through a real MCP client (in-process, both protocol eras)."""
 
 import pytest
+from mcp import MCPError
 from release_fixture import pid
 from server_helpers import calls, session_client, text
 
@@ -25,9 +26,11 @@ async def test_explore_mode_offers_no_submit_and_sees_everything(fixture_corpus,
     async with session_client(fixture_corpus, tmp_path / "log.sqlite", None) as (client, session):
         names = [t.name for t in (await client.list_tools()).tools]
         hits = (await client.call_tool("search_papers", {"query": "abstract paper", "top_k": 10})).structured_content
-        submit = await client.call_tool("submit_answer", {"answer": "A", "reasoning": "nothing to answer"})
+        with pytest.raises(MCPError) as submit:  # not listed, so unknown to the client: -32602 (issue 23)
+            await client.call_tool("submit_answer", {"answer": "A", "reasoning": "nothing to answer"})
     assert "submit_answer" not in names
-    assert submit.structured_content["outcome"] == "invalid" and "not offered in explore mode" in text(submit)
+    assert submit.value.error.code == -32602 and submit.value.error.data["outcome"] == "invalid"
+    assert "not offered in explore mode" in submit.value.error.message
     assert not session.ended
     assert len(hits["results"]) == 10  # the whole corpus (11 papers) is in scope, not one neighbourhood
     assert hits["budget_total"] is None and hits["budget_remaining"] is None
@@ -114,9 +117,10 @@ async def test_read_section_resolution_and_charging(fixture_corpus, tmp_path, mo
         by_part = await client.call_tool("read_section", {"paper_id": pid("B"), "section": "intro"})
         ambiguous = await client.call_tool("read_section", {"paper_id": pid("B"), "section": "e"})
         unknown = await client.call_tool("read_section", {"paper_id": pid("B"), "section": "Conclusion"})
-    # The section text travels once, in the text content; structured content gives its identity and length.
+    # The section text travels in both channels (issue 23): a client hands its model one of them.
     body = "We train on 4,096 examples and reach 81.5% accuracy on the held-out split."
     assert by_alias.structured_content["section"] == {"alias": "C", "header": "Experiments", "chars": len(body)}
+    assert by_alias.structured_content["text"] == body
     assert text(by_alias).startswith(f"=== (C) Experiments — Paper B ===\n\n{body}\n\n=== End of (C) Experiments ===\n\n[")
     assert by_header.structured_content["section"]["alias"] == "C"
     assert by_norm.structured_content["section"]["header"] == "Apdx_A: Proofs"
@@ -160,13 +164,17 @@ async def test_invalid_calls_are_refused_free_and_logged(fixture_corpus, tmp_pat
     log = tmp_path / "log.sqlite"
     async with session_client(fixture_corpus, log, "st_0001", disabled=frozenset({"search_papers"})) as (client, _):
         names = [t.name for t in (await client.list_tools()).tools]
-        disabled = await client.call_tool("search_papers", {"query": "x"})
-        unknown = await client.call_tool("download_paper", {"paper_id": "x"})
+        with pytest.raises(MCPError) as disabled:  # tools the session does not list are JSON-RPC errors (issue 23)
+            await client.call_tool("search_papers", {"query": "x"})
+        with pytest.raises(MCPError) as unknown:
+            await client.call_tool("download_paper", {"paper_id": "x"})
         bad_type = await client.call_tool("get_paper_info", {"paper_id": 42})
         extra = await client.call_tool("think", {"reasoning": "x", "mood": "calm"})
         bad_letter = await client.call_tool("submit_answer", {"answer": "E", "reasoning": "x"})
     assert "search_papers" not in names
-    assert "disabled" in text(disabled) and "does not exist" in text(unknown)
+    assert [e.value.error.code for e in (disabled, unknown)] == [-32602, -32602]
+    assert "disabled" in disabled.value.error.message and "does not exist" in unknown.value.error.message
+    assert unknown.value.error.data["cost"] == 0 and unknown.value.error.data["budget_used"] == 0
     assert "paper_id" in text(bad_type) and "mood" in text(extra) and "answer" in text(bad_letter)
     records = calls(log)
     assert [(r["tool"], r["outcome"], r["cost"], r["executed"]) for r in records] == [

@@ -92,10 +92,11 @@ def test_list_sections_gives_aliases_and_lengths_or_says_there_is_no_text(item):
     assert no_text.outcome == "no_text" and no_text.data["sections"] == [] and no_text.data["error"] == "no full text"
 
 
-def test_read_section_delivers_the_text_once_and_records_what_it_delivered(item):
+def test_read_section_delivers_the_text_in_each_channel_and_records_what_it_delivered(item):
     out = read_section(item, ReadArgs(paper_id=pid("B"), section="experiments"))
     body = "We train on 4,096 examples and reach 81.5% accuracy on the held-out split."
-    assert out.data == {"paper_id": pid("B"), "section": {"alias": "C", "header": "Experiments", "chars": len(body)}}
+    # The text is in both channels (issue 23): a client hands its model the text content or the structured content.
+    assert out.data == {"paper_id": pid("B"), "section": {"alias": "C", "header": "Experiments", "chars": len(body)}, "text": body}
     assert out.text == f"=== (C) Experiments — Paper B ===\n\n{body}\n\n=== End of (C) Experiments ==="
     assert out.delivered == {"paper_id": pid("B"), "arxiv_id": "2101.00002", "section_index": 2, "header": "Experiments"}
     # What the session appends after the end line is never part of the section.

@@ -191,7 +191,6 @@ class Play:
             except PlayError as exc:
                 raise PlayOptionsError("participant", str(exc)) from exc
         self.reveal = Reveal(sandbox.corpus.path) if options.reveal else None
-        self._sessions: dict[str, PlaySession] = {}
 
     @property
     def caps(self) -> Caps:
@@ -205,9 +204,11 @@ class Play:
     def _attempts(self, participant: str) -> dict[str, list[tuple[str, bool]]]:
         return attempts(self.sandbox.sessions.log.path, participant)
 
-    def _live(self, participant: str) -> dict[str, str]:
-        """item -> session ID of this participant's attempts that this server process is still running."""
-        return {p.session.item_id: sid for sid, p in self._sessions.items() if p.participant == participant and not p.session.ended}
+    def _live(self, tries: dict[str, list[tuple[str, bool]]]) -> dict[str, str]:
+        """item -> session ID of the participant's unended attempts this server process started (resumable, from
+        memory or the log); an unended attempt another process started was cut short by a restart."""
+        minted_here = self.sandbox.sessions.minted_here
+        return {item: sid for item, started in tries.items() for sid, ended in started if not ended and minted_here(sid)}
 
     def _status(self, item_id: str, tries: list[tuple[str, bool]], live: dict[str, str]) -> str:
         if any(ended for _, ended in tries):
@@ -228,7 +229,7 @@ class Play:
         ``cut_short`` (started, never ended, and unknown to this server process: it restarted) or ``finished``.
         ``next`` is the first item neither finished nor in progress."""
         tries = await anyio.to_thread.run_sync(self._attempts, participant)
-        live = self._live(participant)
+        live = self._live(tries)
         rows = []
         for item_id in self.items:
             item = self.sandbox.corpus.item(item_id)
@@ -247,7 +248,7 @@ class Play:
         participant = self.participant(body.get("participant"))
         item_id = body.get("item")
         tries = await anyio.to_thread.run_sync(self._attempts, participant)
-        live = self._live(participant)
+        live = self._live(tries)
         if item_id is None:
             item_id = next((i for i in self.items if self._status(i, tries.get(i, []), live) in ("not_played", "cut_short")), None)
             if item_id is None:
@@ -266,17 +267,30 @@ class Play:
         # session_start is an fsync'd write: off the event loop.
         session = await anyio.to_thread.run_sync(lambda: self.sandbox.sessions.create(
             self.sandbox.scope(item_id), run=run, caps=self.caps, client=client, transport="http"))
-        self._sessions[session.session_id] = PlaySession(session, participant)
+        session.attached["play"] = PlaySession(session, participant)
         return await self.state(session.session_id)
 
-    def _get(self, session_id: str) -> PlaySession:
-        play = self._sessions.get(session_id)
+    async def _get(self, session_id: str) -> PlaySession:
+        # Held with its session in the registry, so play sessions are bounded like any other; one that left
+        # memory comes back from the log with its budget and turn count (every action's record carries its turn),
+        # but not the text of earlier results, which the log does not keep.
+        session = self.sandbox.sessions.get(session_id)
+        if session is None:
+            session = await anyio.to_thread.run_sync(self.sandbox.sessions.revive, session_id, self.sandbox.scope)
+        if session is None or session.client.get("name") != HUMAN_CLIENT:
+            raise PlayError(404, await anyio.to_thread.run_sync(self._lost, session_id))
+        play = session.attached.get("play")
         if play is None:
-            raise PlayError(404, self._lost(session_id))
+            turns = await anyio.to_thread.run_sync(self._turns, session_id)
+            play = session.attached.setdefault("play", PlaySession(session, session.client.get("participant"), turns))
         return play
 
+    def _turns(self, session_id: str) -> int:
+        turns = [r.get("turn") for r in self.sandbox.sessions.log.session_records(session_id) if r.get("kind") == "call"]
+        return max((t for t in turns if isinstance(t, int)), default=0)
+
     def _lost(self, session_id: str) -> str:
-        """Why a session is not in this process, in words a person can act on."""
+        """Why a session cannot be had from this process, in words a person can act on."""
         try:
             records = self.sandbox.sessions.log.session_records(session_id) if len(session_id) <= 100 else []
         except LogError:
@@ -290,7 +304,7 @@ class Play:
                 "attempt lives only as long as the server process. It does not count as played: start the item again")
 
     async def state(self, session_id: str) -> dict:
-        play = self._get(session_id)
+        play = await self._get(session_id)
         session = play.session
         item = self.sandbox.corpus.item(session.item_id)
         out = {
@@ -305,7 +319,7 @@ class Play:
         return out
 
     async def call(self, session_id: str, body: dict) -> dict:
-        play = self._get(session_id)
+        play = await self._get(session_id)
         tool, arguments = body.get("tool"), body.get("arguments", {})
         if not isinstance(tool, str) or not isinstance(arguments, dict):
             raise PlayError(400, "the body must be {\"tool\": name, \"arguments\": {...}}")
@@ -316,7 +330,7 @@ class Play:
             cap = session.caps.max_turns
             if cap is not None and play.turns >= cap and not session.ended:
                 try:
-                    await anyio.to_thread.run_sync(session.end, "max_turns", f"turn cap reached ({cap} actions)")
+                    await self.sandbox.end(session, "max_turns", f"turn cap reached ({cap} actions)")
                 except LogError:
                     pass  # the call ran and is logged: its result is the person's; the next action ends the session
             play.history.append({"tool": tool, "arguments": arguments, "turn": play.turns, "text": result.text,
@@ -330,9 +344,9 @@ class Play:
         return {**await self.state(session_id), "history": list(play.history)}
 
     async def give_up(self, session_id: str) -> dict:
-        play = self._get(session_id)
+        play = await self._get(session_id)
         async with play.lock:
-            ended = await anyio.to_thread.run_sync(play.session.end, "abandoned", "the person gave up")
+            ended = await self.sandbox.end(play.session, "abandoned", "the person gave up")
         if not ended:
             raise PlayError(409, f"the session has already ended ({play.session.termination})")
         return await self.state(session_id)

@@ -24,9 +24,10 @@ from agenthop.server.log import jsontext
 from agenthop.server.log.checkpoint import CheckpointLog, LogError
 from agenthop.server.play.routes import PlayOptions, play_routes
 from agenthop.server.tools import TOOLS
+from agenthop.server.transport.frame_checks import LegacyFrameCheck
 from agenthop.server.transport.front import front_routes
 from agenthop.server.transport.mcp_app import SESSION_PARAM, Sandbox, build_server, make_sandbox
-from agenthop.server.transport.timeouts import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, BodyDeadline
+from agenthop.server.transport.timeouts import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, KEEP_ALIVE_S, BodyDeadline
 from agenthop.server.transport.web import BodyError, free_port, json_body, uvicorn_config
 from agenthop.server.web.assets import asset_routes
 
@@ -208,7 +209,7 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
         reason = body.get("reason")
         # Off the event loop: the write is fsync'd, and a slow call may hold the session's lock.
         try:
-            ended = await anyio.to_thread.run_sync(session.end, termination, str(reason)[:2000] if reason is not None else None)
+            ended = await sandbox.end(session, termination, str(reason)[:2000] if reason is not None else None)
         except LogError as exc:
             return _error(503, f"the session was not ended: {exc}; try again shortly")
         if not ended:
@@ -238,7 +239,12 @@ class BearerAuth:
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http":
-            supplied = self._credentials(dict(scope["headers"]).get(b"authorization", b""))
+            headers = [value for name, value in scope["headers"] if name.lower() == b"authorization"]
+            if len(headers) > 1:  # which one counts would depend on the proxy or the parser: refuse the ambiguity
+                response = _error(401, f"{len(headers)} Authorization headers: send exactly one (Authorization: Bearer ...)")
+                await response(scope, receive, send)
+                return
+            supplied = self._credentials(headers[0] if headers else b"")
             if not hmac.compare_digest(supplied, self.expected):
                 response = _error(401, "missing or wrong bearer token (Authorization: Bearer ...)")
                 await response(scope, receive, send)
@@ -299,7 +305,8 @@ def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None 
     )
     app.add_exception_handler(Exception, _internal_error)
     app.add_exception_handler(HTTPException, _http_error)
-    app.add_middleware(BodyDeadline, seconds=body_timeout_s)  # innermost: only requests that passed the guards
+    app.add_middleware(LegacyFrameCheck)  # 2025-era frames the SDK misreads get JSON-RPC's -32600
+    app.add_middleware(BodyDeadline, seconds=body_timeout_s)  # only requests that passed the guards
     if auth_token:
         app.add_middleware(BearerAuth, token=auth_token)
     if is_loopback(host):
@@ -323,8 +330,10 @@ class ServerThread:
     play: PlayOptions | None = None  # for /play (server/play/routes.py)
     log_wait_s: float | None = None  # None: checkpoint.WRITE_WAIT_S
     header_timeout_s: float = HEADER_TIMEOUT_S
+    keep_alive_s: float = KEEP_ALIVE_S
     body_timeout_s: float = BODY_TIMEOUT_S
     ended_kept: int | None = None  # None: sessions.ENDED_KEPT
+    live_kept: int | None = None  # None: sessions.LIVE_KEPT
 
     def __post_init__(self):
         self.port = self.port or free_port(self.host)
@@ -334,12 +343,14 @@ class ServerThread:
                                         Caps(self.explore_budget, None, None))
             if self.ended_kept is not None:
                 self.sandbox.sessions.ended_kept = self.ended_kept
+            if self.live_kept is not None:
+                self.sandbox.sessions.live_kept = self.live_kept
             app = build_app(self.sandbox, host=self.host, port=self.port, auth_token=self.auth_token, play=self.play,
                             body_timeout_s=self.body_timeout_s)
         except BaseException:
             self.log.close()
             raise
-        config = uvicorn_config(app, self.host, self.port, header_timeout_s=self.header_timeout_s)
+        config = uvicorn_config(app, self.host, self.port, header_timeout_s=self.header_timeout_s, keep_alive_s=self.keep_alive_s)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="agenthop-http", daemon=True)
 

@@ -100,6 +100,15 @@ class Sandbox:
             return f"{problem} (The server could not log this call: {exc}.)"
         return problem
 
+    async def end(self, session: Session, termination: str, reason: str | None) -> bool:
+        """``session.end`` off the event loop (the write is fsync'd), on the session as the log knows it if the
+        object has left memory meanwhile. Raises LogError as ``Session.end`` does."""
+        try:
+            return await anyio.to_thread.run_sync(session.end, termination, reason)
+        except SessionRetired:
+            session = await anyio.to_thread.run_sync(self.sessions.revive, session.session_id, self.scope) or session
+            return await anyio.to_thread.run_sync(session.end, termination, reason)
+
     async def call(self, session: Session, name: str, arguments: object, meta: dict) -> CallResult:
         try:
             with anyio.fail_after(self.call_deadline_s):
@@ -183,6 +192,8 @@ def _text(text: str) -> types.TextContent:
 def build_server(sandbox: Sandbox) -> Server:
     async def list_tools(ctx: ServerRequestContext, params) -> types.ListToolsResult:
         session, _, _ = sandbox.session_for(ctx)
+        if session is None:  # perhaps it left memory: look in the log
+            session, _, _ = await sandbox.resolve(ctx)
         names = session.enabled_tools() if session is not None else list(TOOLS)
         return types.ListToolsResult(tools=[TOOL_DEFINITIONS[n] for n in names])
 
@@ -193,8 +204,13 @@ def build_server(sandbox: Sandbox) -> Server:
             message = await sandbox.log_sessionless(named, params.name, params.arguments, problem)
             return types.CallToolResult(content=[_text(wire_safe(message))], is_error=True, structured_content=wire_safe(
                 {"tool": params.name[:100], "outcome": "invalid", "error": message}))
+        offered = session.enabled_tools()
         result = await sandbox.call(session, params.name, params.arguments if params.arguments is not None else {},
                                     _agenthop_meta(params.meta))
+        if params.name not in offered and result.data.get("outcome") == "invalid":
+            # A tool this session does not list: the MCP specification's answer is a JSON-RPC error (-32602),
+            # not a result a client could read as "executed". Session.call has logged it (free) all the same.
+            raise _invalid_params(result.text, result.data)
         return types.CallToolResult(content=[_text(wire_safe(result.text))], structured_content=wire_safe(result.data),
                                     is_error=result.is_error)
 
@@ -212,7 +228,12 @@ def build_server(sandbox: Sandbox) -> Server:
         if params.name != "research_task":
             raise _invalid_params(f"Unknown prompt '{params.name[:100]}'. The server offers: research_task.")
         session, _, problem = sandbox.session_for(ctx)
+        if session is None:  # perhaps it left memory: look in the log
+            session, _, problem = await sandbox.resolve(ctx)
         requested = (params.arguments or {}).get("item_id")
+        if session is not None and session.item_id is not None and requested not in (None, session.item_id):
+            raise _invalid_params(f"This session serves item {session.item_id}, not '{str(requested)[:100]}' (argument item_id). "
+                                  "Omit item_id, or name the served item; another item needs a session of its own.")
         item_id = session.item_id if session is not None and session.item_id is not None else requested
         if item_id is None:
             if session is None:

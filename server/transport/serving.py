@@ -89,13 +89,16 @@ def _serve_stdio(sandbox) -> None:
     from mcp.server.stdio import stdio_server
 
     from agenthop.server.transport.mcp_app import build_server
-    from agenthop.server.transport.stdio_frames import ReparsingReadStream
+    from agenthop.server.transport.stdio_frames import ReparsingReadStream, WireSafeWriteStream, stdin_frames
 
     server = build_server(sandbox)
 
     async def run() -> None:
-        async with stdio_server() as (read, write):
-            await server.run(ReparsingReadStream(read, write), write, server.create_initialization_options())
+        with stdin_frames() as stdin:
+            async with stdio_server(stdin=stdin) as (read, write):
+                write = WireSafeWriteStream(write)
+                stdin.answer_on(write)
+                await server.run(ReparsingReadStream(read, write), write, server.create_initialization_options())
 
     anyio.run(run)
 

@@ -4,8 +4,18 @@ uvicorn's keep-alive timeout is reset by every byte received, so a client that
 trickles a request (slowloris) holds a connection for ever. Two limits close that:
 
 - ``header_timeout_protocol``: uvicorn's h11 protocol with a deadline for the
-  request line and headers, counted from the connection (or the end of the
-  previous response); past it the server answers 408 and closes the connection.
+  request line and headers, counted from the connection (or, on a kept-alive
+  connection, from the first byte of the next request); past it the server
+  answers 408 and closes the connection.
+
+A kept-alive connection with no request under way is closed silently after
+KEEP_ALIVE_S (uvicorn's keep-alive timeout), never with a 408: a 408 written
+to an idle connection races a client that is sending its next request on it,
+and the client reads the 408 (or a reset) as the answer to that request. The
+keep-alive outlasts the idle expiry of common client pools (httpx drops idle
+connections after 5 s, aiohttp after 15 s), so the client, not the server,
+closes a pooled connection; uvicorn's default (5 s) equalled httpx's, and 256
+concurrent clients saw resets.
 - ``BodyDeadline``: ASGI middleware under which every read of a request's body
   must complete within a deadline counted from its headers (408 otherwise).
 """
@@ -20,6 +30,7 @@ from agenthop.server.log import jsontext
 
 HEADER_TIMEOUT_S = 10.0
 BODY_TIMEOUT_S = 60.0
+KEEP_ALIVE_S = 30.0
 
 
 def _timeout_body(what: str, seconds: float) -> bytes:
@@ -54,10 +65,14 @@ def header_timeout_protocol(seconds: float) -> type[H11Protocol]:
             if self.conn.their_state is not h11.IDLE:  # a whole request head has arrived
                 self._disarm()
 
+        def data_received(self, data: bytes) -> None:
+            if self._header_timer is None and self.conn.their_state is h11.IDLE and self.conn.our_state is h11.IDLE:
+                self._arm()  # the first bytes of the next request on a kept-alive connection: its headers' deadline starts
+            super().data_received(data)
+
         def on_response_complete(self) -> None:
             super().on_response_complete()
-            if not self.transport.is_closing():
-                self._arm()  # the next request on this connection gets the same deadline
+            self._disarm()  # idle now: uvicorn's keep-alive timeout closes the connection, silently
 
         def _headers_too_slow(self) -> None:
             self._header_timer = None
