@@ -86,7 +86,7 @@ def test_an_idle_kept_alive_connection_is_closed_silently_and_a_trickled_next_re
 
 def test_the_keep_alive_outlasts_the_idle_expiry_of_client_pools():
     """httpx (which the MCP SDK and openai use) drops idle pooled connections after 5 s; the server must not close first."""
-    from agenthop.server.transport.http import uvicorn_options
+    from agenthop.server.transport.web import uvicorn_options
 
     httpx_expiry = httpx2.Limits().keepalive_expiry
     assert uvicorn_options("127.0.0.1", 1)["timeout_keep_alive"] >= 3 * httpx_expiry

@@ -8,6 +8,7 @@ import pytest
 from conftest import GOLD_WORDS
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from agenthop.server.corpus.schema import open_corpus
 from agenthop.server.transport.http import ServerThread
@@ -45,7 +46,9 @@ async def _crawl(client, item_papers) -> tuple[list[str], list[str]]:
             metered.append((await client.call_tool("read_section", {"paper_id": paper_id, "section": section})).model_dump_json())
     for query in ("paper abstract", "gold correct answer", "4,096 examples"):
         metered.append((await client.call_tool("search_papers", {"query": query, "top_k": 10})).model_dump_json())
-    unmetered.append((await client.call_tool("nonexistent_tool", {})).model_dump_json())
+    with pytest.raises(MCPError) as unknown:  # an unknown tool is a JSON-RPC error (-32602), its data included
+        await client.call_tool("nonexistent_tool", {})
+    unmetered.append(json.dumps({"message": unknown.value.error.message, "data": unknown.value.error.data}))
     unmetered.append((await client.call_tool("read_section", {"paper_id": "0" * 40, "section": "A"})).model_dump_json())
     return unmetered, metered
 

@@ -85,7 +85,7 @@ def test_same_paper_distractor_is_counted(env, tmp_path):
     fa = result.runs[0].full_summary()["failure_attribution"]
     assert list(fa["counts"]) == ["seed_only", "wrong_paper", "same_paper", "no_context", "unknown", "no_answer"]
     assert fa["counts"]["same_paper"] == 1 and fa["counts"]["wrong_paper"] == 1 and fa["rates"]["same_paper"] == 0.5
-    assert "| same_paper | 1 | 50.0% |" in (tmp_path / "out/report.md").read_text()
+    assert "| [same_paper](<#g-same-paper>) | 1 | 50.0% |" in (tmp_path / "out/report.md").read_text()  # linked to its glossary entry
     # A corpus without same_paper distractors keeps its table as it was.
     plain = score([env["main"]], env["corpus"]).runs[0].summary["failure_attribution"]
     assert "same_paper" not in plain["counts"]

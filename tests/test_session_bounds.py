@@ -31,9 +31,9 @@ def test_abandoned_api_and_play_sessions_leave_memory_and_come_back_from_the_log
         rejected = _call(http, first, "read_section", {"paper_id": pid("B"), "section": "A"})  # 5 > 4 left
         play = http.post("/play/api/sessions", json={"participant": "p1", "item": "st_0001"}).json()["session_id"]
         acted = http.post(f"/play/api/sessions/{play}/call", json={"tool": "think", "arguments": {"reasoning": "first"}}).json()
-        for _ in range(40):  # abandoned: created, never used, never ended
+        for n in range(40):  # abandoned: created, never used, never ended (one participant each: play resumes a participant's attempt)
             assert http.post("/sessions", json={"item": "st_0002"}).status_code == 201
-            assert http.post("/play/api/sessions", json={"participant": "p2", "item": "st_0002"}).status_code == 201
+            assert http.post("/play/api/sessions", json={"participant": f"p2-{n}", "item": "st_0002"}).status_code == 201
         held = http.get("/health").json()
         # Used again: rebuilt from the log, carrying on where it was.
         after = _call(http, first, "get_paper_info", {"paper_id": pid("A")})
@@ -90,7 +90,7 @@ def test_abandoned_sessions_do_not_grow_server_memory(fixture_corpus, tmp_path):
                 if i % 2:
                     assert http.post("/sessions", json={"item": "st_0001", "run": "heap"}).status_code == 201
                 else:
-                    assert http.post("/play/api/sessions", json={"participant": "p", "item": "st_0001"}).status_code == 201
+                    assert http.post("/play/api/sessions", json={"participant": f"p-{n}-{i}", "item": "st_0001"}).status_code == 201
 
         tracemalloc.start()  # before the sessions the server holds are made, so they are traced too
         try:

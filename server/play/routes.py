@@ -340,7 +340,7 @@ class Play:
 
     async def history(self, session_id: str) -> dict:
         """The state and every action's result so far: what a page needs to show an attempt it did not start."""
-        play = self._get(session_id)
+        play = await self._get(session_id)
         return {**await self.state(session_id), "history": list(play.history)}
 
     async def give_up(self, session_id: str) -> dict:
