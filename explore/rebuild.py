@@ -22,11 +22,8 @@ DIGEST = ROOT / "explore" / "explore.sqlite.sha256"
 
 
 def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def build(out: Path) -> None:
