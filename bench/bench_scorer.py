@@ -272,6 +272,25 @@ def spread(values: list[float]) -> str:
     return f"{statistics.median(values):.1f} s ({min(values):.1f}-{max(values):.1f})"
 
 
+def generate(out: Path, n_runs: int, n_items: int, seed: int) -> tuple[Path, list[str]]:
+    """A fresh ``out`` holding a synthetic corpus and ``n_runs`` runs of rising skill over its items (printed)."""
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    rng = random.Random(seed)
+    t0 = time.perf_counter()
+    corpus = out / "corpus.sqlite"
+    items = build_corpus(corpus, n_items, rng)
+    runs, n_records = [], 0
+    for k in range(n_runs):
+        d = out / "runs" / f"run{k:02d}"
+        n_records += write_run(d, f"run{k:02d}", items, rng, skill=0.3 + 0.6 * k / max(1, n_runs - 1))
+        runs.append(str(d))
+    print(f"generated {n_runs} runs x {n_items} items ({n_records:,} checkpoint records) in {time.perf_counter() - t0:.1f} s; "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    return corpus, runs
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=20)
@@ -284,21 +303,7 @@ def main() -> None:
                     help="also time loading the runs alone (load_run), baseline and now, interleaved, in child processes")
     ap.add_argument("--out", type=Path, default=Path("bench/out/scorer"))
     args = ap.parse_args()
-    if args.out.exists():
-        shutil.rmtree(args.out)
-    args.out.mkdir(parents=True)
-    rng = random.Random(args.seed)
-    t0 = time.perf_counter()
-    corpus = args.out / "corpus.sqlite"
-    items = build_corpus(corpus, args.items, rng)
-    runs, n_records = [], 0
-    for k in range(args.runs):
-        d = args.out / "runs" / f"run{k:02d}"
-        n_records += write_run(d, f"run{k:02d}", items, rng, skill=0.3 + 0.6 * k / max(1, args.runs - 1))
-        runs.append(str(d))
-    gen = time.perf_counter() - t0
-    print(f"generated {args.runs} runs x {args.items} items ({n_records:,} checkpoint records) in {gen:.1f} s; "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    corpus, runs = generate(args.out, args.runs, args.items, args.seed)
     if args.profile:
         profile_now(runs[:5], corpus, args.out / "profile")
 
