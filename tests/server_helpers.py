@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -10,6 +13,8 @@ from mcp import Client
 from agenthop.server.caps import Caps
 from agenthop.server.log.checkpoint import CheckpointLog, read_records
 from agenthop.server.transport.mcp_app import build_server, make_sandbox
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @asynccontextmanager
@@ -35,3 +40,11 @@ def calls(log_path: Path) -> list[dict]:
 
 def text(result) -> str:
     return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+def build_fixture_corpus(folder: str, out: Path) -> dict:
+    """``agenthop-server corpus build`` over one folder of tests/fixtures (tei, jats, s2orc), as a user runs it; its summary."""
+    done = subprocess.run([sys.executable, "-m", "agenthop.server", "corpus", "build", str(FIXTURES / folder), "--out", str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)

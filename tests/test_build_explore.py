@@ -5,17 +5,14 @@ part of a header."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from server_helpers import text
+from server_helpers import build_fixture_corpus, text
 
 pytestmark = pytest.mark.anyio
-FIXTURES = Path(__file__).parent / "fixtures"
 
 SPECTER_TEI = "paper:1ed3c473f7cade3d"  # GROBID found no identifier in SPECTER's PDF: a hash of its normalised title
 GRAPH_TEI = "paper:bfd6511f1cda14f9"  # the same for the Semantic Scholar literature-graph paper
@@ -68,17 +65,10 @@ CASES = {
 }
 
 
-def build(fmt: str, out: Path) -> dict:
-    done = subprocess.run([sys.executable, "-m", "agenthop.server", "corpus", "build", str(FIXTURES / fmt), "--out", str(out)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
-
-
 @pytest.fixture(scope="module", params=list(CASES))
 def built(request, tmp_path_factory):
     root = tmp_path_factory.mktemp(request.param)
-    summary = build(request.param, root / "corpus.sqlite")
+    summary = build_fixture_corpus(request.param, root / "corpus.sqlite")
     return request.param, root, summary
 
 
@@ -151,7 +141,7 @@ async def test_sections_keep_their_real_headers_and_read_by_alias_header_and_par
 
 async def test_a_paper_without_headed_sections_reads_as_main_text(tmp_path):
     """eLife Insights have no <sec>: their paragraphs become one section, "Main text"."""
-    build("jats", tmp_path / "corpus.sqlite")
+    build_fixture_corpus("jats", tmp_path / "corpus.sqlite")
     listed, read = await explore(tmp_path / "corpus.sqlite", tmp_path / "log.sqlite", [
         ("list_sections", {"paper_id": "doi:10.7554/elife.00240"}),
         ("read_section", {"paper_id": "doi:10.7554/elife.00240", "section": "main"})])

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
-from server_helpers import calls, session_client, text
+from server_helpers import build_fixture_corpus, calls, session_client, text
 
 from agenthop.server.papers import Corpus
 from agenthop.server.result_schema import OUTPUT_SCHEMAS
@@ -26,7 +25,6 @@ from agenthop.server.tools import CITED_BY_SHOWN
 from agenthop.server.transport.http import ServerThread
 
 pytestmark = pytest.mark.anyio
-FIXTURES = Path(__file__).parent / "fixtures"
 
 SPECTER = "paper:1ed3c473f7cade3d"  # the IDs test_build_explore.py explains
 GRAPH = "paper:bfd6511f1cda14f9"
@@ -37,9 +35,7 @@ AMMAR_CONTEXT = "we use a subset of the Semantic Scholar corpus (Ammar et al., 2
 @pytest.fixture(scope="module")
 def tei_corpus(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("tei") / "corpus.sqlite"
-    done = subprocess.run([sys.executable, "-m", "agenthop.server", "corpus", "build", str(FIXTURES / "tei"), "--out", str(out)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    build_fixture_corpus("tei", out)
     return out
 
 

@@ -4,25 +4,21 @@ can read come before reference stubs in search (issue 24 point 5), and paper IDs
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from server_helpers import text
+from server_helpers import build_fixture_corpus, text
 
 pytestmark = pytest.mark.anyio
-FIXTURES = Path(__file__).parent / "fixtures"
 WITH_TEXT = {"doi:10.7554/elife.00007", "doi:10.7554/elife.00240", "doi:10.7554/elife.04490"}
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("elife") / "corpus.sqlite"
-    done = subprocess.run([sys.executable, "-m", "agenthop.server", "corpus", "build", str(FIXTURES / "jats"), "--out", str(out)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    build_fixture_corpus("jats", out)
     return out
 
 
