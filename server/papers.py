@@ -78,6 +78,11 @@ def as_doi_id(paper_id: str) -> str | None:
     return f"doi:{text.lower()}" if text.startswith("10.") and "/" in text else None
 
 
+def _references(rows) -> list[Reference]:
+    """References from rows of ``_HEADING_COLUMNS`` followed by the citation context."""
+    return [Reference(PaperHeading(pid, title, year, bool(has_text)), context) for pid, title, year, has_text, context in rows]
+
+
 def _paper(row) -> Paper:
     pid, arxiv, title, abstract, year, authors, venue, has_text, ids = row
     return Paper(pid, arxiv, title, abstract or "", year, json.loads(authors or "[]"), venue, bool(has_text), json.loads(ids or "{}"))
@@ -232,7 +237,7 @@ class Corpus:
                 "WHERE r.item_id = ? AND r.citing = ? ORDER BY r.position",
                 (item_id, paper_id),
             )
-        return [Reference(PaperHeading(pid, title, year, bool(has_text)), context) for pid, title, year, has_text, context in rows]
+        return _references(rows)
 
     def citing(self, paper_id: str, limit: int) -> tuple[int, list[Reference]]:
         """Explore mode: how many papers of the corpus cite ``paper_id``, and the first ``limit`` of them with the
@@ -250,7 +255,7 @@ class Corpus:
             "WHERE e.cited = ? ORDER BY e.context IS NULL, p.year IS NULL, p.year DESC, p.title, p.paper_id LIMIT ?",
             (paper_id, limit),
         )
-        return count, [Reference(PaperHeading(pid, title, year, bool(has_text)), context) for pid, title, year, has_text, context in rows]
+        return count, _references(rows)
 
     # --- text -----------------------------------------------------------------
 
