@@ -58,9 +58,11 @@ def test_a_deep_link_shows_its_row_and_an_opened_result_says_hide(view, tmp_path
         page.goto(view)
         last = page.locator("#rows tr").last.get_attribute("data-item")
         run = page.locator("#rows tr").last.get_attribute("data-run")
+        # The hash change loads the session's script; let it finish, so the reload aborts nothing of ours.
         page.goto(f"{view}#run={run}&item={last}")
+        page.locator(".question h2", has_text=last).wait_for()
         page.reload()
-        page.locator(".question h2").wait_for()
+        page.locator(".question h2", has_text=last).wait_for()
         in_view = page.evaluate("""() => {
             const row = document.querySelector('#rows tr.current'), list = document.querySelector('.list');
             const r = row.getBoundingClientRect(), l = list.getBoundingClientRect();
