@@ -9,7 +9,7 @@ behind the durable, serialised log writes); server_latency_ms is the log's laten
 Session.call, before the durable write). Every 8th session is a real mcp.Client (alternating the 2026 and 2025 protocol
 eras); the rest send the same calls as raw JSON-RPC. Rounds run until --duration seconds or
 --max-rounds, whichever comes first. It reports calls, errors (wrong outcome or budget, transport
-failures), p50/p99 call latency, server RSS after the first round and at the end, and checks that
+failures), p50/p99 call latency, server RSS after each round (and its growth over the second half), and checks that
 the checkpoint log holds exactly one call record per call made.
 
 Bounded in time and count, loopback only. Without --corpus it builds the tests' 3-item fixture corpus
@@ -127,6 +127,7 @@ async def mcp_agent(session: dict, mode: str, stats: Stats) -> None:
 async def soak(base: str, n_sessions: int, duration: float, max_rounds: int, server_pid: int) -> dict:
     stats = Stats()
     rss = {}
+    series: list[int] = []  # server RSS (kB) after each round
     started = time.monotonic()
     rounds = 0
     async with httpx2.AsyncClient(base_url=base, timeout=60, limits=httpx2.Limits(max_connections=n_sessions)) as http:
@@ -143,10 +144,11 @@ async def soak(base: str, n_sessions: int, duration: float, max_rounds: int, ser
                         else:
                             tg.start_soon(raw_agent, http, session, stats)
             rounds += 1
+            series.append(rss_kb(server_pid))
             if rounds == 1:
-                rss["after_first_round_kb"] = rss_kb(server_pid)
+                rss["after_first_round_kb"] = series[0]
             if rounds % 10 == 0:
-                print(f"round {rounds}: {stats.calls} calls, {len(stats.errors)} errors, RSS {rss_kb(server_pid)} kB, "
+                print(f"round {rounds}: {stats.calls} calls, {len(stats.errors)} errors, RSS {series[-1]} kB, "
                       f"{time.monotonic() - started:.0f} s", file=sys.stderr)
         rss["end_kb"] = rss_kb(server_pid)
         health = (await http.get("/health")).json()
@@ -158,7 +160,8 @@ async def soak(base: str, n_sessions: int, duration: float, max_rounds: int, ser
         "wall_s": round(wall, 1), "calls_per_s": round(stats.calls / wall, 1),
         "latency_ms": {"p50": round(statistics.median(lat), 2), "p99": round(lat[min(len(lat) - 1, int(0.99 * len(lat)))], 2),
                        "max": round(lat[-1], 2)} if lat else None,
-        "rss": {**rss, "growth_kb": rss["end_kb"] - rss.get("after_first_round_kb", rss["end_kb"])},
+        "rss": {**rss, "growth_kb": rss["end_kb"] - rss.get("after_first_round_kb", rss["end_kb"]),
+                "second_half_growth_kb": series[-1] - series[len(series) // 2] if series else 0, "after_each_round_kb": series},
     }
 
 

@@ -84,3 +84,16 @@ async def test_64_concurrent_sessions_are_correct_logged_once_and_memory_stays_f
     # here). The bound is generous for allocator noise on a shared machine; a leak of 24 KB per call would exceed it.
     growth_mb = (end_kb - warm_kb) / 1024
     assert growth_mb < 24, f"RSS grew {growth_mb:.1f} MB ({warm_kb} -> {end_kb} kB) over {RAW_ROUNDS} rounds"
+
+
+def test_the_http_server_caps_glibc_malloc_arenas_unless_told_otherwise(monkeypatch):
+    """Two arenas instead of glibc's 8 per core (docs/reliability.md, section 6); MALLOC_ARENA_MAX set by hand wins."""
+    import platform
+
+    from agenthop.server.transport.serving import _fewer_malloc_arenas
+
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    capped = _fewer_malloc_arenas()
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "8")
+    assert capped is (platform.libc_ver()[0] == "glibc")
+    assert _fewer_malloc_arenas() is False
