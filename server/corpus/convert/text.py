@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 
 MAX_CONTEXT = 600  # characters; a longer "sentence" is a parsing accident, cut around the citation
+_WORD = re.compile(r"\S+")  # \s is str.isspace(), so the words are those of str.split()
 
 # Tokens that end with a full stop without ending a sentence. Lower-case, without the dot.
 _ABBREVIATIONS = frozenset(
@@ -174,23 +176,26 @@ class Paragraph:
     def finish(self) -> tuple[str, list[tuple[str, str]]]:
         """(clean text, [(bibliography key, sentence)]) with spans mapped onto the cleaned text."""
         raw = "".join(self._parts)
-        # Map raw offsets to offsets in the whitespace-collapsed text.
-        mapping = [0] * (len(raw) + 1)
-        out: list[str] = []
-        pending_space = False
-        for i, ch in enumerate(raw):
-            if ch.isspace():
-                pending_space = bool(out)
-            else:
-                if pending_space:
-                    out.append(" ")
-                    pending_space = False
-                out.append(ch)
-            mapping[i + 1] = len(out)
-        cleaned = "".join(out)
+        words = list(_WORD.finditer(raw))
+        cleaned = " ".join(w.group() for w in words)  # whitespace runs collapsed, ends stripped
+        # Where each word starts in the cleaned text, to map raw offsets (a citation's span) onto it.
+        starts = [w.start() for w in words]
+        placed, at = [], 0
+        for w in words:
+            placed.append(at)
+            at += w.end() - w.start() + 1
+
+        def mapped(offset: int) -> int:
+            """Length of the cleaned text of raw[:offset]: the words begun before it, without a space still pending."""
+            last = bisect.bisect_left(starts, offset) - 1
+            if last < 0:
+                return 0
+            word = words[last]
+            return placed[last] + min(offset, word.end()) - word.start()
+
         contexts = []
         for start, end, keys in self.citations:
-            a, b = mapping[start], mapping[end]
+            a, b = mapped(start), mapped(end)
             if a >= b:
                 continue
             sentence = sentence_around(cleaned, a, b)
