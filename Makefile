@@ -54,9 +54,9 @@ test: $(STAMP) $(ISTAMP) chromium conformance
 	$(BIN)/python -m pytest -q -m "not inspect"
 	AGENTHOP_REQUIRE_INSPECT=1 $(IBIN)/python -m pytest -q -m inspect
 
-# The real-paper explore corpus (1,586 ACL papers, explore/README.md), built from the committed sources by
-# 'corpus build' and checked byte for byte against the committed build's SHA-256.
-explore.sqlite: $(STAMP) explore/sources/scisumm-acl.jsonl.gz explore/explore.sqlite.sha256
+# The real-paper explore corpus (1,148 ACL 2016-2018 papers, CC BY 4.0, explore/README.md), built from the
+# committed sources by 'corpus build' and checked byte for byte against the committed build's SHA-256.
+explore.sqlite: $(STAMP) explore/sources/papers.tsv explore/explore.sqlite.sha256
 	$(BIN)/python explore/rebuild.py --out explore.sqlite
 
 # Rebuild the committed default corpus and split (a test checks they match).

@@ -3,7 +3,7 @@
     python bench/bench_explore.py                       # 3 rounds, 300 queries
     python bench/bench_explore.py --rounds 1 --queries 50
 
-The sources are ``explore/sources`` (1,600 ACL papers as S2ORC JSON, the largest real source in the repository).
+The sources are ``explore/sources`` (1,148 ACL papers as GROBID TEI, the largest real source in the repository).
 ``corpus build`` is two steps, each run in its own child process so that its peak resident memory
 (``ru_maxrss``) is its own: convert (read, link, write the release directory) and import (the importer, which also
 builds the stored explore index). Then, in a fresh process: explore search as the server runs it (the corpus

@@ -30,9 +30,13 @@ def build(out: Path) -> None:
     out = out.resolve()
     out.unlink(missing_ok=True)
     done = subprocess.run([sys.executable, "-m", "agenthop.server", "corpus", "build", str(SOURCES), "--out", str(out)],
-                          cwd=ROOT, stdout=subprocess.DEVNULL)
+                          cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
+        sys.stderr.write(done.stderr)
         raise SystemExit(f"corpus build of {SOURCES} failed (exit {done.returncode}); its message is above")
+    # The build's warnings and quality table are the committed build's, shown in explore/README.md: one line here.
+    wrote = [line for line in done.stderr.splitlines() if line.startswith("wrote ")]
+    print(wrote[-1] if wrote else f"built {out}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

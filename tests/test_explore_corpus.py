@@ -1,6 +1,7 @@
 """The committed real-paper explore corpus (explore/README.md): rebuilt from the committed sources by the project's
 own `corpus build`, byte for byte the committed build, at least 500 papers with text and 1,000 citations between
-them; served over stdio and explored through a real MCP client along a citation chain of three real papers."""
+them; served over stdio and explored through a real MCP client along a citation chain of three real papers; every paper
+with text CC BY 4.0."""
 
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ from server_helpers import text
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parent.parent
-# Reynar and Ratnaparkhi's sentence-boundary paper cites the Xerox tagger (Cutting et al.), which cites Kupiec's HMM tagger.
-REYNAR = "acl:A97-1004"
-XEROX = "acl:A92-1018"
-KUPIEC = "acl:H89-2014"
+# Dong and Lapata's coarse-to-fine parser (ACL 2018) cites Jia and Liang's data recombination (ACL 2016), which cites
+# Dong and Lapata's sequence-to-tree parser (ACL 2016): three ACL papers with text, CC BY 4.0.
+COARSE_TO_FINE = "doi:10.18653/v1/p18-1068"
+RECOMBINATION = "doi:10.18653/v1/p16-1002"
+LOGICAL_FORM = "doi:10.18653/v1/p16-1004"
 
 
 @pytest.fixture(scope="module")
@@ -43,16 +45,33 @@ async def test_a_citation_chain_through_a_real_mcp_client(explore_corpus, tmp_pa
     params = StdioServerParameters(command=sys.executable, args=["-m", "agenthop.server", "serve", "--corpus", str(explore_corpus),
                                                                  "--log", str(tmp_path / "log.sqlite")])
     async with Client(params, read_timeout_seconds=60) as client:
-        found = await client.call_tool("search_papers", {"query": "maximum entropy sentence boundaries"})
-        first = await client.call_tool("get_references", {"paper_id": REYNAR})
-        second = await client.call_tool("get_references", {"paper_id": XEROX})
-        sections = await client.call_tool("list_sections", {"paper_id": KUPIEC})
-        read = await client.call_tool("read_section", {"paper_id": KUPIEC, "section": "Introduction"})
+        found = await client.call_tool("search_papers", {"query": "coarse-to-fine decoding neural semantic parsing"})
+        first = await client.call_tool("get_references", {"paper_id": COARSE_TO_FINE})
+        second = await client.call_tool("get_references", {"paper_id": "10.18653/v1/P16-1002"})  # a DOI as people type it
+        sections = await client.call_tool("list_sections", {"paper_id": LOGICAL_FORM})
+        read = await client.call_tool("read_section", {"paper_id": LOGICAL_FORM, "section": "Introduction"})
     hits = found.structured_content["results"]
-    assert (hits[0]["paper_id"], hits[0]["title"]) == (REYNAR, "A Maximum Entropy Approach To Identifying Sentence Boundaries")
+    assert (hits[0]["paper_id"], hits[0]["title"]) == (COARSE_TO_FINE, "Coarse-to-Fine Decoding for Neural Semantic Parsing")
     cited = {r["paper_id"]: r for r in first.structured_content["references"]}
-    assert cited[XEROX]["has_text"] is True and "(e.g. (Cutting et al., 1992))" in cited[XEROX]["context"]
+    assert cited[RECOMBINATION]["has_text"] is True and "(Jia and Liang, 2016;Dong and Lapata, 2016;)" in cited[RECOMBINATION]["context"]
     cited = {r["paper_id"]: r for r in second.structured_content["references"]}
-    assert cited[KUPIEC]["has_text"] is True and "In [Kupiec, 1989a], networks are used to selectively augment" in cited[KUPIEC]["context"]
+    assert cited[LOGICAL_FORM]["has_text"] is True and "Dong and Lapata (2016) concurrently de- veloped" in cited[LOGICAL_FORM]["context"]
     assert [s["header"] for s in sections.structured_content["sections"]][0] == "1 Introduction"
-    assert not read.is_error and "The determination of part-of-speech categories for words is an important problem" in text(read)
+    assert not read.is_error and "Semantic parsing is the task of translating text to a formal meaning representation" in text(read)
+
+
+def test_every_paper_with_text_is_cc_by_in_its_file_and_in_the_list(explore_corpus):
+    """The licence each paper is shared under, recorded beside the data (papers.tsv) and in the file itself."""
+    import csv
+    import gzip
+
+    with open(ROOT / "explore" / "sources" / "papers.tsv", newline="") as fh:
+        listed = {row["acl_id"]: row for row in csv.DictReader(fh, delimiter="\t")}
+    files = sorted((ROOT / "explore" / "sources" / "acl").glob("*.tei.xml.gz"))
+    stamped = [f for f in files if b'<licence target="https://creativecommons.org/licenses/by/4.0/">' in gzip.decompress(f.read_bytes())]
+    conn = sqlite3.connect(explore_corpus)
+    with_text = {pid for (pid,) in conn.execute("SELECT paper_id FROM papers WHERE has_text = 1")}
+    conn.close()
+    assert {row["licence"] for row in listed.values()} == {"CC BY 4.0"} and all(int(r["year"]) >= 2016 for r in listed.values())
+    assert [f.name.removesuffix(".tei.xml.gz") for f in files] == sorted(listed) and stamped == files
+    assert with_text == {f"doi:10.18653/v1/{acl_id.lower()}" for acl_id in listed}
