@@ -420,3 +420,18 @@ def test_the_documented_offline_try_runs_without_network(tmp_path):
         if r["kind"] == "call":
             sessions.setdefault(r["session_id"], []).append(r["tool"])
     assert list(sessions.values()) == [["list_sections", "read_section", "submit_answer"]] * 2
+
+
+def test_an_eval_set_that_errors_exits_non_zero(tmp_path):
+    """docs/inspect.md: `inspect eval` exits 0 on an errored sample, `inspect eval-set` exits 1. Plain mockllm offline
+    errors (it downloads a tokenizer), so the error shows in the exit status and in the log."""
+    env = {**os.environ, "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost",
+           "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty-tiktoken-cache")}
+    inspect = Path(sys.executable).parent / "inspect"
+    done = subprocess.run([str(inspect), "eval-set", "agenthop/agenthop", "--model", "mockllm/model", "--limit", "1", "--retry-attempts", "0",
+                           "--log-dir", str(tmp_path / "logs"), "--display", "plain", "-T", f"log={tmp_path / 'agenthop-log.sqlite'}"],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    [path] = (tmp_path / "logs").glob("*.eval")
+    log = read_eval_log(str(path))
+    assert log.status == "error" and log.error is not None
