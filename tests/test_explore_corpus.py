@@ -5,6 +5,8 @@ with text CC BY 4.0."""
 
 from __future__ import annotations
 
+import csv
+import gzip
 import sqlite3
 import subprocess
 import sys
@@ -62,9 +64,6 @@ async def test_a_citation_chain_through_a_real_mcp_client(explore_corpus, tmp_pa
 
 def test_every_paper_with_text_is_cc_by_in_its_file_and_in_the_list(explore_corpus):
     """The licence each paper is shared under, recorded beside the data (papers.tsv) and in the file itself."""
-    import csv
-    import gzip
-
     with open(ROOT / "explore" / "sources" / "papers.tsv", newline="") as fh:
         listed = {row["acl_id"]: row for row in csv.DictReader(fh, delimiter="\t")}
     files = sorted((ROOT / "explore" / "sources" / "acl").glob("*.tei.xml.gz"))
