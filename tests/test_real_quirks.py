@@ -70,6 +70,18 @@ def test_a_reference_with_nothing_to_show_is_dropped_and_said_why(tmp_path):
         "paper:1ed3c473f7cade3d reference 7: no title, no citation text and no identifier of a paper in the set"]
 
 
+def test_past_the_listed_examples_the_build_says_how_many_more_references_it_dropped(tmp_path):
+    """The explore corpus's first ACL papers (GROBID 0.5.1) have more empty bibliography entries than the 20 listed."""
+    said: list[str] = []
+    sources = sorted((Path(__file__).parent.parent / "explore" / "sources" / "acl").glob("P16-10[0-4]*.tei.xml.gz"))
+    summary = write_release(sources, tmp_path / "out", echo=said.append)
+    listed = [line for line in said if line.startswith("warning: dropped a reference: ")]
+    more = [line for line in said if line.startswith("warning: dropped ") and " more references" in line]
+    assert summary["references_dropped"] > 20 and len(listed) == 20
+    assert more == [f"warning: dropped {summary['references_dropped'] - 20} more references like these "
+                    "(references_dropped in the summary counts them all)"]
+
+
 # --- 2. unarXive records ----------------------------------------------------------------------------
 
 

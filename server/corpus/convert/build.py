@@ -81,6 +81,8 @@ def write_release(sources: list[Path], release: Path, *, fmt: str | None = None,
         echo(f"warning: skipped a file that cannot be converted: {example}")
     for example in summary["references_dropped_examples"]:
         echo(f"warning: dropped a reference: {example}")
+    if (unlisted := summary["references_dropped"] - len(summary["references_dropped_examples"])) > 0:
+        echo(f"warning: dropped {unlisted} more references like these (references_dropped in the summary counts them all)")
     echo("quality of the conversion (what the parser may have got wrong; see docs/real-papers.md):")
     for line in render(summary["quality"]):
         echo(line)
