@@ -95,11 +95,11 @@ def generate(path: Path, papers: int, seed: int = 0) -> None:
             fh.write(json.dumps(record) + "\n")
 
 
-def _peak_rss_mb() -> float:
+def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
-def _dir_bytes(path: Path) -> int:
+def dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
@@ -112,7 +112,7 @@ def _step_convert(shard: Path, release: Path, corpus: Path) -> dict:
     shutil.rmtree(release, ignore_errors=True)
     started = time.perf_counter()
     summary = write_release([shard], release, fmt="s2orc", echo=lambda m: None)
-    return {"seconds": time.perf_counter() - started, "peak_rss_mb": _peak_rss_mb(), "release_bytes": _dir_bytes(release),
+    return {"seconds": time.perf_counter() - started, "peak_rss_mb": peak_rss_mb(), "release_bytes": dir_bytes(release),
             "summary": {k: v for k, v in summary.items() if not isinstance(v, list)}}
 
 
@@ -122,7 +122,7 @@ def _step_import(shard: Path, release: Path, corpus: Path) -> dict:
     corpus.unlink(missing_ok=True)
     started = time.perf_counter()
     summary = import_release(release, corpus, echo=lambda m: None)
-    return {"seconds": time.perf_counter() - started, "peak_rss_mb": _peak_rss_mb(), "corpus_bytes": corpus.stat().st_size,
+    return {"seconds": time.perf_counter() - started, "peak_rss_mb": peak_rss_mb(), "corpus_bytes": corpus.stat().st_size,
             "papers": summary["counts"]["papers"]}
 
 
@@ -159,7 +159,7 @@ def _step_index(corpus_path: Path, variant: str) -> dict:
         index._bm25.index((docs, dict(ids)), show_progress=False)
         parts = index.to_parts()
     digest = hashlib.sha256(b"".join(parts[k] for k in sorted(parts))).hexdigest()[:16]
-    return {"seconds": time.perf_counter() - started, "peak_rss_mb": _peak_rss_mb(), "parts_sha256": digest}
+    return {"seconds": time.perf_counter() - started, "peak_rss_mb": peak_rss_mb(), "parts_sha256": digest}
 
 
 def _step_search(shard: Path, release: Path, corpus_path: Path, queries: int, seed: int) -> dict:
@@ -207,14 +207,15 @@ def _step_search(shard: Path, release: Path, corpus_path: Path, queries: int, se
     return out
 
 
-def _run_child(*args: str) -> dict:
-    done = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True)
+def run_child(script: str, *args: str) -> dict:
+    """Run one step of ``script`` (``--child STEP ...``) in a process of its own, so its peak RSS is its own."""
+    done = subprocess.run([sys.executable, script, "--child", *args], capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"child step {args[0]} failed:\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _spread(values: list[float], digits: int = 2) -> dict:
+def spread(values: list[float], digits: int = 2) -> dict:
     return {"median": round(statistics.median(values), digits), "min": round(min(values), digits), "max": round(max(values), digits)}
 
 
@@ -252,8 +253,8 @@ def main() -> None:
         for round_ in range(args.rounds):
             for size in args.sizes:
                 strs = [str(p) for p in paths[size]]
-                convert = _run_child("convert", *strs)
-                imported = _run_child("import", *strs)
+                convert = run_child(__file__, "convert", *strs)
+                imported = run_child(__file__, "import", *strs)
                 runs[size].append((convert, imported))
                 print(f"round {round_ + 1}, {size} papers: convert {convert['seconds']:.1f} s ({convert['peak_rss_mb']:.0f} MB), "
                       f"import {imported['seconds']:.1f} s ({imported['peak_rss_mb']:.0f} MB)", file=sys.stderr)
@@ -266,22 +267,22 @@ def main() -> None:
                 "release_bytes": converts[0]["release_bytes"],
                 "corpus_bytes": imports[0]["corpus_bytes"],
                 "corpus_papers": imports[0]["papers"],
-                "convert_seconds": _spread(c_secs),
+                "convert_seconds": spread(c_secs),
                 "convert_peak_rss_mb": [round(c["peak_rss_mb"], 1) for c in converts],
-                "import_seconds": _spread(i_secs),
+                "import_seconds": spread(i_secs),
                 "import_peak_rss_mb": [round(i["peak_rss_mb"], 1) for i in imports],
-                "build_papers_per_second": _spread([size / t for t in total], 0),
+                "build_papers_per_second": spread([size / t for t in total], 0),
                 "summary": converts[0]["summary"],
             }
         largest = max(args.sizes)
         index_runs: dict[str, list[dict]] = {"lists": [], "stream": []}
         for round_ in range(args.rounds):
             for variant in (("lists", "stream") if round_ % 2 == 0 else ("stream", "lists")):
-                index_runs[variant].append(_run_child("index", *[str(p) for p in paths[largest]], variant))
+                index_runs[variant].append(run_child(__file__, "index", *[str(p) for p in paths[largest]], variant))
         report["explore_index"] = {"papers": largest, **{variant: {
-            "seconds": _spread([r["seconds"] for r in rs]), "peak_rss_mb": [round(r["peak_rss_mb"], 1) for r in rs],
+            "seconds": spread([r["seconds"] for r in rs]), "peak_rss_mb": [round(r["peak_rss_mb"], 1) for r in rs],
             "parts_sha256": sorted({r["parts_sha256"] for r in rs})} for variant, rs in index_runs.items()}}
-        report["search"] = _run_child("search", *[str(p) for p in paths[largest]], str(args.queries), str(args.seed))
+        report["search"] = run_child(__file__, "search", *[str(p) for p in paths[largest]], str(args.queries), str(args.seed))
         report["search"]["papers"] = largest
     finally:
         if args.dir is None:

@@ -17,22 +17,18 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from bench_build import dir_bytes, peak_rss_mb, run_child, spread
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "explore" / "sources"
-
-
-def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 def _step_convert(release: Path, corpus: Path) -> dict:
@@ -41,7 +37,7 @@ def _step_convert(release: Path, corpus: Path) -> dict:
     shutil.rmtree(release, ignore_errors=True)
     started = time.perf_counter()
     summary = write_release([SOURCES], release, echo=lambda m: None)
-    return {"seconds": time.perf_counter() - started, "peak_rss_mb": _peak_rss_mb(),
+    return {"seconds": time.perf_counter() - started, "peak_rss_mb": peak_rss_mb(),
             "papers_with_text": summary["papers_with_text"], "citations_in_set": summary["citations_in_set"]}
 
 
@@ -51,7 +47,7 @@ def _step_import(release: Path, corpus: Path) -> dict:
     corpus.unlink(missing_ok=True)
     started = time.perf_counter()
     import_release(release, corpus, echo=lambda m: None)
-    return {"seconds": time.perf_counter() - started, "peak_rss_mb": _peak_rss_mb(), "corpus_bytes": corpus.stat().st_size}
+    return {"seconds": time.perf_counter() - started, "peak_rss_mb": peak_rss_mb(), "corpus_bytes": corpus.stat().st_size}
 
 
 def _step_search(release: Path, corpus_path: Path, queries: int, seed: int) -> dict:
@@ -99,17 +95,6 @@ def _step_search(release: Path, corpus_path: Path, queries: int, seed: int) -> d
     return out
 
 
-def _run_child(*args: str) -> dict:
-    done = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"child step {args[0]} failed:\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def _spread(values: list[float], digits: int = 2) -> dict:
-    return {"median": round(statistics.median(values), digits), "min": round(min(values), digits), "max": round(max(values), digits)}
-
-
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         step, release, corpus, *rest = sys.argv[2:]
@@ -131,20 +116,20 @@ def main() -> None:
         release, corpus = str(work / "release"), str(work / "explore.sqlite")
         runs = []
         for round_ in range(args.rounds):
-            convert, imported = _run_child("convert", release, corpus), _run_child("import", release, corpus)
+            convert, imported = run_child(__file__, "convert", release, corpus), run_child(__file__, "import", release, corpus)
             runs.append((convert, imported))
             print(f"round {round_ + 1}: convert {convert['seconds']:.1f} s ({convert['peak_rss_mb']:.0f} MB), "
                   f"import {imported['seconds']:.1f} s ({imported['peak_rss_mb']:.0f} MB)", file=sys.stderr)
         report = {
-            "sources_bytes": sum(p.stat().st_size for p in SOURCES.rglob("*") if p.is_file()),
+            "sources_bytes": dir_bytes(SOURCES),
             "papers_with_text": runs[0][0]["papers_with_text"], "citations_in_set": runs[0][0]["citations_in_set"],
             "corpus_bytes": runs[0][1]["corpus_bytes"],
-            "convert_seconds": _spread([c["seconds"] for c, _ in runs]),
+            "convert_seconds": spread([c["seconds"] for c, _ in runs]),
             "convert_peak_rss_mb": [round(c["peak_rss_mb"], 1) for c, _ in runs],
-            "import_seconds": _spread([i["seconds"] for _, i in runs]),
+            "import_seconds": spread([i["seconds"] for _, i in runs]),
             "import_peak_rss_mb": [round(i["peak_rss_mb"], 1) for _, i in runs],
-            "build_seconds": _spread([c["seconds"] + i["seconds"] for c, i in runs]),
-            "search": _run_child("search", release, corpus, str(args.queries), str(args.seed)),
+            "build_seconds": spread([c["seconds"] + i["seconds"] for c, i in runs]),
+            "search": run_child(__file__, "search", release, corpus, str(args.queries), str(args.seed)),
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -20,11 +20,10 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import sys
 from pathlib import Path
 
-from bench_scorer import generate, spread, timed
+from bench_scorer import generate, print_variants, timed
 
 
 def main() -> None:
@@ -49,14 +48,7 @@ def main() -> None:
             results[name].append(timed([*cmd, "--corpus", str(corpus), "--out", str(report)], args.out / f"variant-{k}.log"))
         print(f"round {r + 1}/{args.repeat}: " + ", ".join(f"{n} {res[-1]['wall']:.1f} s" for n, res in results.items()))
 
-    first = statistics.median(r["wall"] for r in next(iter(results.values())))
-    print(f"\n{args.runs} runs x {args.items} items (median of {args.repeat}, min-max), load average now "
-          f"{os.getloadavg()[0]:.1f}:")
-    print(f"  {'variant':<28} {'wall':>18} {'CPU':>8} {'peak RSS':>9} {'vs first':>9}")
-    for name, res in results.items():
-        wall = [x["wall"] for x in res]
-        print(f"  {name:<28} {spread(wall):>18} {statistics.median(x['cpu'] for x in res):>6.1f} s "
-              f"{max(x['rss_mb'] for x in res):>6.0f} MB {first / statistics.median(wall):>8.2f}x")
+    print_variants(f"{args.runs} runs x {args.items} items (median of {args.repeat}, min-max)", results, 28)
     if len(panels) == 2:  # the panel must not depend on how many processes scored the runs
         p0, p1 = (json.loads((args.out / f"report-{k}" / "panel.json").read_text()) for k in (0, 1))
         same = p0["main_table"] == p1["main_table"] and p0["stopping"] == p1["stopping"]

@@ -272,6 +272,17 @@ def spread(values: list[float]) -> str:
     return f"{statistics.median(values):.1f} s ({min(values):.1f}-{max(values):.1f})"
 
 
+def print_variants(title: str, results: dict[str, list[dict]], width: int) -> None:
+    """Each variant's wall time (median, min-max), CPU, peak RSS and speed against the first, under ``title``."""
+    first = statistics.median(r["wall"] for r in next(iter(results.values())))
+    print(f"\n{title}, load average now {os.getloadavg()[0]:.1f}:")
+    print(f"  {'variant':<{width}} {'wall':>18} {'CPU':>8} {'peak RSS':>9} {'vs first':>9}")
+    for name, res in results.items():
+        wall = [x["wall"] for x in res]
+        print(f"  {name:<{width}} {spread(wall):>18} {statistics.median(x['cpu'] for x in res):>6.1f} s "
+              f"{max(x['rss_mb'] for x in res):>6.0f} MB {first / statistics.median(wall):>8.2f}x")
+
+
 def generate(out: Path, n_runs: int, n_items: int, seed: int) -> tuple[Path, list[str]]:
     """A fresh ``out`` holding a synthetic corpus and ``n_runs`` runs of rising skill over its items (printed)."""
     if out.exists():
@@ -328,14 +339,7 @@ def main() -> None:
 
     rows = {k: headline_rows(args.out / f"report-{k}") for k in range(len(variants))}
     same = all(rows[k] == rows[0] for k in rows)
-    first = statistics.median(r["wall"] for r in next(iter(results.values())))
-    print(f"\nscoring {args.runs} runs x {args.items} items with reports (median of {args.repeat}, min-max), "
-          f"load average now {os.getloadavg()[0]:.1f}:")
-    print(f"  {'variant':<34} {'wall':>18} {'CPU':>8} {'peak RSS':>9} {'vs first':>9}")
-    for name, res in results.items():
-        wall = [x["wall"] for x in res]
-        print(f"  {name:<34} {spread(wall):>18} {statistics.median(x['cpu'] for x in res):>6.1f} s "
-              f"{max(x['rss_mb'] for x in res):>6.0f} MB {first / statistics.median(wall):>8.2f}x")
+    print_variants(f"scoring {args.runs} runs x {args.items} items with reports (median of {args.repeat}, min-max)", results, 34)
     default = statistics.median(x["wall"] for x in list(results.values())[-1])
     print(f"goal: <= {GOAL_S:.0f} s with the default: {default:.1f} s ({'met' if default <= GOAL_S else 'NOT met'})")
     print(f"same headline numbers (comparison.json runs) in every variant: {'yes' if same else 'NO'}")
