@@ -185,6 +185,8 @@ def write_run(run_dir: Path, name: str, items: list[dict], rng: random.Random, s
 
 
 BASELINE_REF = "45a5747"  # main before the scorer became a library (scorer-lib branch)
+# Server modules the baseline imports that have moved since (issue 22 grouped server/ by job).
+MOVED_SINCE_BASELINE = {"agenthop.server.checkpoint": "agenthop.server.log.checkpoint"}
 GOAL_S = 10.0  # issue 10: 20 runs x 1,011 items in 10 s or less
 
 
@@ -200,7 +202,10 @@ def baseline_scorer(ref: str, dest: Path) -> list[str] | None:
         tar.extractall(dest, filter="data")
     (dest / "scorer").rename(dest / "scorer_baseline")
     for path in (dest / "scorer_baseline").rglob("*.py"):  # absolute imports of the scorer must reach the baseline's
-        path.write_text(path.read_text(encoding="utf-8").replace("agenthop.scorer", "scorer_baseline"), encoding="utf-8")
+        text = path.read_text(encoding="utf-8").replace("agenthop.scorer", "scorer_baseline")
+        for old, new in MOVED_SINCE_BASELINE.items():
+            text = text.replace(f"{old} ", f"{new} ")
+        path.write_text(text, encoding="utf-8")
     code = f"import sys; sys.path.insert(0, {str(dest)!r}); from scorer_baseline.cli import main; main()"
     return [sys.executable, "-c", code]
 
