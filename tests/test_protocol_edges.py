@@ -246,3 +246,77 @@ async def test_two_authorization_headers_are_refused_whatever_their_order(fixtur
         assert response.json() == {"error": "2 Authorization headers: send exactly one (Authorization: Bearer ...)"}
     assert one.status_code == 201
     assert [r["kind"] for r in read_records(log)] == ["session_start"]  # the refused requests created nothing
+
+
+# --- issue 35 point 6: JSON-RPC's codes for frames that are not requests, and for params that are not objects ---
+
+NOT_REQUESTS = {  # frame: (code, whether the reply carries the frame's id 1, a fragment of the message)
+    b"42": (-32600, False, "got a number;"),
+    b"null": (-32600, False, "got null;"),
+    b"[]": (-32600, False, "got an array (MCP has no batches"),
+    b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]': (-32600, False, "got a batch of 1 (MCP has no batches"),
+    b'{"id":1,"method":"ping"}': (-32600, True, '"jsonrpc" must be "2.0", got none'),
+    b'{"jsonrpc":"1.0","id":1,"method":"ping"}': (-32600, True, '"jsonrpc" must be "2.0", got "1.0"'),
+    b'{"jsonrpc":"2.0","id":1,"method":42}': (-32600, True, "the method must be a string, got a number"),
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":"x"}': (-32602, True, "'params' must be an object"),
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[1]}': (-32602, True, "'params' must be an object"),
+}
+
+
+def _check_not_requests(replies: list[dict]) -> None:
+    for (frame, (code, with_id, fragment)), reply in zip(NOT_REQUESTS.items(), replies, strict=True):
+        assert reply["error"]["code"] == code, (frame, reply)
+        assert reply["id"] == (1 if with_id else None), (frame, reply)
+        assert fragment in reply["error"]["message"] and "not run" in reply["error"]["message"], (frame, reply)
+
+
+def test_frames_that_are_not_requests_get_32600_and_bad_params_32602_with_the_id_over_stdio(fixture_corpus, tmp_path):
+    server = StdioServer(fixture_corpus, tmp_path / "log.sqlite")
+    try:
+        replies = [server.ask(frame) for frame in NOT_REQUESTS]
+        alive = server.ask(_think(b"11", b'"still here"'))
+    finally:
+        server.close()
+    _check_not_requests(replies)
+    assert alive["id"] == 11 and alive["result"]["structuredContent"]["outcome"] == "ok"
+
+
+def test_frames_that_are_not_requests_get_32600_and_bad_params_32602_with_the_id_over_2025_http(fixture_corpus, tmp_path):
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server, httpx2.Client(base_url=server.base_url) as http:
+        legacy = _legacy_session(http, http.post("/sessions", json={"item": "st_0001"}).json()["session_id"])
+        responses = [http.post("/mcp", headers=legacy, content=frame) for frame in NOT_REQUESTS]
+    assert [r.status_code for r in responses] == [400] * len(NOT_REQUESTS)
+    _check_not_requests([r.json() for r in responses])
+
+
+def test_lone_surrogates_in_method_tool_name_or_arguments_are_answered_and_logged_over_2025_http(fixture_corpus, tmp_path):
+    """The SDK's legacy HTTP parser answered all three -32700 and never logged the call; now as stdio answers them."""
+    log = tmp_path / "log.sqlite"
+    with ServerThread(str(fixture_corpus), str(log)) as server, httpx2.Client(base_url=server.base_url) as http:
+        legacy = _legacy_session(http, http.post("/sessions", json={"item": "st_0001"}).json()["session_id"])
+        method = http.post("/mcp", headers=legacy, content=b'{"jsonrpc":"2.0","id":8,"method":"tools/list\\ud800"}').json()
+        tool = http.post("/mcp", headers=legacy, content=b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":'
+                         b'{"name":"think\\ud800","arguments":{"reasoning":"x"}}}').json()
+        arguments = http.post("/mcp", headers=legacy, content=b'{"jsonrpc":"2.0","id":10,"method":"tools/call","params":'
+                              b'{"name":"think","arguments":{"reasoning":"x\\ud800"}}}').json()
+    assert method["id"] == 8 and method["error"]["code"] == -32601 and method["error"]["data"] == "tools/list\ufffd"
+    assert tool["id"] == 9 and tool["error"]["code"] == -32602 and tool["error"]["message"].startswith("Tool 'think\ufffd' does not exist")
+    assert arguments["id"] == 10 and arguments["result"]["isError"]
+    assert "reasoning: contains a lone UTF-16 surrogate" in arguments["result"]["content"][0]["text"]
+    calls = [(c["tool"], c["arguments"], c["outcome"], c["cost"]) for c in read_records(log) if c["kind"] == "call"]
+    assert calls == [("think\ud800", {"reasoning": "x"}, "invalid", 0), ("think", {"reasoning": "x\ud800"}, "invalid", 0)]
+
+
+def test_a_request_before_initialize_is_told_that_initialize_is_missing_over_stdio(fixture_corpus, tmp_path):
+    server = StdioServer(fixture_corpus, tmp_path / "log.sqlite")
+    try:  # no _meta: a 2025-era client that skipped the handshake
+        listed = server.ask(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
+        called = server.ask(b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"think","arguments":{"reasoning":"x"}}}')
+        pinged = server.ask(b'{"jsonrpc":"2.0","id":3,"method":"ping"}')
+    finally:
+        server.close()
+    for reply, request_id in ((listed, 1), (called, 2)):
+        assert reply["id"] == request_id and reply["error"]["code"] == -32602
+        assert reply["error"]["message"].startswith("Invalid request: initialize is missing.")
+        assert reply["error"]["data"] == {"missing": "initialize"}
+    assert pinged == {"jsonrpc": "2.0", "id": 3, "result": {}}

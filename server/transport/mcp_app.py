@@ -29,6 +29,7 @@ from agenthop.server.sessions import CallResult, Session, SessionRegistry, Sessi
 from agenthop.server.task import explore_text, task_text
 from agenthop.server.tools import TOOLS, Scope
 from agenthop.server.transport import client_log
+from agenthop.server.transport.frame_checks import original_params, say_initialize_is_missing
 
 log = logging.getLogger("agenthop.server")
 
@@ -205,9 +206,12 @@ def build_server(sandbox: Sandbox) -> Server:
             return types.CallToolResult(content=[_text(wire_safe(message))], is_error=True, structured_content=wire_safe(
                 {"tool": params.name[:100], "outcome": "invalid", "error": message}))
         offered = session.enabled_tools()
-        result = await sandbox.call(session, params.name, params.arguments if params.arguments is not None else {},
-                                    _agenthop_meta(params.meta))
-        if params.name not in offered and result.data.get("outcome") == "invalid":
+        name, arguments = params.name, params.arguments
+        sent = original_params(ctx.request) if ctx.request is not None else None
+        if sent is not None:  # a 2025-era HTTP frame whose lone surrogates the SDK could not read: the call as sent
+            name, arguments = sent.get("name", name), sent.get("arguments", arguments)
+        result = await sandbox.call(session, name, arguments if arguments is not None else {}, _agenthop_meta(params.meta))
+        if name not in offered and result.data.get("outcome") == "invalid":
             # A tool this session does not list: the MCP specification's answer is a JSON-RPC error (-32602),
             # not a result a client could read as "executed". Session.call has logged it (free) all the same.
             raise _invalid_params(result.text, result.data)
@@ -302,6 +306,7 @@ def build_server(sandbox: Sandbox) -> Server:
     # since the constructor argument warns at runtime.
     server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, client_log.set_level)
     server.middleware.append(client_log.relay)
+    server.middleware.append(say_initialize_is_missing)
     client_log.install()
     return server
 
