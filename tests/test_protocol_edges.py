@@ -320,3 +320,37 @@ def test_a_request_before_initialize_is_told_that_initialize_is_missing_over_std
         assert reply["error"]["message"].startswith("Invalid request: initialize is missing.")
         assert reply["error"]["data"] == {"missing": "initialize"}
     assert pinged == {"jsonrpc": "2.0", "id": 3, "result": {}}
+
+
+# --- issue 35 point 7: ambiguous Origin (and Host) headers ----------------------------------------------------
+
+def _raw_two_hosts(port: int) -> bytes:
+    """httpx refuses to send two Host headers; a raw socket does."""
+    import socket
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nHost: evil.com\r\nConnection: close\r\n\r\n".encode())
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+    return reply
+
+
+async def test_two_origin_headers_are_refused_on_every_route_whatever_their_order(fixture_corpus, tmp_path):
+    log = tmp_path / "log.sqlite"
+    with ServerThread(str(fixture_corpus), str(log)) as server:
+        loopback, evil = ("origin", server.base_url), ("origin", "http://evil.com")
+        body = [("content-type", "application/json")]
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            refused = {}
+            for order in ([evil, loopback], [loopback, evil], [loopback, loopback]):
+                for path in ("/sessions", "/play/api/sessions"):
+                    refused[(path, order[0][1])] = await http.post(path, headers=[*order, *body], content=b'{"item": "st_0001"}')
+                refused[("/health", order[0][1])] = await http.get("/health", headers=order)
+            one = await http.post("/sessions", headers=[loopback, *body], content=b'{"item": "st_0001"}')
+        two_hosts = _raw_two_hosts(server.port)
+    for key, response in refused.items():
+        assert response.status_code == 403, key
+        assert response.json() == {"error": "2 Origin headers: send at most one"}, key
+    assert two_hosts.split(b" ")[1] in (b"400", b"421"), two_hosts[:300]  # h11 refuses it first; other parsers reach the guard
+    assert one.status_code == 201
+    assert [r["kind"] for r in read_records(log)] == ["session_start"]  # the refused requests created nothing

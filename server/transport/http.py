@@ -258,7 +258,8 @@ class LoopbackGuard:
     When the server binds a loopback address, every HTTP request must name a
     loopback Host with the port it serves and, if it sends an Origin, a loopback
     origin (any port, as the SDK allows); anything else gets 421 or 403 before it
-    reaches a route.
+    reaches a route. Two Host or two Origin headers are refused as ambiguous, as two
+    Authorization headers are (the SDK's own check on /mcp already refused them).
     """
 
     NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -275,6 +276,13 @@ class LoopbackGuard:
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http":
+            for name, status in ((b"host", 421), (b"origin", 403)):
+                count = sum(1 for k, _ in scope["headers"] if k.lower() == name)
+                if count > 1:  # which one counts would depend on the proxy or the parser: refuse the ambiguity
+                    label = name.decode().capitalize()
+                    await _error(status, f"{count} {label} headers: send {'exactly' if name == b'host' else 'at most'} one")(
+                        scope, receive, send)
+                    return
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
             origin = headers.get("origin")
             if headers.get("host", "").lower() not in self.hosts:
