@@ -371,7 +371,7 @@ class Session:
                                   "Nothing was charged; the server's log has the details.", {"error": "server failure"}), False, True
         log.error("call %s in session %s refused: %s", name, self.session_id[:8], problem)
         return ToolOutput("server_error", f"The server cannot carry out {name}: {problem}. Nothing was charged. "
-                          "The corpus must be restored and the server restarted; submit_answer and think still work.",
+                          "The corpus must be put back unchanged (the same file) or the server restarted; submit_answer and think still work.",
                           {"error": "corpus unavailable"}), False, True
 
 

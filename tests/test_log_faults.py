@@ -8,6 +8,7 @@ checked by waiting on events, never by timing.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 
 import anyio
@@ -201,3 +202,38 @@ async def test_a_session_that_cannot_be_looked_up_in_the_log_is_not_called_unkno
     text = result.content[0].text
     assert result.is_error and "cannot be looked up" in text and "locked by another process" in text
     assert "Create a new one" not in text
+
+
+async def test_a_corpus_removed_then_put_back_unchanged_is_served_again_and_health_says_so(fixture_corpus, tmp_path):
+    """Issue 35 point 8: reads stayed server_error and /health 503 until a restart; the same bytes back end the failure,
+    and a different file of the same size does not."""
+    corpus = tmp_path / "corpus.sqlite"
+    original = fixture_corpus.read_bytes()
+    corpus.write_bytes(original)
+    log = tmp_path / "log.sqlite"
+    with ServerThread(str(corpus), str(log)) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url, timeout=60) as http:
+            created = (await http.post("/sessions", json={"item": "st_0001", "run": "corpus"})).json()
+            corpus.unlink()
+            removed = await _client_call(created["mcp_url"], *INFO_A)
+            removed_health = await http.get("/health")
+            corpus.write_bytes(original[:-1] + bytes([original[-1] ^ 1]))  # same size, one bit differs
+            os.utime(corpus, ns=(10**18, 10**18))  # its identity (inode, size, mtime) can never be the next file's
+            impostor = await _client_call(created["mcp_url"], *INFO_A)
+            impostor_health = await http.get("/health")
+            corpus.unlink()
+            corpus.write_bytes(original)  # a new file (new inode, new mtime) with the original bytes
+            back = await _client_call(created["mcp_url"], *INFO_A)
+            back_health = await http.get("/health")
+    assert removed.structured_content["outcome"] == "server_error" and "was removed" in removed.content[0].text
+    assert "put back unchanged (the same file) or the server restarted" in removed.content[0].text
+    assert removed_health.status_code == 503 and removed_health.json()["corpus_restored"] == []
+    assert impostor.structured_content["outcome"] == "server_error" and "was replaced" in impostor.content[0].text
+    assert impostor_health.status_code == 503 and "was replaced" in impostor_health.json()["problems"][0]
+    assert back.structured_content["outcome"] == "ok" and back.structured_content["cost"] == 1
+    health = back_health.json()
+    assert back_health.status_code == 200 and health["status"] == "ok" and health["problems"] == []
+    assert len(health["corpus_restored"]) == 1
+    assert "was put back with the original bytes (sha256 " in health["corpus_restored"][0]
+    calls = [(c["tool"], c["outcome"], c["cost"]) for c in read_records(log) if c["kind"] == "call"]
+    assert calls == [("get_paper_info", "server_error", 0)] * 2 + [("get_paper_info", "ok", 1)]

@@ -151,6 +151,7 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
         problems = [p for p in (corpus_problem, status.failing) if p]
         body = {
             "status": "failing" if problems else "ok", "problems": problems, "corpus": sandbox.corpus.identity,
+            "corpus_restored": sandbox.sessions.corpus_watch.restored,
             "sessions": len(sandbox.sessions), **sandbox.sessions.counts(),
             "log": {"path": str(sandbox.sessions.log.path), "failing": status.failing, "failing_since": status.since,
                     "waiting": status.waiting, "records_written": status.records, "commits": status.committed},
