@@ -11,7 +11,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-_ALIAS = re.compile(r"^\(?([A-Za-z]{1,3})\)?$")
+# Matched after str.upper(), as the reference does: the dotless "ı" is the alias I and the long "ſ" the alias S.
+_ALIAS = re.compile(r"^\(?([A-Z]{1,3})\)?$")
 # Case is matched in ASCII only (explicit classes, no IGNORECASE): Python's Unicode case folding would read the
 # dotless "ı" as "i" and the long "ſ" as "s", where the reference (lower() then ASCII patterns) does not.
 _APPENDIX_PREFIX = re.compile(r"^[aA][pP][dD][xX](_[a-zA-Z0-9.]+)?\s*:\s*")
@@ -37,11 +38,11 @@ def alias(index: int) -> str:
 
 
 def alias_index(text: str) -> int | None:
-    match = _ALIAS.match(text.strip())
+    match = _ALIAS.match(text.strip().upper())
     if not match:
         return None
     index = 0
-    for ch in match.group(1).upper():
+    for ch in match.group(1):
         index = index * 26 + (ord(ch) - ord("A") + 1)
     return index - 1
 

@@ -125,7 +125,13 @@ def _reference_resolve(query: str, headers: list[str]) -> tuple[int | None, int 
     q = query.strip()
     if not q:
         return None, None, 0
-    index = alias_index(q)
+    alias_match = re.match(r"^\(?([A-Z]{1,3})\)?$", q.upper())  # the reference upper-cases, then matches ASCII
+    index = None
+    if alias_match:
+        index = 0
+        for ch in alias_match.group(1):
+            index = index * 26 + ord(ch) - ord("A") + 1
+        index -= 1
     if index is not None and index < len(headers):
         return index, 1, 1
     low, norm = q.lower(), _reference_normalise(q)
@@ -226,3 +232,13 @@ def test_a_roman_numeral_then_a_number_and_non_ascii_letters_resolve_as_in_the_r
         assert ours.ambiguous and theirs in ours.candidates, (query, headers, ours)
     else:
         assert ours.index == theirs, (query, headers, ours, theirs, rule)
+
+
+def test_the_dotless_i_and_the_long_s_are_aliases_as_in_the_reference():
+    """Issue 35 point 10: the reference reads q.upper(), so a bare "ı" is the alias I and "ſ" the alias S."""
+    headers = [f"Section {n}" for n in range(600)]
+    for query, expected in (("ı", 8), ("(ı)", 8), (" ſ ", 18), ("ſı", 19 * 26 + 9 - 1), ("ﬀ", 6 * 26 + 6 - 1), ("ß", 19 * 26 + 19 - 1)):
+        assert resolve(query, headers).index == expected, query
+        assert _reference_resolve(query, headers)[:2] == (expected, 1), query
+    assert resolve("ß", headers[:30]).index is None  # "SS" is alias 512: out of range, so the headers are tried and none fits
+    assert alias_index("ı") == 8 and alias_index("ſ") == 18 and alias_index("é") is None
