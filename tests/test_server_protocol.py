@@ -4,6 +4,7 @@ errors, resource templates, completion, output schemas, the logging capability, 
 from __future__ import annotations
 
 import copy
+import json
 
 import anyio
 import httpx2
@@ -261,8 +262,37 @@ async def test_templates_and_completion_reveal_no_gold_and_no_paper_text(canary_
     async with session_client(canary_corpus, tmp_path / "log.sqlite", "st_0001") as (client, _):
         blobs = [(await client.list_resource_templates()).model_dump_json(),
                  (await client.complete(prompt, {"name": "item_id", "value": ""})).model_dump_json()]
-        for item in ("st_0001", "st_0002", "mt_0001"):
-            blobs.append((await client.read_resource(f"agenthop://items/{item}")).model_dump_json())
-    assert '"st_0002"' in blobs[1]
+        blobs.append((await client.read_resource("agenthop://items/st_0001")).model_dump_json())
+        blobs.append((await client.read_resource("agenthop://items")).model_dump_json())
+    assert '"st_0001"' in blobs[1]
     for blob in blobs:
         assert not any(word in blob for word in GOLD_WORDS) and not any(text in blob for text in sections), blob[:300]
+
+
+# --- issue 35 point 9: an item session sees its own item only --------------------------------------------------
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_an_item_session_sees_only_its_own_item_in_resources_and_completion(fixture_corpus, tmp_path, mode):
+    """Another item's seed paper may be this item's gold paper (26 of the 48 gold papers of the demo corpus are), so an
+    item session lists, reads and completes its own item only; an explore session still sees every item."""
+    prompt = types.PromptReference(type="ref/prompt", name="research_task")
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            item_url = (await http.post("/sessions", json={"item": "st_0001"})).json()["mcp_url"]
+            explore_url = (await http.post("/sessions", json={})).json()["mcp_url"]
+            public = (await http.get("/items")).json()
+        async with httpx2.AsyncClient() as h, Client(streamable_http_client(item_url, http_client=h), mode=mode) as client:
+            listed = json.loads((await client.read_resource("agenthop://items")).contents[0].text)
+            own = json.loads((await client.read_resource("agenthop://items/st_0001")).contents[0].text)
+            with pytest.raises(MCPError) as other:
+                await client.read_resource("agenthop://items/st_0002")
+            completed = (await client.complete(prompt, {"name": "item_id", "value": ""})).completion
+        async with httpx2.AsyncClient() as h, Client(streamable_http_client(explore_url, http_client=h), mode=mode) as client:
+            everything = json.loads((await client.read_resource("agenthop://items")).contents[0].text)
+            explored = json.loads((await client.read_resource("agenthop://items/st_0002")).contents[0].text)
+    assert [i["item_id"] for i in listed] == ["st_0001"] and own["item_id"] == "st_0001"
+    assert other.value.error.code == -32602 and other.value.error.message.startswith(
+        "This session serves item st_0001; other items are not shown in an item session")
+    assert completed.values == ["st_0001"] and completed.total == 1
+    assert [i["item_id"] for i in everything] == [i["item_id"] for i in public["items"]] == ["st_0001", "st_0002", "mt_0001"]
+    assert explored["item_id"] == "st_0002"

@@ -260,7 +260,8 @@ def build_server(sandbox: Sandbox) -> Server:
             types.Resource(name="corpus", title="Corpus information", uri="agenthop://corpus", mime_type="application/json",
                            description="Schema version, provenance and counts of the corpus served."),
             types.Resource(name="items", title="Benchmark items", uri="agenthop://items", mime_type="application/json",
-                           description="The public part of every item: ID, type, depth, seed paper, question, options."),
+                           description="The public part of every item: ID, type, depth, seed paper, question, options "
+                                       "(in an item session, that item only)."),
         ])
 
     async def list_resource_templates(ctx: ServerRequestContext, params) -> types.ListResourceTemplatesResult:
@@ -270,13 +271,30 @@ def build_server(sandbox: Sandbox) -> Server:
                                    description="The public part of one item: type, depth, seed paper, question, options."),
         ])
 
+    async def visible_items(ctx: ServerRequestContext) -> tuple[list[str], str | None]:
+        """(the item IDs this request may see, the served item when that is one item session's own).
+
+        An item session sees its own item only: another item's seed paper may be this item's gold paper, and its
+        question and options speak of papers in this neighbourhood. Explore sessions and session-less requests see all.
+        """
+        session, _, _ = sandbox.session_for(ctx)
+        if session is None:  # perhaps it left memory: look in the log
+            session, _, _ = await sandbox.resolve(ctx)
+        if session is not None and session.item_id is not None:
+            return [session.item_id], session.item_id
+        return sandbox.corpus.item_ids(), None
+
     async def read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
         if uri == "agenthop://corpus":
             payload = {"server_version": agenthop.__version__, **sandbox.corpus.public_description()}
         elif uri == "agenthop://items":
-            payload = [public_item(sandbox.corpus.item(i)) for i in sandbox.corpus.item_ids()]
+            payload = [public_item(sandbox.corpus.item(i)) for i in (await visible_items(ctx))[0]]
         elif uri.startswith(ITEM_PREFIX) and (item := sandbox.corpus.item(unquote(uri[len(ITEM_PREFIX):]))) is not None:
+            _, served = await visible_items(ctx)
+            if served is not None and item.item_id != served:
+                raise _invalid_params(f"This session serves item {served}; other items are not shown in an item session (their seed "
+                                      f"papers may be this item's evidence). Read {ITEM_PREFIX}{served}.", {"uri": uri[:500]})
             payload = public_item(item)
         else:
             raise _unknown_resource(uri)
@@ -291,7 +309,7 @@ def build_server(sandbox: Sandbox) -> Server:
             or (ref.type == "ref/resource" and ref.uri == ITEM_TEMPLATE))
         if not item_argument:  # a prompt, template or argument this server does not have: nothing to suggest
             return types.CompleteResult(completion=types.Completion(values=[], total=0, has_more=False))
-        return types.CompleteResult(completion=complete_item_ids(sandbox.corpus.item_ids(), argument.value))
+        return types.CompleteResult(completion=complete_item_ids((await visible_items(ctx))[0], argument.value))
 
     server = Server(
         "agenthop", version=agenthop.__version__, title="AgentHop sandbox", instructions=INSTRUCTIONS,
