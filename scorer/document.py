@@ -30,11 +30,28 @@ class Link:
         return self.text
 
 
+@dataclass(frozen=True)
+class Marked:
+    """A table cell carrying marks (``tier_leader``, ``panel_best``): symbols in plain text, and in HTML also the
+    paper's emphasis (a shaded cell for a tier leader, bold for the panel best)."""
+
+    text: str
+    marks: tuple[str, ...]
+
+    SYMBOLS = {"tier_leader": "●", "panel_best": "★"}
+
+    def __str__(self) -> str:
+        symbols = "".join(self.SYMBOLS[m] for m in self.marks)
+        return f"{self.text} {symbols}" if symbols else self.text
+
+
 @dataclass
 class Table:
     header: list[str]
     rows: list[list[str]]
     caption: str | None = None
+    left: int = 1  # leading columns of text: left-aligned and not wrapped in HTML
+    groups: list[tuple[str, int]] | None = None  # header groups over the columns (label, span), e.g. a scope's columns
 
 
 @dataclass

@@ -12,17 +12,18 @@ from pathlib import Path
 
 from agenthop.scorer import report_html, report_md
 from agenthop.scorer.audit import CONTACTS
-from agenthop.scorer.document import NO_TOKENS, NO_TURNS, Document, Section, Table, comparison_document, num, pct
+from agenthop.scorer.document import NO_TOKENS, NO_TURNS, Document, Marked, Section, Table, comparison_document, num, pct
 from agenthop.scorer.panel_plots import missing_plots, panel_plots
 from agenthop.scorer.panel_tables import MAIN_COLUMNS
 from agenthop.scorer.reports import write_json
 from agenthop.scorer.trajectory import SCOPE_LABELS, STOP_LABELS
 
 PANEL_FILES = ("panel.json", "panel.md", "panel.html")
-MARKS = {"tier_leader": "●", "panel_best": "★"}
-LEGEND = ("● tier leader (best in its tier), ★ panel best (best of all full-tool runs). A conversion cell is marked "
+LEGEND = ("● tier leader (best in its tier, a tier of one run included; shaded in the HTML report), ★ panel best (best "
+          "of all full-tool runs; bold in the HTML report); tied values are all marked. A conversion cell is marked "
           "● only where the exact McNemar test on the items both the tier leader and the runner-up recalled separates "
-          "them (p < {alpha}); conversion has no ★.")
+          "them (p < {alpha}); conversion has no ★. Rows are ranked by accuracy within each tier; runs of equal accuracy "
+          "share a rank, written 2=, and keep the order given.")
 CONTACT_LABELS = {"inspected": "gold paper inspected", "exposed": "gold paper exposed, not inspected",
                   "neither": "neither"}
 
@@ -31,12 +32,18 @@ def pp(x) -> str:
     return "n/a" if x is None else f"{100 * x:+.1f} pp"
 
 
-def _marked(row: dict, col: str, text: str) -> str:
-    marks = "".join(MARKS[m] for m in row["marks"].get(col, []))
-    return f"{text} {marks}" if marks else text
+def _marked(row: dict, col: str, text: str) -> Marked | str:
+    marks = tuple(row["marks"].get(col, []))
+    return Marked(text, marks) if marks else text
 
 
-def _main_cell(row: dict, col: str) -> str:
+def _rank(row: dict) -> str:
+    if row.get("rank") is None:
+        return "n/a"
+    return f"{row['rank']}=" if row.get("tied_with") else str(row["rank"])
+
+
+def _main_cell(row: dict, col: str) -> Marked | str:
     v = row[col]
     if col == "calls_per_turn":
         return num(v, 2, NO_TURNS)
@@ -49,7 +56,7 @@ def _main_cell(row: dict, col: str) -> str:
     return _marked(row, col, pct(v))
 
 
-MAIN_HEADER = ["tier", "run", "model", "n", "accuracy", "paper recall ST", "paper recall MT", "section recall",
+MAIN_HEADER = ["tier", "run", "model", "rank in tier", "n", "accuracy", "paper recall ST", "paper recall MT", "section recall",
                "conversion ST", "conversion MT", "calls/turn", "tokens", "turns", "budget", "non-submission"]
 
 
@@ -59,9 +66,13 @@ def main_section(p: dict) -> Section:
     if not m["rows"]:
         sec.paragraphs.append(f"Not computed: {p.get('missing', 'no full-tool run')}.")
         return sec
-    sec.tables.append(Table(MAIN_HEADER, [[r["tier"], r["run"], r["model"] or "unknown", str(r["n"])]
+    sec.tables.append(Table(MAIN_HEADER, [[r["tier"], r["run"], r["model"] or "unknown", _rank(r), str(r["n"])]
                                           + [_main_cell(r, c) for c in MAIN_COLUMNS] for r in m["rows"]],
-                            "One row per full-tool run, grouped by tier."))
+                            "One row per full-tool run, grouped by tier, ranked by accuracy within it.", left=3))
+    ties = [f"{r['run']} ties with {', '.join(r['tied_with'])} ({pct(r['accuracy'])})" for r in m["rows"]
+            if r.get("tied_with") and r["accuracy"] is not None and r["run"] < min(r["tied_with"])]
+    if ties:
+        sec.paragraphs.append("Ties in accuracy (same rank, order as given): " + "; ".join(ties) + ".")
     if m["conversion_tests"]:
         sec.tables.append(Table(
             ["tier", "type", "leader", "runner-up", "items both recalled", "only leader right", "only runner-up right",
@@ -77,12 +88,25 @@ def main_section(p: dict) -> Section:
 def stopping_section(p: dict) -> Section:
     rows = p["stopping"]["rows"]
     sec = Section("Stopping behaviour (the paper's Table 9)", paragraphs=[
-        "Share of the scope's items (count) per category; definitions in docs/scoring.md."])
+        "The three scopes side by side, one row per run: the items in the scope, then each category's share of them "
+        "(count); definitions in docs/scoring.md."])
+    sec.bullets = list(SCOPE_LABELS.values())
+    if not rows:
+        sec.paragraphs.append("Not computed: no full-tool run.")
+        return sec
+    header, groups = ["run"], [("", 1)]
     for scope, label in SCOPE_LABELS.items():
-        cats = list(rows[0][scope]["categories"]) if rows else []
-        sec.tables.append(Table(["run", "items"] + [STOP_LABELS[c] for c in cats], [
-            [r["run"], str(r[scope]["n"])] + [f"{pct(r[scope]['categories'][c]['share'])} ({r[scope]['categories'][c]['n']})"
-                                              for c in cats] for r in rows], label))
+        cats = list(rows[0][scope]["categories"])
+        header += ["items"] + [STOP_LABELS[c] for c in cats]
+        groups.append((label.split(":")[0], 1 + len(cats)))
+    body = []
+    for r in rows:
+        line = [r["run"]]
+        for scope in SCOPE_LABELS:
+            cats = r[scope]["categories"]
+            line += [str(r[scope]["n"])] + [f"{pct(cats[c]['share'])} ({cats[c]['n']})" for c in cats]
+        body.append(line)
+    sec.tables.append(Table(header, body, groups=groups))
     return sec
 
 
@@ -94,6 +118,11 @@ def cell_section(p: dict) -> Section:
         return sec
     sec.paragraphs.append(f"Accuracy ± Wilson 95% half-width (items). Easiest cell {c['easiest']}, hardest "
                           f"{c['hardest']} (by accuracy pooled over the full-tool runs); drop = easiest - hardest.")
+    for role, tied in (("easiest", c.get("easiest_tied")), ("hardest", c.get("hardest_tied"))):
+        if tied:
+            sec.paragraphs.append(f"Tie for the {role} cell: {' and '.join(tied)} have the same pooled accuracy "
+                                  f"({pct(c['pooled_accuracy'][tied[0]])}); the drop uses {tied[0]}, the first in the "
+                                  "order ST-d1, ST-d2, MT-d1, MT-d2.")
     sec.tables.append(Table(["run"] + c["cells"] + [f"drop {c['easiest']} → {c['hardest']}"], [
         [r["run"]] + [("n/a (no items)" if not r["cells"][k]["n"] else
                        f"{pct(r['cells'][k]['accuracy'])} ± {100 * r['cells'][k]['half_width']:.1f} ({r['cells'][k]['n']})")

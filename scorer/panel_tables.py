@@ -10,6 +10,7 @@ the panel document (panel.json), table by table. Definitions: docs/scoring.md,
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
 
 from agenthop.scorer import stats
 from agenthop.scorer.audit import CONTACTS
@@ -122,13 +123,15 @@ def main_table(full: list[dict]) -> dict:
     tests = []
     for tier, members in tiers.items():
         tier_rows = [by_run[e["name"]] for e in members]
-        if len(members) < 2:
-            continue
-        for col in QUALITY if len(tiers) > 1 else ():  # one group: its leader is the panel best, marked above
+        # A tier of one run is led by that run (the paper marks the best of every family); with one group, its
+        # leader is the panel best, marked above.
+        for col in QUALITY if len(tiers) > 1 else ():
             if col.startswith("conversion"):
                 continue
             for run in _best(tier_rows, col):
                 by_run[run]["marks"].setdefault(col, []).insert(0, "tier_leader")
+        if len(members) < 2:
+            continue  # conversion needs a runner-up to test against
         for qtype in ("ST", "MT"):
             col = f"conversion_{qtype.lower()}"
             ranked = sorted((e for e in members if e["headline"][col] is not None),
@@ -143,8 +146,17 @@ def main_table(full: list[dict]) -> dict:
             if test["separates"]:
                 by_run[leader["name"]]["marks"].setdefault(col, []).append("tier_leader")
     order = list(tiers)
-    rows.sort(key=lambda r: order.index(r["tier"]))
-    return {"tiers": order, "rows": rows, "conversion_tests": tests, "alpha": ALPHA}
+    # Tiers in the order given; within a tier, by accuracy, best first (unmeasured last), ties in the order given.
+    rows.sort(key=lambda r: (order.index(r["tier"]), r["accuracy"] is None, -(r["accuracy"] or 0)))
+    for tier in order:
+        tier_rows = [r for r in rows if r["tier"] == tier]
+        for r in tier_rows:
+            same = [o["run"] for o in tier_rows if o is not r and o["accuracy"] == r["accuracy"]]
+            r["rank"] = 1 + sum(1 for o in tier_rows if o["accuracy"] is not None and r["accuracy"] is not None
+                                and o["accuracy"] > r["accuracy"]) if r["accuracy"] is not None else None
+            r["tied_with"] = same
+    return {"tiers": order, "rows": rows, "conversion_tests": tests, "alpha": ALPHA,
+            "order": "tiers in the order given; rows by accuracy within each tier, best first; ties share a rank"}
 
 
 # -- per-run tables -------------------------------------------------------------------------------------
@@ -158,8 +170,12 @@ def cell_accuracy(full: list[dict]) -> dict:
         n = sum(e["by_cell"][c]["n"] for e in full)
         pooled[c] = _rate(sum(e["by_cell"][c]["correct"] for e in full), n)
     present = [c for c in CELLS if pooled[c] is not None]
-    easiest = max(present, key=lambda c: pooled[c]) if present else None
-    hardest = min(present, key=lambda c: pooled[c]) if present else None
+    exact = {c: Fraction(sum(e["by_cell"][c]["correct"] for e in full), sum(e["by_cell"][c]["n"] for e in full)) for c in present}
+    # Ties (equal pooled accuracy, compared as exact fractions) go to the first cell in CELLS order, and are stated.
+    easiest_tied = [c for c in present if exact[c] == max(exact.values())] if present else []
+    hardest_tied = [c for c in present if exact[c] == min(exact.values())] if present else []
+    easiest = easiest_tied[0] if present else None
+    hardest = hardest_tied[0] if present else None
     rows = []
     for e in full:
         cells = {}
@@ -169,7 +185,10 @@ def cell_accuracy(full: list[dict]) -> dict:
             cells[c] = {"n": m["n"], "accuracy": m["accuracy"], "half_width": (ci[1] - ci[0]) / 2 if ci else None}
         a, b = (cells[easiest]["accuracy"], cells[hardest]["accuracy"]) if present else (None, None)
         rows.append({"run": e["name"], "cells": cells, "drop": a - b if a is not None and b is not None else None})
-    return {"cells": list(CELLS), "pooled_accuracy": pooled, "easiest": easiest, "hardest": hardest, "rows": rows}
+    return {"cells": list(CELLS), "pooled_accuracy": pooled, "easiest": easiest, "hardest": hardest,
+            "easiest_tied": easiest_tied if len(easiest_tied) > 1 else [],
+            "hardest_tied": hardest_tied if len(hardest_tied) > 1 else [],
+            "tie_rule": "cells of equal pooled accuracy: the first in the order ST-d1, ST-d2, MT-d1, MT-d2", "rows": rows}
 
 
 def stopping(entries: list[dict]) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from importlib import resources
 
-from agenthop.scorer.document import Anchor, Document, Link, Table, section_id
+from agenthop.scorer.document import Anchor, Document, Link, Marked, Table, section_id
 
 
 def _css() -> str:
@@ -17,16 +17,30 @@ def _cell(c) -> str:
         return f'<a href="{escape(c.href)}">{escape(c.text)}</a>'
     if isinstance(c, Anchor):
         return f'<dfn id="{escape(c.id)}">{escape(c.text)}</dfn>'
+    if isinstance(c, Marked) and "panel_best" in c.marks:
+        return f"<strong>{escape(str(c))}</strong>"
     return escape(str(c))
+
+
+def _class(c, column: int, left: int) -> str:
+    names = ["text"] if column < left else []
+    if isinstance(c, Marked):
+        names += [m.replace("_", "-") for m in c.marks]
+    return f' class="{" ".join(names)}"' if names else ""
 
 
 def table_html(t: Table) -> str:
     parts = ['<div class="table-wrap"><table>']
     if t.caption:
         parts.append(f"<caption>{escape(t.caption)}</caption>")
-    parts.append("<thead><tr>" + "".join(f'<th scope="col">{escape(str(h))}</th>' for h in t.header) + "</tr></thead><tbody>")
+    parts.append("<thead>")
+    if t.groups:
+        parts.append("<tr>" + "".join(f'<th scope="colgroup" colspan="{span}">{escape(label)}</th>' if label
+                                      else f'<td colspan="{span}"></td>' for label, span in t.groups) + "</tr>")
+    parts.append("<tr>" + "".join(f'<th scope="col"{_class(h, i, t.left)}>{escape(str(h))}</th>'
+                                  for i, h in enumerate(t.header)) + "</tr></thead><tbody>")
     for row in t.rows:
-        parts.append("<tr>" + "".join(f"<td>{_cell(c)}</td>" for c in row) + "</tr>")
+        parts.append("<tr>" + "".join(f"<td{_class(c, i, t.left)}>{_cell(c)}</td>" for i, c in enumerate(row)) + "</tr>")
     parts.append("</tbody></table></div>")
     return "".join(parts)
 

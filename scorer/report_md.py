@@ -17,7 +17,14 @@ def table_md(t: Table) -> str:
     lines = []
     if t.caption:
         lines += [f"*{t.caption}*", ""]
-    lines.append("| " + " | ".join(_cell(h) for h in t.header) + " |")
+    header = list(t.header)
+    if t.groups:  # Markdown has no column groups: each header names its group
+        at = 0
+        for label, span in t.groups:
+            for i in range(at, at + span):
+                header[i] = f"{label}: {header[i]}" if label and span > 1 else header[i]
+            at += span
+    lines.append("| " + " | ".join(_cell(h) for h in header) + " |")
     lines.append("|" + "|".join("---" for _ in t.header) + "|")
     for row in t.rows:
         lines.append("| " + " | ".join(_cell(c) for c in row) + " |")

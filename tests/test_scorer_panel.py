@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 from click.testing import CliRunner
 from release_fixture import _graph, _item, _label, make_release
 from scorer_fixtures import SessionWriter, _add_items, new_run_dir
 
-from agenthop.scorer import report_md
+from agenthop.scorer import report_html, report_md
 from agenthop.scorer.cli import main
 from agenthop.scorer.errors import CorpusMismatchError, ScorerError
 from agenthop.scorer.gold import Gold
 from agenthop.scorer.panel_labels import read_labels
 from agenthop.scorer.panel_report import panel_document
 from agenthop.scorer.panel_scoring import panel
-from agenthop.scorer.panel_tables import build_panel, panel_entry
+from agenthop.scorer.panel_tables import build_panel, cell_accuracy, panel_entry
 from agenthop.scorer.runs import load_run
 from agenthop.scorer.summary import score_run
 from agenthop.server.corpus.importer import import_release
@@ -93,7 +94,7 @@ S_RIGHT = {"st_0001", "st_0003", "st_0005", "st_0006"}
 
 
 @pytest.fixture(scope="module")
-def main_panel(tmp_path_factory, gold):
+def main_entries(tmp_path_factory, gold):
     root = tmp_path_factory.mktemp("panel-runs")
     mt = {
         "P": lambda s: (s.read("B", 2), s.read("K", 2), s.submit("A")),                  # both gold read, right: MT-both imm
@@ -107,7 +108,12 @@ def main_panel(tmp_path_factory, gold):
         scripts = {i: read_b(i in right, i) for i in NINE}
         scripts["mt_0001"] = mt[name]
         entries.append(entry(gold, write_run(root, name, scripts, manifest(name, f"model-{name}", tier))))
-    return build_panel(entries, {"path": "corpus.sqlite"})
+    return entries
+
+
+@pytest.fixture(scope="module")
+def main_panel(main_entries):
+    return build_panel(main_entries, {"path": "corpus.sqlite"})
 
 
 def rows_by_run(table):
@@ -317,7 +323,7 @@ def test_panel_command_writes_three_files_with_tiers_from_a_file(tmp_path, corpu
     md = (out / "panel.md").read_text()
     assert md.index("## Main table") < md.index("## Stopping behaviour") < md.index("## Accuracy per cell") \
         < md.index("## Ablation") < md.index("## Item difficulty") < md.index("## Bigrams")
-    assert "| open | a | m1 | 3 | 100.0% ★ |" in md  # one tier: its leader is the panel best, marked once
+    assert "| open | a | m1 | 1 | 3 | 100.0% ★ |" in md  # one tier: its leader is the panel best, marked once
     html = (out / "panel.html").read_text()
     assert 'data-plot="panel-coverage"' in html and 'data-plot="panel-transitions"' in html
 
@@ -354,3 +360,92 @@ def test_tiers_file_naming_an_unknown_run_is_refused(tmp_path, corpus):
         panel([a], corpus, tiers=tiers)
     labels = read_labels(tiers)
     assert labels == {"a": {"tier": "x"}, "z": {"tier": "y"}}
+
+
+# -- issue 35 points 1-4: a tier of one run has a leader, rows ranked by accuracy within each tier, ties stated
+# (main table and Table 10's easiest/hardest cells), and the layout (Table 9 side by side, text columns left, the
+# paper's emphasis in HTML). Runs as in main_entries: P 100%, Q 20% in tier big; R 50%, S 40% in tier small.
+
+
+def relabel(entries, **tiers):
+    return [{**e, "tier": tiers.get(e["name"], e["tier"])} for e in entries]
+
+
+def test_a_tier_of_one_run_has_its_leader_marked(main_entries):
+    # R alone in tier "solo": it leads its tier in every quality column it has a value in; S alone in "small".
+    p = build_panel(relabel(main_entries, R="solo"), {})
+    rows = {r["run"]: r for r in p["main_table"]["rows"]}
+    assert rows["R"]["marks"]["accuracy"] == ["tier_leader"] and rows["S"]["marks"]["accuracy"] == ["tier_leader"]
+    assert rows["R"]["marks"]["paper_recall_st"] == ["tier_leader", "panel_best"]  # every run recalled all ST items
+    assert rows["P"]["marks"]["accuracy"] == ["tier_leader", "panel_best"]
+    # No conversion test for a tier of one run: there is no runner-up.
+    assert {t["tier"] for t in p["main_table"]["conversion_tests"]} == {"big"}
+
+
+def test_rows_are_ranked_by_accuracy_within_each_tier_and_ties_share_a_rank(main_entries):
+    q, p_, r, s = main_entries
+    r2 = {**r, "name": "R2"}  # a copy of R: 50%, tied with R
+    panel = build_panel([q, p_, s, r2, r], {})
+    m = panel["main_table"]
+    assert m["tiers"] == ["big", "small"]
+    assert [(x["run"], x["rank"], x["tied_with"]) for x in m["rows"]] == [
+        ("P", 1, []), ("Q", 2, []), ("R2", 1, ["R"]), ("R", 1, ["R2"]), ("S", 3, [])]
+    md = report_md.render(panel_document(panel))
+    assert "| small | R2 | model-R | 1= | 10 | 50.0% ● |" in md and "| small | S | model-S | 3 | 10 | 40.0% |" in md
+    assert "Ties in accuracy (same rank, order as given): R ties with R2 (50.0%)." in md
+    assert "Rows are ranked by accuracy within each tier" in md
+
+
+def _entry(name, cells):
+    """An entry with only what cell_accuracy reads: per cell (correct, n)."""
+    return {"name": name, "by_cell": {c: {"n": n, "correct": k, "accuracy": k / n if n else None,
+                                          "accuracy_ci95": [0.0, 1.0] if n else None} for c, (k, n) in cells.items()}}
+
+
+def test_table_10_ties_for_the_easiest_cell_are_stated_and_broken_by_cell_order():
+    # Pooled: ST-d1 11/18 and ST-d2 22/36 are both 61.1%; MT-d1 1/4, MT-d2 2/8 both 25%.
+    a = _entry("a", {"ST-d1": (6, 9), "ST-d2": (10, 18), "MT-d1": (1, 2), "MT-d2": (1, 4)})
+    b = _entry("b", {"ST-d1": (5, 9), "ST-d2": (12, 18), "MT-d1": (0, 2), "MT-d2": (1, 4)})
+    c = cell_accuracy([a, b])
+    assert (c["easiest"], c["hardest"]) == ("ST-d1", "MT-d1")
+    assert c["easiest_tied"] == ["ST-d1", "ST-d2"] and c["hardest_tied"] == ["MT-d1", "MT-d2"]
+    assert [r["drop"] for r in c["rows"]] == pytest.approx([6 / 9 - 1 / 2, 5 / 9 - 0])
+    untied = cell_accuracy([_entry("a", {"ST-d1": (6, 9), "ST-d2": (1, 9), "MT-d1": (2, 9), "MT-d2": (3, 9)})])
+    assert untied["easiest_tied"] == [] and untied["hardest_tied"] == []
+
+
+def test_table_10_tie_is_written_in_the_report(main_entries):
+    panel = build_panel(main_entries, {})
+    panel["cell_accuracy"] = cell_accuracy([
+        _entry("a", {"ST-d1": (6, 9), "ST-d2": (10, 18), "MT-d1": (1, 2), "MT-d2": (0, 4)}),
+        _entry("b", {"ST-d1": (5, 9), "ST-d2": (12, 18), "MT-d1": (0, 2), "MT-d2": (1, 4)})])
+    md = report_md.render(panel_document(panel))
+    assert ("Tie for the easiest cell: ST-d1 and ST-d2 have the same pooled accuracy (61.1%); the drop uses ST-d1, "
+            "the first in the order ST-d1, ST-d2, MT-d1, MT-d2.") in md
+
+
+def test_table_9_puts_the_three_scopes_side_by_side_per_run(main_entries):
+    panel = build_panel(main_entries, {})
+    doc = panel_document(panel)
+    (table,) = next(s for s in doc.sections if s.title.startswith("Stopping")).tables
+    assert [g[0] for g in table.groups] == ["", "MT-fail", "ST", "MT-both"]
+    assert [r[0] for r in table.rows] == ["P", "Q", "R", "S"]
+    header = dict(zip(table.header, table.rows[1]))  # Q: its one MT item failed prematurely
+    assert table.header[:7] == ["run", "items", "0-Gold", "Prem", "Explored", "Stayed", "items"]
+    assert table.rows[1][1:7] == ["1", "0.0% (0)", "100.0% (1)", "0.0% (0)", "0.0% (0)", "9"]
+    assert header["run"] == "Q"
+    md = report_md.render(doc)
+    assert "| run | MT-fail: items | MT-fail: 0-Gold |" in md
+    html = report_html.render(doc)
+    assert '<th scope="colgroup" colspan="5">MT-fail</th>' in html
+
+
+def test_html_marks_shade_tier_leaders_bold_the_panel_best_and_keep_text_columns_left(main_entries):
+    html = report_html.render(panel_document(build_panel(main_entries, {})))
+    main = html[html.index('id="main-table'):html.index('id="stopping')]
+    # P leads tier big and the panel in accuracy: shaded and bold, symbols kept for screen readers and plain text.
+    assert '<td class="tier-leader panel-best"><strong>100.0% ●★</strong></td>' in main
+    assert '<td class="tier-leader">50.0% ●</td>' in main  # R leads tier small
+    assert '<td class="text">big</td><td class="text">P</td><td class="text">model-P</td><td>1</td>' in main
+    assert re.search(r"th\.text, td\.text \{ text-align: left; white-space: nowrap; \}", html)
+    assert re.search(r"td\.tier-leader \{ background: #[0-9a-f]{6}; \}", html)
