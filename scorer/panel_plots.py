@@ -21,20 +21,33 @@ def coverage_histogram(hist: list[int], n_runs: int) -> str:
     return _svg(fig, "panel-coverage")
 
 
+#: Width of the report's column in CSS pixels (report.css: max-width 1100px less 2rem of padding): a figure wider
+#: than this is scaled down by the browser, and its labels with it.
+PAGE_PX = 1068
+#: Smallest label on a figure, in CSS pixels, once drawn in the report (issue 34: the per-run heatmaps had 6 px labels).
+MIN_LABEL_PX = 11
+
+
 def transition_multiples(rows: list[dict], tools: list[str]) -> str:
+    """One row-normalised heatmap per run, three to a line, sharing one colour scale (its bar on the right)."""
     n = len(rows)
-    cols = min(4, n)
+    cols = min(3, n)
     lines = math.ceil(n / cols)
-    fig, axes = _pyplot().subplots(lines, cols, figsize=(3.0 * cols, 3.0 * lines), squeeze=False)
+    fig, axes = _pyplot().subplots(lines, cols, figsize=(3.2 * cols + 0.9, 3.2 * lines + 0.4), squeeze=False,
+                                   layout="constrained")
     labels = [_SHORT.get(t, t) for t in tools]
     for ax in axes.flat[n:]:
         ax.axis("off")
+    image = None
     for ax, row in zip(axes.flat, rows):
-        ax.imshow(row["row_normalised"], cmap="Blues", vmin=0, vmax=1)
-        ax.set_xticks(range(len(tools)), labels, rotation=90, fontsize=6)
-        ax.set_yticks(range(len(tools)), labels, fontsize=6)
-        ax.set_title(row["run"], fontsize=8)
-    fig.suptitle("Tool transitions per run (row-normalised; rows: call, columns: next call)", fontsize=10)
+        image = ax.imshow(row["row_normalised"], cmap="Blues", vmin=0, vmax=1)
+        ax.set_xticks(range(len(tools)), labels, rotation=90, fontsize=9)
+        ax.set_yticks(range(len(tools)), labels, fontsize=9)
+        ax.set_title(row["run"], fontsize=10)
+    bar = fig.colorbar(image, ax=axes, shrink=min(1.0, 0.9 / lines + 0.1), aspect=25)
+    bar.set_label("share of the row's next calls", fontsize=9)
+    bar.ax.tick_params(labelsize=9)
+    fig.suptitle("Tool transitions per run (row-normalised; rows: call, columns: next call)", fontsize=11)
     return _svg(fig, "panel-transitions")
 
 

@@ -449,3 +449,18 @@ def test_html_marks_shade_tier_leaders_bold_the_panel_best_and_keep_text_columns
     assert '<td class="text">big</td><td class="text">P</td><td class="text">model-P</td><td>1</td>' in main
     assert re.search(r"th\.text, td\.text \{ text-align: left; white-space: nowrap; \}", html)
     assert re.search(r"td\.tier-leader \{ background: #[0-9a-f]{6}; \}", html)
+
+
+@pytest.mark.parametrize("n_runs", [1, 4, 9])
+def test_transition_multiples_have_readable_labels_and_a_colour_scale(n_runs):
+    """Issue 34 point 15: labels of at least 11 CSS px once the page draws the figure (scaled down to the report's
+    column when wider: 1 SVG unit is 1 pt = 4/3 px), and a colour bar with its label."""
+    from agenthop.scorer.logs import TOOLS
+    from agenthop.scorer.panel_plots import MIN_LABEL_PX, PAGE_PX, transition_multiples
+
+    svg = transition_multiples([{"run": f"run-{i}", "row_normalised": [[1 / 7] * 7] * 7} for i in range(n_runs)], list(TOOLS))
+    view_width = float(re.search(r'viewBox="0 0 ([\d.]+)', svg).group(1))
+    scale = min(4 / 3, PAGE_PX / view_width)
+    sizes = [float(x) for x in re.findall(r"font-size: ([\d.]+)px", svg)]
+    assert sizes and min(sizes) * scale >= MIN_LABEL_PX == 11
+    assert "share of the row&#39;s next calls" in svg or "share of the row's next calls" in svg

@@ -95,7 +95,8 @@ def test_behaviours_show_in_the_panel(panel_dir):
         ("early", "full"), ("searcher", "full"), ("verifier", "full"), ("verifier-cb", "closed_book"),
         ("verifier-ns", "no_search")]
     main = {r["run"]: r for r in p["main_table"]["rows"]}
-    assert list(main) == ["early", "searcher", "verifier"] and main["verifier"]["tier"] == "large"
+    # Ranked by accuracy within the tier (issue 35): the searcher (100%) above the early committer (0%).
+    assert list(main) == ["searcher", "early", "verifier"] and main["verifier"]["tier"] == "large"
     assert main["early"]["accuracy"] == 0.0 and main["searcher"]["accuracy"] == main["verifier"]["accuracy"] == 1.0
     stop = {r["run"]: r for r in p["stopping"]["rows"]}
 
@@ -128,6 +129,14 @@ def test_panel_page_draws_every_figure_without_console_errors(panel_dir):
         assert sorted(d[0] for d in drawn) == sorted(PLOTS)
         for name, width, height, marks in drawn:
             assert width > 100 and height > 100 and marks > 5, (name, width, height, marks)
+        # Issue 34: the per-run heatmaps' labels were about 6 px and had no colour scale. Each label's size on screen:
+        # its font size times the scale the page draws the figure at.
+        sizes = page.eval_on_selector_all(
+            "svg[data-plot=panel-transitions] text",
+            "els => els.filter(e => e.textContent.trim()).map(e => { const m = e.getScreenCTM();"
+            " return [e.textContent, parseFloat(getComputedStyle(e).fontSize) * Math.hypot(m.a, m.b)]; })")
+        assert sizes and min(size for _, size in sizes) >= 11, sorted(sizes, key=lambda t: t[1])[:3]
+        assert "share of the row's next calls" in [label for label, _ in sizes]  # the colour scale's label
         headings = page.locator("h2").all_inner_texts()  # the table of contents, then the result first
         assert headings[0] == "Contents" and headings[1].startswith("Main table")
         assert page.problems == []
