@@ -2,7 +2,7 @@
 
     agenthop-scorer RUN [RUN ...] --corpus corpus.sqlite --out report/ [--server-log PATH] [--jobs N]
     agenthop-scorer compare RUN_A RUN_B --corpus corpus.sqlite [--seed 0] [--resamples 10000] [--server-log PATH]
-    agenthop-scorer panel RUN... --corpus corpus.sqlite --out DIR [--tiers FILE]
+    agenthop-scorer panel RUN... --corpus corpus.sqlite --out DIR [--tiers FILE] [--external FILE]
 
 RUN is a run directory or a checkpoint log ``PATH.sqlite`` (optionally ``::LABEL``).
 Each command parses its arguments, makes one library call (agenthop.scorer.scoring)
@@ -21,7 +21,7 @@ from agenthop.scorer.results import SCORER_VERSION
 
 #: How each library parameter is spelled on the command line.
 FLAGS = {"server_log": "--server-log", "items": "--items", "corpus": "--corpus", "jobs": "--jobs", "runs": "RUN",
-         "out": "--out", "tiers": "--tiers"}
+         "out": "--out", "tiers": "--tiers", "external": "--external"}
 SERVER_LOG_HELP = ("Checkpoint log of a server the run(s) used (agenthop-runner --server URL): a run directory without "
                    "server-log.sqlite reads its label's records from it.")
 
@@ -115,6 +115,9 @@ def compare_cmd(run_a, run_b, corpus, seed, resamples, items, out, server_log):
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Directory for panel.json, panel.md, panel.html.")
 @click.option("--tiers", type=click.Path(exists=True, dir_okay=False),
               help="TOML or CSV file giving runs a tier (or family) label, a model and a role (docs/scoring.md).")
+@click.option("--external", type=click.Path(exists=True, dir_okay=False),
+              help="CSV of external benchmark scores per model (a model column, then one column per benchmark), "
+                   "for the correlation table (docs/scoring.md).")
 @click.option("--items", type=click.Path(exists=True, dir_okay=False), help="Expected item set (as for score).")
 @click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False), help=SERVER_LOG_HELP)
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
@@ -122,13 +125,13 @@ def compare_cmd(run_a, run_b, corpus, seed, resamples, items, out, server_log):
 @click.option("--seed", default=0, show_default=True, type=int, help="Bootstrap seed (ablation table).")
 @click.option("--resamples", default=10000, show_default=True, type=click.IntRange(min=1),
               help="Bootstrap resamples (ablation table).")
-def panel_cmd(runs, corpus, out, tiers, items, server_log, jobs, seed, resamples):
+def panel_cmd(runs, corpus, out, tiers, external, items, server_log, jobs, seed, resamples):
     """The paper's tables and figures from a panel of RUN(s) on one corpus: panel.json, panel.md, panel.html."""
     from agenthop.scorer.panel_scoring import panel
 
     try:
         result = panel(runs, corpus, out, tiers=tiers, items=items, server_log=server_log, jobs=jobs or default_jobs(),
-                       seed=seed, resamples=resamples)
+                       seed=seed, resamples=resamples, external=external)
     except ScorerError as exc:
         raise fail(exc) from exc
     click.echo(f"panel of {len(result['runs'])} runs written to {out}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 #: The parameters a message may name, as ``{name}`` in its template.
-PARAMETERS = ("server_log", "items", "corpus", "jobs", "runs", "out", "tiers")
+PARAMETERS = ("server_log", "items", "corpus", "jobs", "runs", "out", "tiers", "external")
 
 
 class ScorerError(Exception):

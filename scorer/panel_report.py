@@ -2,8 +2,9 @@
 
 Tables come in the order a reader of the paper looks for them: the main table,
 stopping, per-cell accuracy, the ablation, item difficulty, bigrams, trigrams,
-non-submission, evidence contact, the action after a wrong-paper read, the
-figures, then robustness. A table whose inputs are missing says what it needs.
+non-submission, evidence contact, closed-book accuracy (overall and by exposure
+stratum), the action after a wrong-paper read, the figures, the correlation with
+external benchmarks, replicates, then robustness. A table whose inputs are missing says what it needs.
 """
 
 from __future__ import annotations
@@ -227,6 +228,110 @@ def contact_section(p: dict) -> Section:
     return sec
 
 
+def _ci(ci) -> str:
+    return "n/a" if not ci else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
+def closed_book_section(p: dict) -> Section:
+    c = p["closed_book"]
+    sec = Section("Closed-book accuracy (the paper's Table 18)")
+    if "missing" in c:
+        sec.paragraphs.append(f"Not computed: {c['missing']}.")
+        return sec
+    sec.paragraphs.append("Each closed-book run (one answer from the question alone, no tools): accuracy with its Wilson "
+                          "95% interval and by question type; beside it the full-tool run of the same model on the items "
+                          f"both have, and the lift. Chance is {pct(c['chance'])} (four options).")
+    body = [[r["run"], r["model"] or "unknown", str(r["n"]), pct(r["accuracy"]), _ci(r["ci95"]),
+             pct(r["by_type"]["ST"]["accuracy"], "n/a (no items)"), pct(r["by_type"]["MT"]["accuracy"], "n/a (no items)"),
+             r["full_run"] or "n/a (no full-tool run of the model)",
+             f"{pct(r['closed_book_on_common'])} → {pct(r['full_on_common'])} ({r['n_common']})" if r["full_run"] else "n/a",
+             pp(r["lift"])] for r in c["rows"]]
+    pooled = c["pooled"]
+    body.append(["all closed-book runs", "", str(pooled["n"]), pct(pooled["accuracy"]), _ci(pooled["ci95"]), "", "", "", "", ""])
+    sec.tables.append(Table(["run", "model", "items", "accuracy", "95% CI", "ST", "MT", "full-tool run",
+                             "closed-book → full on common items", "lift"], body, left=2))
+    return sec
+
+
+def closed_book_exposure_section(p: dict) -> Section:
+    c = p["closed_book_by_exposure"]
+    sec = Section("Closed-book accuracy by exposure stratum (the paper's Table 19)")
+    if "missing" in c:
+        sec.paragraphs.append(f"Not computed: {c['missing']}.")
+        return sec
+    sec.paragraphs.append("Items grouped by what the model's full-tool run did with the gold paper (inspected: an "
+                          "executed read; exposed: shown in a search or reference list but not read; neither); in each "
+                          "stratum the model's closed-book accuracy on those items (items), then its full-tool accuracy.")
+    header, groups = ["run", "closed-book run"], [("", 2)]
+    for k in c["strata"]:
+        header += ["items", "closed-book", "full tools"]
+        groups.append((CONTACT_LABELS[k], 3))
+    body = []
+    for r in c["rows"]:
+        line = [r["run"], r["closed_book_run"]]
+        for k in c["strata"]:
+            s = r["strata"][k]
+            line += [str(s["closed_book"]["n"]), pct(s["closed_book"]["accuracy"], "n/a"), pct(s["full"]["accuracy"], "n/a")]
+        body.append(line)
+    sec.tables.append(Table(header, body, left=2, groups=groups))
+    return sec
+
+
+def _corr(value, p, ci) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:+.2f} {_signed_ci(ci)} (p = {p:.3g})"
+
+
+def _signed_ci(ci) -> str:
+    return "[n/a]" if not ci else f"[{ci[0]:+.2f}, {ci[1]:+.2f}]"
+
+
+def external_section(p: dict) -> Section:
+    x = p["external"]
+    sec = Section("Correlation with external benchmarks (the paper's Table 16)")
+    if "rows" not in x:
+        sec.paragraphs.append(f"Not computed: {x['missing']}.")
+        return sec
+    sec.paragraphs.append("Per benchmark, over the models with both a score and a full-tool run (accuracy: the mean over "
+                          "the model's full-tool runs): Spearman's rho and Pearson's r with 95% intervals (Fisher's z; "
+                          "rho's variance 1.06 / (n - 3)) and two-sided p.")
+    sec.tables.append(Table(["benchmark", "models", "Spearman rho [95% CI]", "Pearson r [95% CI]", "note"], [
+        [r["benchmark"], str(r["n"]), _corr(r["spearman"], r["spearman_p"], r["spearman_ci95"]),
+         _corr(r["pearson"], r["pearson_p"], r["pearson_ci95"]), r.get("missing") or r.get("note") or ""]
+        for r in x["rows"]], left=1))
+    if x["unmatched"]:
+        sec.paragraphs.append("Models in the scores file without a full-tool run in the panel: " + ", ".join(x["unmatched"]) + ".")
+    if x["without_scores"]:
+        sec.paragraphs.append("Models in the panel without any external score: " + ", ".join(x["without_scores"]) + ".")
+    return sec
+
+
+REPLICATE_HEADER = {"accuracy": "accuracy", "paper_recall_st": "paper recall ST", "paper_recall_mt": "paper recall MT",
+                    "section_recall": "section recall", "conversion_st": "conversion ST", "conversion_mt": "conversion MT",
+                    "non_submission": "non-submission"}
+
+
+def replicates_section(p: dict) -> Section:
+    x = p["replicates"]
+    sec = Section("Replicates (the paper's Table 17)")
+    if "missing" in x:
+        sec.paragraphs.append(f"Not computed: {x['missing']}.")
+        return sec
+    sec.paragraphs.append("Each model with several full-tool runs: one row per run, then the mean ± standard deviation "
+                          "(n - 1) and the range over its runs.")
+    cols = x["columns"]
+    for m in x["models"]:
+        body = [[r["run"], str(r["n"])] + [pct(r[c]) for c in cols] for r in m["rows"]]
+        body.append(["mean ± sd", ""] + [
+            "n/a" if m["spread"][c]["mean"] is None else
+            f"{pct(m['spread'][c]['mean'])} ± {100 * (m['spread'][c]['std'] or 0):.1f}" for c in cols])
+        body.append(["range", ""] + ["n/a" if m["spread"][c]["min"] is None else
+                                     f"{pct(m['spread'][c]['min'])} – {pct(m['spread'][c]['max'])}" for c in cols])
+        sec.tables.append(Table(["run", "items"] + [REPLICATE_HEADER[c] for c in cols], body, f"Model {m['model']}."))
+    return sec
+
+
 def after_wrong_section(p: dict) -> Section:
     a = p["after_wrong_paper"]
     return Section("After a wrong-paper read (the paper's Table 3)", tables=[Table(
@@ -264,7 +369,8 @@ def panel_document(p: dict) -> Document:
     missing_plot = missing_plots(p)
     sections = [main_section(p), stopping_section(p), cell_section(p), ablation_section(p),
                 difficulty_section(p, missing_plot), bigram_section(p), trigram_section(p), non_submission_section(p),
-                contact_section(p), after_wrong_section(p), figures_section(missing_plot), *robustness_sections(p),
+                contact_section(p), closed_book_section(p), closed_book_exposure_section(p), after_wrong_section(p),
+                figures_section(missing_plot), external_section(p), replicates_section(p), *robustness_sections(p),
                 runs_section(p)]
     return Document(title="AgentHop panel", sections=sections)
 

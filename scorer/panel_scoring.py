@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agenthop.scorer.errors import CorpusMismatchError, ScorerError
+from agenthop.scorer.panel_external import read_external
 from agenthop.scorer.panel_labels import check_named, read_labels
 from agenthop.scorer.panel_report import write_panel_reports
 from agenthop.scorer.panel_tables import build_panel, panel_entry
@@ -44,13 +45,14 @@ def unique_names(names: list[str]) -> list[str]:
 
 def panel(runs: Iterable[str | Path], corpus: str | Path, out: str | Path | None = None, *,
           tiers: str | Path | None = None, items: str | Path | None = None, server_log: str | Path | None = None,
-          jobs: int = 1, seed: int = 0, resamples: int = 10000) -> dict:
+          jobs: int = 1, seed: int = 0, resamples: int = 10000, external: str | Path | None = None) -> dict:
     """The panel of ``runs`` (panel.json as a dict); with ``out``, also panel.json, panel.md and panel.html there.
 
     tiers: a TOML or CSV file giving runs a tier (or family) label, a model name and a role (panel_labels.py);
         without it, a run's tier comes from ``tier`` or ``family`` in its run.json, its model and role from
         run.json (ablations) as the runner wrote it.
     items, server_log, jobs: as for ``score``. seed, resamples: the ablation table's paired bootstraps.
+    external: a CSV of external benchmark scores per model (panel_external.py), for the correlation table.
     """
     if jobs < 1:
         raise ScorerError("{jobs} must be at least 1, got {n}.", "jobs", n=jobs)
@@ -60,6 +62,7 @@ def panel(runs: Iterable[str | Path], corpus: str | Path, out: str | Path | None
     expected = read_expected(items)
     corpus_id = corpus_id_of(corpus)
     labels = read_labels(tiers) if tiers is not None else {}
+    scores = read_external(external) if external is not None else None
     workers = _Workers(jobs, len(specs), corpus, expected, server_log)
     entries = []
     provenance = None
@@ -79,7 +82,7 @@ def panel(runs: Iterable[str | Path], corpus: str | Path, out: str | Path | None
             entries.append(entry)
     finally:
         workers.close()
-    result = build_panel(entries, provenance, seed=seed, resamples=resamples)
+    result = build_panel(entries, provenance, seed=seed, resamples=resamples, external=scores)
     if out is not None:
         write_panel_reports(result, out)
     return result

@@ -17,6 +17,8 @@ from agenthop.scorer.audit import CONTACTS
 from agenthop.scorer.comparisons import multi_run
 from agenthop.scorer.gold import CELLS
 from agenthop.scorer.logs import TOOLS
+from agenthop.scorer.panel_closed_book import closed_book_accuracy, closed_book_by_exposure
+from agenthop.scorer.panel_external import external_correlations
 from agenthop.scorer.results import SCORER_VERSION, SUMMARY_SCHEMA_VERSION, slim
 from agenthop.scorer.trajectory import AFTER_NONGOLD, transition_matrix
 
@@ -371,12 +373,45 @@ def ablation(entries: list[dict], seed: int = 0, resamples: int = 10000) -> dict
     return out
 
 
+#: The columns of the per-replicate table (the paper's Table 17): the main table's quality columns and non-submission.
+REPLICATE_COLUMNS = QUALITY + ("non_submission",)
+
+
+def replicates(full: list[dict]) -> dict:
+    """Models with two or more full-tool runs: one row per run (replicate), then mean, standard deviation (n - 1)
+    and range of each column over the model's runs."""
+    groups: dict[str, list[dict]] = {}
+    for e in full:
+        if e["model"]:
+            groups.setdefault(e["model"], []).append(e)
+    models = []
+    for model, runs in groups.items():
+        if len(runs) < 2:
+            continue
+        rows = [{"run": e["name"], "n": e["n"], **{c: e["headline"][c] for c in REPLICATE_COLUMNS}} for e in runs]
+        spread = {}
+        for c in REPLICATE_COLUMNS:
+            values = [r[c] for r in rows if r[c] is not None]
+            spread[c] = {**stats.mean_std(values), "min": min(values) if values else None,
+                         "max": max(values) if values else None}
+        models.append({"model": model, "rows": rows, "spread": spread})
+    out = {"columns": list(REPLICATE_COLUMNS), "models": models}
+    if not models:
+        out["missing"] = ("per-replicate rows need two or more full-tool runs of one model (the same model name in "
+                          "run.json or the tiers file)")
+    return out
+
+
 def robustness(full: list[dict]) -> dict | None:
     return multi_run([e["robustness"] for e in full]) if len(full) > 1 else None
 
 
-def build_panel(entries: list[dict], corpus: dict, *, seed: int = 0, resamples: int = 10000) -> dict:
-    """The panel document (panel.json) from the runs' entries (``panel_entry``), in the order given."""
+def build_panel(entries: list[dict], corpus: dict, *, seed: int = 0, resamples: int = 10000,
+                external: dict[str, dict[str, float]] | None = None) -> dict:
+    """The panel document (panel.json) from the runs' entries (``panel_entry``), in the order given.
+
+    ``external``: model -> {benchmark: score} (panel_external.read_external), for the correlation table.
+    """
     full = [e for e in entries if e["role"] == "full"]
     partners = closed_book_partners(entries)
     panel = {
@@ -399,6 +434,10 @@ def build_panel(entries: list[dict], corpus: dict, *, seed: int = 0, resamples: 
         "accuracy_vs_recall": accuracy_vs_recall(full),
         "transitions": transitions(full),
         "robustness": robustness(full),
+        "replicates": replicates(full),
+        "closed_book": closed_book_accuracy(entries, full),
+        "closed_book_by_exposure": closed_book_by_exposure(full, partners),
+        "external": external_correlations(full, external),
     }
     if not full:
         panel["missing"] = "no full-tool run: the main table and the per-run analyses need at least one"

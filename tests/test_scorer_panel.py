@@ -464,3 +464,91 @@ def test_transition_multiples_have_readable_labels_and_a_colour_scale(n_runs):
     sizes = [float(x) for x in re.findall(r"font-size: ([\d.]+)px", svg)]
     assert sizes and min(sizes) * scale >= MIN_LABEL_PX == 11
     assert "share of the row&#39;s next calls" in svg or "share of the row's next calls" in svg
+
+
+# -- issue 35 point 5: Tables 16-19, each cell worked out by hand ----------------------------------------------
+
+
+def test_table_16_correlation_with_external_benchmarks(main_entries, tmp_path):
+    from agenthop.scorer.panel_external import read_external
+
+    # Accuracy: model-P 1.0, model-Q 0.2, model-R 0.5, model-S 0.4. Benchmark X: 90, 30, 50, 60.
+    scores = tmp_path / "external.csv"
+    scores.write_text("model,X,Y\nmodel-P,90,1\nmodel-Q,30,\nmodel-R,50,3\nmodel-S,60,\nnot-in-panel,10,2\n", encoding="utf-8")
+    p = build_panel(main_entries, {}, external=read_external(scores))
+    rows = {r["benchmark"]: r for r in p["external"]["rows"]}
+    x = rows["X"]
+    assert x["n"] == 4 and x["models"] == ["model-P", "model-Q", "model-R", "model-S"]
+    # Ranks: accuracy P4 Q1 R3 S2, X P4 Q1 R2 S3: d = 0, 0, 1, -1, so rho = 1 - 6 * 2 / (4 * 15) = 0.8.
+    assert x["spearman"] == pytest.approx(0.8)
+    half = Z * math.sqrt(1.06 / (4 - 3))
+    assert x["spearman_ci95"] == pytest.approx([math.tanh(math.atanh(0.8) - half), math.tanh(math.atanh(0.8) + half)])
+    acc, ext = [1.0, 0.2, 0.5, 0.4], [90, 30, 50, 60]
+    ma, me = sum(acc) / 4, sum(ext) / 4
+    r = sum((a - ma) * (e - me) for a, e in zip(acc, ext)) / math.sqrt(sum((a - ma) ** 2 for a in acc) * sum((e - me) ** 2 for e in ext))
+    assert x["pearson"] == pytest.approx(r)
+    assert x["pearson_ci95"] == pytest.approx([math.tanh(math.atanh(r) - Z), math.tanh(math.atanh(r) + Z)])
+    assert rows["Y"]["n"] == 2 and rows["Y"]["spearman"] is None and "three or more models" in rows["Y"]["missing"]
+    assert p["external"]["unmatched"] == ["not-in-panel"] and p["external"]["without_scores"] == []
+    md = report_md.render(panel_document(p))
+    assert f"| X | 4 | +0.80 [{x['spearman_ci95'][0]:+.2f}, {x['spearman_ci95'][1]:+.2f}] (p = " in md
+    assert "Models in the scores file without a full-tool run in the panel: not-in-panel." in md
+    assert "Not computed: the correlation with external benchmarks needs a CSV" in report_md.render(
+        panel_document(build_panel(main_entries, {})))
+
+
+@pytest.mark.parametrize("text,message", [
+    ("name,X\na,1\n", "the CSV header must name a 'model' column"),
+    ("model,X\nm,high\n", "line 2, column 'X': 'high' is not a number"),
+    ("model,X\nm,1\nm,2\n", "line 3: model 'm' is listed twice"),
+])
+def test_bad_external_score_files_are_named(tmp_path, text, message):
+    from agenthop.scorer.panel_external import read_external
+
+    path = tmp_path / "external.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ScorerError) as err:
+        read_external(path)
+    assert message in str(err.value) and str(path) in str(err.value)
+
+
+def test_table_17_per_replicate_rows_with_mean_sd_and_range(main_entries):
+    p_, q, r, s = main_entries
+    panel = build_panel([p_, {**q, "model": "model-P"}, r, s], {})  # Q is now a second run of model-P
+    (model,) = panel["replicates"]["models"]
+    assert model["model"] == "model-P" and [x["run"] for x in model["rows"]] == ["P", "Q"]
+    acc = model["spread"]["accuracy"]
+    # 1.0 and 0.2: mean 0.6, sample sd sqrt((0.4^2 + 0.4^2) / 1).
+    assert (acc["n"], acc["mean"], acc["min"], acc["max"]) == (2, pytest.approx(0.6), 0.2, 1.0)
+    assert acc["std"] == pytest.approx(math.sqrt(0.32))
+    md = report_md.render(panel_document(panel))
+    assert "| mean ± sd |  | 60.0% ± 56.6 |" in md and "| range |  | 20.0% – 100.0% |" in md
+    assert "Not computed: per-replicate rows need two or more full-tool runs of one model" in report_md.render(
+        panel_document(build_panel(main_entries, {})))
+
+
+def test_table_18_closed_book_accuracy_with_the_full_run_beside(ablation_panel):
+    c = ablation_panel["closed_book"]
+    (row,) = c["rows"]
+    # Closed-book right on st_0001, st_0003 and st_0002 of its ten items, all single-target.
+    assert (row["run"], row["n"], row["correct"], row["accuracy"]) == ("cb", 10, 3, 0.3)
+    p, n = 0.3, 10
+    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    assert row["ci95"] == pytest.approx([centre - half, centre + half])
+    assert row["by_type"]["ST"]["accuracy"] == 0.3 and row["by_type"]["MT"]["n"] == 0
+    # The full run has the same ten items: right on NINE[:8], wrong on st_0011 and st_0002.
+    assert (row["full_run"], row["n_common"], row["closed_book_on_common"], row["full_on_common"]) == ("full", 10, 0.3, 0.8)
+    assert row["lift"] == pytest.approx(0.5)
+    assert (c["pooled"]["n"], c["pooled"]["accuracy"]) == (10, 0.3)
+    md = report_md.render(panel_document(ablation_panel))
+    assert "| cb | m | 10 | 30.0% |" in md and "| 30.0% → 80.0% (10) | +50.0 pp |" in md
+
+
+def test_table_19_closed_book_accuracy_by_exposure_stratum(ablation_panel):
+    (row,) = ablation_panel["closed_book_by_exposure"]["rows"]
+    strata = {k: (v["closed_book"]["n"], v["closed_book"]["correct"], v["full"]["correct"]) for k, v in row["strata"].items()}
+    # Full run: NINE[:8] inspected (closed-book right on st_0001, st_0003), st_0011 exposed, st_0002 neither.
+    assert strata == {"inspected": (8, 2, 8), "exposed": (1, 0, 0), "neither": (1, 1, 0)}
+    md = report_md.render(panel_document(ablation_panel))
+    assert "| full | cb | 8 | 25.0% | 100.0% | 1 | 0.0% | 0.0% | 1 | 100.0% | 0.0% |" in md
