@@ -13,8 +13,8 @@ the label rule is server.sections.label_matches_section), items (item set and th
 that counts), metrics (accuracy, recall, resources), audit (exposure/inspection), trajectory,
 stats (Wilson, McNemar, bootstraps, Cronbach), summary (score_run and versions), comparisons
 (paired and many-run), panel_tables/panel_labels/panel_scoring/panel_report/panel_plots (the panel
-of runs; panel_closed_book and panel_external for its closed-book and external-benchmark tables), document/report_md/report_html/plots/terminal (reports), view (trajectory viewer),
-cli (agenthop-scorer).
+of runs; panel_closed_book and panel_external for its closed-book and external-benchmark tables),
+document/report_md/report_html/plots/terminal (reports), view (trajectory viewer), cli (agenthop-scorer).
 """
 
 from __future__ import annotations
