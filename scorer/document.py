@@ -50,7 +50,7 @@ class Table:
     header: list[str]
     rows: list[list[str]]
     caption: str | None = None
-    left: int = 1  # leading columns of text: left-aligned and not wrapped in HTML
+    left: int = 0  # leading columns of text (run names): left-aligned and not wrapped in HTML
     groups: list[tuple[str, int]] | None = None  # header groups over the columns (label, span), e.g. a scope's columns
 
 

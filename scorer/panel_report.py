@@ -107,7 +107,7 @@ def stopping_section(p: dict) -> Section:
             cats = r[scope]["categories"]
             line += [str(r[scope]["n"])] + [f"{pct(cats[c]['share'])} ({cats[c]['n']})" for c in cats]
         body.append(line)
-    sec.tables.append(Table(header, body, groups=groups))
+    sec.tables.append(Table(header, body, left=1, groups=groups))
     return sec
 
 
@@ -127,7 +127,7 @@ def cell_section(p: dict) -> Section:
     sec.tables.append(Table(["run"] + c["cells"] + [f"drop {c['easiest']} → {c['hardest']}"], [
         [r["run"]] + [("n/a (no items)" if not r["cells"][k]["n"] else
                        f"{pct(r['cells'][k]['accuracy'])} ± {100 * r['cells'][k]['half_width']:.1f} ({r['cells'][k]['n']})")
-                      for k in c["cells"]] + [pp(r["drop"])] for r in c["rows"]]))
+                      for k in c["cells"]] + [pp(r["drop"])] for r in c["rows"]], left=1))
     return sec
 
 
@@ -187,7 +187,8 @@ def bigram_section(p: dict) -> Section:
             rows.append([r["run"], " → ".join(x["bigram"]), f"{x['correct_with']}/{x['n_with']}",
                          f"{x['correct_without']}/{x['n_without']}", pp(x["difference"]), f"{x['p_bonferroni']:.3g}"])
     if rows:
-        sec.tables.append(Table(["run", "bigram", "right with", "right without", "difference", "p (Bonferroni)"], rows))
+        sec.tables.append(Table(["run", "bigram", "right with", "right without", "difference", "p (Bonferroni)"], rows,
+                                left=2))
     if quiet:
         sec.paragraphs.append("No significant bigram: " + ", ".join(quiet) + ".")
     return sec
@@ -198,7 +199,7 @@ def trigram_section(p: dict) -> Section:
         ["run", "top trigram", "count", "of trigrams", "concentration", "top-5 share"],
         [[r["run"], " → ".join(r["top"]) if r["top"] else "none (no trajectory of three calls)", str(r["top_count"]),
           str(r["total"]), pct(r["concentration"]), pct(r["top5_share"])] for r in p["trigrams"]["rows"]],
-        "Concentration: the top trigram's share of all the run's trigrams.")])
+        "Concentration: the top trigram's share of all the run's trigrams.", left=2)])
 
 
 def non_submission_section(p: dict) -> Section:
@@ -209,7 +210,7 @@ def non_submission_section(p: dict) -> Section:
         [[r["run"], str(r["n"]), f"{pct(r['share'])} ({r['non_submitted']})"]
          + [f"{pct(r['by_termination'][t]['share'])} ({r['by_termination'][t]['n']})" if t in r["by_termination"]
             else "0.0% (0)" for t in terms] for r in rows],
-        "Share of all items without an answer, by what ended them (all runs, ablations included).")])
+        "Share of all items without an answer, by what ended them (all runs, ablations included).", left=1)])
 
 
 def contact_section(p: dict) -> Section:
@@ -328,7 +329,7 @@ def replicates_section(p: dict) -> Section:
             f"{pct(m['spread'][c]['mean'])} ± {100 * (m['spread'][c]['std'] or 0):.1f}" for c in cols])
         body.append(["range", ""] + ["n/a" if m["spread"][c]["min"] is None else
                                      f"{pct(m['spread'][c]['min'])} – {pct(m['spread'][c]['max'])}" for c in cols])
-        sec.tables.append(Table(["run", "items"] + [REPLICATE_HEADER[c] for c in cols], body, f"Model {m['model']}."))
+        sec.tables.append(Table(["run", "items"] + [REPLICATE_HEADER[c] for c in cols], body, f"Model {m['model']}.", left=1))
     return sec
 
 
@@ -338,7 +339,7 @@ def after_wrong_section(p: dict) -> Section:
         ["run", "reads"] + a["categories"],
         [[r["run"], str(r["n"])] + [f"{pct(r['categories'][k]['share'])} ({r['categories'][k]['n']})"
                                     for k in a["categories"]] for r in a["rows"]],
-        "The next call after each delivered read of a non-gold paper (end: no further call, an addition).")])
+        "The next call after each delivered read of a non-gold paper (end: no further call, an addition).", left=1)])
 
 
 def figures_section(missing_plot: dict) -> Section:
@@ -360,7 +361,7 @@ def robustness_sections(p: dict) -> list[Section]:
 
 def runs_section(p: dict) -> Section:
     return Section("Runs in the panel", tables=[Table(["run", "tier", "model", "role", "items"], [
-        [r["run"], r["tier"] or "none", r["model"] or "unknown", r["role"], str(r["n"])] for r in p["runs"]])],
+        [r["run"], r["tier"] or "none", r["model"] or "unknown", r["role"], str(r["n"])] for r in p["runs"]], left=4)],
         paragraphs=[f"Corpus {(p['corpus'] or {}).get('path')} (id {(p['corpus'] or {}).get('corpus_id') or 'n/a'}); "
                     f"scorer {p['scorer_version']}, panel schema {p['schema_version']}."])
 
