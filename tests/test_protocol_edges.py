@@ -257,10 +257,14 @@ NOT_REQUESTS = {  # frame: (code, whether the reply carries the frame's id 1, a 
     b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]': (-32600, False, "got a batch of 1 (MCP has no batches"),
     b'{"id":1,"method":"ping"}': (-32600, True, '"jsonrpc" must be "2.0", got none'),
     b'{"jsonrpc":"1.0","id":1,"method":"ping"}': (-32600, True, '"jsonrpc" must be "2.0", got "1.0"'),
+    b'{"jsonrpc":"1.0","id":"\\ud800","method":"ping"}': (-32600, False, '"jsonrpc" must be "2.0"'),  # no reply can echo that id
     b'{"jsonrpc":"2.0","id":1,"method":42}': (-32600, True, "the method must be a string, got a number"),
     b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":"x"}': (-32602, True, "'params' must be an object"),
     b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[1]}': (-32602, True, "'params' must be an object"),
 }
+
+
+NULL_PARAMS = b'{"jsonrpc":"2.0","id":12,"method":"ping","params":null}'  # read as no params, as the SDK always did
 
 
 def _check_not_requests(replies: list[dict]) -> None:
@@ -285,8 +289,10 @@ def test_frames_that_are_not_requests_get_32600_and_bad_params_32602_with_the_id
     with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server, httpx2.Client(base_url=server.base_url) as http:
         legacy = _legacy_session(http, http.post("/sessions", json={"item": "st_0001"}).json()["session_id"])
         responses = [http.post("/mcp", headers=legacy, content=frame) for frame in NOT_REQUESTS]
+        null_params = http.post("/mcp", headers=legacy, content=NULL_PARAMS)
     assert [r.status_code for r in responses] == [400] * len(NOT_REQUESTS)
     _check_not_requests([r.json() for r in responses])
+    assert null_params.status_code == 200 and null_params.json() == {"jsonrpc": "2.0", "id": 12, "result": {}}
 
 
 def test_lone_surrogates_in_method_tool_name_or_arguments_are_answered_and_logged_over_2025_http(fixture_corpus, tmp_path):
@@ -313,6 +319,7 @@ def test_a_request_before_initialize_is_told_that_initialize_is_missing_over_std
         listed = server.ask(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
         called = server.ask(b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"think","arguments":{"reasoning":"x"}}}')
         pinged = server.ask(b'{"jsonrpc":"2.0","id":3,"method":"ping"}')
+        null_params = server.ask(NULL_PARAMS)
     finally:
         server.close()
     for reply, request_id in ((listed, 1), (called, 2)):
@@ -320,6 +327,7 @@ def test_a_request_before_initialize_is_told_that_initialize_is_missing_over_std
         assert reply["error"]["message"].startswith("Invalid request: initialize is missing.")
         assert reply["error"]["data"] == {"missing": "initialize"}
     assert pinged == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    assert null_params == {"jsonrpc": "2.0", "id": 12, "result": {}}
 
 
 # --- issue 35 point 7: ambiguous Origin (and Host) headers ----------------------------------------------------

@@ -59,7 +59,9 @@ def _shape_error(value: object) -> types.JSONRPCError | None:
         batches = " (MCP has no batches: send each request as its own object)" if isinstance(value, list) else ""
         return _error(None, types.INVALID_REQUEST, f"Invalid request: a frame must be one JSON-RPC 2.0 object, got {got}{batches}; "
                       "it was not run.")
-    request_id = value.get("id") if _is_id(value.get("id")) else None
+    request_id = value.get("id")
+    if not _is_id(request_id) or (isinstance(request_id, str) and jsontext.has_lone_surrogate(request_id)):
+        request_id = None  # no reply can echo it (see frame_error)
     if value.get("jsonrpc") != "2.0":
         got = "none" if "jsonrpc" not in value else json.dumps(value["jsonrpc"])[:40]
         return _error(request_id, types.INVALID_REQUEST, f'Invalid request: "jsonrpc" must be "2.0", got {got}; the request was not run.')
@@ -92,7 +94,9 @@ def frame_error(value: object) -> types.JSONRPCError | None:
             kind = "null" if request_id is None else type(request_id).__name__
             return _error(None, types.INVALID_REQUEST, f"Invalid request: the id must be a string or an integer, got {kind}; "
                           "the request was not run.")
-        if "params" in value and not isinstance(value["params"], dict):
+        # A null params is read as none, as the SDK always read it: clients that serialise an absent field as null
+        # keep working (JSON-RPC says params "MAY be omitted"; a string or an array has no MCP meaning).
+        if value.get("params") is not None and not isinstance(value["params"], dict):
             return _error(request_id, types.INVALID_PARAMS, f"Invalid params: 'params' must be an object (MCP passes parameters "
                           f"by name), got {_kind(value['params'])}; the request was not run.")
         return None
