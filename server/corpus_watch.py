@@ -48,6 +48,7 @@ class CorpusWatch:
         self._original_digest: str | None = None
         self._verdicts: dict[tuple, bool] = {}  # identity of a file found at the path -> holds the original bytes
         self._lock = threading.Lock()
+        self._failing = False  # the last problem() found one: its end is reported even when the identity is the accepted one
         self.restored: list[str] = []  # what /health reports: each time the same file came back
 
     def _original_sha256(self) -> str | None:
@@ -66,10 +67,12 @@ class CorpusWatch:
                 self._verdicts[now] = original is not None and _sha256(path_fd) == original
             return self._verdicts[now]
 
-    def _adopt(self, now: tuple) -> None:
+    def _adopt(self, now: tuple | None) -> None:
+        """Accept the file of identity ``now`` (None: the one accepted now) and record the end of the failure."""
         with self._lock:
-            if self._identity != now:
-                self._identity = now
+            now = self._identity if now is None else now
+            if self._identity != now or self._failing:
+                self._identity, self._failing = now, False
                 when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
                 how = f"the original bytes (sha256 {self._original_digest[:16]}...)" if self._original_digest else "the original file"
                 note = f"the corpus file {self.path} was put back with {how} at {when}; reads resumed"
@@ -78,6 +81,14 @@ class CorpusWatch:
 
     def problem(self) -> str | None:
         """Why the corpus can no longer be served, or None. One stat() call while the file is as accepted."""
+        found = self._problem()
+        if found is not None:
+            self._failing = True
+        elif self._failing:  # the accepted file itself came back (moved back): the failure ended all the same
+            self._adopt(None)
+        return found
+
+    def _problem(self) -> str | None:
         try:
             now = _identity(os.stat(self.path))
         except FileNotFoundError:

@@ -225,6 +225,11 @@ async def test_a_corpus_removed_then_put_back_unchanged_is_served_again_and_heal
             corpus.write_bytes(original)  # a new file (new inode, new mtime) with the original bytes
             back = await _client_call(created["mcp_url"], *INFO_A)
             back_health = await http.get("/health")
+            corpus.rename(tmp_path / "aside.sqlite")  # moved away and back: the accepted file itself returns
+            aside = await _client_call(created["mcp_url"], *INFO_A)
+            (tmp_path / "aside.sqlite").rename(corpus)
+            moved_back = await _client_call(created["mcp_url"], *INFO_A)
+            moved_health = (await http.get("/health")).json()
     assert removed.structured_content["outcome"] == "server_error" and "was removed" in removed.content[0].text
     assert "put back unchanged (the same file) or the server restarted" in removed.content[0].text
     assert removed_health.status_code == 503 and removed_health.json()["corpus_restored"] == []
@@ -235,5 +240,8 @@ async def test_a_corpus_removed_then_put_back_unchanged_is_served_again_and_heal
     assert back_health.status_code == 200 and health["status"] == "ok" and health["problems"] == []
     assert len(health["corpus_restored"]) == 1
     assert "was put back with the original bytes (sha256 " in health["corpus_restored"][0]
+    assert aside.structured_content["outcome"] == "server_error" and moved_back.structured_content["outcome"] == "ok"
+    assert moved_health["status"] == "ok" and len(moved_health["corpus_restored"]) == 2  # the end of that failure is said too
     calls = [(c["tool"], c["outcome"], c["cost"]) for c in read_records(log) if c["kind"] == "call"]
-    assert calls == [("get_paper_info", "server_error", 0)] * 2 + [("get_paper_info", "ok", 1)]
+    assert calls == [("get_paper_info", "server_error", 0)] * 2 + [("get_paper_info", "ok", 1),
+                                                                  ("get_paper_info", "server_error", 0), ("get_paper_info", "ok", 1)]
