@@ -1,0 +1,160 @@
+"""Scale-out on cluster engines (docs/scale-out.md): ``--shard auto`` and the job files.
+
+- the shard a Slurm array task or a Kubernetes Indexed Job pod runs, from the engine's variables, and
+  an error naming the variable for each one missing or inconsistent;
+- three shards run as three processes with Slurm's variables into one folder, scored from that folder:
+  item for item what one process scores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+from test_runner_scale import demo_ids, normalised_items
+
+from agenthop.runner import run_items
+from agenthop.runner.cli import main as runner_main
+from agenthop.runner.engine_shard import EngineShardError, shard_from_environment
+from agenthop.runner.sharding import Shard
+from agenthop.scorer.cli import main as scorer_main
+from agenthop.scorer.gold import Gold
+from agenthop.scorer.runs import load_run
+from agenthop.scorer.summary import score_run
+
+ENGINE_VARIABLES = ("SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX",
+                    "SLURM_ARRAY_TASK_STEP", "SLURM_ARRAY_JOB_ID", "SLURM_JOB_ID", "JOB_COMPLETION_INDEX",
+                    "AGENTHOP_SHARD_COUNT")
+
+
+@pytest.fixture(autouse=True)
+def no_engine(monkeypatch):
+    """Whatever engine runs the test suite, its variables are not the test's."""
+    for name in ENGINE_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+def slurm(task: int, low: int, high: int, step: int | None = None, count: int | None = None) -> dict[str, str]:
+    """The variables Slurm sets in task ``task`` of ``sbatch --array=low-high[:step]``."""
+    n = count if count is not None else (high - low) // (step or 1) + 1
+    env = {"SLURM_JOB_ID": str(4000 + task), "SLURM_ARRAY_JOB_ID": "4000", "SLURM_ARRAY_TASK_ID": str(task),
+           "SLURM_ARRAY_TASK_COUNT": str(n), "SLURM_ARRAY_TASK_MIN": str(low), "SLURM_ARRAY_TASK_MAX": str(high)}
+    if step is not None:
+        env["SLURM_ARRAY_TASK_STEP"] = str(step)
+    return env
+
+
+@pytest.mark.parametrize("low, high, step", [(1, 4, None), (0, 3, None), (0, 3, 1), (10, 13, None), (5, 11, 2), (7, 7, None)])
+def test_slurm_array_tasks_run_every_shard_once(low, high, step):
+    indices = range(low, high + 1, step or 1)
+    shards = [shard_from_environment(slurm(task, low, high, step)) for task in indices]
+    assert [s.shard for s in shards] == [Shard(k, len(indices)) for k in range(1, len(indices) + 1)]
+    assert {s.engine for s in shards} == {"slurm"}
+    assert shards[0].dir_name == f"shard-1-of-{len(indices)}"
+    # Slurm sets the count itself: a count given as well must agree.
+    assert shard_from_environment(slurm(high, low, high, step), count=len(indices)).shard.index == len(indices)
+
+
+def test_kubernetes_indexed_job_pods_run_every_shard_once():
+    pods = [shard_from_environment({"JOB_COMPLETION_INDEX": str(i), "AGENTHOP_SHARD_COUNT": "3"}) for i in range(3)]
+    assert [p.shard for p in pods] == [Shard(1, 3), Shard(2, 3), Shard(3, 3)] and pods[0].engine == "kubernetes"
+    # The count may be given instead of the variable, or as well when they agree.
+    assert shard_from_environment({"JOB_COMPLETION_INDEX": "2"}, count=4).shard == Shard(3, 4)
+    assert shard_from_environment({"JOB_COMPLETION_INDEX": "0", "AGENTHOP_SHARD_COUNT": "2"}, count=2).shard == Shard(1, 2)
+
+
+def without(env: dict[str, str], name: str) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k != name}
+
+
+@pytest.mark.parametrize("env, count, names", [
+    # Slurm: each variable missing, not a number, or not consistent with the others
+    (without(slurm(2, 1, 3), "SLURM_ARRAY_TASK_COUNT"), None, ["SLURM_ARRAY_TASK_COUNT is not set", "--array=1-N"]),
+    (without(slurm(2, 1, 3), "SLURM_ARRAY_TASK_MIN"), None, ["SLURM_ARRAY_TASK_MIN is not set"]),
+    ({**slurm(2, 1, 3), "SLURM_ARRAY_TASK_ID": "two"}, None, ["SLURM_ARRAY_TASK_ID='two' is not a whole number"]),
+    ({**slurm(2, 1, 3), "SLURM_ARRAY_TASK_COUNT": "0"}, None, ["SLURM_ARRAY_TASK_COUNT=0 is below 1"]),
+    (slurm(4, 1, 3), None, ["SLURM_ARRAY_TASK_ID=4 is not an index of the array 1-3"]),
+    (slurm(6, 5, 11, 2), None, ["SLURM_ARRAY_TASK_ID=6 is not an index of the array 5-11:2"]),
+    (slurm(4, 1, 9, count=3), None, ["not a regular range", "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_TASK_MAX=9",
+                                     "--array=1-3"]),  # --array=1,4,9
+    ({**slurm(2, 1, 3), "SLURM_ARRAY_TASK_MAX": "0"}, None, ["SLURM_ARRAY_TASK_MAX=0 is below SLURM_ARRAY_TASK_MIN=1"]),
+    (slurm(2, 1, 3), 4, ["gives 3 shards, but 4 were asked for", "whole array"]),
+    ({"SLURM_JOB_ID": "77"}, None, ["not a job array", "SLURM_ARRAY_TASK_ID is not set", "sbatch --array=1-N"]),
+    # Kubernetes
+    ({"JOB_COMPLETION_INDEX": "1"}, None, ["JOB_COMPLETION_INDEX=1", "AGENTHOP_SHARD_COUNT", "spec.completions"]),
+    ({"JOB_COMPLETION_INDEX": "3", "AGENTHOP_SHARD_COUNT": "3"}, None, ["JOB_COMPLETION_INDEX=3 is not below the number of shards, 3"]),
+    ({"JOB_COMPLETION_INDEX": "-1", "AGENTHOP_SHARD_COUNT": "3"}, None, ["JOB_COMPLETION_INDEX=-1 is below 0"]),
+    ({"JOB_COMPLETION_INDEX": "0", "AGENTHOP_SHARD_COUNT": "three"}, None, ["AGENTHOP_SHARD_COUNT='three' is not a whole number"]),
+    ({"JOB_COMPLETION_INDEX": "0", "AGENTHOP_SHARD_COUNT": "3"}, 2, ["AGENTHOP_SHARD_COUNT=3 but 2 shards were asked for"]),
+    # neither, or both
+    ({}, None, ["neither SLURM_ARRAY_TASK_ID", "nor JOB_COMPLETION_INDEX"]),
+    ({**slurm(1, 1, 2), "JOB_COMPLETION_INDEX": "0"}, None, ["both SLURM_ARRAY_TASK_ID (Slurm) and JOB_COMPLETION_INDEX"]),
+])
+def test_a_missing_or_inconsistent_variable_is_named(env, count, names):
+    with pytest.raises(EngineShardError) as info:
+        shard_from_environment(env, count)
+    for words in names:
+        assert words in str(info.value), str(info.value)
+    assert info.value.needs_count == (names[0] == "JOB_COMPLETION_INDEX=1")
+
+
+def invoke_runner(args: list[str], env: dict[str, str]):
+    return CliRunner().invoke(runner_main, args, env=env)
+
+
+def test_cli_shard_auto_errors_name_the_variable_and_the_flag(demo, tmp_path):
+    corpus, split = demo
+    base = ["--items", str(split), "--agent", "baseline", "--corpus", str(corpus), "--out", str(tmp_path / "run"), "--shard", "auto"]
+    result = invoke_runner(base, {"JOB_COMPLETION_INDEX": "0"})
+    assert result.exit_code == 2 and "Invalid value for '--shard'" in result.output
+    assert "AGENTHOP_SHARD_COUNT" in result.output and "(--shard-count N)" in result.output
+    result = invoke_runner(base, {"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "2"})
+    assert result.exit_code == 2 and "SLURM_ARRAY_TASK_MIN is not set" in result.output and "(--shard K/N)" in result.output
+    result = invoke_runner(base[:-2] + ["--shard", "1/2", "--shard-count", "2"], {})
+    assert result.exit_code == 2 and "--shard-count goes with --shard auto" in result.output
+    assert not (tmp_path / "run").exists()  # refused before anything is written
+
+
+def test_a_kubernetes_pod_writes_its_shard_into_the_run_folder(demo, tmp_path):
+    corpus, split = demo
+    args = ["--items", str(split), "--limit", "4", "--agent", "baseline", "--corpus", str(corpus), "--out", str(tmp_path / "qwen"),
+            "--shard", "auto", "--shard-count", "2", "--no-progress"]
+    result = invoke_runner(args, {"JOB_COMPLETION_INDEX": "1"})
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "qwen" / "shard-2-of-2" / "run.json").read_text())
+    assert manifest["run"] == "qwen" and manifest["shard"]["index"] == 2 and manifest["shard"]["count"] == 2
+
+
+def test_three_slurm_tasks_in_one_folder_score_like_one_process(demo, tmp_path):
+    """``sbatch --array=1-3``: three processes, each with its task's variables and the same command, write
+    runs/<name>/shard-K-of-3; the scorer, given the folder, scores what a single process scores, item for item."""
+    corpus, split = demo
+    n = 9
+    command = [sys.executable, "-m", "agenthop.runner.cli", "--items", str(split), "--limit", str(n), "--agent", "baseline",
+               "--corpus", str(corpus), "--shard", "auto", "--workers", "2", "--no-progress"]
+    env = {k: v for k, v in os.environ.items() if k not in ENGINE_VARIABLES}
+    tasks = [subprocess.Popen(command, cwd=tmp_path, env={**env, **slurm(task, 1, 3)}, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True) for task in (1, 2, 3)]
+    for task in tasks:
+        _, err = task.communicate(timeout=180)
+        assert task.returncode == 0, err[-3000:]
+    folder = tmp_path / "runs" / "baseline-baseline"  # the default name: the same on every task
+    assert sorted(d.name for d in folder.iterdir()) == ["shard-1-of-3", "shard-2-of-3", "shard-3-of-3"]
+    labels = {json.loads((d / "run.json").read_text())["run"] for d in folder.iterdir()}
+    assert labels == {"baseline-baseline"}
+
+    whole = run_items(demo_ids(split, n), agent="baseline", corpus=corpus, out=tmp_path / "whole", workers=2, progress=False)
+    result = CliRunner().invoke(scorer_main, [str(folder), "--corpus", str(corpus), "--out", str(tmp_path / "report")])
+    assert result.exit_code == 0, result.output
+    merged = json.loads((tmp_path / "report" / "summary.json").read_text())
+    gold = Gold(str(corpus))
+    try:
+        reference = score_run(load_run(whole.out), gold)
+    finally:
+        gold.close()
+    assert merged["items"]["n"] == n and normalised_items(merged) == normalised_items(reference)
+    assert merged["headline"] == reference["headline"]
