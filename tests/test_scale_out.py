@@ -8,10 +8,15 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
+import shutil
+import socket
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -158,3 +163,96 @@ def test_three_slurm_tasks_in_one_folder_score_like_one_process(demo, tmp_path):
         gold.close()
     assert merged["items"]["n"] == n and normalised_items(merged) == normalised_items(reference)
     assert merged["headline"] == reference["headline"]
+
+
+# --- the Slurm batch script (docs/scale-out/agenthop.sbatch) -------------------------------------------
+
+SBATCH = Path(__file__).resolve().parent.parent / "docs" / "scale-out" / "agenthop.sbatch"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def slurm_controller(tmp_path_factory):
+    """A single-node Slurm controller of our own (Debian's slurmctld; ``make slurm`` installs it), enough for
+    ``sbatch --test-only``: one cloud node the size of a GPU node, so requests are judged without a slurmd."""
+    slurmctld = shutil.which("slurmctld") or "/usr/sbin/slurmctld"
+    assert Path(slurmctld).exists() and shutil.which("sbatch"), \
+        "Slurm is not installed: 'make slurm' installs Debian's slurmctld and slurm-client"
+    d = tmp_path_factory.mktemp("slurm")
+    (d / "state").mkdir()
+    conf = d / "slurm.conf"
+    conf.write_text("\n".join([
+        "ClusterName=agenthoptest", f"SlurmctldHost={socket.gethostname().split('.')[0]}(127.0.0.1)",
+        f"SlurmctldPort={free_port()}", f"SlurmUser={getpass.getuser()}", "AuthType=auth/none", "CredType=cred/none",
+        f"StateSaveLocation={d / 'state'}", f"SlurmctldPidFile={d / 'slurmctld.pid'}", f"SlurmctldLogFile={d / 'slurmctld.log'}",
+        "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "SelectType=select/cons_tres", "MpiDefault=none",
+        "GresTypes=gpu", "SuspendProgram=/bin/true", "ResumeProgram=/bin/true", "SuspendTime=600",
+        "NodeName=localhost CPUs=64 RealMemory=512000 Gres=gpu:8 State=CLOUD",
+        "PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP", ""]))
+    env = {**os.environ, "SLURM_CONF": str(conf)}
+    ctld = subprocess.Popen([slurmctld, "-D", "-i", "-f", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while "is UP" not in subprocess.run(["scontrol", "ping"], env=env, capture_output=True, text=True).stdout:
+            assert ctld.poll() is None, (d / "slurmctld.log").read_text()[-2000:] if (d / "slurmctld.log").exists() else "slurmctld exited"
+            assert time.monotonic() < deadline, "slurmctld did not come up"
+            time.sleep(0.05)  # polling interval
+        yield env
+    finally:
+        ctld.terminate()
+        ctld.wait(timeout=30)
+
+
+def test_the_sbatch_script_is_accepted_by_a_slurm_controller(slurm_controller, tmp_path):
+    assert subprocess.run(["bash", "-n", str(SBATCH)]).returncode == 0
+    for array in ([], ["--array=1-8"], ["--array=0-3"]):
+        done = subprocess.run(["sbatch", "--test-only", *array, str(SBATCH)], env=slurm_controller, capture_output=True,
+                              text=True, cwd=tmp_path)
+        assert done.returncode == 0 and "to start at" in done.stderr, done.stderr
+    # The controller judges the directives: a request no node can meet, or an option sbatch does not know, is refused.
+    for bad in ("#SBATCH --cpus-per-task=4096", "#SBATCH --no-such-option"):
+        script = tmp_path / "bad.sbatch"
+        script.write_text(SBATCH.read_text().replace("#SBATCH --cpus-per-task=4", bad))
+        done = subprocess.run(["sbatch", "--test-only", str(script)], env=slurm_controller, capture_output=True, text=True)
+        assert done.returncode != 0, done.stderr
+
+
+def test_the_sbatch_script_runs_its_shards_into_one_folder(demo, tmp_path):
+    """The script's body, as Slurm runs it in the two tasks of --array=1-2: a stub srun that runs its command,
+    a stub vllm serving a model on the task's port; each task waits for its replica, runs its shard, and the
+    folder scores as one run."""
+    corpus, split = demo
+    n = 6
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(split.read_text().splitlines(keepends=True)[:n]))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "srun").write_text('#!/bin/bash\necho "srun $*" >> "$SRUN_LOG"\nwhile [[ $1 == -* ]]; do shift; done\nexec "$@"\n')
+    (bin_dir / "vllm").write_text(f'#!/bin/bash\nexec "{sys.executable}" "{Path(__file__).parent / "stub_vllm.py"}" "$@"\n')
+    for stub in bin_dir.iterdir():
+        stub.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ENGINE_VARIABLES}
+    env |= {"PATH": f"{bin_dir}:{Path(sys.executable).parent}:{env['PATH']}", "PYTHONPATH": str(Path(__file__).parent),
+            "SRUN_LOG": str(tmp_path / "srun.log"), "SLURM_SUBMIT_DIR": str(tmp_path), "RUN_NAME": "stubbed",
+            "ITEMS": str(items), "CORPUS": str(corpus), "MODEL": "stub-model", "WORKERS": "2", "PROCESSES": "1",
+            "READY_POLL_SECONDS": "0.1"}
+    tasks = [subprocess.Popen(["bash", str(SBATCH)], env=env | slurm(task, 1, 2), cwd=tmp_path, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True) for task in (1, 2)]
+    for task in tasks:
+        _, err = task.communicate(timeout=180)
+        assert task.returncode == 0, err[-3000:]
+    calls = (tmp_path / "srun.log").read_text().splitlines()
+    assert sorted(c.split()[3] for c in calls) == ["agenthop-runner", "agenthop-runner", "vllm", "vllm"]
+    assert all(c.startswith("srun --ntasks=1 --overlap ") for c in calls)
+    folder = tmp_path / "runs" / "stubbed"
+    assert sorted(d.name for d in folder.iterdir()) == ["shard-1-of-2", "shard-2-of-2"]
+    result = CliRunner().invoke(scorer_main, [str(folder), "--corpus", str(corpus), "--out", str(tmp_path / "report")])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "report" / "summary.json").read_text())
+    assert summary["run"]["name"] == "stubbed" and summary["items"]["n"] == n
+    assert {r["termination"] for r in summary["item_results"]} == {"answer"}
