@@ -18,7 +18,9 @@ import sys
 import time
 from pathlib import Path
 
+import kubernetes_validate
 import pytest
+import yaml
 from click.testing import CliRunner
 from test_runner_scale import demo_ids, normalised_items
 
@@ -255,4 +257,106 @@ def test_the_sbatch_script_runs_its_shards_into_one_folder(demo, tmp_path):
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "report" / "summary.json").read_text())
     assert summary["run"]["name"] == "stubbed" and summary["items"]["n"] == n
+    assert {r["termination"] for r in summary["item_results"]} == {"answer"}
+
+
+# --- the Kubernetes manifests (docs/scale-out/*.yaml) ----------------------------------------------------
+
+K8S_DIR = SBATCH.parent
+K8S_VERSIONS = ("1.29", "1.33", "1.37")  # backoffLimitPerIndex needs 1.29; the validator ships schemas up to 1.37
+
+
+def manifests(name: str) -> list[dict]:
+    return [doc for doc in yaml.safe_load_all((K8S_DIR / name).read_text()) if doc]
+
+
+@pytest.mark.parametrize("name", ["job.yaml", "volumes.yaml", "score.yaml"])
+def test_the_kubernetes_manifests_validate_against_the_schemas(name):
+    docs = manifests(name)
+    assert docs
+    for doc in docs:
+        for version in K8S_VERSIONS:  # strict: a misspelt or misplaced field is an error, not ignored
+            kubernetes_validate.validate(doc, version, strict=True)
+    # The validator can fail: the same documents with a field in the wrong place, or of the wrong type, do not pass.
+    broken = json.loads(json.dumps(docs[0]))
+    broken["spec"]["replicas"] = 4
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, K8S_VERSIONS[-1], strict=True)
+    broken = json.loads(json.dumps(docs[0]))
+    broken["metadata"]["name"] = ["not", "a", "name"]
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, K8S_VERSIONS[-1], strict=True)
+
+
+def pod(job: dict) -> tuple[dict, dict]:
+    spec = job["spec"]["template"]["spec"]
+    (container,) = spec["containers"]
+    return spec, container
+
+
+def test_the_indexed_job_is_what_the_docs_say(demo):
+    (job,) = manifests("job.yaml")
+    (score,) = manifests("score.yaml")
+    claims = {doc["metadata"]["name"]: doc for doc in manifests("volumes.yaml")}
+    assert job["spec"]["completionMode"] == "Indexed" and job["spec"]["template"]["spec"]["restartPolicy"] == "Never"
+    spec, container = pod(job)
+    env = {e["name"]: e for e in container["env"]}
+    assert env["AGENTHOP_SHARD_COUNT"]["value"] == str(job["spec"]["completions"])  # the count the pods are told
+    assert env["OPENAI_API_KEY"]["valueFrom"]["secretKeyRef"] == {"name": "agenthop-model", "key": "api-key"}  # from a Secret
+    assert "value" not in env["OPENAI_API_KEY"]
+    mounts = {m["name"]: m for m in container["volumeMounts"]}
+    volumes = {v["name"]: v["persistentVolumeClaim"] for v in spec["volumes"]}
+    assert mounts["data"]["readOnly"] is True and volumes["data"]["readOnly"] is True  # the corpus, read-only
+    assert not mounts["runs"].get("readOnly") and {v["claimName"] for v in volumes.values()} == set(claims)
+    args = dict(a[2:].split("=", 1) for a in container["args"] if "=" in a)
+    assert args["shard"] == "auto" and "server" not in args  # the sandbox server runs inside the pod
+    assert args["corpus"].startswith(mounts["data"]["mountPath"] + "/") and args["items"].startswith(mounts["data"]["mountPath"] + "/")
+    assert args["out"].startswith(mounts["runs"]["mountPath"] + "/")
+    _, scorer = pod(score)
+    assert scorer["args"][0] == args["out"]  # the scoring step reads the run folder the pods write
+
+
+def test_the_indexed_job_pods_run_and_score_as_the_manifests_say(demo, tmp_path):
+    """Each pod's command and environment from job.yaml, run here with the volumes as folders and a loopback
+    model in place of the API; then score.yaml's command over the run folder."""
+    from fake_openai import FakeOpenAI, seed_id, tool_calls, turn_index
+
+    corpus, split = demo
+    (job,) = manifests("job.yaml")
+    (score,) = manifests("score.yaml")
+    _, container = pod(job)
+    data, runs = tmp_path / "data", tmp_path / "runs"
+    (data / "qa").mkdir(parents=True)
+    runs.mkdir()
+    n = 2 * job["spec"]["completions"]
+    (data / "qa" / "full.jsonl").write_text("".join(split.read_text().splitlines(keepends=True)[:n]))
+    (data / "corpus.sqlite").symlink_to(corpus)
+
+    def on_host(arg: str) -> str:
+        """The argument with the pod's mount points replaced by the folders that stand for the volumes."""
+        flag, eq, value = arg.rpartition("=") if arg.startswith("--") else ("", "", arg)
+        for mount, folder in (("/data/", data), ("/runs/", runs)):
+            if value.startswith(mount):
+                value = f"{folder}/{value[len(mount):]}"
+        return flag + eq + value
+
+    def model(body, fake):
+        if turn_index(body) == 0:
+            return tool_calls(("get_references", {"paper_id": seed_id(body)}))
+        return tool_calls(("submit_answer", {"answer": "B", "reasoning": "r"}))
+
+    env = {e["name"]: e.get("value", "secret-from-the-secret") for e in container["env"]}
+    with FakeOpenAI(model) as fake:
+        for index in range(job["spec"]["completions"]):
+            assert container["command"] == ["agenthop-runner"]
+            result = CliRunner().invoke(runner_main, [on_host(a) for a in container["args"]],
+                                        env=env | {"JOB_COMPLETION_INDEX": str(index), "OPENAI_BASE_URL": fake.base_url})
+            assert result.exit_code == 0, result.output
+    assert {b["model"] for b in fake.requests} == {"gpt-4.1-mini"}
+    _, scorer = pod(score)
+    assert scorer["command"] == ["agenthop-scorer"]
+    result = CliRunner().invoke(scorer_main, [on_host(a) for a in scorer["args"]])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((runs / "reports" / "gpt41mini" / "summary.json").read_text())
+    assert summary["run"]["name"] == "gpt41mini" and summary["items"]["n"] == n
     assert {r["termination"] for r in summary["item_results"]} == {"answer"}
