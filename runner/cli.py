@@ -46,13 +46,13 @@ def _remember_shard_count(ctx, param, value: int | None) -> None:
 def _shard(ctx, param, value: str | None):
     """A Shard for K/N; for ``auto``, the EngineShard the cluster engine's variables give (runner/engine_shard.py)."""
     count = ctx.meta.get("agenthop.shard_count")
-    if value is None or value.strip().lower() != "auto":
-        if count is not None:
-            raise click.BadParameter("--shard-count goes with --shard auto (with --shard K/N the count is N)", param_hint="'--shard-count'")
-        if value is None:
-            return None
+    auto = value is not None and value.strip().lower() == "auto"
+    if count is not None and not auto:
+        raise click.BadParameter("--shard-count goes with --shard auto (with --shard K/N the count is N)", param_hint="'--shard-count'")
+    if value is None:
+        return None
     try:
-        if value.strip().lower() == "auto":
+        if auto:
             import os
 
             return shard_from_environment(os.environ, count)
