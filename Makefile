@@ -39,10 +39,10 @@ demo: $(STAMP) explore.sqlite
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-# A single-node Slurm controller judges the batch script of docs/scale-out.md (tests/test_scale_out.py starts
-# its own slurmctld from Debian's packages; needs root or sudo).
+# A single-node Slurm cluster runs the batch script of docs/scale-out.md (tests/test_scale_out.py starts its own
+# slurmctld and slurmd from Debian's packages; needs root or sudo).
 slurm:
-	@command -v slurmctld >/dev/null 2>&1 && command -v sbatch >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurmctld slurm-client >/dev/null; }
+	@command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 && command -v sbatch >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client >/dev/null; }
 
 # The official MCP conformance suite and the TypeScript SDK (tests/test_conformance.py), from the npm registry,
 # pinned by tests/conformance/package-lock.json (0.1.10 is the newest that runs on Node 20).

@@ -46,7 +46,9 @@ def no_engine(monkeypatch):
 
 
 def slurm(task: int, low: int, high: int, step: int | None = None, count: int | None = None) -> dict[str, str]:
-    """The variables Slurm sets in task ``task`` of ``sbatch --array=low-high[:step]``."""
+    """The variables Slurm sets in task ``task`` of ``sbatch --array=low-high[:step]``. As Slurm 22.05 sets them
+    (seen on the cluster below): ``--array=5-9:2`` gives MIN 5, MAX 9, STEP 2, COUNT 3; ``--array=1,4,9`` gives
+    MIN 1, MAX 9, STEP 1, COUNT 3; ``--array=0-3%2`` gives COUNT 4; a job that is no array has only SLURM_JOB_ID."""
     n = count if count is not None else (high - low) // (step or 1) + 1
     env = {"SLURM_JOB_ID": str(4000 + task), "SLURM_ARRAY_JOB_ID": "4000", "SLURM_ARRAY_TASK_ID": str(task),
            "SLURM_ARRAY_TASK_COUNT": str(n), "SLURM_ARRAY_TASK_MIN": str(low), "SLURM_ARRAY_TASK_MAX": str(high)}
@@ -86,7 +88,7 @@ def without(env: dict[str, str], name: str) -> dict[str, str]:
     ({**slurm(2, 1, 3), "SLURM_ARRAY_TASK_COUNT": "0"}, None, ["SLURM_ARRAY_TASK_COUNT=0 is below 1"]),
     (slurm(4, 1, 3), None, ["SLURM_ARRAY_TASK_ID=4 is not an index of the array 1-3"]),
     (slurm(6, 5, 11, 2), None, ["SLURM_ARRAY_TASK_ID=6 is not an index of the array 5-11:2"]),
-    (slurm(4, 1, 9, count=3), None, ["not a regular range", "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_TASK_MAX=9",
+    (slurm(4, 1, 9, step=1, count=3), None, ["not a regular range", "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_TASK_MAX=9",
                                      "--array=1-3"]),  # --array=1,4,9
     ({**slurm(2, 1, 3), "SLURM_ARRAY_TASK_MAX": "0"}, None, ["SLURM_ARRAY_TASK_MAX=0 is below SLURM_ARRAY_TASK_MIN=1"]),
     (slurm(2, 1, 3), 4, ["gives 3 shards, but 4 were asked for", "whole array"]),
@@ -136,6 +138,7 @@ def test_a_kubernetes_pod_writes_its_shard_into_the_run_folder(demo, tmp_path):
     assert manifest["run"] == "qwen" and manifest["shard"]["index"] == 2 and manifest["shard"]["count"] == 2
 
 
+@pytest.mark.slow
 def test_three_slurm_tasks_in_one_folder_score_like_one_process(demo, tmp_path):
     """``sbatch --array=1-3``: three processes, each with its task's variables and the same command, write
     runs/<name>/shard-K-of-3; the scorer, given the folder, scores what a single process scores, item for item."""
@@ -178,81 +181,112 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def poll(check, what: str, timeout: float = 120):
+    deadline = time.monotonic() + timeout
+    while not (result := check()):
+        assert time.monotonic() < deadline, f"{what} within {timeout:.0f} s"
+        time.sleep(0.1)  # polling interval
+    return result
+
+
 @pytest.fixture(scope="module")
-def slurm_controller(tmp_path_factory):
-    """A single-node Slurm controller of our own (Debian's slurmctld; ``make slurm`` installs it), enough for
-    ``sbatch --test-only``: one cloud node the size of a GPU node, so requests are judged without a slurmd."""
-    slurmctld = shutil.which("slurmctld") or "/usr/sbin/slurmctld"
-    assert Path(slurmctld).exists() and shutil.which("sbatch"), \
-        "Slurm is not installed: 'make slurm' installs Debian's slurmctld and slurm-client"
+def slurm_cluster(tmp_path_factory):
+    """A Slurm cluster of our own, from Debian's slurmctld and slurmd (``make slurm`` installs them), on free ports:
+
+    - partition ``local``: this machine as a real node, which runs jobs (one CPU, shared by up to 8 jobs);
+    - partition ``gpu`` (the default): a cloud node the size of a GPU node that no slurmd serves, so that
+      ``sbatch --test-only`` judges the script's own requests (4 CPUs, 32 GB, a GPU) without running anything.
+    """
+    for daemon in ("slurmctld", "slurmd", "sbatch"):
+        assert shutil.which(daemon) or Path("/usr/sbin", daemon).exists(), \
+            "Slurm is not installed: 'make slurm' installs Debian's slurmctld, slurmd and slurm-client"
     d = tmp_path_factory.mktemp("slurm")
     (d / "state").mkdir()
+    (d / "spool").mkdir()
+    host = socket.gethostname().split(".")[0]
     conf = d / "slurm.conf"
     conf.write_text("\n".join([
-        "ClusterName=agenthoptest", f"SlurmctldHost={socket.gethostname().split('.')[0]}(127.0.0.1)",
-        f"SlurmctldPort={free_port()}", f"SlurmUser={getpass.getuser()}", "AuthType=auth/none", "CredType=cred/none",
-        f"StateSaveLocation={d / 'state'}", f"SlurmctldPidFile={d / 'slurmctld.pid'}", f"SlurmctldLogFile={d / 'slurmctld.log'}",
-        "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "SelectType=select/cons_tres", "MpiDefault=none",
+        "ClusterName=agenthoptest", f"SlurmctldHost={host}(127.0.0.1)", f"SlurmctldPort={free_port()}",
+        f"SlurmdPort={free_port()}", f"SlurmUser={getpass.getuser()}", "AuthType=auth/none", "CredType=cred/none",
+        f"StateSaveLocation={d / 'state'}", f"SlurmdSpoolDir={d / 'spool'}", f"SlurmctldPidFile={d / 'slurmctld.pid'}",
+        f"SlurmdPidFile={d / 'slurmd.pid'}", f"SlurmctldLogFile={d / 'slurmctld.log'}", f"SlurmdLogFile={d / 'slurmd.log'}",
+        "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "JobAcctGatherType=jobacct_gather/none",
+        "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core", "MpiDefault=none", "ReturnToService=2",
         "GresTypes=gpu", "SuspendProgram=/bin/true", "ResumeProgram=/bin/true", "SuspendTime=600",
-        "NodeName=localhost CPUs=64 RealMemory=512000 Gres=gpu:8 State=CLOUD",
-        "PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP", ""]))
-    env = {**os.environ, "SLURM_CONF": str(conf)}
-    ctld = subprocess.Popen([slurmctld, "-D", "-i", "-f", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        f"NodeName={host} NodeAddr=127.0.0.1 CPUs=1 RealMemory=1000 State=UNKNOWN",
+        "NodeName=gpunode CPUs=64 RealMemory=512000 Gres=gpu:8 State=CLOUD",
+        "PartitionName=gpu Nodes=gpunode Default=YES MaxTime=INFINITE State=UP",
+        f"PartitionName=local Nodes={host} MaxTime=INFINITE State=UP OverSubscribe=FORCE:8", ""]))
+    env = {k: v for k, v in os.environ.items() if k not in ENGINE_VARIABLES} | {"SLURM_CONF": str(conf)}
+
+    def logs() -> str:
+        return "\n".join(p.read_text()[-1500:] for p in (d / "slurmctld.log", d / "slurmd.log") if p.exists())
+
+    daemons = [subprocess.Popen([shutil.which(name) or f"/usr/sbin/{name}", "-D", *extra, "-f", str(conf)], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+               for name, extra in (("slurmctld", ["-i"]), ("slurmd", []))]
     try:
-        deadline = time.monotonic() + 30
-        while "is UP" not in subprocess.run(["scontrol", "ping"], env=env, capture_output=True, text=True).stdout:
-            assert ctld.poll() is None, (d / "slurmctld.log").read_text()[-2000:] if (d / "slurmctld.log").exists() else "slurmctld exited"
-            assert time.monotonic() < deadline, "slurmctld did not come up"
-            time.sleep(0.05)  # polling interval
+        def node_idle() -> bool:
+            assert all(p.poll() is None for p in daemons), logs()
+            state = subprocess.run(["sinfo", "-h", "-p", "local", "-o", "%t"], env=env, capture_output=True, text=True)
+            return state.stdout.strip() == "idle"
+
+        poll(node_idle, "the local node did not come up idle")
         yield env
     finally:
-        ctld.terminate()
-        ctld.wait(timeout=30)
+        subprocess.run(["scancel", "--full", "--partition=local"], env=env, capture_output=True)
+        for p in reversed(daemons):
+            p.terminate()
+            p.wait(timeout=60)
 
 
-def test_the_sbatch_script_is_accepted_by_a_slurm_controller(slurm_controller, tmp_path):
+def test_the_sbatch_script_is_accepted_by_a_slurm_controller(slurm_cluster, tmp_path):
     assert subprocess.run(["bash", "-n", str(SBATCH)]).returncode == 0
     for array in ([], ["--array=1-8"], ["--array=0-3"]):
-        done = subprocess.run(["sbatch", "--test-only", *array, str(SBATCH)], env=slurm_controller, capture_output=True,
+        done = subprocess.run(["sbatch", "--test-only", *array, str(SBATCH)], env=slurm_cluster, capture_output=True,
                               text=True, cwd=tmp_path)
         assert done.returncode == 0 and "to start at" in done.stderr, done.stderr
     # The controller judges the directives: a request no node can meet, or an option sbatch does not know, is refused.
     for bad in ("#SBATCH --cpus-per-task=4096", "#SBATCH --no-such-option"):
         script = tmp_path / "bad.sbatch"
         script.write_text(SBATCH.read_text().replace("#SBATCH --cpus-per-task=4", bad))
-        done = subprocess.run(["sbatch", "--test-only", str(script)], env=slurm_controller, capture_output=True, text=True)
+        done = subprocess.run(["sbatch", "--test-only", str(script)], env=slurm_cluster, capture_output=True, text=True)
         assert done.returncode != 0, done.stderr
 
 
-def test_the_sbatch_script_runs_its_shards_into_one_folder(demo, tmp_path):
-    """The script's body, as Slurm runs it in the two tasks of --array=1-2: a stub srun that runs its command,
-    a stub vllm serving a model on the task's port; each task waits for its replica, runs its shard, and the
-    folder scores as one run."""
+@pytest.mark.slow
+def test_the_sbatch_script_runs_as_a_slurm_array_into_one_folder(slurm_cluster, demo, tmp_path):
+    """``sbatch --array=1-3`` of the script on the real node: Slurm sets each task's variables and runs its two
+    steps with srun; a stub ``vllm`` serves a loopback model on the task's port. Each task waits for its replica,
+    runs its shard into the one folder, and the folder scores as one run."""
     corpus, split = demo
     n = 6
     items = tmp_path / "items.jsonl"
     items.write_text("".join(split.read_text().splitlines(keepends=True)[:n]))
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "srun").write_text('#!/bin/bash\necho "srun $*" >> "$SRUN_LOG"\nwhile [[ $1 == -* ]]; do shift; done\nexec "$@"\n')
     (bin_dir / "vllm").write_text(f'#!/bin/bash\nexec "{sys.executable}" "{Path(__file__).parent / "stub_vllm.py"}" "$@"\n')
-    for stub in bin_dir.iterdir():
-        stub.chmod(0o755)
-    env = {k: v for k, v in os.environ.items() if k not in ENGINE_VARIABLES}
-    env |= {"PATH": f"{bin_dir}:{Path(sys.executable).parent}:{env['PATH']}", "PYTHONPATH": str(Path(__file__).parent),
-            "SRUN_LOG": str(tmp_path / "srun.log"), "SLURM_SUBMIT_DIR": str(tmp_path), "RUN_NAME": "stubbed",
-            "ITEMS": str(items), "CORPUS": str(corpus), "MODEL": "stub-model", "WORKERS": "2", "PROCESSES": "1",
-            "READY_POLL_SECONDS": "0.1"}
-    tasks = [subprocess.Popen(["bash", str(SBATCH)], env=env | slurm(task, 1, 2), cwd=tmp_path, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True) for task in (1, 2)]
-    for task in tasks:
-        _, err = task.communicate(timeout=180)
-        assert task.returncode == 0, err[-3000:]
-    calls = (tmp_path / "srun.log").read_text().splitlines()
-    assert sorted(c.split()[3] for c in calls) == ["agenthop-runner", "agenthop-runner", "vllm", "vllm"]
-    assert all(c.startswith("srun --ntasks=1 --overlap ") for c in calls)
+    (bin_dir / "vllm").chmod(0o755)
+    script = tmp_path / "agenthop.sbatch"  # this node has no GPU to give
+    script.write_text(SBATCH.read_text().replace("#SBATCH --gres=gpu:1\n", ""))
+    env = slurm_cluster | {"PATH": f"{bin_dir}:{Path(sys.executable).parent}:{slurm_cluster['PATH']}", "PYTHONPATH": str(Path(__file__).parent),
+                   "RUN_NAME": "stubbed", "ITEMS": str(items), "CORPUS": str(corpus), "MODEL": "stub-model", "WORKERS": "2",
+                   "PROCESSES": "1", "READY_POLL_SECONDS": "0.2"}
+    submitted = subprocess.run(["sbatch", "--parsable", "--array=1-3", "--partition=local", "--cpus-per-task=1", "--mem=200M",
+                                str(script)], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert submitted.returncode == 0, submitted.stderr
+    job = submitted.stdout.strip().split(";")[0]
+
+    def finished() -> bool:
+        return not subprocess.run(["squeue", "-h", "-j", job], env=env, capture_output=True, text=True).stdout.strip()
+
+    poll(finished, "the array did not finish", timeout=300)
+    logs = "\n".join(p.read_text()[-2000:] for p in sorted(tmp_path.glob("agenthop-*.log")))
+    for task in (1, 2, 3):
+        state = subprocess.run(["scontrol", "show", "job", f"{job}_{task}"], env=env, capture_output=True, text=True).stdout
+        assert "JobState=COMPLETED" in state and "ExitCode=0:0" in state, state + logs
     folder = tmp_path / "runs" / "stubbed"
-    assert sorted(d.name for d in folder.iterdir()) == ["shard-1-of-2", "shard-2-of-2"]
+    assert sorted(d.name for d in folder.iterdir()) == ["shard-1-of-3", "shard-2-of-3", "shard-3-of-3"], logs
     result = CliRunner().invoke(scorer_main, [str(folder), "--corpus", str(corpus), "--out", str(tmp_path / "report")])
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "report" / "summary.json").read_text())
@@ -316,6 +350,7 @@ def test_the_indexed_job_is_what_the_docs_say(demo):
     assert scorer["args"][0] == args["out"]  # the scoring step reads the run folder the pods write
 
 
+@pytest.mark.slow
 def test_the_indexed_job_pods_run_and_score_as_the_manifests_say(demo, tmp_path):
     """Each pod's command and environment from job.yaml, run here with the volumes as folders and a loopback
     model in place of the API; then score.yaml's command over the run folder."""
