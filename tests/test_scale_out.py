@@ -3,7 +3,10 @@
 - the shard a Slurm array task or a Kubernetes Indexed Job pod runs, from the engine's variables, and
   an error naming the variable for each one missing or inconsistent;
 - three shards run as three processes with Slurm's variables into one folder, scored from that folder:
-  item for item what one process scores.
+  item for item what one process scores;
+- docs/scale-out/agenthop.sbatch: judged by ``sbatch --test-only`` and run as a job array on a one-node Slurm
+  cluster the tests start;
+- docs/scale-out/*.yaml: validated against Kubernetes' schemas (offline), and the pods' commands run here.
 """
 
 from __future__ import annotations
