@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from bench_runner import RUNNER, _tree_cpu, items_file, measure  # noqa: E402
+from bench_runner import RUNNER, _tree_cpu, items_file, make_script, measure  # noqa: E402
 
 
 def free_port() -> int:
@@ -58,22 +58,15 @@ def free_port() -> int:
 
 def replica_app(latency: float, slots: int, served, index: int):
     """One replica: at most ``slots`` requests in the works at once, each ``latency`` seconds; counts what it serves."""
-    from fake_openai import seed_id, tool_calls, turn_index
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
     batch = asyncio.Semaphore(slots)
+    script = make_script(0)
 
     async def chat(request):
-        body = json.loads(await request.body())
-        t = turn_index(body)
-        if t == 0:
-            reply = tool_calls(("get_references", {"paper_id": seed_id(body)}))
-        elif t == 1:
-            reply = tool_calls(("list_sections", {"paper_id": seed_id(body)}))
-        else:
-            reply = tool_calls(("submit_answer", {"answer": "A", "reasoning": "bench"}))
+        reply = script(json.loads(await request.body()), None)  # bench_runner.py's 3-turn script, answered at once
         async with batch:
             await asyncio.sleep(latency)
         with served.get_lock():
