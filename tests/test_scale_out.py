@@ -11,10 +11,12 @@
 
 from __future__ import annotations
 
+import ctypes
 import getpass
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -152,9 +154,14 @@ def test_three_slurm_tasks_in_one_folder_score_like_one_process(demo, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ENGINE_VARIABLES}
     tasks = [subprocess.Popen(command, cwd=tmp_path, env={**env, **slurm(task, 1, 3)}, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True) for task in (1, 2, 3)]
-    for task in tasks:
-        _, err = task.communicate(timeout=180)
-        assert task.returncode == 0, err[-3000:]
+    try:
+        for task in tasks:
+            _, err = task.communicate(timeout=180)
+            assert task.returncode == 0, err[-3000:]
+    finally:  # a task that failed or hung takes none of the others' processes past the test
+        for task in tasks:
+            task.kill()
+            task.wait()
     folder = tmp_path / "runs" / "baseline-baseline"  # the default name: the same on every task
     assert sorted(d.name for d in folder.iterdir()) == ["shard-1-of-3", "shard-2-of-3", "shard-3-of-3"]
     labels = {json.loads((d / "run.json").read_text())["run"] for d in folder.iterdir()}
@@ -178,10 +185,29 @@ def test_three_slurm_tasks_in_one_folder_score_like_one_process(demo, tmp_path):
 SBATCH = Path(__file__).resolve().parent.parent / "docs" / "scale-out" / "agenthop.sbatch"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(n: int) -> list[int]:
+    """n distinct ports the OS has free now (the sockets are held together, so it cannot hand one out twice)."""
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def slurm_command(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    """A Slurm client command, bounded: a controller too busy to answer fails the command, never hangs the test."""
+    try:
+        return subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired as exc:
+        return subprocess.CompletedProcess(args, -1, "", f"{args[0]} did not answer within {exc.timeout} s")
+
+
+def die_with_parent() -> None:
+    """In the child before exec: the kernel sends it SIGTERM if pytest dies, even by SIGKILL (no daemon outlives it)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
 
 
 def poll(check, what: str, timeout: float = 120):
@@ -207,10 +233,11 @@ def slurm_cluster(tmp_path_factory):
     (d / "state").mkdir()
     (d / "spool").mkdir()
     host = socket.gethostname().split(".")[0]
+    ctld_port, slurmd_port = free_ports(2)
     conf = d / "slurm.conf"
     conf.write_text("\n".join([
-        "ClusterName=agenthoptest", f"SlurmctldHost={host}(127.0.0.1)", f"SlurmctldPort={free_port()}",
-        f"SlurmdPort={free_port()}", f"SlurmUser={getpass.getuser()}", "AuthType=auth/none", "CredType=cred/none",
+        "ClusterName=agenthoptest", f"SlurmctldHost={host}(127.0.0.1)", f"SlurmctldPort={ctld_port}",
+        f"SlurmdPort={slurmd_port}", f"SlurmUser={getpass.getuser()}", "AuthType=auth/none", "CredType=cred/none",
         f"StateSaveLocation={d / 'state'}", f"SlurmdSpoolDir={d / 'spool'}", f"SlurmctldPidFile={d / 'slurmctld.pid'}",
         f"SlurmdPidFile={d / 'slurmd.pid'}", f"SlurmctldLogFile={d / 'slurmctld.log'}", f"SlurmdLogFile={d / 'slurmd.log'}",
         "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "JobAcctGatherType=jobacct_gather/none",
@@ -225,35 +252,44 @@ def slurm_cluster(tmp_path_factory):
     def logs() -> str:
         return "\n".join(p.read_text()[-1500:] for p in (d / "slurmctld.log", d / "slurmd.log") if p.exists())
 
+    # slurmd is told its node's name (-N) rather than left to derive it from the host name as the config does.
     daemons = [subprocess.Popen([shutil.which(name) or f"/usr/sbin/{name}", "-D", *extra, "-f", str(conf)], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-               for name, extra in (("slurmctld", ["-i"]), ("slurmd", []))]
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
+               for name, extra in (("slurmctld", ["-i"]), ("slurmd", ["-N", host]))]
     try:
         def node_idle() -> bool:
             assert all(p.poll() is None for p in daemons), logs()
-            state = subprocess.run(["sinfo", "-h", "-p", "local", "-o", "%t"], env=env, capture_output=True, text=True)
-            return state.stdout.strip() == "idle"
+            return slurm_command(["sinfo", "-h", "-p", "local", "-o", "%t"], env).stdout.strip() == "idle"
 
         poll(node_idle, "the local node did not come up idle")
         yield env
     finally:
-        subprocess.run(["scancel", "--full", "--partition=local"], env=env, capture_output=True)
-        for p in reversed(daemons):
+        # Jobs a failed test left are cancelled, and their processes ended by slurmd, before the daemons stop.
+        slurm_command(["scancel", "--full", "--partition=local"], env)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and slurm_command(["squeue", "-h", "-p", "local"], env).stdout.strip():
+            time.sleep(0.2)  # polling interval; bounded, and a failed test's own error stays the one reported
+        for p in daemons:
             p.terminate()
-            p.wait(timeout=60)
+        for p in daemons:
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
 
 
 def test_the_sbatch_script_is_accepted_by_a_slurm_controller(slurm_cluster, tmp_path):
     assert subprocess.run(["bash", "-n", str(SBATCH)]).returncode == 0
     for array in ([], ["--array=1-8"], ["--array=0-3"]):
         done = subprocess.run(["sbatch", "--test-only", *array, str(SBATCH)], env=slurm_cluster, capture_output=True,
-                              text=True, cwd=tmp_path)
+                              text=True, cwd=tmp_path, timeout=60)
         assert done.returncode == 0 and "to start at" in done.stderr, done.stderr
     # The controller judges the directives: a request no node can meet, or an option sbatch does not know, is refused.
     for bad in ("#SBATCH --cpus-per-task=4096", "#SBATCH --no-such-option"):
         script = tmp_path / "bad.sbatch"
         script.write_text(SBATCH.read_text().replace("#SBATCH --cpus-per-task=4", bad))
-        done = subprocess.run(["sbatch", "--test-only", str(script)], env=slurm_cluster, capture_output=True, text=True)
+        done = subprocess.run(["sbatch", "--test-only", str(script)], env=slurm_cluster, capture_output=True, text=True, timeout=60)
         assert done.returncode != 0, done.stderr
 
 
@@ -275,18 +311,20 @@ def test_the_sbatch_script_runs_as_a_slurm_array_into_one_folder(slurm_cluster, 
     env = slurm_cluster | {"PATH": f"{bin_dir}:{Path(sys.executable).parent}:{slurm_cluster['PATH']}", "PYTHONPATH": str(Path(__file__).parent),
                    "RUN_NAME": "stubbed", "ITEMS": str(items), "CORPUS": str(corpus), "MODEL": "stub-model", "WORKERS": "2",
                    "PROCESSES": "1", "READY_POLL_SECONDS": "0.2"}
+    # --time: Slurm itself ends a task that hangs (waiting for a replica that never answers, say) after 5 minutes.
     submitted = subprocess.run(["sbatch", "--parsable", "--array=1-3", "--partition=local", "--cpus-per-task=1", "--mem=200M",
-                                str(script)], env=env, cwd=tmp_path, capture_output=True, text=True)
+                                "--time=5", str(script)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert submitted.returncode == 0, submitted.stderr
     job = submitted.stdout.strip().split(";")[0]
 
     def finished() -> bool:
-        return not subprocess.run(["squeue", "-h", "-j", job], env=env, capture_output=True, text=True).stdout.strip()
+        queued = slurm_command(["squeue", "-h", "-j", job], env)
+        return queued.returncode == 0 and not queued.stdout.strip()  # a controller that did not answer says nothing
 
     poll(finished, "the array did not finish", timeout=300)
     logs = "\n".join(p.read_text()[-2000:] for p in sorted(tmp_path.glob("agenthop-*.log")))
     for task in (1, 2, 3):
-        state = subprocess.run(["scontrol", "show", "job", f"{job}_{task}"], env=env, capture_output=True, text=True).stdout
+        state = slurm_command(["scontrol", "show", "job", f"{job}_{task}"], env).stdout
         assert "JobState=COMPLETED" in state and "ExitCode=0:0" in state, state + logs
     folder = tmp_path / "runs" / "stubbed"
     assert sorted(d.name for d in folder.iterdir()) == ["shard-1-of-3", "shard-2-of-3", "shard-3-of-3"], logs
