@@ -9,7 +9,9 @@ arguments:
   ``SLURM_ARRAY_TASK_COUNT`` the number of tasks. The array may start anywhere
   (``SLURM_ARRAY_TASK_MIN``) and step by more than one (``SLURM_ARRAY_TASK_STEP``): shard K is the
   K-th index of the range. An array whose indices are not a regular range (``--array=1,4,9``) cannot
-  be mapped to shards and is refused. Slurm sets the count itself; a count given as well must agree.
+  be mapped to shards and is refused, as is a one-task array above index 1 (``--array=3``: one task of a
+  larger array submitted again, whose count Slurm does not give). Slurm sets the count itself; a count
+  given as well must agree.
 - Kubernetes (``completionMode: Indexed``): ``JOB_COMPLETION_INDEX`` is 0-based. Kubernetes does not
   tell the pod how many completions there are, so the count is given, or read from
   ``AGENTHOP_SHARD_COUNT`` (the job manifest sets it to ``spec.completions``).
@@ -103,6 +105,12 @@ def slurm_shard(env: Mapping[str, str], count: int | None = None) -> EngineShard
     if not low <= task <= high or (task - low) % step:
         raise EngineShardError(f"{SLURM_TASK_ID}={task} is not an index of the array {low}-{high}"
                                f"{f':{step}' if step > 1 else ''}: the variables do not come from one array; {regular}")
+    if n == 1 and task > 1:
+        # sbatch --array=3 (how Slurm users run one failed task again) would otherwise be shard 1 of 1: every item.
+        raise EngineShardError(
+            f"{SLURM_TASK_ID}={task} is the only task of its array ({SLURM_TASK_COUNT}=1): that is one task of a "
+            f"larger array submitted again, and Slurm does not say how many shards the run has. Submit the whole "
+            f"array again (shards already finished find nothing left and end at once), or give the shard as K/N")
     source = f"the Slurm job array {low}-{high}{f':{step}' if step > 1 else ''} ({SLURM_TASK_COUNT}={n})"
     _check_count(count, n, source)
     return EngineShard(Shard((task - low) // step + 1, n), "slurm", f"{SLURM_TASK_ID}={task} of {source}")

@@ -62,7 +62,7 @@ def slurm(task: int, low: int, high: int, step: int | None = None, count: int | 
     return env
 
 
-@pytest.mark.parametrize("low, high, step", [(1, 4, None), (0, 3, None), (0, 3, 1), (10, 13, None), (5, 11, 2), (7, 7, None)])
+@pytest.mark.parametrize("low, high, step", [(1, 4, None), (0, 3, None), (0, 3, 1), (10, 13, None), (5, 11, 2), (1, 1, None), (0, 0, None)])
 def test_slurm_array_tasks_run_every_shard_once(low, high, step):
     indices = range(low, high + 1, step or 1)
     shards = [shard_from_environment(slurm(task, low, high, step)) for task in indices]
@@ -98,6 +98,8 @@ def without(env: dict[str, str], name: str) -> dict[str, str]:
     ({**slurm(2, 1, 3), "SLURM_ARRAY_TASK_MAX": "0"}, None, ["SLURM_ARRAY_TASK_MAX=0 is below SLURM_ARRAY_TASK_MIN=1"]),
     (slurm(2, 1, 3), 4, ["gives 3 shards, but 4 were asked for", "whole array"]),
     ({"SLURM_JOB_ID": "77"}, None, ["not a job array", "SLURM_ARRAY_TASK_ID is not set", "sbatch --array=1-N"]),
+    (slurm(3, 3, 3), None, ["SLURM_ARRAY_TASK_ID=3 is the only task of its array", "whole array", "as K/N"]),  # sbatch --array=3
+    (slurm(3, 3, 3), 4, ["SLURM_ARRAY_TASK_ID=3 is the only task of its array"]),
     # Kubernetes
     ({"JOB_COMPLETION_INDEX": "1"}, None, ["JOB_COMPLETION_INDEX=1", "AGENTHOP_SHARD_COUNT", "spec.completions"]),
     ({"JOB_COMPLETION_INDEX": "3", "AGENTHOP_SHARD_COUNT": "3"}, None, ["JOB_COMPLETION_INDEX=3 is not below the number of shards, 3"]),
