@@ -235,42 +235,28 @@ def slurm_cluster(tmp_path_factory):
     (d / "state").mkdir()
     (d / "spool").mkdir()
     host = socket.gethostname().split(".")[0]
-    ctld_port, slurmd_port = free_ports(2)
     conf = d / "slurm.conf"
-    conf.write_text("\n".join([
-        "ClusterName=agenthoptest", f"SlurmctldHost={host}(127.0.0.1)", f"SlurmctldPort={ctld_port}",
-        f"SlurmdPort={slurmd_port}", f"SlurmUser={getpass.getuser()}", "AuthType=auth/none", "CredType=cred/none",
-        f"StateSaveLocation={d / 'state'}", f"SlurmdSpoolDir={d / 'spool'}", f"SlurmctldPidFile={d / 'slurmctld.pid'}",
-        f"SlurmdPidFile={d / 'slurmd.pid'}", f"SlurmctldLogFile={d / 'slurmctld.log'}", f"SlurmdLogFile={d / 'slurmd.log'}",
-        "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "JobAcctGatherType=jobacct_gather/none",
-        "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core", "MpiDefault=none", "ReturnToService=2",
-        "GresTypes=gpu", "SuspendProgram=/bin/true", "ResumeProgram=/bin/true", "SuspendTime=600",
-        f"NodeName={host} NodeAddr=127.0.0.1 CPUs=1 RealMemory=1000 State=UNKNOWN",
-        "NodeName=gpunode CPUs=64 RealMemory=512000 Gres=gpu:8 State=CLOUD",
-        "PartitionName=gpu Nodes=gpunode Default=YES MaxTime=INFINITE State=UP",
-        f"PartitionName=local Nodes={host} MaxTime=INFINITE State=UP OverSubscribe=FORCE:8", ""]))
     env = {k: v for k, v in os.environ.items() if k not in ENGINE_VARIABLES} | {"SLURM_CONF": str(conf)}
+    log_files = (d / "slurmctld.log", d / "slurmd.log")
+
+    def write_conf(ctld_port: int, slurmd_port: int) -> None:
+        conf.write_text("\n".join([
+            "ClusterName=agenthoptest", f"SlurmctldHost={host}(127.0.0.1)", f"SlurmctldPort={ctld_port}",
+            f"SlurmdPort={slurmd_port}", f"SlurmUser={getpass.getuser()}", "AuthType=auth/none", "CredType=cred/none",
+            f"StateSaveLocation={d / 'state'}", f"SlurmdSpoolDir={d / 'spool'}", f"SlurmctldPidFile={d / 'slurmctld.pid'}",
+            f"SlurmdPidFile={d / 'slurmd.pid'}", f"SlurmctldLogFile={log_files[0]}", f"SlurmdLogFile={log_files[1]}",
+            "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "JobAcctGatherType=jobacct_gather/none",
+            "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core", "MpiDefault=none", "ReturnToService=2",
+            "GresTypes=gpu", "SuspendProgram=/bin/true", "ResumeProgram=/bin/true", "SuspendTime=600",
+            f"NodeName={host} NodeAddr=127.0.0.1 CPUs=1 RealMemory=1000 State=UNKNOWN",
+            "NodeName=gpunode CPUs=64 RealMemory=512000 Gres=gpu:8 State=CLOUD",
+            "PartitionName=gpu Nodes=gpunode Default=YES MaxTime=INFINITE State=UP",
+            f"PartitionName=local Nodes={host} MaxTime=INFINITE State=UP OverSubscribe=FORCE:8", ""]))
 
     def logs() -> str:
-        return "\n".join(p.read_text()[-1500:] for p in (d / "slurmctld.log", d / "slurmd.log") if p.exists())
+        return "\n".join(p.read_text()[-1500:] for p in log_files if p.exists())
 
-    # slurmd is told its node's name (-N) rather than left to derive it from the host name as the config does.
-    daemons = [subprocess.Popen([shutil.which(name) or f"/usr/sbin/{name}", "-D", *extra, "-f", str(conf)], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
-               for name, extra in (("slurmctld", ["-i"]), ("slurmd", ["-N", host]))]
-    try:
-        def node_idle() -> bool:
-            assert all(p.poll() is None for p in daemons), logs()
-            return slurm_command(["sinfo", "-h", "-p", "local", "-o", "%t"], env).stdout.strip() == "idle"
-
-        poll(node_idle, "the local node did not come up idle")
-        yield env
-    finally:
-        # Jobs a failed test left are cancelled, and their processes ended by slurmd, before the daemons stop.
-        slurm_command(["scancel", "--full", "--partition=local"], env)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and slurm_command(["squeue", "-h", "-p", "local"], env).stdout.strip():
-            time.sleep(0.2)  # polling interval; bounded, and a failed test's own error stays the one reported
+    def stop(daemons: list[subprocess.Popen]) -> None:
         for p in daemons:
             p.terminate()
         for p in daemons:
@@ -279,6 +265,38 @@ def slurm_cluster(tmp_path_factory):
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
+
+    daemons: list[subprocess.Popen] = []
+
+    def node_idle() -> bool:  # the daemons of the current attempt
+        assert all(p.poll() is None for p in daemons), logs()
+        return slurm_command(["sinfo", "-h", "-p", "local", "-o", "%t"], env).stdout.strip() == "idle"
+
+    try:
+        # A port chosen free may be taken by another process before the daemon binds it: then start again on others.
+        for attempt in range(3):
+            write_conf(*free_ports(2))
+            for log in log_files:
+                log.unlink(missing_ok=True)  # this attempt's logs only, for the check below
+            # slurmd is told its node's name (-N) rather than left to derive it from the host name as the config does.
+            daemons = [subprocess.Popen([shutil.which(name) or f"/usr/sbin/{name}", "-D", *extra, "-f", str(conf)], env=env,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
+                       for name, extra in (("slurmctld", ["-i"]), ("slurmd", ["-N", host]))]
+            try:
+                poll(node_idle, "the local node did not come up idle")
+                break
+            except AssertionError:
+                if attempt == 2 or "Address already in use" not in logs():
+                    raise
+                stop(daemons)
+        yield env
+    finally:
+        # Jobs a failed test left are cancelled, and their processes ended by slurmd, before the daemons stop.
+        slurm_command(["scancel", "--full", "--partition=local"], env)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and slurm_command(["squeue", "-h", "-p", "local"], env).stdout.strip():
+            time.sleep(0.2)  # polling interval; bounded, and a failed test's own error stays the one reported
+        stop(daemons)
 
 
 def test_the_sbatch_script_is_accepted_by_a_slurm_controller(slurm_cluster, tmp_path):
