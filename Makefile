@@ -15,7 +15,7 @@ IVENV  := .venv-inspect
 IBIN   := $(IVENV)/bin
 ISTAMP := $(IVENV)/.installed
 
-.PHONY: demo test install chromium conformance corpus docs clean
+.PHONY: demo test install chromium slurm conformance corpus docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ demo: $(STAMP) explore.sqlite
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# A single-node Slurm cluster runs the batch script of docs/scale-out.md (tests/test_scale_out.py starts its own
+# slurmctld and slurmd from Debian's packages; needs root or sudo).
+slurm:
+	@command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 && command -v sbatch >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client >/dev/null; }
+
 # The official MCP conformance suite and the TypeScript SDK (tests/test_conformance.py), from the npm registry,
 # pinned by tests/conformance/package-lock.json (0.1.10 is the newest that runs on Node 20).
 CONFORMANCE := tests/conformance/node_modules/.package-lock.json
@@ -49,7 +54,7 @@ $(CONFORMANCE): tests/conformance/package-lock.json
 
 conformance: $(CONFORMANCE)
 
-test: $(STAMP) $(ISTAMP) chromium conformance
+test: $(STAMP) $(ISTAMP) chromium slurm conformance
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -m "not inspect"
 	AGENTHOP_REQUIRE_INSPECT=1 $(IBIN)/python -m pytest -q -m inspect

@@ -90,8 +90,12 @@ def default_out(model: str, agent: str, closed_book: bool, disabled: Sequence[st
 
 
 def default_label(out: Path, shard: Shard | None) -> str:
-    """The run directory's name; for a shard without its ``-shard-K-of-N`` suffix, so the N shards share one label."""
+    """The run directory's name; for a shard without its ``-shard-K-of-N`` suffix, so the N shards share one label.
+    A shard directory named ``shard-K-of-N`` inside the run's folder (the layout of shards a cluster engine
+    starts) takes the folder's name."""
     name = out.resolve().name
+    if shard is not None and name == f"shard-{shard.index}-of-{shard.count}":
+        return out.resolve().parent.name
     suffix = f"-shard-{shard.index}-of-{shard.count}" if shard is not None else ""
     return name[: -len(suffix)] if suffix and name.endswith(suffix) and len(name) > len(suffix) else name
 

@@ -13,6 +13,7 @@ import click
 
 # Only what the options need is imported here, so that --help and usage errors answer at once; main() imports the rest.
 from agenthop.runner.config import AGENTS
+from agenthop.runner.engine_shard import EngineShard, EngineShardError, shard_from_environment
 from agenthop.runner.retry import RetryPolicy
 from agenthop.runner.sharding import ShardError, parse_shard
 from agenthop.server.caps import Caps
@@ -38,11 +39,26 @@ def _cap(ctx, param, value: int):
     return None if value is not None and value < 0 else value
 
 
+def _remember_shard_count(ctx, param, value: int | None) -> None:
+    ctx.meta["agenthop.shard_count"] = value  # eager: --shard's callback reads it whatever the order on the line
+
+
 def _shard(ctx, param, value: str | None):
+    """A Shard for K/N; for ``auto``, the EngineShard the cluster engine's variables give (runner/engine_shard.py)."""
+    count = ctx.meta.get("agenthop.shard_count")
+    auto = value is not None and value.strip().lower() == "auto"
+    if count is not None and not auto:
+        raise click.BadParameter("--shard-count goes with --shard auto (with --shard K/N the count is N)", param_hint="'--shard-count'")
     if value is None:
         return None
     try:
+        if auto:
+            import os
+
+            return shard_from_environment(os.environ, count)
         return parse_shard(value)
+    except EngineShardError as exc:
+        raise click.BadParameter(f"{exc} ({'--shard-count N' if exc.needs_count else '--shard K/N'})") from exc
     except ShardError as exc:
         raise click.BadParameter(str(exc)) from exc
 
@@ -57,8 +73,14 @@ def _shard(ctx, param, value: str | None):
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Items run concurrently.")
 @click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes the workers are spread over (when one process's CPU is the limit).")
-@click.option("--shard", callback=_shard, default=None, metavar="K/N",
-              help="Run only shard K of N of the items (N machines each run one; the scorer merges the N runs).")
+@click.option("--shard", callback=_shard, default=None, metavar="K/N|auto",
+              help="Run only shard K of N of the items (N machines each run one; the scorer merges the N runs). "
+                   "auto: the shard of this Slurm array task or Kubernetes Indexed Job pod; --out is then the run's "
+                   "folder and the shard writes into OUT/shard-K-of-N (docs/scale-out.md).")
+@click.option("--shard-count", type=click.IntRange(min=1), default=None, is_eager=True, expose_value=False,
+              callback=_remember_shard_count, metavar="N",
+              help="With --shard auto: the number of shards where the engine does not say it (Kubernetes; "
+                   "default $AGENTHOP_SHARD_COUNT).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, help="Run directory [runs/<model>-<agent>[-ablation]].")
 @click.option("--corpus", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Corpus to serve in-process [corpus.sqlite]; also gives gold for the progress accuracy.")
@@ -109,6 +131,9 @@ def main(items_file, agent, model, base_url, api_key_env, workers, processes, sh
         corpus = Path("corpus.sqlite")
         if not corpus.exists():
             raise click.UsageError("no corpus.sqlite here: pass --corpus PATH or --server URL")
+    if isinstance(shard, EngineShard):  # --shard auto: --out is the run's folder; each task writes its shard inside it
+        out = (out or default_out(model or "baseline", agent, closed_book, disable_tools, read_first, text_tools)) / shard.dir_name
+        shard = shard.shard
     out = out or default_out(model or "baseline", agent, closed_book, disable_tools, read_first, text_tools, shard)
     try:
         result = run_items(
