@@ -105,6 +105,15 @@ def test_an_entry_with_only_authors_is_dropped_and_said_so_not_called_empty(tmp_
     assert not any("empty" in e for e in summary["references_dropped_examples"] if "only authors" in e)
 
 
+def test_an_entry_with_only_an_identifier_is_kept_under_it(tmp_path):
+    """GROBID 0.5.1 read an arXiv ID and authors but no title from P16-1041's entry for Memory Networks: dropped before."""
+    summary, papers, cites = release([EXPLORE_ACL / "P16-1041.tei.xml.gz"], tmp_path / "out")
+    assert "arxiv:1410.3916" in [r["paper_id"] for r in cites["doi:10.18653/v1/p16-1041"]]
+    memory = papers["arxiv:1410.3916"]
+    assert memory["title"] == "arxiv:1410.3916 (no title in the bibliography entry)"
+    assert memory["authors"] == ["Jason Weston", "Sumit Chopra", "Antoine"] and memory["text_id"] is None
+
+
 # --- 3. licences ------------------------------------------------------------------------------------------
 
 

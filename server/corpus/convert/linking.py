@@ -73,10 +73,19 @@ def untitled(ref: dict) -> str:
     """What a bibliography entry without a title or printed text still holds (GROBID 0.5.1 leaves entries with
     only their authors and year when it splits one reference in two), so that no message calls it empty wrongly."""
     authors = ref.get("authors") or []
-    if not authors and not ref.get("year"):
+    ids = ref.get("ids") or {}
+    if not authors and not ref.get("year") and not ids:
         return "nothing else either: the entry is empty"
     names = ", ".join(authors[:3]) + (", …" if len(authors) > 3 else "")
-    return f"only {'authors ' + names if authors else 'no authors'}{', ' + str(ref['year']) if ref.get('year') else ''}"
+    held = [f"authors {names}" if authors else "", str(ref["year"]) if ref.get("year") else "",
+            "; ".join(f"{k} {v}" for k, v in sorted(ids.items()))]
+    return "only " + ", ".join(h for h in held if h)
+
+
+def _id_title(ids: dict[str, str]) -> str:
+    """What to show for an entry whose only name is an identifier (GROBID found the arXiv ID, not the title)."""
+    kind = next((k for k in ID_KINDS if ids.get(k)), None)
+    return f"{_PREFIX[kind]}:{ids[kind]} (no title in the bibliography entry)" if kind else ""
 
 
 def _richness(paper: Paper) -> int:
@@ -265,7 +274,7 @@ class CitationStore:
         pid = paper_id(ref.ids, None, ref.title or ref.raw, ref.year, prefix="ref")
         inserted = self.conn.execute(
             "INSERT OR IGNORE INTO papers(pid, title, abstract, authors, year, venue, ids, in_set) VALUES (?, ?, NULL, ?, ?, ?, ?, 0)",
-            (pid, ref.title or display_title(ref.raw), json.dumps(ref.authors, ensure_ascii=False), ref.year, ref.venue,
+            (pid, ref.title or display_title(ref.raw) or _id_title(ref.ids), json.dumps(ref.authors, ensure_ascii=False), ref.year, ref.venue,
              json.dumps(ref.ids, sort_keys=True)),
         ).rowcount
         if inserted:
@@ -288,7 +297,7 @@ class CitationStore:
                                 ids=raw["ids"], link=raw["link"], context=raw["context"], raw=raw.get("raw") or "")
                 cited = self._resolve(ref)
                 if cited is None:
-                    if not ref.title and not display_title(ref.raw):
+                    if not ref.title and not display_title(ref.raw) and not _id_title(ref.ids):
                         self._dropped(citing, pos, f"no title, no printed text and no identifier of a paper in the set ({untitled(raw)})")
                         continue
                     cited = self._outside(ref)
