@@ -56,7 +56,7 @@ test: $(STAMP) $(ISTAMP) chromium conformance
 
 # The real-paper explore corpus (1,148 ACL 2016-2018 papers, CC BY 4.0, explore/README.md), built from the
 # committed sources by 'corpus build' and checked byte for byte against the committed build's SHA-256.
-explore.sqlite: $(STAMP) $(wildcard explore/sources/acl/*.tei.xml.gz) explore/sources/papers.tsv explore/explore.sqlite.sha256
+explore.sqlite: $(STAMP) $(wildcard explore/sources/acl/*.tei.xml.gz explore/sources/emnlp/*.tei.xml.gz) explore/sources/papers.tsv explore/explore.sqlite.sha256
 	$(BIN)/python explore/rebuild.py --out explore.sqlite
 
 # Rebuild the committed default corpus and split (a test checks they match).
