@@ -189,6 +189,21 @@ def test_the_cli_options_for_licences(tmp_path):
     built = CliRunner().invoke(main, ["corpus", "build", cmj, "--out", str(tmp_path / "c.sqlite"), "--licence", "CC BY 4.0",
                                       "--open-licences-only"])
     assert built.exit_code == 0, built.output
+    checked = CliRunner().invoke(main, ["corpus", "build", cmj, "--check", "--open-licences-only"])
+    assert checked.exit_code == 1 and "1 papers with text have no open licence" in checked.output
+
+
+def test_a_release_licence_url_without_its_name_is_refused(tmp_path):
+    from agenthop.server.corpus.importer import ReleaseError, import_release
+
+    summary, papers, _ = release([FIXTURES / "jats" / "elife00240.xml"], tmp_path / "rel")
+    lines = (tmp_path / "rel" / "corpus" / "papers.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    assert first["licence"] == "CC BY 3.0"
+    del first["licence"]
+    (tmp_path / "rel" / "corpus" / "papers.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    with pytest.raises(ReleaseError, match=r"corpus/papers\.jsonl line 1: field 'licence'"):
+        import_release(tmp_path / "rel", tmp_path / "c.sqlite", echo=lambda m: None)
 
 
 # --- 4. the smaller losses --------------------------------------------------------------------------------
