@@ -79,3 +79,23 @@ def test_every_paper_with_text_is_cc_by_in_its_file_and_in_the_list(explore_corp
     assert [f.name.removesuffix(".tei.xml.gz") for f in files] == sorted(listed) and stamped == files
     assert with_text == {f"doi:10.18653/v1/{acl_id.lower()}" for acl_id in listed}
     assert licences == dict.fromkeys(with_text, "CC BY 4.0")
+
+
+def test_the_readme_gives_the_corpus_counts_and_its_quality_table(explore_corpus):
+    """explore/README.md's counts are the built corpus's, and its quality table is the one `corpus info` prints."""
+    from agenthop.server.corpus.info import describe, format_description
+
+    readme = (ROOT / "explore" / "README.md").read_text(encoding="utf-8")
+    conn = sqlite3.connect(explore_corpus)
+    with_text = conn.execute("SELECT COUNT(*) FROM papers WHERE has_text = 1").fetchone()[0]
+    outside = conn.execute("SELECT COUNT(*) FROM papers WHERE has_text = 0").fetchone()[0]
+    linked, with_context = conn.execute(
+        "SELECT COUNT(*), SUM(e.context IS NOT NULL) FROM edges e JOIN papers a ON a.paper_id = e.citing "
+        "JOIN papers b ON b.paper_id = e.cited WHERE a.has_text = 1 AND b.has_text = 1").fetchone()
+    conn.close()
+    intro = readme.split("\n\n")[1]  # the paragraph under the title
+    assert f"**{with_text:,} papers of the ACL conference and EMNLP" in intro
+    assert f"**{linked:,} citations between papers that both have\ntext** ({with_context:,} of them" in intro
+    assert f"and {outside:,} more works they cite" in intro
+    table = format_description(describe(explore_corpus)).split("quality of the conversion", 1)[1].strip("\n")
+    assert "quality of the conversion" + table.split("\n\n", 1)[0] in readme
