@@ -59,9 +59,9 @@ test: $(STAMP) $(ISTAMP) chromium slurm conformance
 	$(BIN)/python -m pytest -q -m "not inspect"
 	AGENTHOP_REQUIRE_INSPECT=1 $(IBIN)/python -m pytest -q -m inspect
 
-# The real-paper explore corpus (1,148 ACL 2016-2018 papers, CC BY 4.0, explore/README.md), built from the
+# The real-paper explore corpus (2,320 ACL and EMNLP 2016-2018 papers, CC BY 4.0, explore/README.md), built from the
 # committed sources by 'corpus build' and checked byte for byte against the committed build's SHA-256.
-explore.sqlite: $(STAMP) $(wildcard explore/sources/acl/*.tei.xml.gz) explore/sources/papers.tsv explore/explore.sqlite.sha256
+explore.sqlite: $(STAMP) $(wildcard explore/sources/acl/*.tei.xml.gz explore/sources/emnlp/*.tei.xml.gz) explore/sources/papers.tsv explore/explore.sqlite.sha256
 	$(BIN)/python explore/rebuild.py --out explore.sqlite
 
 # Rebuild the committed default corpus and split (a test checks they match).

@@ -1,14 +1,15 @@
-"""Turn the ACL 2016-2018 papers of the public scientific_authorship_data repository into the GROBID TEI files
-`corpus build` reads.
+"""Turn the ACL and EMNLP 2016-2018 papers of the public scientific_authorship_data repository into the GROBID TEI
+files `corpus build` reads.
 
 The repository (ananana/scientific_authorship_data, Caragea, Uban and Dinu, EMNLP 2019) holds ACL Anthology papers
 converted from their PDFs by GROBID 0.5.1, each split in two files: ``<venue>_201x/contents/<ACL ID>.tei.xml`` (the
 header and the body) and ``<venue>_201x/references/<ACL ID>.references.tei.xml`` (the bibliography, whose entries
 carry no ``xml:id``: the body's ``#bN`` means the N-th entry, counting from 0). Taken are the papers of the ACL
-conference (``P``) from 2016 on: the ACL Anthology licenses those CC BY 4.0 (earlier ones are CC BY-NC-SA 3.0). Its
-EMNLP papers of the same years would double the size and the build time for a denser graph than explore needs.
+conference (``P``) and of EMNLP (``D``) from 2016 on: the ACL Anthology licenses those CC BY 4.0 (earlier ones are
+CC BY-NC-SA 3.0). The repository holds no other venue (no NAACL).
 
-For each paper this writes one TEI document, as GROBID writes it whole, to ``sources/acl/<ACL ID>.tei.xml.gz``:
+For each paper this writes one TEI document, as GROBID writes it whole, to ``sources/<venue>/<ACL ID>.tei.xml.gz``
+(``acl/`` or ``emnlp/``):
 
 - the bibliography back in ``<back>``, each entry given the ``xml:id`` its body's citations point to;
 - the paper's DOI, which the Anthology derives from the ACL ID (``10.18653/v1/P16-1001``), where the header has none
@@ -44,7 +45,8 @@ for prefix, uri in (("", TEI), ("xlink", "http://www.w3.org/1999/xlink"), ("mml"
     ET.register_namespace(prefix, uri)
 
 # An ID ending in 000 is a volume's front matter (the preface, the committees), not a paper.
-CONTENTS = re.compile(r"^acl_201x/contents/(P1[678]-\d(?!000)\d{3})\.tei\.xml$")
+CONTENTS = re.compile(r"^(acl|emnlp)_201x/contents/([PD]1[678]-\d(?!000)\d{3})\.tei\.xml$")
+VENUES = {"P": "ACL", "D": "EMNLP"}  # the ACL ID's letter: the venue
 LICENCE = "https://creativecommons.org/licenses/by/4.0/"
 LICENCE_NAME = "CC BY 4.0"
 MIN_BODY = 2000  # characters of body text; below that GROBID found little more than a header
@@ -137,26 +139,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "sources", help="folder to write")
     args = parser.parse_args(argv)
     repo = Repo(args.git_dir, args.commit)
-    found = sorted((m[1], path, f"acl_201x/references/{m[1]}.references.tei.xml")
+    found = sorted((m[2], path, f"{m[1]}_201x/references/{m[2]}.references.tei.xml")
                    for path in repo.paths() if (m := CONTENTS.match(path)))
     blobs = repo.read_all([p for _, contents, refs in found for p in (contents, refs)])
-    folder = args.out / "acl"
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("*.tei.xml.gz"):
-        old.unlink()
+    for venue in VENUES.values():
+        folder = args.out / venue.lower()
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob("*.tei.xml.gz"):
+            old.unlink()
     rows, left_out = [], []
     for acl_id, contents, refs in found:
         paper = whole_paper(acl_id, blobs[contents], blobs[refs])
         if paper is None:
             left_out.append(acl_id)
             continue
+        venue = VENUES[acl_id[0]]
         data = ET.tostring(paper, encoding="UTF-8", xml_declaration=True)
-        write_gzip(folder / f"{acl_id}.tei.xml.gz", data)
-        rows.append(f"{acl_id}\t20{acl_id[1:3]}\tACL\t{LICENCE_NAME}\t{LICENCE}\t{contents}\t{refs}\n")
+        write_gzip(args.out / venue.lower() / f"{acl_id}.tei.xml.gz", data)
+        rows.append(f"{acl_id}\t20{acl_id[1:3]}\t{venue}\t{LICENCE_NAME}\t{LICENCE}\t{contents}\t{refs}\n")
     (args.out / "papers.tsv").write_text("acl_id\tyear\tvenue\tlicence\tlicence_url\tcontents_file\treferences_file\n"
                                          + "".join(rows))
-    print(f"{len(rows)} papers written to {folder} (left out for no title or under {MIN_BODY} characters of body: "
-          f"{len(left_out)}{': ' + ', '.join(left_out[:10]) if left_out else ''})", file=sys.stderr)
+    by_venue = {v: sum(1 for r in rows if r.split("\t")[2] == v) for v in VENUES.values()}
+    print(f"{len(rows)} papers written to {args.out} ({', '.join(f'{n} {v}' for v, n in by_venue.items())}; left out for no "
+          f"title or under {MIN_BODY} characters of body: {len(left_out)}{': ' + ', '.join(left_out) if left_out else ''})",
+          file=sys.stderr)
     return 0
 
 

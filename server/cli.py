@@ -119,9 +119,16 @@ SKIP_PDFS_HINT = "Remove or replace them, or build with --skip-bad to leave them
 @click.option("--skip-bad", is_flag=True,
               help="Leave out input files that cannot be converted (PDFs GROBID or the fallback cannot read too), each "
                    "reported with its reason and counted, instead of stopping at the first.")
+@click.option("--licence", metavar="LICENCE", default=None,
+              help="The licence of every paper whose file states none (a name such as 'CC BY 4.0', or its URL): "
+                   "for a folder of papers you know the terms of.")
+@click.option("--open-licences-only", is_flag=True,
+              help="Refuse to build if any paper with text has no open licence (CC BY, CC BY-SA, CC0, public domain) or "
+                   "states none; without it such papers are counted and named in the summary.")
 def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, items: Path | None, labels: Path | None,
                  keep_release: Path | None, check: bool, grobid_url: str | None, grobid_concurrency: int,
-                 grobid_timeout: float, tei_cache: Path | None, skip_bad: bool) -> None:
+                 grobid_timeout: float, tei_cache: Path | None, skip_bad: bool, licence: str | None,
+                 open_licences_only: bool) -> None:
     """Build a corpus from papers as they come: PDFs, GROBID TEI, JATS or S2ORC JSON files or folders.
 
     Without --items the corpus serves explore mode only; with them, each item's graph is
@@ -145,7 +152,7 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
             raise click.UsageError("--check writes nothing: leave out --keep-release (or build without --check to keep the release).")
         try:
             report = check_build(list(sources), fmt=fmt, items=items, labels=labels, skip_bad=skip_bad, grobid=grobid,
-                                 tei_cache=tei_cache, echo=progress)
+                                 tei_cache=tei_cache, licence=licence, open_only=open_licences_only, echo=progress)
         except BadPdfsError as exc:
             raise click.ClickException(f"{exc}\n{SKIP_PDFS_HINT}") from exc
         except (ConvertError, ReleaseError) as exc:
@@ -158,7 +165,8 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
         raise click.UsageError("--out is required: the corpus file to write (or --check to check without writing).")
     try:
         summary = build_corpus(list(sources), out, fmt=fmt, items=items, labels=labels, keep_release=keep_release,
-                               skip_bad=skip_bad, grobid=grobid, tei_cache=tei_cache, echo=progress)
+                               skip_bad=skip_bad, grobid=grobid, tei_cache=tei_cache, licence=licence,
+                               open_only=open_licences_only, echo=progress)
     except BadPdfsError as exc:
         raise click.ClickException(f"{exc}\n{SKIP_PDFS_HINT}") from exc
     except BadFileError as exc:

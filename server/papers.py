@@ -191,6 +191,16 @@ class Corpus:
             found = self._paper(doi, item_id)
         return found
 
+    def licence(self, paper_id: str) -> tuple[str, str | None] | None:
+        """(licence, URL) the paper's source states, or None (also for corpora written before licences were kept)."""
+        if not self._has_licences:
+            return None
+        return self.conn.execute("SELECT licence, url FROM paper_licences WHERE paper_id = ?", (paper_id,)).fetchone()
+
+    @cached_property
+    def _has_licences(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'paper_licences'").fetchone() is not None
+
     def closest_id(self, paper_id: str, item_id: str | None) -> str | None:
         """The paper ID in scope most like ``paper_id`` (for a not-found message), if any is close."""
         wanted = as_doi_id(paper_id) or paper_id.strip().lower()

@@ -50,6 +50,7 @@ class PaperInfo(TypedDict):
     ids: dict[str, str]  # external IDs the corpus knows: doi, arxiv, pmcid, acl, ...
     abstract: str
     has_text: bool
+    licence: NotRequired[str]  # explore mode only, when the paper's source states one (docs/tools.md)
 
 
 class Reference(TypedDict):

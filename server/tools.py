@@ -157,6 +157,10 @@ def get_paper_info(scope: Scope, args: PaperArgs) -> ToolOutput:
              "ids": p.ids, "abstract": p.abstract, "has_text": p.has_text}
     if scope.item_id is not None:  # item mode: the tool as the benchmark defines it (SPEC 3), backward links only
         return ToolOutput("ok", text, {"paper": paper})
+    licence = scope.corpus.licence(p.paper_id)  # explore mode: under which terms the text may be reused
+    if licence is not None:
+        text += f"\nLicence: {licence[0]}" + (f" ({licence[1]})" if licence[1] else "")
+        paper["licence"] = licence[0]
     return _with_cited_by(scope, p, text, paper)
 
 

@@ -57,7 +57,11 @@ def test_jats_elife_metadata_sections_and_references():
     assert paper.ids == {"doi": "10.7554/elife.04490"} and paper.year == 2015 and paper.venue == "eLife"
     assert paper.authors[:2] == ["Meredith C Schuman", "Silke Allmann"]
     assert paper.abstract.startswith("Plants are at the trophic base of terrestrial ecosystems")
-    assert [s.header for s in paper.sections] == ["Introduction", "Results", "Discussion", "Materials and methods", "Acknowledgements"]
+    assert [s.header for s in paper.sections] == ["Introduction", "Results", "Discussion", "Materials and methods", "Acknowledgements",
+                                                  "Apdx_A: Appendix 1", "Apdx_B: Appendix 2", "Apdx_C: Appendix 3"]
+    # eLife's appendices are boxed text: read as a reader sees them (they were lost); figures and tables are counted.
+    assert paper.sections[5].text.startswith("Herbivore-induced plant defenses and HIPVs are precisely manipulated")
+    assert paper.skipped == {"fig": 11, "fig-group": 2, "table-wrap": 12}
     methods = paper.sections[3].text
     assert methods.startswith("WT and transgenic plant lines and glasshouse growth conditions\n\n")  # a subsection's heading line
     cited = next(r for r in paper.references if r.ids.get("doi") == "10.7554/elife.00007")
@@ -69,8 +73,9 @@ def test_jats_elife_metadata_sections_and_references():
 def test_jats_without_sections_gives_one_main_text_section():
     paper = parse_jats(FIXTURES / "jats" / "elife00240.xml")
     assert [s.header for s in paper.sections] == ["Main text"]
-    assert paper.sections[0].text.startswith("We have known for at least 30 years")
-    assert "Related research article" not in paper.sections[0].text  # boxed text is not running text
+    # The Insight's box naming the article it is about comes first, as the reader sees it; then the running text.
+    assert paper.sections[0].text.startswith("Related research article Schuman M, Barthel K, Baldwin I. 2012.")
+    assert "\n\nWe have known for at least 30 years" in paper.sections[0].text
     cited = next(r for r in paper.references if r.key == "bib4")
     assert cited.ids == {"doi": "10.7554/elife.00007"}
     assert cited.context == ("Now, writing in eLife, Meredith Schuman, Kathleen Barthel and Ian Baldwin report such evidence from a "

@@ -164,6 +164,8 @@ def test_one_command_builds_a_labelled_fallback_corpus_and_a_rerun_reads_the_cac
     assert summary["pdfs"]["pages_parsed"] == 30
     assert stderr.startswith("parser: fallback (lower fidelity")
     assert summary["converted"]["papers_with_text"] == 3 and summary["converted"]["citations_in_set"] >= 1
+    # Entries whose title the patterns could not find keep their printed text (issue 37 counted 3 dropped before).
+    assert summary["converted"]["references_dropped"] == 0 and summary["pdfs"]["unlike_papers"] == []
     # The cache sits inside the PDF folder here: a re-run must not read it as more inputs.
     again = build(str(root / "papers"), "--out", str(root / "again.sqlite"), "--tei-cache", str(root / "papers" / "tei-cache"))
     assert again.returncode == 0, again.stderr
@@ -182,6 +184,7 @@ def test_bad_pdfs_stop_the_fallback_build_unless_skipped(built, tmp_path):
     skipped = build(str(folder), "--out", str(tmp_path / "c.sqlite"), "--skip-bad")
     assert skipped.returncode == 0, skipped.stderr
     assert json.loads(skipped.stdout)["pdfs"]["skipped_pdfs"][0]["pdf"] == str(folder / "scan.pdf")
+    assert json.loads(skipped.stdout)["converted"]["bad_files"] == 1  # the skipped PDF is a bad file too
 
 
 @pytest.mark.anyio

@@ -217,6 +217,13 @@ class _Importer:
                 raise where.error(f"ids.{key}", "a string", describe(value))
             clean_ids[key.strip().lower()] = value.strip()
 
+        licence = fields.blank_to_none(fields.string(rec, "licence", where, nonempty=False, optional=True))
+        licence_url = fields.blank_to_none(fields.string(rec, "licence_url", where, nonempty=False, optional=True))
+        if licence_url is not None and licence is None:
+            raise where.error("licence", "the licence's name beside licence_url (e.g. \"CC BY 4.0\")", "nothing")
+        if licence is not None:
+            self.conn.execute("INSERT INTO paper_licences(paper_id, licence, url) VALUES (?, ?, ?)", (pid, licence.strip(), licence_url))
+
         if text_id is not None:
             self.text_owner[text_id] = pid
         self.papers[pid] = (None, _fingerprint(title, text_id, year, abstract, authors, venue))

@@ -41,6 +41,7 @@ def describe(path: str | Path) -> dict:
         for rtype, count in conn.execute("SELECT reasoning_type, COUNT(*) FROM items GROUP BY reasoning_type ORDER BY reasoning_type"):
             by_reasoning[rtype] = count
         nodes = conn.execute("SELECT MIN(n), AVG(n), MAX(n) FROM (SELECT COUNT(*) AS n FROM item_nodes GROUP BY item_id)").fetchone()
+        licences = _licences(conn)
         counts = {
             "papers": one("SELECT COUNT(*) FROM papers"),
             "papers_with_text": one("SELECT COUNT(*) FROM papers WHERE has_text = 1"),
@@ -56,6 +57,7 @@ def describe(path: str | Path) -> dict:
             "items_by_depth": dict(sorted(by_depth.items())),
             "items_by_cell": by_cell,
             "items_by_reasoning_type": by_reasoning,
+            "papers_with_text_by_licence": licences,
             "nodes_per_item": {
                 "min": nodes[0] or 0,
                 "mean": round(nodes[1], 1) if nodes[1] is not None else 0,
@@ -73,6 +75,15 @@ def describe(path: str | Path) -> dict:
         "counts": counts,
         "build_quality": meta.get(QUALITY_META_KEY),
     }
+
+
+def _licences(conn) -> dict[str, int]:
+    """Papers with text by the licence their source states (most first); "none stated" for the rest."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'paper_licences'").fetchone() is None:
+        return {}  # a corpus written before licences were kept
+    rows = conn.execute("SELECT COALESCE(l.licence, 'none stated'), COUNT(*) FROM papers p LEFT JOIN paper_licences l "
+                        "USING (paper_id) WHERE p.has_text = 1 GROUP BY 1 ORDER BY 2 DESC, 1")
+    return dict(rows.fetchall())
 
 
 def _size(n: int) -> str:
@@ -112,6 +123,9 @@ def format_description(info: dict) -> str:
         f"{'stored' if c['explore_index_stored'] else 'not stored (built on the first explore search)'}",
         f"items         {c['items']}" + ("" if c["items"] else " (explore mode only)"),
     ]
+    if c.get("papers_with_text_by_licence"):
+        lines.insert(-1, "licences      " + ", ".join(f"{n} {name}" for name, n in c["papers_with_text_by_licence"].items())
+                     + " (papers with text)")
     if info.get("build_quality"):
         lines += ["", "quality of the conversion (corpus build; what the parser may have got wrong):", *render(info["build_quality"])]
     if c["items"]:  # an explore-only corpus has no breakdowns to show

@@ -64,6 +64,14 @@ CREATE TABLE edges (
     PRIMARY KEY (citing, cited)
 ) WITHOUT ROWID;
 
+-- The licence each paper is shared under, where its source states one (JATS <license>, TEI <availability>, or
+-- `corpus build --licence`); a side table, so corpora written before it existed are read as stating none.
+CREATE TABLE paper_licences (
+    paper_id  TEXT PRIMARY KEY,
+    licence   TEXT NOT NULL,         -- short name: "CC BY 4.0", or the licence's words as stated
+    url       TEXT                   -- its URL, when the source gives one
+) WITHOUT ROWID;
+
 -- Public part of each benchmark item.
 CREATE TABLE items (
     item_id          TEXT PRIMARY KEY,

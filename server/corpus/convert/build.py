@@ -7,6 +7,7 @@ import shutil
 import sqlite3
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,8 +16,9 @@ from agenthop.server.corpus.convert.linking import CitationStore
 from agenthop.server.corpus.convert.model import ConvertError
 from agenthop.server.corpus.convert.pdfs import default_tei_cache, prepare_inputs
 from agenthop.server.corpus.convert.quality import QUALITY_META_KEY, quality_table, render
-from agenthop.server.corpus.convert.sources import read_papers
+from agenthop.server.corpus.convert.sources import ignored_files, read_papers
 from agenthop.server.corpus.convert.writer import POOL_FILE, pool_record, write_corpus, write_items
+from agenthop.server.corpus.licences import read_licence
 from agenthop.server.corpus.problems import ReleaseError
 from agenthop.server.corpus.release import GRAPHS_FILE, LABELS_FILE, QA_FILE
 
@@ -26,12 +28,20 @@ RELEASE_NAME = "corpus-build"  # the release directory's name, which the corpus'
 
 def write_release(sources: list[Path], release: Path, *, fmt: str | None = None, items: Path | None = None,
                   labels: Path | None = None, problems: list[str] | None = None, skip_bad: bool = False,
+                  licence: str | None = None, open_only: bool = False, not_read: list[Path] | None = None,
                   echo: Callable[[str], None] = print) -> dict:
     """Convert ``sources`` into the release directory ``release``; return what was converted.
 
     With ``problems`` (a list), problems in the items and labels are recorded there instead of raised (a check),
     and so is every input file that cannot be converted. With ``skip_bad``, such a file is left out and reported
     (``bad_files``) instead of stopping the build.
+
+    ``licence`` is the licence of every paper whose file states none (a URL or a name: "CC BY 4.0"). The summary
+    counts the papers with text by licence and names those whose licence is not open (or unknown); with
+    ``open_only`` any such paper stops the build, or with ``problems`` is recorded there.
+
+    ``not_read``: the files under the folders given that are not inputs (default: found under ``sources``), named
+    in the summary so that nothing is left out unsaid.
     """
     if labels is not None and items is None:
         raise ConvertError("recall labels were given without items: labels describe items, so give the items file too")
@@ -40,7 +50,10 @@ def write_release(sources: list[Path], release: Path, *, fmt: str | None = None,
     bad: list[str] | None = [] if skip_bad or problems is not None else None
     try:
         n = 0
+        left_out: Counter[str] = Counter()
         for paper in read_papers(sources, fmt, bad=bad):
+            left_out.update(paper.skipped)
+            paper.licence = paper.licence or licence
             pid = store.add(paper)
             if pid is not None and paper.sections:
                 store.keep_text(pid, pool_record(pid, paper))
@@ -63,6 +76,18 @@ def write_release(sources: list[Path], release: Path, *, fmt: str | None = None,
                 f"none of the {counts['papers_in_set']} papers read has body text (only metadata: title, abstract, references), "
                 "so there is nothing to read in an explore session; give full-text files (GROBID processFulltextDocument, "
                 "JATS with <body>, S2ORC with body_text)")
+        licences = licence_summary(store.licences())
+        if open_only and licences["not_open"]:
+            refused = (f"{licences['not_open']} papers with text have no open licence (--open-licences-only keeps only CC BY, "
+                       f"CC BY-SA, CC0 and public domain), e.g. {'; '.join(licences['not_open_examples'][:5])}: remove them, "
+                       "or give the licence of papers whose files state none with --licence")
+            if problems is None:
+                raise ConvertError(refused)
+            problems.append(refused)
+        ignored = ignored_files(sources) if not_read is None else not_read
+        if ignored:
+            echo(f"warning: {len(ignored)} files under the folders given are not read (not PDF, XML or JSON by their names), "
+                 f"e.g. {', '.join(str(p) for p in ignored[:5])}")
         echo(f"read {n} papers; linking references")
         write_corpus(release, store)
         n_items = write_items(release, store, items, labels, problems) if items is not None else 0
@@ -71,6 +96,8 @@ def write_release(sources: list[Path], release: Path, *, fmt: str | None = None,
                    "source_id_clash_examples": store.source_id_clashes[:_MAX_LISTED], "untitled": store.untitled,
                    "references_dropped": store.dropped_references, "references_dropped_examples": store.dropped_examples,
                    "bad_files": len(bad or []), "bad_file_examples": (bad or [])[:_MAX_LISTED],
+                   "files_not_read": len(ignored), "files_not_read_examples": [str(p) for p in ignored[:_MAX_LISTED]],
+                   "elements_left_out": dict(sorted(left_out.items())), **licences,
                    "quality": quality_table(store.conn)}
     finally:
         store.close()
@@ -83,12 +110,35 @@ def write_release(sources: list[Path], release: Path, *, fmt: str | None = None,
         echo(f"warning: dropped a reference: {example}")
     if (unlisted := summary["references_dropped"] - len(summary["references_dropped_examples"])) > 0:
         echo(f"warning: dropped {unlisted} more references like these (references_dropped in the summary counts them all)")
+    if summary["elements_left_out"]:
+        echo("left out of the text (figures, tables and notes, not running text): "
+             + ", ".join(f"{count} <{name}>" for name, count in summary["elements_left_out"].items()))
+    echo("licences of the papers with text: " + ", ".join(f"{count} {name}" for name, count in summary["licences"].items()))
+    if summary["not_open"]:
+        echo(f"warning: {summary['not_open']} papers with text have no open licence (or none stated), e.g. "
+             + "; ".join(summary["not_open_examples"][:3]))
     echo("quality of the conversion (what the parser may have got wrong; see docs/real-papers.md):")
     for line in render(summary["quality"]):
         echo(line)
     for example in summary["source_id_clash_examples"]:
         echo(f"warning: a source ID names two different papers; this one gets an ID of its own: {example}")
     return summary
+
+
+NO_LICENCE = "none stated"
+
+
+def licence_summary(rows) -> dict:
+    """Papers with text by licence, and those whose licence is not open (or not stated): (paper ID, stated) rows."""
+    counts: Counter[str] = Counter()
+    not_open: list[str] = []
+    for pid, stated in rows:
+        found = read_licence(stated)
+        counts[found.name if found else NO_LICENCE] += 1
+        if found is None or not found.open:
+            not_open.append(f"{pid} ({found.name if found else NO_LICENCE})")
+    return {"licences": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))), "not_open": len(not_open),
+            "not_open_examples": not_open[:_MAX_LISTED]}
 
 
 def _in_user_terms(message: str, items: Path | None, labels: Path | None) -> str:
@@ -107,7 +157,8 @@ def _in_user_terms(message: str, items: Path | None, labels: Path | None) -> str
 
 def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, items: Path | None = None, labels: Path | None = None,
                  keep_release: Path | None = None, skip_bad: bool = False, grobid: GrobidOptions | None = None,
-                 tei_cache: Path | None = None, echo: Callable[[str], None] = print) -> dict:
+                 tei_cache: Path | None = None, licence: str | None = None, open_only: bool = False,
+                 echo: Callable[[str], None] = print) -> dict:
     """Convert, then import through ``import_release`` (the one validation path). No corpus is written on error.
 
     ``skip_bad`` leaves out input files that cannot be converted (each reported with its reason, counted in
@@ -126,12 +177,14 @@ def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, item
     if keep_release is not None and keep_release.exists() and (not keep_release.is_dir() or any(keep_release.iterdir())):
         raise ConvertError(f"{keep_release} already exists and is not an empty directory; name a new directory to keep the release in")
     started = time.monotonic()
+    not_read = ignored_files(list(sources))
     sources, pdfs = prepare_inputs(list(sources), tei_cache or default_tei_cache(out), grobid=grobid, fmt=fmt,
                                    skip_bad=skip_bad, echo=echo)
     tmp = Path(tempfile.mkdtemp(prefix="agenthop-build-", dir=out.parent if out.parent.exists() else None))
     try:
         release = tmp / RELEASE_NAME
-        converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, skip_bad=skip_bad, echo=echo)
+        converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, skip_bad=skip_bad, licence=licence,
+                                  open_only=open_only, not_read=not_read, echo=echo)
         try:
             imported = import_release(release, out, echo=echo)
             _record_quality(out, converted["quality"])
@@ -144,8 +197,18 @@ def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, item
                 shutil.move(str(release), keep_release)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    _count_skipped_pdfs(converted, pdfs)
     summary = {"converted": converted, "imported": imported, "seconds": round(time.monotonic() - started, 2)}
     return summary if pdfs is None else {"pdfs": pdfs, **summary}
+
+
+def _count_skipped_pdfs(converted: dict, pdfs: dict | None) -> None:
+    """PDFs that could not be converted are bad files too: ``bad_files`` counts them with the others, so that the
+    summary never says 0 bad files beside skipped PDFs."""
+    if pdfs and pdfs["skipped"]:
+        converted["bad_files"] += pdfs["skipped"]
+        listed = [f"{s['pdf']}: {s['reason']}" for s in pdfs["skipped_pdfs"]]
+        converted["bad_file_examples"] = (listed + converted["bad_file_examples"])[:_MAX_LISTED]
 
 
 def _record_quality(out: Path, table: dict) -> None:
@@ -160,7 +223,7 @@ def _record_quality(out: Path, table: dict) -> None:
 
 def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | None = None, labels: Path | None = None,
                 skip_bad: bool = False, grobid: GrobidOptions | None = None, tei_cache: Path | None = None,
-                echo: Callable[[str], None] = print) -> dict:
+                licence: str | None = None, open_only: bool = False, echo: Callable[[str], None] = print) -> dict:
     """Convert and check everything the build would import, writing no corpus; report every error and warning at once.
 
     Every input file that cannot be converted is an error of the report (all of them, not the first); with
@@ -175,14 +238,16 @@ def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | No
     problems: list[str] = []
     tmp = Path(tempfile.mkdtemp(prefix="agenthop-build-check-"))
     try:
+        not_read = ignored_files(list(sources))
         sources, pdfs = prepare_inputs(list(sources), tei_cache or tmp / "pdf-tei", grobid=grobid, fmt=fmt,
                                        skip_bad=skip_bad, echo=echo)
         release = tmp / RELEASE_NAME
         converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, problems=problems,
-                                  skip_bad=skip_bad, echo=echo)
+                                  skip_bad=skip_bad, licence=licence, open_only=open_only, not_read=not_read, echo=echo)
         report = check_release(release, echo=echo)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    _count_skipped_pdfs(converted, pdfs)
     errors = [{"message": p, "bad_label": False} for p in problems]
     errors += [{**e, "message": _in_user_terms(e["message"], items, labels)} for e in report["errors"]]
 

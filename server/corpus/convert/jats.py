@@ -17,11 +17,15 @@ from pathlib import Path
 from agenthop.server.corpus.convert.model import ConvertError, Paper, Reference
 from agenthop.server.corpus.convert.outline import Outline, numbered_header
 from agenthop.server.corpus.convert.text import clean, doi_of, pmcid_of, year_in, year_of
-from agenthop.server.corpus.convert.xmltree import local, parse, read_paragraph, text_of
+from agenthop.server.corpus.convert.xmltree import Reading, local, parse, read_paragraph, text_of
 
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
-# Floating material inside paragraphs: captions and tables are not running text.
-_SKIP = frozenset({"fig", "fig-group", "table-wrap", "table-wrap-group", "supplementary-material", "media", "boxed-text", "disp-formula"})
+# Floating material: figures, tables and attached files are not running text (left out, and counted in the summary).
+_SKIP = frozenset({"fig", "fig-group", "table-wrap", "table-wrap-group", "supplementary-material", "media", "graphic",
+                   "inline-graphic", "alternatives-graphic", "chem-struct-wrap", "array"})
+_FORMULAS = frozenset({"disp-formula", "inline-formula"})
+# Children of a <sec> that are not a block of its text: its heading, and a bibliography some publishers put in the body.
+_NOT_TEXT = frozenset({"title", "label", "sec-meta", "ref-list", "object-id", "alt-title"})
 
 
 def is_jats(root: ET.Element) -> bool:
@@ -30,10 +34,36 @@ def is_jats(root: ET.Element) -> bool:
 
 def _name(el: ET.Element) -> str:
     if local(el.tag) == "collab":
-        return text_of(el)
+        return _collab(el)
     given = text_of(el.find("given-names"))
     surname = text_of(el.find("surname"))
     return " ".join(p for p in (given, surname) if p) or text_of(el.find("string-name"))
+
+
+def _collab(el: ET.Element) -> str:
+    """A group author's name: its own words, without the members a nested <contrib-group> lists
+    (PLOS Medicine's "Collaborative Group for Meta-Analysis ..." names 120 members and their affiliations there)."""
+    words = [el.text or ""]
+    for child in el:
+        if local(child.tag) not in ("contrib-group", "xref", "address", "aff", "email"):
+            words.append("".join(child.itertext()))
+        words.append(child.tail or "")
+    return clean("".join(words))
+
+
+def formula_text(el: ET.Element) -> str:
+    """A formula as a reader can take it in: its LaTeX as $…$ where the source has it, else its MathML's symbols,
+    else ``[formula]`` (a formula given only as an image); a display formula's number follows it."""
+    tex = next((c for c in el.iter() if local(c.tag) == "tex-math"), None)
+    math = next((c for c in el.iter() if local(c.tag) == "math"), None)
+    shown = "[formula]"
+    if tex is not None and clean("".join(tex.itertext())):
+        shown = f"${clean(''.join(tex.itertext())).strip('$').strip()}$"
+    elif math is not None:
+        symbols = " ".join(t.strip() for t in math.itertext() if t.strip())
+        shown = symbols or shown
+    label = next((text_of(c) for c in el if local(c.tag) == "label"), "")
+    return f"{shown} {label}" if label else shown
 
 
 def _citation_keys(el: ET.Element) -> list[str] | None:
@@ -132,26 +162,40 @@ def parse_jats(path: Path) -> Paper:
                 paper.references.append(reference)
 
     outline = Outline()
+    reading = Reading(refs, _citation_keys, _SKIP, _FORMULAS, formula_text)
     body = root.find("body")
     if body is not None:
         for el in body:
-            name = local(el.tag)
-            if name == "sec":
+            if local(el.tag) == "sec":
                 outline.top(_sec_header(el))
-                _read_sec(el, outline, refs)
-            elif name == "p":
-                _paragraph(el, outline, refs)
+                _read_sec(el, outline, reading)
+            else:
+                _block(el, outline, reading)
     if back is not None:
         ack = back.find("ack")
         if ack is not None:
             outline.top(text_of(ack.find("title")) or "Acknowledgements")
-            _read_sec(ack, outline, refs)
+            _read_sec(ack, outline, reading)
         for i, app in enumerate(back.iterfind("app-group/app")):
             title = _sec_header(app) or "Appendix"
             outline.top(f"Apdx_{chr(ord('A') + i % 26)}: {title}")
-            _read_sec(app, outline, refs)
+            _read_sec(app, outline, reading)
     paper.sections = outline.finish()
+    paper.skipped = dict(reading.skipped)
+    paper.licence = _licence(meta)
     return paper
+
+
+def _licence(meta: ET.Element) -> str | None:
+    """The article's licence: its URL (<license xlink:href>, <ali:license_ref>), else the licence's own words."""
+    license_el = meta.find("permissions/license")
+    if license_el is None:
+        return None
+    for el in license_el.iter():
+        if local(el.tag) == "license_ref" and clean(el.text):
+            return clean(el.text)
+    href = license_el.get(_XLINK_HREF) or next((link.get(_XLINK_HREF) for link in license_el.iter() if link.get(_XLINK_HREF)), None)
+    return clean(href) if href else (text_of(license_el) or None)
 
 
 def _version(meta: ET.Element, path: Path) -> int | None:
@@ -167,17 +211,22 @@ def _sec_header(sec: ET.Element) -> str:
     return numbered_header(text_of(sec.find("label")), text_of(sec.find("title")))
 
 
-def _paragraph(p: ET.Element, outline: Outline, refs: dict[str, Reference]) -> None:
-    read_paragraph(p, outline, refs, _citation_keys, _SKIP)
+def _block(el: ET.Element, outline: Outline, reading: Reading) -> None:
+    """One block of a section: a paragraph, list, quotation (<disp-quote>), box, formula or any other element a
+    reader sees is a paragraph; figures, tables and attached files are left out and counted."""
+    name = local(el.tag)
+    if name in _SKIP:
+        reading.skipped[name] += 1
+    elif name in _FORMULAS:
+        outline.paragraph(formula_text(el))
+    elif name and name not in _NOT_TEXT:
+        read_paragraph(el, outline, reading)
 
 
-def _read_sec(sec: ET.Element, outline: Outline, refs: dict[str, Reference]) -> None:
+def _read_sec(sec: ET.Element, outline: Outline, reading: Reading) -> None:
     for el in sec:
-        name = local(el.tag)
-        if name == "p":
-            _paragraph(el, outline, refs)
-        elif name == "sec":
+        if local(el.tag) == "sec":
             outline.sub(_sec_header(el))
-            _read_sec(el, outline, refs)
-        elif name == "list":
-            _paragraph(el, outline, refs)
+            _read_sec(el, outline, reading)
+        else:
+            _block(el, outline, reading)

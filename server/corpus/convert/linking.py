@@ -29,7 +29,8 @@ MIN_TITLE = 12  # normalised characters: shorter titles ("Introduction") match t
 _SCHEMA = """
 CREATE TABLE papers (
     pid TEXT PRIMARY KEY, title TEXT NOT NULL, abstract TEXT, authors TEXT NOT NULL, year INTEGER,
-    venue TEXT, ids TEXT NOT NULL, in_set INTEGER NOT NULL, has_text INTEGER NOT NULL DEFAULT 0, source TEXT, version INTEGER
+    venue TEXT, ids TEXT NOT NULL, in_set INTEGER NOT NULL, has_text INTEGER NOT NULL DEFAULT 0, source TEXT, version INTEGER,
+    licence TEXT, richness INTEGER NOT NULL DEFAULT 0, named_by_file INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE pool (pid TEXT PRIMARY KEY, line TEXT NOT NULL);
 CREATE TABLE keys (key TEXT PRIMARY KEY, pid TEXT NOT NULL) WITHOUT ROWID;
@@ -66,6 +67,35 @@ def _own_text(paper: Paper) -> str:
     """What tells an untitled paper from another: its abstract and first section."""
     first = paper.sections[0] if paper.sections else None
     return f"{paper.abstract or ''}|{first.header + first.text if first else ''}"
+
+
+def untitled(ref: dict) -> str:
+    """What a bibliography entry without a title or printed text still holds (GROBID 0.5.1 leaves entries with
+    only their authors and year when it splits one reference in two), so that no message calls it empty wrongly."""
+    authors = ref.get("authors") or []
+    ids = ref.get("ids") or {}
+    if not authors and not ref.get("year") and not ids:
+        return "nothing else either: the entry is empty"
+    names = ", ".join(authors[:3]) + (", …" if len(authors) > 3 else "")
+    held = [f"authors {names}" if authors else "", str(ref["year"]) if ref.get("year") else "",
+            "; ".join(f"{k} {v}" for k, v in sorted(ids.items()))]
+    return "only " + ", ".join(h for h in held if h)
+
+
+def _id_title(ids: dict[str, str]) -> str:
+    """What to show for an entry whose only name is an identifier (GROBID found the arXiv ID, not the title)."""
+    kind = next((k for k in ID_KINDS if ids.get(k)), None)
+    return f"{_PREFIX[kind]}:{ids[kind]} (no title in the bibliography entry)" if kind else ""
+
+
+def _richness(paper: Paper) -> int:
+    """How much a copy of a paper holds: characters of text, and 500 per bibliography entry."""
+    return sum(len(s.text) for s in paper.sections) + 500 * len(paper.references)
+
+
+def _named_by_file(paper: Paper) -> bool:
+    """Is the paper's ID its file's name (doc2json's paper_id), for want of any identifier?"""
+    return paper.source_id_from_name and paper.source_id is not None and not any(paper.ids.values())
 
 
 def _keys(ids: dict[str, str], source_id: str | None) -> list[str]:
@@ -135,14 +165,30 @@ class CitationStore:
         return None
 
     def _keep_new(self, paper: Paper, taken: str) -> tuple[bool, str]:
-        """Should ``paper`` replace the copy ``taken`` already holds? The copy with text wins, then the later version."""
-        has_text, version, source = self.conn.execute("SELECT has_text, version, source FROM papers WHERE pid = ?", (taken,)).fetchone()
-        new = (1 if paper.sections else 0, paper.version or 0)
+        """Should ``paper`` replace the copy ``taken`` already holds? The copy with text wins, then the later version,
+        then the richer copy (GROBID TEI beside the doc2json JSON made from it: more text and references)."""
+        has_text, version, richness = self.conn.execute("SELECT has_text, version, richness FROM papers WHERE pid = ?",
+                                                        (taken,)).fetchone()
+        new = (1 if paper.sections else 0, paper.version or 0, _richness(paper))
         if new[0] != has_text:
             return new[0] > has_text, "the copy with text"
         if new[1] != (version or 0):
             return new[1] > (version or 0), "the later version"
+        if new[2] != richness:
+            return new[2] > richness, "the richer copy (more characters of text and bibliography entries)"
         return False, "the first in input order"
+
+    def _rename(self, old: str, new: str, ids: dict[str, str]) -> None:
+        """Give the paper kept the ID of a copy that has a real one (a DOI, or a title hash) instead of doc2json's
+        file name, and the identifiers of both copies."""
+        self.conn.execute("UPDATE papers SET pid = ?, ids = ?, named_by_file = 0 WHERE pid = ?", (new, json.dumps(ids, sort_keys=True), old))
+        for table, column in (("titles", "pid"), ("refs", "citing"), ("keys", "pid")):
+            self.conn.execute(f"UPDATE {table} SET {column} = ? WHERE {column} = ?", (new, old))
+        row = self.conn.execute("SELECT line FROM pool WHERE pid = ?", (old,)).fetchone()
+        if row is not None:
+            record = json.loads(row[0])
+            record["arxiv_id"] = new
+            self.conn.execute("UPDATE pool SET pid = ?, line = ? WHERE pid = ?", (new, json.dumps(record, ensure_ascii=False) + "\n", old))
 
     def _drop(self, pid: str) -> str:
         """Forget a paper of the set (a worse copy); its source. Its keys stay, to point at the copy kept."""
@@ -165,20 +211,32 @@ class CitationStore:
             taken = self._same_title(paper)
         if taken is not None:
             replace, why = self._keep_new(paper, taken)
+            kept, taken_by_file, taken_ids = self.conn.execute("SELECT source, named_by_file, ids FROM papers WHERE pid = ?",
+                                                               (taken,)).fetchone()
+            by_file = _named_by_file(paper)
             if not replace:
-                kept = self.conn.execute("SELECT source FROM papers WHERE pid = ?", (taken,)).fetchone()[0]
+                if taken_by_file and not by_file:
+                    self._rename(taken, pid, {**paper.ids, **json.loads(taken_ids)})
+                    self.conn.executemany("INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in keys])
+                    why += f", under this copy's ID {pid} (not {taken}, which is the other's file name)"
+                    taken = pid
                 self.duplicates.append(f"{paper.source} (same paper as {taken}; kept {kept}, {why})")
                 return None
+            paper.ids = {**json.loads(taken_ids), **paper.ids}
+            if by_file and not taken_by_file:
+                why += f", under the other copy's ID {taken} (not {pid}, which is this file's name)"
+                pid = taken
             dropped = self._drop(taken)
             self.duplicates.append(f"{dropped} (same paper as {taken}; kept {paper.source}, {why})")
             self.conn.execute("UPDATE keys SET pid = ? WHERE pid = ?", (pid, taken))
         if not paper.title:
             self.untitled += 1
         self.conn.execute(
-            "INSERT INTO papers(pid, title, abstract, authors, year, venue, ids, in_set, has_text, source, version) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
+            "INSERT INTO papers(pid, title, abstract, authors, year, venue, ids, in_set, has_text, source, version, licence, "
+            "richness, named_by_file) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)",
             (pid, paper.title, paper.abstract, json.dumps(paper.authors, ensure_ascii=False), paper.year, paper.venue,
-             json.dumps(paper.ids, sort_keys=True), 1 if paper.sections else 0, paper.source, paper.version),
+             json.dumps(paper.ids, sort_keys=True), 1 if paper.sections else 0, paper.source, paper.version, paper.licence,
+             _richness(paper), int(_named_by_file(paper))),
         )
         self.conn.executemany("INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in keys])
         norm = normalise_title(paper.title)
@@ -216,7 +274,7 @@ class CitationStore:
         pid = paper_id(ref.ids, None, ref.title or ref.raw, ref.year, prefix="ref")
         inserted = self.conn.execute(
             "INSERT OR IGNORE INTO papers(pid, title, abstract, authors, year, venue, ids, in_set) VALUES (?, ?, NULL, ?, ?, ?, ?, 0)",
-            (pid, ref.title or display_title(ref.raw), json.dumps(ref.authors, ensure_ascii=False), ref.year, ref.venue,
+            (pid, ref.title or display_title(ref.raw) or _id_title(ref.ids), json.dumps(ref.authors, ensure_ascii=False), ref.year, ref.venue,
              json.dumps(ref.ids, sort_keys=True)),
         ).rowcount
         if inserted:
@@ -239,8 +297,8 @@ class CitationStore:
                                 ids=raw["ids"], link=raw["link"], context=raw["context"], raw=raw.get("raw") or "")
                 cited = self._resolve(ref)
                 if cited is None:
-                    if not ref.title and not display_title(ref.raw):
-                        self._dropped(citing, pos, "no title, no citation text and no identifier of a paper in the set")
+                    if not ref.title and not display_title(ref.raw) and not _id_title(ref.ids):
+                        self._dropped(citing, pos, f"no title, no printed text and no identifier of a paper in the set ({untitled(raw)})")
                         continue
                     cited = self._outside(ref)
                 if cited in seen:
@@ -270,12 +328,16 @@ class CitationStore:
             yield line
 
     def papers(self) -> Iterator[tuple]:
-        yield from self.conn.execute("SELECT pid, title, abstract, authors, year, venue, ids, has_text FROM papers ORDER BY rowid")
+        yield from self.conn.execute("SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence FROM papers ORDER BY rowid")
 
     def paper(self, pid: str) -> tuple | None:
         return self.conn.execute(
-            "SELECT pid, title, abstract, authors, year, venue, ids, has_text FROM papers WHERE pid = ?", (pid,)
+            "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence FROM papers WHERE pid = ?", (pid,)
         ).fetchone()
+
+    def licences(self) -> Iterator[tuple[str, str | None]]:
+        """(paper ID, licence as stated or None) of every paper of the set with text, in input order."""
+        yield from self.conn.execute("SELECT pid, licence FROM papers WHERE in_set = 1 AND has_text = 1 ORDER BY rowid")
 
     def references(self, citing: str, limit: int) -> list[tuple[str, str | None]]:
         return list(self.conn.execute("SELECT cited, context FROM edges WHERE citing = ? ORDER BY pos LIMIT ?", (citing, limit)))

@@ -47,6 +47,9 @@ class Paper:
     sections: list[Section] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     version: int | None = None  # the source's version number (eLife's -v3), to keep the latest of two copies
+    licence: str | None = None  # the licence the file states (a URL or its words), as found; see licences.py
+    skipped: dict[str, int] = field(default_factory=dict)  # body elements left out (figures, tables), by element name
+    source_id_from_name: bool = False  # source_id is the file's name (doc2json), not an ID the source assigned
 
 
 class ConvertError(Exception):

@@ -316,6 +316,7 @@ def convert_pdfs_fallback(pdfs: list[Path], cache_folder: Path,
     teis: list[Path] = []
     failures: list[PdfFailure] = []
     cached = pages = 0
+    unlike: list[dict] = []  # PDFs read that have neither an abstract nor references: what the parser took them for
     every = max(1, len(pdfs) // 20)
     for n, pdf in enumerate(pdfs, 1):
         digest = pdf_digest(pdf)
@@ -327,7 +328,7 @@ def convert_pdfs_fallback(pdfs: list[Path], cache_folder: Path,
             try:
                 found = extract(pdf)
             except Exception as exc:  # pdfminer raises many kinds on damaged files; each names what it met
-                failures.append(PdfFailure(pdf, f"not a readable PDF ({type(exc).__name__}: {exc})"))
+                failures.append(PdfFailure(pdf, _unreadable_reason(exc)))
                 echo(f"  fallback parser could not read {failures[-1]}")
                 continue
             pages += found.pages
@@ -339,7 +340,29 @@ def convert_pdfs_fallback(pdfs: list[Path], cache_folder: Path,
                 failures.append(PdfFailure(pdf, "no text layer found (a scanned PDF needs OCR, or GROBID)"))
                 echo(f"  fallback parser could not read {failures[-1]}")
                 continue
+            if not found.abstract and not found.entries:
+                took = _what_it_took(found)
+                unlike.append({"pdf": str(pdf), "took": took})
+                echo(f"  warning: {pdf} has no abstract and no reference list, so it may not be a paper (a manual, a "
+                     f"report, slides); it is kept as read: {took}")
             teis.append(cache.put(pdf, digest, write_tei(found)))
         if n % every == 0 or n == len(pdfs):
             echo(f"  fallback parser: {n}/{len(pdfs)} PDFs done ({len(failures)} failed)")
-    return teis, failures, {"from_cache": cached, "pages_parsed": pages}
+    return teis, failures, {"from_cache": cached, "pages_parsed": pages, "unlike_papers": unlike}
+
+
+def _unreadable_reason(exc: Exception) -> str:
+    """Why pdfminer could not open a PDF, in words: its password errors carry no message of their own."""
+    kind = type(exc).__name__
+    if "Password" in kind or "Encryption" in kind:
+        return (f"protected by a password ({kind}): give an unprotected copy (e.g. qpdf --decrypt --password=PASSWORD "
+                "in.pdf out.pdf)")
+    return f"not a readable PDF ({kind}: {exc})" if str(exc) else f"not a readable PDF ({kind})"
+
+
+def _what_it_took(found: Extracted) -> str:
+    """'title 'X', 3 headings, 16 paragraphs over 5 pages': what the fallback made of a PDF."""
+    headings = sum(1 for b in found.blocks if b.heading is not None)
+    paragraphs = sum(1 for b in found.blocks if b.paragraph is not None)
+    title = f"title {found.title[:80]!r}" if found.title else "no title"
+    return f"{title}, {headings} headings, {paragraphs} paragraphs over {found.pages} pages"

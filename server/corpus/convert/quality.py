@@ -11,6 +11,8 @@ import json
 import re
 import sqlite3
 
+from agenthop.server.corpus.convert.linking import untitled
+
 QUALITY_META_KEY = "build_quality"  # where a built corpus keeps its table (meta table), for `corpus info`
 LONG_SECTION = 70_015  # characters: the 99.9th percentile of section length in the published release
 _EXAMPLES = 3
@@ -61,7 +63,8 @@ def quality_table(conn: sqlite3.Connection) -> dict:
     for citing, pos, data in conn.execute("SELECT r.citing, r.pos, r.data FROM refs r JOIN papers p ON p.pid = r.citing ORDER BY p.rowid, r.pos"):
         ref = json.loads(data)
         if not ref["title"]:
-            _row(rows, "references_without_title", f"{citing} reference {pos + 1}: {ref.get('raw') or '(no citation text)'}"[:200])
+            shown = ref.get("raw") or f"(no printed text; {untitled(ref)})"
+            _row(rows, "references_without_title", f"{citing} reference {pos + 1}: {shown}"[:200])
         elif ref["venue"] is None and ref["title"] and _looks_like_venue(ref["title"]):
             _row(rows, "reference_titles_like_venues", f"{citing} reference {pos + 1}: {ref['title']!r}")
     return rows

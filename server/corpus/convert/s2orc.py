@@ -221,6 +221,7 @@ def _paper(record: dict, where: str) -> Paper:
     paper.ids = _ids(record.get("identifiers"), meta, record.get("external_ids"), {k: record.get(k) for k in ("doi", "arxiv_id", "acl_id", "pmc_id")})
     source_id = record.get("paper_id") if record.get("paper_id") is not None else record.get("corpusid")
     paper.source_id = str(source_id).strip() if source_id is not None and str(source_id).strip() else None
+    paper.source_id_from_name = isinstance(record.get("pdf_parse"), dict)  # doc2json's paper_id is its file's name
     if unarxive:
         paper.authors = _unarxive_authors(meta)
         paper.year = _unarxive_year(meta)
@@ -249,6 +250,8 @@ def _paper(record: dict, where: str) -> Paper:
                 ids=_ids(bib.get("other_ids")),
                 link=str(bib["link"]) if bib.get("link") not in (None, "") else None,
             )
+            if not ref.title and isinstance(bib.get("raw_text"), str):
+                ref.raw = clean(bib["raw_text"])  # doc2json keeps GROBID's printed text: shown for an entry without a title
             refs[ref.key] = ref
             paper.references.append(ref)
 

@@ -29,6 +29,13 @@ def input_files(sources: list[Path]) -> Iterator[Path]:
             raise ConvertError(f"{src}: no such file or folder")
 
 
+def ignored_files(sources: list[Path]) -> list[Path]:
+    """Files under the folders named that the build does not read (an HTML page, a README), so that it can name them:
+    neither an input by its extension nor a PDF. Hidden files (.DS_Store) are not worth a word."""
+    return [p for src in sources if src.is_dir() for p in sorted(src.rglob("*"))
+            if p.is_file() and not p.name.startswith(".") and not p.name.lower().endswith((*_EXTENSIONS, ".pdf"))]
+
+
 def detect(path: Path) -> str:
     """'tei', 'jats' or 's2orc', from the file's first element or first JSON value.
 
@@ -36,7 +43,13 @@ def detect(path: Path) -> str:
     """
     try:
         with open_bytes(path) as fh:
-            head = fh.read(4096).removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
+            start = fh.read(4096)
+            head = start.removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
+        if not start:
+            raise ConvertError(f"{path}: the file is empty (0 bytes{' once unzipped' if path.name.lower().endswith('.gz') else ''}); "
+                               "copy it again from its source, or remove it")
+        if not head and not fh_more(path):
+            raise ConvertError(f"{path}: the file holds only white space; copy it again from its source, or remove it")
         if head == b"<":
             return _xml_format(path)
         if head in (b"{", b"["):
@@ -44,6 +57,12 @@ def detect(path: Path) -> str:
     except (OSError, EOFError, UnicodeDecodeError) as exc:  # gzip.BadGzipFile is an OSError
         raise ConvertError(f"{path}: cannot be read ({exc})") from None
     raise ConvertError(f"{path}: neither XML nor JSON; expected GROBID TEI, JATS or S2ORC JSON")
+
+
+def fh_more(path: Path) -> bool:
+    """Does the file hold anything but white space past its first 4 KiB? (a file that starts blank is rare: read it all)"""
+    with open_bytes(path) as fh:
+        return bool(fh.read().strip())
 
 
 def _xml_format(path: Path) -> str:

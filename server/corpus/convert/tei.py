@@ -14,12 +14,17 @@ from pathlib import Path
 from agenthop.server.corpus.convert.model import ConvertError, Paper, Reference
 from agenthop.server.corpus.convert.outline import Outline, depth_of, numbered_header
 from agenthop.server.corpus.convert.text import arxiv_of, clean, doi_of, pmcid_of, year_of
-from agenthop.server.corpus.convert.xmltree import local, parse, read_paragraph, text_of
+from agenthop.server.corpus.convert.xmltree import Reading, local, parse, read_paragraph, text_of
+from agenthop.server.corpus.licences import names_a_licence
 
 NS = "http://www.tei-c.org/ns/1.0"
 T = f"{{{NS}}}"
 _XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
-_SKIP = frozenset({"figure", "formula", "note", "table"})
+# Floating material, left out of the text and counted: figures and tables (GROBID puts their captions and cells
+# there), and notes (footnotes, which GROBID lifts out of the running text).
+_SKIP = frozenset({"figure", "note", "table", "graphic"})
+_FORMULAS = frozenset({"formula"})
+_NOT_TEXT = frozenset({"head", "div", "listBibl"})
 
 
 def is_tei(root: ET.Element) -> bool:
@@ -71,6 +76,24 @@ def _venue(bibl: ET.Element) -> str | None:
     return None
 
 
+def formula_text(el: ET.Element) -> str:
+    """A formula as GROBID read it from the PDF (its characters in reading order), then its number; or ``[formula]``."""
+    label = el.find(f"{T}label")
+    parts = [el.text or ""]
+    for child in el:
+        parts += ([] if child is label else list(child.itertext())) + [child.tail or ""]
+    shown = clean("".join(parts)) or "[formula]"
+    return f"{shown} {text_of(label)}" if label is not None and text_of(label) else shown
+
+
+def _raw(bibl: ET.Element) -> str:
+    """The entry as printed, where GROBID kept it (``<note type="raw_reference">``)."""
+    for note in bibl.findall(f"{T}note"):
+        if note.get("type") == "raw_reference" and text_of(note):
+            return text_of(note)
+    return ""
+
+
 def _reference(bibl: ET.Element, index: int) -> Reference:
     analytic = bibl.find(f"{T}analytic")
     author_parent = analytic if analytic is not None and analytic.find(f"{T}author") is not None else bibl.find(f"{T}monogr")
@@ -86,6 +109,7 @@ def _reference(bibl: ET.Element, index: int) -> Reference:
         authors=[a for a in authors if a],
         venue=venue,
         ids=_ids(bibl),
+        raw="" if title else _raw(bibl),  # shown in place of the title GROBID could not find
     )
 
 
@@ -130,22 +154,47 @@ def parse_tei(path: Path) -> Paper:
             paper.references.append(ref)
 
     outline = Outline()
+    reading = Reading(refs, _citation_keys, _SKIP, _FORMULAS, formula_text)
     text = root.find(f"{T}text")
     if text is not None:
         body = text.find(f"{T}body")
         if body is not None:
-            _read_divs(body, outline, refs)
+            _read_divs(body, outline, reading)
+            for el in body:  # GROBID puts figures, tables and footnotes after the divisions
+                if local(el.tag) in _SKIP:
+                    reading.skipped[local(el.tag)] += 1
         back = text.find(f"{T}back")
         if back is not None:
-            _read_back(back, outline, refs)
+            _read_back(back, outline, reading)
     paper.sections = outline.finish()
+    paper.skipped = dict(reading.skipped)
+    paper.licence = _licence(header)
     return paper
 
 
-def _paragraphs(div: ET.Element, outline: Outline, refs: dict[str, Reference]) -> None:
+def _licence(header: ET.Element) -> str | None:
+    """The licence in ``<availability>``: a ``<licence target>`` URL or its words; else the availability's words if
+    they name a licence (GROBID copies the PDF's copyright line there, which is not one)."""
+    availability = header.find(f"{T}fileDesc/{T}publicationStmt/{T}availability")
+    if availability is None:
+        return None
+    for licence in availability.iter(f"{T}licence"):
+        if licence.get("target") or text_of(licence):
+            return clean(licence.get("target")) or text_of(licence)
+    words = text_of(availability)
+    return words if names_a_licence(words) else None
+
+
+def _paragraphs(div: ET.Element, outline: Outline, reading: Reading) -> None:
+    """The blocks of one division: paragraphs, formulas, lists; figures, tables and notes are counted and left out."""
     for el in div:
-        if local(el.tag) == "p":
-            read_paragraph(el, outline, refs, _citation_keys, _SKIP)
+        name = local(el.tag)
+        if name in _FORMULAS:
+            outline.paragraph(formula_text(el))
+        elif name in _SKIP:
+            reading.skipped[name] += 1
+        elif name and name not in _NOT_TEXT:
+            read_paragraph(el, outline, reading)
 
 
 # Headers that open a part of a paper of their own: in unnumbered output they end a heading's group.
@@ -159,7 +208,7 @@ def _has_text(div: ET.Element) -> bool:
     return any(local(el.tag) == "p" for el in div)
 
 
-def _read_divs(parent: ET.Element, outline: Outline, refs: dict[str, Reference], nested: bool = False) -> None:
+def _read_divs(parent: ET.Element, outline: Outline, reading: Reading, nested: bool = False) -> None:
     """Flat GROBID divs to top-level sections.
 
     In a paper without numbers, a heading with no text of its own followed by headed divs ("Results", then
@@ -186,12 +235,12 @@ def _read_divs(parent: ET.Element, outline: Outline, refs: dict[str, Reference],
         else:
             outline.top(header)
             inside_numbered = depth == 1
-        _paragraphs(div, outline, refs)
+        _paragraphs(div, outline, reading)
         if div.find(f"{T}div") is not None:
-            _read_divs(div, outline, refs, nested=True)  # TEI from other tools nests subsections
+            _read_divs(div, outline, reading, nested=True)  # TEI from other tools nests subsections
 
 
-def _read_back(back: ET.Element, outline: Outline, refs: dict[str, Reference]) -> None:
+def _read_back(back: ET.Element, outline: Outline, reading: Reading) -> None:
     appendix = 0
     for div in back.findall(f"{T}div"):
         kind = div.get("type")
@@ -204,9 +253,9 @@ def _read_back(back: ET.Element, outline: Outline, refs: dict[str, Reference]) -
                 letter = chr(ord("A") + appendix % 26)
                 appendix += 1
                 outline.top(f"Apdx_{letter}: {numbered_header(head.get('n') if head is not None else None, text_of(head)) or 'Appendix'}")
-                _paragraphs(sub, outline, refs)
+                _paragraphs(sub, outline, reading)
         elif kind in ("acknowledgement", "acknowledgment", "funding", "availability"):
             head = div.find(f"{T}head")
             outline.top(text_of(head) or kind.capitalize())
             for sub in [div, *div.findall(f"{T}div")]:
-                _paragraphs(sub, outline, refs)
+                _paragraphs(sub, outline, reading)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from agenthop.server.corpus.convert.linking import CitationStore
 from agenthop.server.corpus.convert.model import ConvertError, Paper
+from agenthop.server.corpus.licences import read_licence
 from agenthop.server.corpus.release import CITATIONS_FILE, CORPUS_PAPERS_FILE, GRAPHS_FILE, LABELS_FILE, MAX_REFS, POOL_FILE, QA_FILE
 
 
@@ -28,9 +29,15 @@ def pool_record(pid: str, paper: Paper) -> str:
 
 
 def _paper_record(row: tuple) -> dict:
-    pid, title, abstract, authors, year, venue, ids, has_text = row
-    return {"paper_id": pid, "title": title, "abstract": abstract, "authors": json.loads(authors), "year": year, "venue": venue,
-            "text_id": pid if has_text else None, "ids": json.loads(ids)}
+    pid, title, abstract, authors, year, venue, ids, has_text, stated = row
+    record = {"paper_id": pid, "title": title, "abstract": abstract, "authors": json.loads(authors), "year": year, "venue": venue,
+              "text_id": pid if has_text else None, "ids": json.loads(ids)}
+    licence = read_licence(stated)
+    if licence is not None:
+        record["licence"] = licence.name
+        if licence.url:
+            record["licence_url"] = licence.url
+    return record
 
 
 def write_corpus(release: Path, store: CitationStore) -> None:

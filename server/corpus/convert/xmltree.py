@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import re
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -41,15 +43,20 @@ def xml_error(path: Path, exc: ET.ParseError) -> str:
             data = fh.read()
     except (OSError, EOFError):
         return message
-    declared = data.lstrip(b"\xef\xbb\xbf").startswith(b"<?xml") and b"encoding" in data.split(b"?>", 1)[0]
+    declaration = data.lstrip(b"\xef\xbb\xbf").split(b"?>", 1)[0] if data.lstrip(b"\xef\xbb\xbf").startswith(b"<?xml") else b""
+    found = re.search(rb"encoding\s*=\s*[\"']([A-Za-z0-9._-]+)", declaration)
+    declared = found.group(1).decode().lower() if found else None
+    if declared not in (None, "utf-8", "utf8"):
+        return message
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as bad:
-        if not declared:
-            line = data[:bad.start].count(b"\n") + 1
-            return (f"{message}; the file is not UTF-8 (byte 0x{data[bad.start]:02x} on line {line}) and declares no encoding, "
-                    "so it is read as UTF-8: if it is Latin-1, add <?xml version=\"1.0\" encoding=\"ISO-8859-1\"?> as its first "
-                    "line or convert it (iconv -f latin1 -t utf-8)")
+        line = data[:bad.start].count(b"\n") + 1
+        said = "declares no encoding, so it is read as UTF-8" if declared is None else "declares UTF-8"
+        fix = ("add <?xml version=\"1.0\" encoding=\"ISO-8859-1\"?> as its first line" if declared is None
+               else "change its declaration to encoding=\"ISO-8859-1\"")
+        return (f"{message}; the file is not UTF-8 (byte 0x{data[bad.start]:02x} on line {line}) and {said}: if it is Latin-1, "
+                f"{fix} or convert it (iconv -f latin1 -t utf-8)")
     return message
 
 
@@ -62,28 +69,44 @@ def text_of(el: ET.Element | None) -> str:
     return clean("".join(el.itertext())) if el is not None else ""
 
 
-def fill(paragraph: Paragraph, el: ET.Element, citation_keys: Callable[[ET.Element], list[str] | None], skip: frozenset[str]) -> None:
-    """Append el's text to paragraph; elements for which citation_keys gives keys become citation spans."""
+class Reading:
+    """How one format's body is read: which elements are citations, which formulas, which floating material is
+    left out (counted in ``skipped``, so that the build reports every element it did not read)."""
+
+    def __init__(self, refs: dict[str, Reference], citation_keys: Callable[[ET.Element], list[str] | None],
+                 skip: frozenset[str], formulas: frozenset[str] = frozenset(),
+                 formula: Callable[[ET.Element], str] = lambda el: "[formula]") -> None:
+        self.refs, self.citation_keys, self.skip, self.formulas, self.formula = refs, citation_keys, skip, formulas, formula
+        self.skipped: Counter[str] = Counter()
+
+
+def fill(paragraph: Paragraph, el: ET.Element, reading: Reading) -> None:
+    """Append el's text to paragraph; elements for which citation_keys gives keys become citation spans, a formula
+    becomes its text (or ``[formula]``), floating material (figures, tables) is left out and counted."""
     paragraph.add(el.text)
     for child in el:
         name = local(child.tag)
-        if name and name not in skip:
-            keys = citation_keys(child)
+        if name in reading.formulas:
+            paragraph.add(f" {reading.formula(child)} ")
+        elif name in reading.skip:
+            reading.skipped[name] += 1
+        elif name:
+            keys = reading.citation_keys(child)
             if keys is not None:
                 paragraph.cite("".join(child.itertext()), keys)
             else:
-                fill(paragraph, child, citation_keys, skip)
+                fill(paragraph, child, reading)
         paragraph.add(child.tail)
 
 
-def read_paragraph(el: ET.Element, outline: Outline, refs: dict[str, Reference],
-                   citation_keys: Callable[[ET.Element], list[str] | None], skip: frozenset[str]) -> None:
-    """Add one paragraph element to the outline; each reference it cites gets its first citing sentence as context."""
+def read_paragraph(el: ET.Element, outline: Outline, reading: Reading) -> None:
+    """Add one block element to the outline as a paragraph; each reference it cites gets its first citing sentence
+    as context."""
     paragraph = Paragraph()
-    fill(paragraph, el, citation_keys, skip)
+    fill(paragraph, el, reading)
     text, contexts = paragraph.finish()
     outline.paragraph(text)
     for key, sentence in contexts:
-        ref = refs.get(key)
+        ref = reading.refs.get(key)
         if ref is not None and ref.context is None:
             ref.context = sentence
