@@ -12,21 +12,14 @@ from __future__ import annotations
 
 import random
 
-from agenthop.construct import baseline
+from agenthop.construct import baseline, offline_items
 from agenthop.construct.client import ModelSpec
 from agenthop.construct.context import Unusable
 from agenthop.construct.corpus_view import Paper
+from agenthop.construct.offline_items import siblings
 from agenthop.construct.prompts import BadReply, answer_messages, parse_json
 from agenthop.construct.stagefiles import digest
 from agenthop.construct.textspans import closeness, perturb_numbers
-
-
-def siblings(view, cand: dict, seed: int) -> list[str]:
-    """Other references with text of the paper that cites the targets, in a salted order."""
-    via = cand["bridge"] or cand["seed"]
-    skip = {cand["seed"], cand["bridge"], *cand["targets"]}
-    pids = [c for c, _ in view.references(via) if c not in skip and view.has_text(c)]
-    return sorted(pids, key=lambda p: digest(f"{seed}:{cand['id']}:{p}"))
 
 
 def _too_close(option: str, taken: list[str], limit: float) -> str | None:
@@ -122,7 +115,12 @@ async def run_distractors(ctx, cands: list[dict]) -> list[dict]:
     spec = ModelSpec.parse(s.generator)
 
     async def one(cand: dict) -> dict:
-        wrong = _baseline_options(view, cand, kinds, s) if spec.offline else await _model_options(ctx, cand, kinds, spec)
+        if spec.offline and "slots" in cand and not s.same_paper:
+            wrong = offline_items.options(view, cand, siblings(view, cand, s.seed), s.seed)
+        elif spec.offline:
+            wrong = _baseline_options(view, cand, kinds, s)
+        else:
+            wrong = await _model_options(ctx, cand, kinds, spec)
         if "drop" in wrong:
             return {**cand, **wrong}
         return {**cand, **shuffle(cand, wrong, s.seed)}

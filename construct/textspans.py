@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
+import sentencex
+
 from agenthop.runner.textmatch import STOPWORDS, content_words, normalise, tokens
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])|\n+")
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(%?)(?![\w])")
 _CITATION_MARK = re.compile(r"\s*\[[\d,;\s\-–]+\]|\s*\((?:[A-Z][^()]{0,60}?,\s*)?(?:19|20)\d\d[a-z]?\)")
 _YEAR = re.compile(r"^(19|20)\d\d$")
@@ -15,7 +16,27 @@ MAX_SPAN_WORDS = 16  # longer clauses read as passages, and a changed number bar
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text or "") if s.strip()]
+    """Sentences of a paper's text, by sentencex (it knows "et al.", "e.g." and decimals); never across a line break.
+
+    Each sentence is a slice of ``text``, so it can be quoted as verbatim evidence. A piece with no word in it
+    (a citation mark such as "[12]." split off after "et al.") joins the sentence before.
+    """
+    out: list[str] = []
+    for paragraph in (text or "").split("\n"):
+        spans: list[list[int]] = []
+        pos = 0
+        for piece in sentencex.segment("en", paragraph):
+            piece = piece.strip()
+            at = paragraph.find(piece, pos) if piece else -1
+            if at < 0:
+                continue
+            pos = at + len(piece)
+            if spans and not re.search(r"[A-Za-z]{2}", piece):
+                spans[-1][1] = pos
+            else:
+                spans.append([at, pos])
+        out.extend(paragraph[a:b] for a, b in spans)
+    return out
 
 
 def strip_citation_marks(text: str) -> str:
