@@ -20,10 +20,11 @@ STAGE_HELP = {
     "chains": "Stages 1-2: seeds, then citation chains with their pre-filters (and the judge, if given).",
     "qa": "Stages 1-3: ... then one question per chain.",
     "distractors": "Stages 1-4: ... then three wrong options per question.",
-    "ensemble": "Stages 1-5: ... then the ensemble filter (shortcut and consensus).",
-    "sanity": "Stages 1-6: ... then the structural sanity check.",
-    "audit": "Stages 1-7: ... then apply the auditors' verdicts (give them with 'review').",
-    "postfilter": "Stages 1-8: ... then the post-filter, and write the release (same as 'run').",
+    "artifacts": "Stages 1-5: ... then the artifact audit: drop items a solver that sees no evidence answers by form.",
+    "ensemble": "Stages 1-6: ... then the ensemble filter (shortcut and consensus).",
+    "sanity": "Stages 1-7: ... then the structural sanity check.",
+    "audit": "Stages 1-8: ... then apply the auditors' verdicts (give them with 'review').",
+    "postfilter": "Stages 1-9: ... then the post-filter, and write the release (same as 'run').",
 }
 
 

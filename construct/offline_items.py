@@ -149,12 +149,13 @@ def _ranked_slots(view, chain: dict, pid: str, salt: str) -> list[tuple[str, str
 
 
 def siblings(view, cand: dict, seed: int) -> list[str]:
-    """Other references with text of the paper that cites the targets (in the release's window), in a salted order."""
-    from agenthop.construct.sanity import window
+    """Other references with text of the paper that cites the targets, in a salted order.
 
+    The whole reference list, not the release's window: a wrong option's source need not be reachable in the item's graph.
+    """
     via = cand["bridge"] or cand["seed"]
     skip = {cand["seed"], cand["bridge"], *cand["targets"]}
-    pids = [c for c in window(view, via) if c not in skip and view.has_text(c)]
+    pids = [c for c, _ in view.references(via) if c not in skip and view.has_text(c)]
     return sorted(pids, key=lambda p: digest(f"{seed}:{cand['id']}:{p}"))
 
 

@@ -50,6 +50,7 @@ STAGE_SETTINGS = {
                "seed"),
     "qa": ("generator", "max_qa", "seed"),
     "distractors": ("generator", "same_paper", "too_close", "seed"),
+    "artifacts": (),
     "ensemble": ("filters",),
     "sanity": (),
     "audit": (),

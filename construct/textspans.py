@@ -100,6 +100,9 @@ def perturb_numbers(span: str, salt: int) -> str:
     return _NUMBER.sub(change, span)
 
 
+_GENERIC_OPENERS = frozenset("a an the on towards toward what how why when is are do does can neural deep simple".split())
+
+
 def method_names(title: str) -> set[str]:
     """Names a title coins: acronyms and mixed-case words ('SPECTER', 'GRanoto', 'BERT-base', 'word2vec')."""
     names = set()
@@ -111,6 +114,12 @@ def method_names(title: str) -> set[str]:
     head = re.split(r"\s*:\s*", title or "", maxsplit=1)
     if len(head) == 2 and 1 <= len(head[0].split()) <= 2:
         names.add(head[0].strip())  # "SPECTER: Document-level ..." names its method before the colon
+    # "Data Recombination for Neural Semantic Parsing" names its method before "for": a two- to four-word head
+    # that is not a gerund ("Learning to ...", "Improving ...") or a generic opener.
+    lead = re.split(r"\s+(?:for|with|via|using|in|on|of|by|through|from|to|towards|as|and)\s+|\s*[:?!.]\s*", title or "", maxsplit=1, flags=re.I)[0]
+    words = lead.split()
+    if 2 <= len(words) <= 4 and not words[0].lower().endswith("ing") and words[0].lower() not in _GENERIC_OPENERS:
+        names.add(lead.strip())
     return names
 
 
@@ -122,9 +131,12 @@ def names_target(question: str, title: str) -> str | None:
         t_norm = normalise(part)
         if t_norm and len(t_norm.split()) >= 3 and f" {t_norm} " in q_norm:
             return f"the title {title!r}"
+    # Case-insensitive, and also with line-break and word hyphens joined ("data re-combination", "data re- combination").
+    joined = re.sub(r"(?<=[A-Za-z])-\s?(?=[A-Za-z])", "", question)
     for name in sorted(method_names(title)):
-        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", question, flags=re.I):
-            return f"the method name {name!r}"
+        for text in (question, joined):
+            if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, flags=re.I):
+                return f"the method name {name!r}"
     return None
 
 
