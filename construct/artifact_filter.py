@@ -1,0 +1,131 @@
+"""Stage 5 (between distractors and the ensemble), the artifact audit: drop items whose form gives the answer away.
+
+Every candidate is answered by the solvers of ``artifacts`` (no evidence), and its
+picks are kept on the record (``artifacts.picks``) for the ensemble's tier and the
+release's audit. Two kinds of drop:
+
+1. Flaws anyone sees without knowing the gold (so dropping them cannot teach a
+   solver which option is right): exactly one near-identical pair of options
+   (``artifact_twin``: the gold and a copy with its numbers changed is the classic
+   leak), one option of another type than the other three (``artifact_odd_type``),
+   an option the question's own text rules out (``artifact_refuted``).
+2. Rebalancing, for a rule that wins (or loses) too often over the stage's items.
+   Dropping every item a solver gets right would leave it at 0%, and then the
+   opposite rule ("never the longest") wins, so only as many items are dropped as
+   bring the rule back to chance +- ``TARGET``: the items it decides on rightly
+   when it wins too often, wrongly when it loses too often, in a fixed order (a
+   digest of the rule and the candidate). It fires when a rule is more than
+   ``TRIGGER`` from chance over at least ``MIN_ITEMS`` items; fewer items give
+   intervals too wide to act on. A rule that half the items could not bring
+   back (the gold is never an extreme, say) is left for the audit to report:
+   such a release is not a benchmark, and emptying it would hide why.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from agenthop.construct import artifacts
+from agenthop.construct.stagefiles import digest
+
+REBALANCED = ("longest", "shortest", "middle_length", "most_similar", "least_similar", "odd_form", "largest", "smallest",
+              "middle_value", "question_overlap", "form_vote")
+TRIGGER = 0.075   # points from chance that make a rule's items rebalanced
+TARGET = 0.05     # ... back to within this: headroom under SPEC 8's 10 for the later stages' drops
+MIN_ITEMS = 20
+
+
+def _type(option: str) -> tuple:
+    f = artifacts.form(option)
+    return f["kind"], f["percent"], f["joined"]
+
+
+def flaw(cand: dict) -> dict | None:
+    """The drop for a form flaw visible without the gold, or None."""
+    options = cand["options"]
+    pairs = artifacts.twin_pairs(options)
+    if len(pairs) == 1:
+        i, j = pairs[0]
+        return {"reason": "artifact_twin", "detail": f"options {'ABCD'[i]} and {'ABCD'[j]} are the same words with other numbers"}
+    types = Counter(_type(o) for o in options)
+    if len(types) == 2 and min(types.values()) == 1 and len(options) >= 3:
+        lone = next(t for t, c in types.items() if c == 1)
+        i = next(k for k, o in enumerate(options) if _type(o) == lone)
+        return {"reason": "artifact_odd_type", "detail": f"option {'ABCD'[i]} is a {lone[0]}, the others a {_type(options[i - 1])[0]}"}
+    for i, option in enumerate(options):
+        why = artifacts.refuted(cand["question"], option)
+        if why:
+            return {"reason": "artifact_refuted", "detail": f"the question rules out option {'ABCD'[i]}: {why}"}
+    return None
+
+
+def _credit(rec: dict, name: str) -> float:
+    return artifacts.credit(rec["artifacts"]["picks"].get(name, []), rec["correct_index"], len(rec["options"]))
+
+
+def _drops(kept: list[dict], name: str) -> tuple[list[dict], float, float] | None:
+    """The items to drop to bring rule ``name`` back to chance +- TARGET (None when it is within TRIGGER, or when that
+    would take more than half the items: such a release is reported, not emptied), the rule's score before, and chance."""
+    chance = sum(1 / len(r["options"]) for r in kept) / len(kept)
+    total, n = sum(_credit(r, name) for r in kept), len(kept)
+    before = total / n
+    high = before > chance + TRIGGER
+    if not high and before >= chance - TRIGGER:
+        return None
+    # Too high: drop items where the rule's pick holds the gold; too low: items where it names options and misses.
+    pool = sorted((r for r in kept if (_credit(r, name) > 1 / len(r["options"]) if high else
+                                       (r["artifacts"]["picks"].get(name) and _credit(r, name) == 0))),
+                  key=lambda r: digest(f"{name}:{r['id']}"))
+    chosen = []
+    for r in pool:
+        if ((total / n <= chance + TARGET) if high else (total / n >= chance - TARGET)) or n <= MIN_ITEMS:
+            break
+        total, n = total - _credit(r, name), n - 1
+        chosen.append(r)
+    reached = (total / n <= chance + TARGET) if high else (total / n >= chance - TARGET)
+    if not reached or len(chosen) > len(kept) // 2:
+        return [], before, chance
+    return chosen, before, chance
+
+
+def rebalance(records: list[dict]) -> list[str]:
+    """Drop (in place) the fewest items that bring every rebalanced rule back to chance +- TARGET; return the rules
+    that could not be brought back without dropping half the items (the audit reports them)."""
+    stuck: set[str] = set()
+    moved = True
+    while moved:  # each pass drops at least one item or ends: it terminates
+        moved = False
+        for name in REBALANCED:
+            kept = [r for r in records if "drop" not in r]
+            if len(kept) < MIN_ITEMS:
+                return sorted(stuck)
+            found = _drops(kept, name)
+            if found is None:
+                stuck.discard(name)
+                continue
+            chosen, before, chance = found
+            if not chosen:
+                stuck.add(name)
+                continue
+            for r in chosen:
+                side = "the gold is among" if before > chance else "the gold is not among"
+                r["drop"] = {"reason": f"artifact_{name}",
+                             "detail": f"{side} {artifacts.describe(name)}; the rule scored {before:.1%} over {len(kept)} items "
+                                       f"(chance {chance:.0%}), rebalanced towards chance"}
+            moved = True
+    return sorted(stuck)
+
+
+def run_artifacts(view, cands: list[dict], echo=None) -> list[dict]:
+    """Each candidate with its solvers' picks, dropped for a form flaw or by the rebalancing."""
+    records = []
+    for cand in cands:
+        rec = {**cand, "artifacts": {"picks": artifacts.solve(cand, view)}}
+        why = flaw(cand)
+        if why:
+            rec["drop"] = why
+        records.append(rec)
+    stuck = rebalance(records)
+    if stuck and echo is not None:
+        echo(f"  artifacts: not rebalanced without dropping half the items: {', '.join(stuck)} (see the audit)")
+    return records

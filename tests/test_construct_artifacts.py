@@ -1,0 +1,217 @@
+"""The artifact audit (issue 32, point 1): each solver that sees no evidence is fooled by an item built for it and not by
+a balanced one; scoring counts an abstention as chance; the stage drops form flaws without looking at the gold and
+rebalances a winning rule back to chance rather than to zero; on any generated release, no form solver is left above
+chance + 10 points."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agenthop.construct import artifact_filter, artifacts
+from agenthop.construct.corpus_view import Section
+from agenthop.scorer.stats import wilson
+
+
+def item(options: list[str], correct: int = 0, question: str = "What completes this statement: ___?", **extra) -> dict:
+    return {"id": f"c-{abs(hash((tuple(options), correct, question))):x}", "question": question, "options": options,
+            "correct_index": correct, **extra}
+
+
+# Four options of one type and format: nothing but their values tells them apart.
+BALANCED = item(["91.2%", "88.4%", "90.7%", "89.9%"], correct=2)
+
+FOOLED = {  # solver -> (an item built so that its rule singles out the gold, the gold)
+    "longest": item(["a two-layer bidirectional LSTM encoder with attention", "a CNN", "an RNN", "a GRU"]),
+    "shortest": item(["SVM", "a gradient boosted forest", "a conditional random field", "a multilayer perceptron"]),
+    "most_similar": item(["BLEU of 27.3 on WMT14", "BLEU of 27.9 on WMT15", "BLEU of 21.3 on WMT14", "ROUGE-L of 41.0"], correct=0),
+    "least_similar": item(["Penn Treebank", "accuracy of 91.2", "accuracy of 90.4", "accuracy of 89.7"]),
+    "odd_form": item(["the BiLSTM-CRF tagger", "91.2%", "88.4%", "90.7%"]),
+    "largest": item(["97.1%", "88.4%", "90.7%", "89.9%"]),
+    "smallest": item(["12.5%", "88.4%", "90.7%", "89.9%"]),
+    "twin_smaller": item(["SEQ2TREE outperforms SEQ2SEQ by 2.9% and 2.5%", "the grandmother is still unaware",
+                          "current learning rate for each step", "SEQ2TREE outperforms SEQ2SEQ by 3.7% and 3.2%"]),
+    "twin_larger": item(["SEQ2TREE outperforms SEQ2SEQ by 3.7% and 3.2%", "the grandmother is still unaware",
+                         "current learning rate for each step", "SEQ2TREE outperforms SEQ2SEQ by 2.9% and 2.5%"]),
+    "question_overlap": item(["the parser trained on the Penn Treebank", "a lexicon of verbs", "a crowd of annotators",
+                              "a character model"], question="Which parser trained on the Penn Treebank reached ___?"),
+    "contradiction": item(["an accuracy of 91.2%", "an accuracy of 113.4%", "an accuracy of 120.5%", "an accuracy of 131.0%"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOOLED))
+def test_each_solver_picks_the_gold_of_the_item_built_to_fool_it_and_not_of_a_balanced_one(name):
+    solver = next(s for s in artifacts.SOLVERS if s.name == name)
+    fooled = FOOLED[name]
+    assert tuple(solver.run(fooled)) == (fooled["correct_index"],), (name, solver.run(fooled))
+    picks = solver.run(BALANCED)
+    assert artifacts.credit(picks, BALANCED["correct_index"], 4) <= 0.25, (name, picks)
+    assert len(picks) != 1 or picks[0] != BALANCED["correct_index"]
+
+
+def test_the_middle_solvers_name_what_is_neither_extreme():
+    # "Never an extreme" is the leak a generator makes when it hides the gold between its distractors.
+    assert artifacts.middle_value(BALANCED) == (2, 3) and artifacts.credit(artifacts.middle_value(BALANCED), 2, 4) == 0.5
+    assert artifacts.middle_value(FOOLED["largest"]) == (2, 3) and artifacts.middle_value(item(["1%", "2%", "a", "b"])) == ()
+    assert artifacts.middle_length(item(["a", "bb", "ccc", "dddd"], correct=1)) == (1, 2)
+    assert artifacts.middle_length(item(["aa", "bb", "cc", "dd"])) == ()
+
+
+def test_the_twin_solver_narrows_to_the_pair_and_a_lone_twin_is_a_flaw_whichever_option_is_gold():
+    twins = FOOLED["twin_smaller"]
+    assert artifacts.twin(twins) == (0, 3)
+    assert artifacts.credit(artifacts.twin(twins), 0, 4) == 0.5 and artifacts.credit(artifacts.twin(twins), 1, 4) == 0.0
+    for gold in range(4):  # the stage's twin rule never looks at the gold
+        assert artifact_filter.flaw({**twins, "correct_index": gold})["reason"] == "artifact_twin"
+    # Four typed values with one unit are not twins: no single pair stands out.
+    assert artifacts.twin_pairs(["300 epochs", "200 epochs", "400 epochs", "250 epochs"]) != [] and artifacts.twin(
+        item(["300 epochs", "200 epochs", "400 epochs", "250 epochs"])) == ()
+    assert artifact_filter.flaw(item(["300 epochs", "200 epochs", "400 epochs", "250 epochs"])) is None
+
+
+def test_the_question_refutes_a_count_it_fixes_and_a_percentage_above_100():
+    q = "The model is evaluated on three datasets; what completes this statement: ___?"
+    assert artifacts.refuted(q, "results on four datasets") == "the question fixes 3 datasets, the option says four"
+    assert artifacts.refuted(q, "results on three datasets") is None
+    assert artifacts.refuted(q, "an accuracy of 113.4%").startswith("a percentage above 100")
+    flawed = artifact_filter.flaw(item(["results on three datasets", "results on four datasets", "scores on three corpora",
+                                        "gains on three tasks"], question=q))
+    assert flawed["reason"] == "artifact_refuted" and "option B" in flawed["detail"]
+
+
+def test_odd_type_is_a_flaw_and_one_type_throughout_is_not():
+    assert artifact_filter.flaw(FOOLED["odd_form"])["reason"] == "artifact_odd_type"
+    assert artifact_filter.flaw(BALANCED) is None
+
+
+@dataclass(frozen=True)
+class Paper:
+    paper_id: str
+
+
+class SeedView:
+    """The two things the seed solver reads: the papers, and a paper's sections."""
+
+    def __init__(self, text: str):
+        self.papers = {"seed": Paper("seed")}
+        self._text = text
+
+    def sections(self, pid):
+        return (Section("3 Results", self._text),) if pid == "seed" else ()
+
+
+def test_the_seed_solver_is_the_offline_baseline_reading_the_seed_alone():
+    question = "On the JOBS dataset, what completes this statement: the parser ___?"
+    options = ["improves accuracy by 2.9 points", "halves the training time", "uses a copying mechanism", "needs no lexicon"]
+    stated = SeedView("On the JOBS dataset the parser improves accuracy by 2.9 points over the baseline.")
+    assert artifacts.seed_only(item(options, question=question, seed="seed"), stated) == (0,)
+    silent = SeedView("We thank the reviewers for their comments on an earlier draft.")
+    assert artifacts.seed_only(item(options, question=question, seed="seed"), silent) == ()
+    assert "seed_only" not in artifacts.solve(item(options, question=question, seed="seed"))  # no view, no seed solver
+    assert artifacts.solve(item(options, question=question, seed_paper_id="seed"), stated)["seed_only"] == [0]
+
+
+def test_scoring_counts_an_abstention_as_chance_and_a_tie_as_a_random_pick_with_the_scorers_wilson_interval():
+    assert artifacts.credit([], 2, 4) == 0.25 and artifacts.credit([0, 1, 2, 3], 2, 4) == 0.25
+    assert artifacts.credit([1, 2], 2, 4) == 0.5 and artifacts.credit([1], 2, 4) == 0.0 and artifacts.credit([2], 2, 4) == 1.0
+    items = [item(["a", "b", "c", "d"], correct=i % 4) for i in range(8)]
+    picks = [{"longest": [0]} for _ in items] + []
+    s = artifacts.score(items, picks, "longest")
+    assert s["accuracy"] == 0.25 and s["decided"] == 8 and s["decided_right"] == 2
+    assert s["ci95"] == [round(x, 4) for x in wilson(2, 8)]
+    abstaining = artifacts.score(items, [{"longest": []} for _ in items], "longest")
+    assert abstaining["accuracy"] == 0.25 and abstaining["abstained"] == 8 and abstaining["decided"] == 0
+
+
+def test_the_form_vote_needs_two_solvers_to_agree():
+    assert artifacts.form_vote({"longest": (1,), "largest": (1,), "shortest": (2,)}) == (1,)
+    assert artifacts.form_vote({"longest": (1,), "largest": (2,)}) == ()
+    assert artifacts.form_vote({"longest": (1,), "largest": (1,), "seed_only": (1,)}) == (1,)
+    assert artifacts.form_vote({"longest": (1,), "seed_only": (1,)}) == ()  # the seed is not form
+
+
+def _release(n: int, rng: random.Random, gold_rank) -> list[dict]:
+    """n items of four typed percentages; ``gold_rank(i)`` is the gold's rank among them (0 = smallest)."""
+    out = []
+    for i in range(n):
+        values = sorted(rng.sample(range(500, 990), 4))
+        options = [f"{v / 10:.1f}%" for v in values]
+        rng.shuffle(options)
+        gold = options.index(f"{values[gold_rank(i)] / 10:.1f}%")
+        out.append(item(options, correct=gold, question=f"In setting {i}, what accuracy completes this statement: ___?"))
+    return out
+
+
+def test_the_option_classifier_finds_a_rank_leak_cross_validated_and_stays_near_chance_without_one():
+    rng = random.Random(7)
+    leaky = _release(200, rng, lambda i: 3)  # the gold is always the largest value
+    summary = artifacts.summarise(leaky)
+    assert summary["solvers"]["option_classifier"]["accuracy"] > 0.9 and "option_classifier" in summary["above_limit"]
+    assert summary["solvers"]["largest"]["accuracy"] == 1.0 and summary["solvers"]["smallest"]["accuracy"] == 0.0
+    fair = _release(200, rng, lambda i: i % 4)  # the gold's rank rotates
+    summary = artifacts.summarise(fair)
+    assert abs(summary["solvers"]["option_classifier"]["accuracy"] - 0.25) <= 0.10
+    assert summary["above_limit"] == [] and summary["below_floor"] == []
+    assert summary["chance"] == 0.25 and summary["limit"] == 0.35
+
+
+def _stage(items: list[dict]) -> list[dict]:
+    return artifact_filter.run_artifacts(None, items)
+
+
+def test_the_stage_rebalances_a_winning_rule_to_chance_not_to_zero_and_records_the_reason():
+    rng = random.Random(11)
+    items = _release(80, rng, lambda i: 3 if i % 5 < 3 else i % 3)  # the largest value is gold 60% of the time
+    records = _stage(items)
+    kept = [r for r in records if "drop" not in r]
+    dropped = [r for r in records if "drop" in r]
+    assert dropped and {r["drop"]["reason"] for r in dropped} <= {"artifact_largest", "artifact_smallest", "artifact_most_similar",
+                                                                  "artifact_least_similar", "artifact_form_vote"}
+    assert any(r["drop"]["reason"] == "artifact_largest" for r in dropped)
+    assert all(r["artifacts"]["picks"]["largest"] == [r["correct_index"]] for r in dropped if r["drop"]["reason"] == "artifact_largest")
+    after = artifacts.summarise(kept)["solvers"]
+    assert 0.25 - artifact_filter.TARGET - 1e-9 <= after["largest"]["accuracy"] <= 0.25 + artifact_filter.TARGET + 1e-9
+    assert after["largest"]["decided_right"] > 0  # not driven to zero: "never the largest" does not win instead
+    assert len(kept) >= 40
+    # Every kept record carries its picks for the ensemble and the release audit.
+    assert all(set(artifacts.FORM_SOLVERS) <= set(r["artifacts"]["picks"]) for r in records)
+
+
+def test_too_few_items_are_not_rebalanced():
+    rng = random.Random(3)
+    items = _release(artifact_filter.MIN_ITEMS - 1, rng, lambda i: 3)
+    assert all("drop" not in r for r in _stage(items))
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.lists(st.integers(1, 4), min_size=4, max_size=4), st.integers(60, 150),
+       st.sampled_from(["percent", "decimal", "count", "phrase"]))
+def test_after_the_stage_no_form_solver_beats_chance_by_more_than_ten_points_whatever_the_bias(seed, weights, n, style):
+    """A generated release with a bias in the gold's rank among the values (hypothesis weighs each rank 1-4: from
+    balanced to the gold being one rank 57% of the time) and any option style: what the stage keeps leaves no option-
+    or question-only solver above chance + 10 points (SPEC 8's limit). Below chance - 10, a rule is rebalanced too,
+    unless that takes half the release, and then the stage names it."""
+    rng = random.Random(seed)
+    ranks = [r for r, w in enumerate(weights) for _ in range(w)]
+    render = {"percent": lambda v: f"{v / 10:.1f}%", "decimal": lambda v: f"0.{v}", "count": lambda v: f"{v} sentences",
+              "phrase": lambda v: "a " + " ".join(["longer"] * (v % 5)) + f" model of size {v}"}[style]
+    items = []
+    for i in range(n):
+        options = [render(v) for v in sorted(rng.sample(range(100, 999), 4))]
+        gold_text = options[rng.choice(ranks)]
+        rng.shuffle(options)
+        items.append(item(options, correct=options.index(gold_text), question=f"In case {i}, what completes this: ___?"))
+    said: list[str] = []
+    kept = [r for r in artifact_filter.run_artifacts(None, items, said.append) if "drop" not in r]
+    if len(kept) < artifact_filter.MIN_ITEMS:
+        return  # too few to measure; the stage does not act on them
+    picks = [r["artifacts"]["picks"] for r in kept]
+    for name in artifacts.FORM_SOLVERS:
+        acc = artifacts.score(kept, picks, name)["accuracy"]
+        assert acc <= 0.25 + artifacts.CHANCE_MARGIN, (name, acc)
+        if acc < 0.25 - artifacts.CHANCE_MARGIN:
+            assert any(name in line for line in said), (name, acc, said)
