@@ -40,6 +40,11 @@ def _type(option: str) -> tuple:
     return f["kind"], f["percent"], f["joined"]
 
 
+def _type_name(t: tuple) -> str:
+    kind, percent, joined = t
+    return kind.replace("_", " ") + (" with a percent sign" if percent else "") + (" (two answers joined by ';')" if joined else "")
+
+
 def flaw(cand: dict) -> dict | None:
     """The drop for a form flaw visible without the gold, or None."""
     options = cand["options"]
@@ -51,7 +56,8 @@ def flaw(cand: dict) -> dict | None:
     if len(types) == 2 and min(types.values()) == 1 and len(options) >= 3:
         lone = next(t for t, c in types.items() if c == 1)
         i = next(k for k, o in enumerate(options) if _type(o) == lone)
-        return {"reason": "artifact_odd_type", "detail": f"option {'ABCD'[i]} is a {lone[0]}, the others a {_type(options[i - 1])[0]}"}
+        other = next(t for t in types if t != lone)
+        return {"reason": "artifact_odd_type", "detail": f"option {'ABCD'[i]} is a {_type_name(lone)}, the others a {_type_name(other)}"}
     for i, option in enumerate(options):
         why = artifacts.refuted(cand["question"], option)
         if why:

@@ -44,10 +44,18 @@ _COUNT = re.compile(r"\b(\d{1,3}|" + "|".join(_NUMBER_WORDS) + r")\s+([a-z][a-z\
 
 # -- features of one option ---------------------------------------------------------------------------------------
 
+_NAME_NUMBER = re.compile(r"\b[A-Za-z]+-\d[\w.]*")  # CIFAR-100, GPT-2, ResNet-50: part of a name, not a value
+
+
+def finding_numbers(option: str) -> list[str]:
+    """The option's numbers that state a value: not years, citation marks, or the number in a name like 'CIFAR-100'."""
+    return result_numbers(_NAME_NUMBER.sub("NAME", option))
+
+
 def numbers(option: str) -> list[float]:
-    """The option's finding numbers (not years, not citation marks), as floats."""
+    """The option's finding numbers, as floats."""
     out = []
-    for raw in result_numbers(option):
+    for raw in finding_numbers(option):
         try:
             out.append(float(raw.rstrip("%").replace(",", "")))
         except ValueError:
@@ -63,7 +71,7 @@ def masked_words(option: str) -> list[str]:
 def kind(option: str) -> str:
     """The option's type by form: percent, number, number_phrase (a number in words), name, phrase."""
     words = option.split()
-    nums = result_numbers(option)
+    nums = finding_numbers(option)
     if nums and len(words) <= 3:
         return "percent" if "%" in option else "number"
     if nums:
@@ -77,7 +85,7 @@ def form(option: str) -> dict[str, object]:
     """Categorical form features: what a reader sees before reading the words."""
     decimals = [len(d) for d in re.findall(r"\d\.(\d+)", option)]
     words = len(option.split())
-    return {"kind": kind(option), "percent": "%" in option, "n_numbers": min(len(result_numbers(option)), 2),
+    return {"kind": kind(option), "percent": "%" in option, "n_numbers": min(len(finding_numbers(option)), 2),
             "decimals": max(decimals, default=0), "words": 0 if words <= 2 else 1 if words <= 5 else 2 if words <= 12 else 3,
             "capital": option[:1].isupper(), "bracket": bool(re.search(r"[()\[\]]", option)), "joined": ";" in option,
             "end_punct": option.rstrip()[-1:] in ".!?:" if option.strip() else False}

@@ -5,15 +5,24 @@ chance + 10 points."""
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+from construct_script import ConstructScript, _reply
+from fake_openai import FakeOpenAI
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agenthop.construct import artifact_filter, artifacts
 from agenthop.construct.corpus_view import Section
+from agenthop.construct.pipeline import run_pipeline
+from agenthop.construct.settings import Settings
+from agenthop.construct.stagefiles import digest
+from agenthop.construct.textspans import sentences
 from agenthop.scorer.stats import wilson
 
 
@@ -215,3 +224,85 @@ def test_after_the_stage_no_form_solver_beats_chance_by_more_than_ten_points_wha
         assert acc <= 0.25 + artifacts.CHANCE_MARGIN, (name, acc)
         if acc < 0.25 - artifacts.CHANCE_MARGIN:
             assert any(name in line for line in said), (name, acc, said)
+
+
+# -- in the pipeline, with a scripted model on loopback (issue 32, point 8) --------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "corpus.sqlite"
+
+
+class FormScript(ConstructScript):
+    """The scripted model with every chain "ok", and wrong options of the gold's own form (six words of a sentence of
+    the paper asked about), except for two chains: the first gets a copy of the gold with one word added (a lone
+    near-identical pair), the second one-word wrong options (the gold is the longest, the odd one out: its form
+    gives it away, though nothing drops it)."""
+
+    def __init__(self, corpus):
+        super().__init__(corpus)
+        self.roles: dict[tuple, str] = {}
+
+    def qa(self, body: dict) -> object:
+        ids = re.findall(r'<paper id="([^"]+)">', body["messages"][1]["content"])
+        self.outcome.setdefault(tuple(ids), "ok")
+        return super().qa(body)
+
+    def _six_words(self, pid: str, salt: str, digits: bool) -> str:
+        """Six words that open a sentence of the paper, with a digit exactly when the gold has one (the gold's form)."""
+        found = [" ".join(s.rstrip(".").split()[:6]) for sec in self.view.sections(pid) for s in sentences(sec.text)
+                 if len(s.split()) >= 8]
+        found = [f for f in found if any(c.isdigit() for c in f) == digits] or found
+        return found[int(digest(salt)[:6], 16) % len(found)] if found else "a method trained on other data entirely"
+
+    def distractors(self, body: dict) -> object:
+        prompt = body["messages"][1]["content"]
+        chain, question = self._chain_of(prompt)
+        gold = self.gold[question]
+        if chain not in self.roles:  # the first two single-target chains get the flawed roles
+            taken = sum(r != "balanced" for r in self.roles.values())
+            self.roles[chain] = ["twin", "by_form"][taken] if taken < 2 and "; " not in gold else "balanced"
+        role = self.roles[chain]
+        ids = re.findall(r'<paper id="([^"]+)">', prompt)
+        if role == "twin" and not ids:  # no_context: the gold again, one word longer
+            return _reply({"answer": f"{gold} again"})
+        if role == "by_form":
+            return _reply({"answer": "unstated" if not ids else "unknown" if ids[0] == chain[0] else "unclear"})
+        pid = ids[0] if ids else sorted(self.view.papers)[int(digest(question)[:6], 16) % len(self.view.papers)]
+        parts = gold.split("; ")
+        return _reply({"answer": "; ".join(self._six_words(pid, f"{question}:{pid}:{k}", any(c.isdigit() for c in part))
+                                           for k, part in enumerate(parts))})
+
+
+def test_with_models_the_stage_drops_a_form_flaw_and_the_ensemble_never_rates_an_item_its_form_answers_gold(tmp_path):
+    script = FormScript(CORPUS)
+    out = tmp_path / "run"
+    with FakeOpenAI(script) as fake:
+        s = Settings(min_refs=5, max_chains_per_seed=1, generator=f"gen@{fake.base_url}", max_qa=6, workers=1,
+                     filters=(f"f1@{fake.base_url}", f"f2@{fake.base_url}", f"f3@{fake.base_url}"))
+        result = run_pipeline(CORPUS, out, s, echo=lambda line: None)
+    rows = {r["stage"]: r for r in result["attrition"]["rows"]}
+    assert rows["artifacts"]["entered"] == rows["distractors"]["kept"] >= 3
+    assert rows["artifacts"]["reasons"] == {"artifact_twin": 1}
+    twin_chain = next(c for c, role in script.roles.items() if role == "twin")
+    records = [json.loads(line) for line in (out / "work" / "artifacts.jsonl").read_text().splitlines()]
+    dropped = [r for r in records if "drop" in r]
+    assert [(r["seed"], *r["targets"]) for r in dropped] == [twin_chain[:1] + twin_chain[-len(dropped[0]["targets"]):]]
+    ensemble = [json.loads(line) for line in (out / "work" / "ensemble.jsonl").read_text().splitlines()]
+    assert ensemble and all("drop" not in r for r in ensemble)  # the scripted filters all find the gold, never from the seed
+    by_form_chain = next(c for c, role in script.roles.items() if role == "by_form")
+    for r in ensemble:
+        form_says_gold = r["artifacts"]["picks"]["form_vote"] == [r["correct_index"]]
+        assert r["filter"]["by_form"] == form_says_gold
+        assert r["consensus_tier"] == ("silver" if form_says_gold else "gold"), r["id"]
+    (flagged,) = [r for r in ensemble if (r["seed"], *r["targets"]) == by_form_chain[:1] + by_form_chain[-len(r["targets"]):]]
+    assert flagged["filter"]["by_form"] and flagged["consensus_tier"] == "silver"
+    assert any(r["consensus_tier"] == "gold" for r in ensemble)
+    # The release's provenance holds the audit the attrition table shows, figure for figure.
+    provenance = json.loads((out / "release" / "construct" / "provenance.json").read_text())
+    assert provenance["artifact_audit"] == result["attrition"]["artifact_audit"]
+    audit = provenance["artifact_audit"]
+    assert audit["stage"] == "postfilter" and audit["items"] == result["release"]["items"]
+    table = (out / "attrition.md").read_text()
+    for name, figures in audit["solvers"].items():
+        lo, hi = figures["ci95"]
+        assert f"| {name}: " in table and f"{figures['accuracy']:.1%} [{lo:.1%}, {hi:.1%}]" in table
