@@ -37,6 +37,17 @@ def hops(chain: dict) -> list[tuple[str, str]]:
     return head + [(via, t) for t in chain["targets"]]
 
 
+def pairs(view: CorpusView, citing: str, cited: list[str]) -> list[tuple[str, str]]:
+    """Multi-target pairs: papers adjacent in the citing paper's reference list, and papers it cites in one sentence."""
+    out = list(zip(cited, cited[1:]))
+    contexts = {c: view.context(citing, c) for c in cited}
+    for i, a in enumerate(cited):
+        for b in cited[i + 2:]:
+            if contexts[a] and contexts[a] == contexts[b]:
+                out.append((a, b))
+    return out
+
+
 def enumerate_chains(view: CorpusView, seed: str, s) -> list[dict]:
     """All chains from ``seed`` whose papers have text; at most ``max_chains_per_seed``, sampled by the run's seed."""
     def cited_with_text(pid: str, exclude: set[str]) -> list[str]:
@@ -52,7 +63,7 @@ def enumerate_chains(view: CorpusView, seed: str, s) -> list[dict]:
     for t in first:
         add(None, [t])
     if s.multi_target:
-        for a, b in zip(first, first[1:]):
+        for a, b in pairs(view, seed, first):
             add(None, [a, b])
     for bridge in first:
         second = cited_with_text(bridge, {seed, bridge})
@@ -61,7 +72,7 @@ def enumerate_chains(view: CorpusView, seed: str, s) -> list[dict]:
                 add(bridge, [t])
         if s.multi_target:
             far = [t for t in second if t not in first]
-            for a, b in zip(far, far[1:]):
+            for a, b in pairs(view, bridge, far):
                 add(bridge, [a, b])
     seen, unique = set(), []
     for c in chains:

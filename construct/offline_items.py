@@ -210,17 +210,22 @@ def options(view, cand: dict, siblings: list[str], seed: int) -> dict:
         if picked is None:
             return {"drop": {"reason": "no_balanced_options", "detail": f"no same-type values put the gold at rank {below + 1} of 4"}}
         return picked
-    # 2x2: a wrong value for the first target's slot from a sibling, for the second's from the seed.
-    wrong = []
-    for i, kind in enumerate(("wrong_paper", "seed_only")):
-        pool = candidates_for(view, cand, kind, slots[i], siblings, f"{salt}:{kind}")
-        lower = int(digest(f"{salt}:side{i}"), 16) % 2 == 0
-        g = _num(slots[i]["value"])
-        pick = next((v for v in pool if (_num(v) < g) == lower and _num(v) != g), None)
-        if pick is None:
-            return {"drop": {"reason": "no_same_type_value" if not pool else "no_balanced_options",
-                             "detail": f"{kind}: no {slots[i]['type'][0]} value of the form of target {i + 1}'s"}}
-        wrong.append(pick)
-    a, b = slots[0]["value"], slots[1]["value"]
-    return {"wrong_paper": f"{wrong[0]}{MT_SEPARATOR}{b}", "seed_only": f"{a}{MT_SEPARATOR}{wrong[1]}",
-            "no_context": f"{wrong[0]}{MT_SEPARATOR}{wrong[1]}"}
+    # 2x2: a wrong value for one target's slot from a sibling, for the other's from the seed (whichever way round works).
+    problem = None
+    for order in (("wrong_paper", "seed_only"), ("seed_only", "wrong_paper")):
+        wrong = []
+        for i, kind in enumerate(order):
+            pool = candidates_for(view, cand, kind, slots[i], siblings, f"{salt}:{kind}")
+            lower = int(digest(f"{salt}:side{i}"), 16) % 2 == 0
+            g = _num(slots[i]["value"])
+            pick = next((v for v in pool if (_num(v) < g) == lower and _num(v) != g), None)
+            if pick is None:
+                problem = {"reason": "no_same_type_value" if not pool else "no_balanced_options",
+                           "detail": f"{kind}: no {slots[i]['type'][0]} value of the form of target {i + 1}'s"}
+                break
+            wrong.append(pick)
+        else:
+            a, b = slots[0]["value"], slots[1]["value"]
+            return {order[0]: f"{wrong[0]}{MT_SEPARATOR}{b}", order[1]: f"{a}{MT_SEPARATOR}{wrong[1]}",
+                    "no_context": f"{wrong[0]}{MT_SEPARATOR}{wrong[1]}"}
+    return {"drop": problem}
