@@ -32,7 +32,7 @@ REBALANCED = ("longest", "shortest", "middle_length", "most_similar", "least_sim
               "middle_value", "question_overlap", "form_vote")
 TRIGGER = 0.075   # points from chance that make a rule's items rebalanced
 TARGET = 0.05     # ... back to within this: headroom under SPEC 8's 10 for the later stages' drops
-MIN_ITEMS = 20
+MIN_ITEMS = artifacts.MIN_ITEMS
 
 
 def _type(option: str) -> tuple:
@@ -114,10 +114,10 @@ def rebalance(records: list[dict]) -> list[str]:
                 stuck.add(name)
                 continue
             for r in chosen:
-                side = "the gold is among" if before > chance else "the gold is not among"
+                side = "holds" if before > chance else "misses"
                 r["drop"] = {"reason": f"artifact_{name}",
-                             "detail": f"{side} {artifacts.describe(name)}; the rule scored {before:.1%} over {len(kept)} items "
-                                       f"(chance {chance:.0%}), rebalanced towards chance"}
+                             "detail": f"the rule '{artifacts.describe(name)}' {side} the gold; it scored {before:.1%} over {len(kept)} "
+                                       f"items (chance {chance:.0%}): rebalanced towards chance"}
             moved = True
     return sorted(stuck)
 

@@ -35,6 +35,7 @@ from agenthop.scorer.stats import wilson
 
 Picks = tuple[int, ...]
 CHANCE_MARGIN = 0.10  # SPEC 8: chance is 25%; a release where a solver exceeds 35% is not a benchmark
+MIN_ITEMS = 20        # below this, a solver's interval spans most of [0, 1]: figures are shown, not acted on
 TWIN_JACCARD = 0.75   # two options whose words (numbers masked) overlap this much are a near-identical pair
 _NUM = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
@@ -441,4 +442,7 @@ def markdown(summary: dict) -> str:
         lo, hi = s["ci95"]
         lines.append(f"| {name}: {describe(name)} | {family.get(name, '?')} | {s['accuracy']:.1%} [{lo:.1%}, {hi:.1%}]{flag} "
                      f"| {s['decided']} ({s['decided_right']}) |")
+    if summary["items"] < MIN_ITEMS:
+        lines += ["", f"{summary['items']} items are too few to judge a solver (the intervals above say how little they show); "
+                      f"the stage rebalances from {MIN_ITEMS}."]
     return "\n".join(lines) + "\n"

@@ -235,8 +235,8 @@ CORPUS = ROOT / "corpus.sqlite"
 class FormScript(ConstructScript):
     """The scripted model with every chain "ok", and wrong options of the gold's own form (six words of a sentence of
     the paper asked about), except for two chains: the first gets a copy of the gold with one word added (a lone
-    near-identical pair), the second one-word wrong options (the gold is the longest, the odd one out: its form
-    gives it away, though nothing drops it)."""
+    near-identical pair), the second three-word lowercase wrong options (the gold, six words from a capital, is the
+    longest and the odd one out: its form gives it away, though no flaw rule drops it)."""
 
     def __init__(self, corpus):
         super().__init__(corpus)
@@ -266,7 +266,7 @@ class FormScript(ConstructScript):
         if role == "twin" and not ids:  # no_context: the gold again, one word longer
             return _reply({"answer": f"{gold} again"})
         if role == "by_form":
-            return _reply({"answer": "unstated" if not ids else "unknown" if ids[0] == chain[0] else "unclear"})
+            return _reply({"answer": "no value stated" if not ids else "nothing was reported" if ids[0] == chain[0] else "it stays unclear"})
         pid = ids[0] if ids else sorted(self.view.papers)[int(digest(question)[:6], 16) % len(self.view.papers)]
         parts = gold.split("; ")
         return _reply({"answer": "; ".join(self._six_words(pid, f"{question}:{pid}:{k}", any(c.isdigit() for c in part))
