@@ -17,7 +17,7 @@ from agenthop.construct.client import ModelSpec
 from agenthop.construct.context import Unusable
 from agenthop.construct.corpus_view import Paper
 from agenthop.construct.offline_items import siblings
-from agenthop.construct.prompts import BadReply, answer_messages, parse_json
+from agenthop.construct.prompts import BadReply, answer_form, answer_messages, form_matches, parse_json
 from agenthop.construct.stagefiles import digest
 from agenthop.construct.textspans import closeness, perturb_numbers
 
@@ -75,16 +75,19 @@ async def _model_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) -> 
         papers = _sources(view, cand, kind, s)
         if papers is None:
             return {"drop": {"reason": "no_sibling_with_text", "detail": "the citing paper cites no other paper with text"}}
-        messages = answer_messages(view, cand["question"], papers)
+        form = answer_form(cand["answer"])
+        messages = answer_messages(view, cand["question"], papers, form)
         if kind == "same_paper":  # the right paper without the passages that hold the answer
             evidence_sections = {lab["section"] for lab in cand["labels"] if lab["relevance"] == "direct"}
             messages = [messages[0], {**messages[1], "content": messages[1]["content"].replace(
                 "From the paper above", f"From the paper above, leaving aside its sections {sorted(evidence_sections)}")}]
 
-        def validate(reply: str) -> str:
+        def validate(reply: str, form: str = form) -> str:
             answer = parse_json(reply).get("answer")
             if not isinstance(answer, str) or not answer.strip():
                 raise BadReply("'answer' must be a non-empty string")
+            if not form_matches(answer.strip(), cand["answer"]):
+                raise BadReply(f"write the answer as {form}", "distractor_wrong_form")
             close = _too_close(answer, taken, s.too_close)
             if close:
                 raise BadReply(f"that answer is nearly the same as one already given ({close!r}); give a different specific answer",
