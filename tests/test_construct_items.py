@@ -166,3 +166,41 @@ def test_a_lowercase_method_name_names_the_target(acl_view):
     assert names_target(f'The seed paper cites earlier work in this sentence: "{context}". What value fills the blank?', title)
     assert names_target("What did the work that introduced data recombination report?", title)
     assert names_target("What did the work on neural semantic parsing report?", title) is None
+
+
+def test_the_model_distractor_prompt_gives_the_form_never_the_use(tmp_path):
+    """On loopback, the scripted model: every distractor request says how to write the answer (the gold's form) and
+    never that the answer is wrong; a reply of another form is sent back, then the candidate drops as distractor_wrong_form."""
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from construct_script import ConstructScript
+    from fake_openai import FakeOpenAI, system_text
+
+    script = ConstructScript(ROOT / "corpus.sqlite")
+    script.outcome = type("AllOk", (dict,), {"setdefault": lambda self, key, default=None: dict.setdefault(self, key, "ok")})()
+    bad_form = {"n": 0}
+
+    def answer(body, fake):
+        # The first chain's distractors always come back as a bare number: never the gold's form (a phrase).
+        if "in one short phrase" in system_text(body) and body["messages"][1]["content"].count("Question:") and bad_form["n"] < 3 \
+                and "first_chain" in bad_form:
+            if bad_form["first_chain"] in body["messages"][1]["content"]:
+                bad_form["n"] += 1
+                return {"choices": [{"message": {"role": "assistant", "content": '{"answer": "42"}'}, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 2}}
+        reply = script(body, fake)
+        if "You write questions" in system_text(body) and "first_chain" not in bad_form:
+            bad_form["first_chain"] = json.loads(reply["choices"][0]["message"]["content"])["question"]
+        return reply
+
+    with FakeOpenAI(answer) as fake:
+        url = fake.base_url
+        s = Settings(min_refs=5, max_chains_per_seed=1, generator=f"gen@{url}", filters=(f"f1@{url}",), max_qa=3, workers=1)
+        result = run_pipeline(ROOT / "corpus.sqlite", tmp_path / "run", s, echo=lambda line: None)
+        prompts = [b["messages"][1]["content"] for b in fake.bodies() if "in one short phrase" in system_text(b)]
+    assert prompts and all("Write the answer as a phrase of about" in p for p in prompts)
+    forbidden = ("wrong", "incorrect", "distractor", "false answer", "not the answer", "plausible")
+    assert not any(word in (p + " ".join(m["content"] for m in b["messages"])).lower()
+                   for p in prompts for b in fake.bodies() if "in one short phrase" in system_text(b) for word in forbidden)
+    reasons = {r["stage"]: r["reasons"] for r in result["attrition"]["rows"]}["distractors"]
+    assert bad_form["n"] == 3 and reasons == {"distractor_wrong_form": 1}
