@@ -5,6 +5,7 @@ chance + 10 points."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
@@ -18,10 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agenthop.construct import artifact_filter, artifacts
-from agenthop.construct.corpus_view import Section
+from agenthop.construct.context import Context
+from agenthop.construct.corpus_view import CorpusView, Section
+from agenthop.construct.distractors import run_distractors
 from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.settings import Settings
-from agenthop.construct.stagefiles import digest
+from agenthop.construct.stagefiles import digest, read_jsonl
 from agenthop.construct.textspans import sentences
 from agenthop.scorer.stats import wilson
 
@@ -306,3 +309,30 @@ def test_with_models_the_stage_drops_a_form_flaw_and_the_ensemble_never_rates_an
     for name, figures in audit["solvers"].items():
         lo, hi = figures["ci95"]
         assert f"| {name}: " in table and f"{figures['accuracy']:.1%} [{lo:.1%}, {hi:.1%}]" in table
+
+
+# -- on the offline pipeline's own output (the generator's balanced options) ------------------------------------------
+
+@pytest.fixture(scope="module")
+def questions(tmp_path_factory):
+    """The offline pipeline's Q/A candidates on the committed corpus, and the corpus view."""
+    out = tmp_path_factory.mktemp("artifacts") / "run"
+    run_pipeline(CORPUS, out, Settings(min_refs=5), until="qa", echo=lambda line: None)
+    view = CorpusView(CORPUS)
+    yield [r for r in read_jsonl(out / "work" / "qa.jsonl") if "drop" not in r], view
+    view.close()
+
+
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10_000))
+def test_on_a_generated_release_no_solver_beats_chance_by_ten_points(questions, seed):
+    """The offline generator's options for the committed corpus's questions, shuffled and drawn under any seed: no
+    solver that sees no evidence (the option classifier included) is above chance + 10 points, before the artifact
+    stage drops anything, and after it."""
+    cands, view = questions
+    s = Settings(min_refs=5, seed=seed)
+    made = [r for r in asyncio.run(run_distractors(Context(view, s, None, lambda line: None), cands)) if "drop" not in r]
+    assert len(made) >= 40, len(made)
+    for stage, items in (("distractors", made), ("artifacts", [r for r in artifact_filter.run_artifacts(None, made) if "drop" not in r])):
+        summary = artifacts.summarise(items, picks=[artifacts.solve(r) for r in items])
+        assert summary["above_limit"] == [], (stage, {k: summary["solvers"][k]["accuracy"] for k in summary["above_limit"]})
