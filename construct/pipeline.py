@@ -29,7 +29,7 @@ from agenthop.construct.qa import run_qa
 from agenthop.construct.release_out import write_release
 from agenthop.construct.sanity import run_sanity
 from agenthop.construct.seeds import select_seeds
-from agenthop.construct.settings import STAGE_SETTINGS, Settings, stage_settings
+from agenthop.construct.settings import Settings, stage_settings
 from agenthop.construct.stagefiles import StageFiles, canonical, digest, file_digest, jsonl, write_atomic
 from agenthop.construct.verdicts import VerdictStore, apply_verdicts
 from agenthop.runner.pricing import PriceTable
@@ -72,8 +72,7 @@ class Pipeline:
         i = STAGES.index(stage)
         upstream = self.corpus_id if i == 0 else file_digest(self.files.output(STAGES[i - 1]))
         extra = self.verdicts.fingerprint() if stage == "audit" else ""
-        settings = stage_settings(self.settings, stage) if stage in STAGE_SETTINGS else {}
-        return digest(canonical([stage, STAGE_VERSION, settings, upstream, extra]))
+        return digest(canonical([stage, STAGE_VERSION, stage_settings(self.settings, stage), upstream, extra]))
 
     async def _compute(self, stage: str) -> list[dict]:
         view, s, ctx = self.view, self.settings, self.ctx
