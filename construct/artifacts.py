@@ -443,6 +443,6 @@ def markdown(summary: dict) -> str:
         lines.append(f"| {name}: {describe(name)} | {family.get(name, '?')} | {s['accuracy']:.1%} [{lo:.1%}, {hi:.1%}]{flag} "
                      f"| {s['decided']} ({s['decided_right']}) |")
     if summary["items"] < MIN_ITEMS:
-        lines += ["", f"{summary['items']} items are too few to judge a solver (the intervals above say how little they show); "
+        lines += ["", f"Too few items ({summary['items']}) to judge a solver: the intervals above say how little they show; "
                       f"the stage rebalances from {MIN_ITEMS}."]
     return "\n".join(lines) + "\n"
