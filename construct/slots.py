@@ -27,6 +27,9 @@ _LABEL = re.compile(r"(?:§\s*|\b(?:table|tab|figure|fig|section|sec|eq|equation
                     r"footnote|algorithm|alg|theorem|lemma|definition|example|rule|row|column|col|version|v)\.?\s*\(?)$", re.I)
 _FORMULA_BEFORE = re.compile(r"(?:[=<>≤≥±×+\-−/^_*|∼~≈]\s*|(?<![\w])[B-HJ-Zb-z]\s+)$")  # "= 0.5", "x 1" (a subscript cut off by the PDF)
 _FORMULA_AFTER = re.compile(r"^\s*[=<>≤≥×*/^_]")
+_THOUSANDS_BEFORE = re.compile(r"\d,\s?$")
+_THOUSANDS_AFTER = re.compile(r"^,\s?\d{3}(?!\d)")
+_PER = re.compile(r"\b(?:per|every|each|out of|of every)\s+$", re.I)
 _UNIT_WORD = re.compile(r"^\s+([a-z][a-z\-]{2,})")
 _NOT_UNITS = frozenset("and or to of in on the for from with by at as is are was were than times".split())
 
@@ -53,11 +56,13 @@ class Slot:
 
 
 def value_type(number: str, percent: bool) -> tuple:
+    """Kind and form: a fraction (0.x) is its own magnitude, so a dropout rate of 0.5 never sits beside 5.3."""
     whole, _, frac = number.partition(".")
+    digits = 0 if whole == "0" else len(whole)
     if percent:
-        return ("percent", len(frac), len(whole))
+        return ("percent", len(frac), digits)
     if frac:
-        return ("decimal", len(frac), len(whole))
+        return ("decimal", len(frac), digits)
     return ("count", len(whole))
 
 
@@ -67,8 +72,10 @@ def format_value(number: str, percent: bool) -> str:
 
 def _eligible_sentence(sentence: str) -> bool:
     words = sentence.split()
-    if not 8 <= len(words) <= 60:
+    if not 8 <= len(words) <= 60 or "<unk>" in sentence:
         return False
+    if sum(w.strip(".,;:()").isascii() for w in words) < 0.9 * len(words):
+        return False  # another language, or a converter's mojibake
     single = sum(len(w) == 1 and w.isalpha() and w not in "aAI" for w in words)
     alpha = sum(w.isalpha() and len(w) > 2 for w in words)
     return single / len(words) < 0.15 and alpha >= 5  # not a formula, a table row or a heading
@@ -85,6 +92,8 @@ def slots_in(sentence: str) -> list[Slot]:
         before, after = clean[: m.start()], clean[m.end():]
         if _YEAR.match(number) or _LABEL.search(before) or _FORMULA_BEFORE.search(before) or _FORMULA_AFTER.match(after):
             continue
+        if _THOUSANDS_BEFORE.search(before) or _THOUSANDS_AFTER.match(after) or _PER.search(before):
+            continue  # a piece of "1, 805" split by the converter; the 100 of "per 100 examples" is a unit, not a finding
         if number.startswith("0") and not number.startswith("0.") and number != "0":
             continue  # "07": an identifier, not a value
         vtype = value_type(number, percent)
