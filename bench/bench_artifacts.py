@@ -1,15 +1,14 @@
-"""The artifact audit on a real-paper release: every no-evidence solver's accuracy with its Wilson 95% interval, on the
-release this checkout builds from explore.sqlite ("after") beside the release an earlier commit's code builds from the
-same corpus with the same settings ("before", by default the code issue 32 was filed against), both audited by this
-checkout's solvers.
+"""The artifact audit on the real-paper release: every no-evidence solver's accuracy with its Wilson 95% interval, on
+the release `make explore-bench` builds from explore.sqlite ("after", the figures its provenance records) beside the
+release the code issue 32 was filed against builds from the same corpus ("before", commit ca3a8ce, with the settings
+the issue measured: --min-refs 2), both audited by this checkout's solvers.
 
-    make explore.sqlite
-    python bench/bench_artifacts.py                      # before = ca3a8ce, after = this checkout
-    python bench/bench_artifacts.py --before none        # this checkout only
+    make explore.sqlite explore-bench
+    python bench/bench_artifacts.py                      # before = ca3a8ce
+    python bench/bench_artifacts.py --before none        # the explore release only
 
 The "before" release is built in a child process from ``git archive REV`` of this repository, so the two builds
-share nothing but the corpus file. Each build's wall time per released item is printed too (the machine is shared:
-read them as rough).
+share nothing but the corpus file.
 """
 
 from __future__ import annotations
@@ -21,22 +20,19 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 from agenthop.construct import artifacts  # noqa: E402
 from agenthop.construct.corpus_view import CorpusView  # noqa: E402
-from agenthop.construct.pipeline import run_pipeline  # noqa: E402
-from agenthop.construct.settings import Settings  # noqa: E402
 
 BEFORE = "ca3a8ce"  # main when issue 32 was filed: the twin-distractor generator
-PACKAGES = {"server": "server", "runner": "runner", "scorer": "scorer", "construct": "construct", "inspect_task": "inspect_task"}
+PACKAGES = ("server", "runner", "scorer", "construct", "inspect_task")  # agenthop.X lives in X/
 
 
-def build_at(rev: str, corpus: Path, out: Path, min_refs: int, scratch: Path) -> float:
-    """Build a release with the code of commit ``rev`` in a child process; return its wall time."""
+def build_at(rev: str, corpus: Path, out: Path, options: list[str], scratch: Path) -> None:
+    """Build a release with the code of commit ``rev`` in a child process."""
     src, pkgroot = scratch / "src", scratch / "pkgroot"
     src.mkdir(parents=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True, capture_output=True).stdout
@@ -44,14 +40,12 @@ def build_at(rev: str, corpus: Path, out: Path, min_refs: int, scratch: Path) ->
     (pkgroot / "agenthop").mkdir(parents=True)
     for f in (src / "agenthop").glob("*.py"):
         shutil.copy(f, pkgroot / "agenthop" / f.name)
-    for name, folder in PACKAGES.items():
-        if (src / folder).is_dir():
-            (pkgroot / "agenthop" / name).symlink_to(src / folder)
+    for name in PACKAGES:
+        if (src / name).is_dir():
+            (pkgroot / "agenthop" / name).symlink_to(src / name)
     env = {**os.environ, "PYTHONPATH": str(pkgroot)}
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "agenthop.construct.cli", "run", "--corpus", str(corpus), "--out", str(out),
-                    "--min-refs", str(min_refs)], cwd=scratch, env=env, check=True, capture_output=True)
-    return time.perf_counter() - t0
+    subprocess.run([sys.executable, "-m", "agenthop.construct.cli", "run", "--corpus", str(corpus), "--out", str(out), *options],
+                   cwd=scratch, env=env, check=True, capture_output=True)
 
 
 def audit(release: Path, view: CorpusView) -> dict:
@@ -75,44 +69,42 @@ def cell(summary: dict | None, name: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", type=Path, default=ROOT / "explore.sqlite")
-    ap.add_argument("--min-refs", type=int, default=2, help="the explore papers cite at most 17 others with text")
+    ap.add_argument("--after", type=Path, default=ROOT / "explore-bench", help="the output directory of 'make explore-bench'")
     ap.add_argument("--before", default=BEFORE, help="commit whose code builds the 'before' release, or 'none'")
-    ap.add_argument("--keep", type=Path, help="keep both builds in this directory")
+    ap.add_argument("--before-options", default="--min-refs 2", help="its agenthop-construct run options")
     args = ap.parse_args()
-    if not args.corpus.exists():
-        sys.exit(f"{args.corpus} is missing: build it with 'make explore.sqlite'")
-    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-artifacts-"))
+    for path, how in ((args.corpus, "make explore.sqlite"), (args.after / "release", "make explore-bench")):
+        if not path.exists():
+            sys.exit(f"{path} is missing: build it with '{how}'")
     view = CorpusView(args.corpus)
+    work = Path(tempfile.mkdtemp(prefix="bench-artifacts-"))
     try:
-        t0 = time.perf_counter()
-        result = run_pipeline(args.corpus, work / "after", Settings(min_refs=args.min_refs), echo=lambda line: None)
-        after_s = time.perf_counter() - t0
-        after = audit(work / "after" / "release", view)
-        rows = {r["stage"]: r for r in result["attrition"]["rows"]}
-        before = before_s = None
+        after = audit(args.after / "release", view)
+        rows = {r["stage"]: r for r in json.loads((args.after / "attrition.json").read_text())["rows"]}
+        before = None
         if args.before != "none":
-            before_s = build_at(args.before, args.corpus, work / "before", args.min_refs, work / "before-src")
+            build_at(args.before, args.corpus, work / "before", args.before_options.split(), work / "src")
             before = audit(work / "before" / "release", view)
-        print(f"corpus {args.corpus.name}, --min-refs {args.min_refs}; chance {after['chance']:.0%}, limit {after['limit']:.0%}")
-        print(f"after: {after['items']} items, built in {after_s:.1f} s ({after_s / max(after['items'], 1):.2f} s per item); "
-              f"the artifacts stage dropped {rows['artifacts']['dropped']} of {rows['artifacts']['entered']} "
-              f"({', '.join(f'{k} {v}' for k, v in rows['artifacts']['reasons'].items()) or 'none'})")
+        print(f"corpus {args.corpus.name}; chance {after['chance']:.0%}, limit {after['limit']:.0%}")
+        art = rows.get("artifacts", {"entered": 0, "dropped": 0, "reasons": {}})
+        print(f"after ({args.after.name}): {after['items']} items; the artifacts stage dropped {art['dropped']} of {art['entered']} "
+              f"({', '.join(f'{k} {v}' for k, v in art['reasons'].items()) or 'none'})")
         if before:
-            print(f"before ({args.before}): {before['items']} items, built in {before_s:.1f} s "
-                  f"({before_s / max(before['items'], 1):.2f} s per item)")
+            print(f"before ({args.before}, {args.before_options}): {before['items']} items")
         print()
         print(f"| Solver | Sees | Before ({args.before}) | After |" if before else "| Solver | Sees | Accuracy [95% CI] |")
         print("|---|---|---:|---:|" if before else "|---|---|---:|")
         family = {s.name: s.family for s in artifacts.SOLVERS} | {"form_vote": "option+question", "option_classifier": "option"}
         for name in artifacts.NAMES:
             cells = [cell(before, name), cell(after, name)] if before else [cell(after, name)]
-            print(f"| {name}: {artifacts.describe(name)} | {family[name]} | " + " | ".join(cells) + " |")
-        over = [n for n in after["above_limit"]]
-        print(f"\nafter: above the limit: {', '.join(over) or 'none'}; below the floor: {', '.join(after['below_floor']) or 'none'}")
+            print(f"| `{name}`: {artifacts.describe(name)} | {family[name]} | " + " | ".join(cells) + " |")
+        print(f"\nafter: above the limit: {', '.join(after['above_limit']) or 'none'}; "
+              f"below the floor: {', '.join(after['below_floor']) or 'none'}")
+        if before:
+            print(f"before: above the limit: {', '.join(before['above_limit']) or 'none'}")
     finally:
         view.close()
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
