@@ -142,10 +142,18 @@ def question_text(view, chain: dict, slots: list[dict]) -> str:
             "the first work's value first?")
 
 
+@lru_cache(maxsize=1024)
+def _numbers_in(view, pid: str) -> frozenset[str]:
+    return frozenset(n for sec in view.sections(pid) for n in re.findall(r"\d+(?:\.\d+)?", sec.text))
+
+
 def _ranked_slots(view, chain: dict, pid: str, salt: str) -> list[tuple[str, str, Slot]]:
-    """A target's slots, those whose type the seed also reports first (they can get genuine seed_only values), salted."""
+    """A target's slots whose value the seed does not state (the seed alone would give it away: the shortcut the
+    ensemble drops), those whose type the seed also reports first (they can get genuine seed_only values), salted."""
     seed_types = {s.type for _, _, s in paper_slots(view, chain["seed"])}
-    return sorted(paper_slots(view, pid), key=lambda x: (x[2].type not in seed_types, digest(f"{salt}:{x[1]}:{x[2].value}")))
+    seed_numbers = _numbers_in(view, chain["seed"])
+    usable = [x for x in paper_slots(view, pid) if x[2].value.rstrip("%") not in seed_numbers]
+    return sorted(usable, key=lambda x: (x[2].type not in seed_types, digest(f"{salt}:{x[1]}:{x[2].value}")))
 
 
 def siblings(view, cand: dict, seed: int) -> list[str]:
