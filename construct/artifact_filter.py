@@ -7,7 +7,8 @@ release's audit. Two kinds of drop:
 1. Flaws anyone sees without knowing the gold (so dropping them cannot teach a
    solver which option is right): exactly one near-identical pair of options
    (``artifact_twin``: the gold and a copy with its numbers changed is the classic
-   leak), one option of another type than the other three (``artifact_odd_type``),
+   leak), one option of another type than the other three (``artifact_odd_type``:
+   another kind, a percent sign, joined parts, or a value of another magnitude),
    an option the question's own text rules out (``artifact_refuted``).
 2. Rebalancing, for a rule that wins too often over the stage's items.
    Dropping every item a solver gets right would leave it at 0%, and then the
@@ -26,6 +27,7 @@ release's audit. Two kinds of drop:
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 from agenthop.construct import artifacts
@@ -36,6 +38,7 @@ REBALANCED = ("longest", "shortest", "middle_length", "most_similar", "least_sim
 TRIGGER = 0.075   # points from chance that make a rule's items rebalanced
 TARGET = 0.05     # ... back to within this: headroom under SPEC 8's 10 for the later stages' drops
 MIN_ITEMS = artifacts.MIN_ITEMS
+GAP = 0.75        # orders of magnitude (x5.6) that set one option's value apart from the others'
 
 
 def _type(option: str) -> tuple:
@@ -46,6 +49,21 @@ def _type(option: str) -> tuple:
 def _type_name(t: tuple) -> str:
     kind, percent, joined = t
     return kind.replace("_", " ") + (" with a percent sign" if percent else "") + (" (two answers joined by ';')" if joined else "")
+
+
+def odd_magnitude(options: list[str]) -> int | None:
+    """The option whose value is at least GAP orders of magnitude from every other while those lie within half that
+    of one another (a dropout rate of 0.5 beside 5.3, 4.3 and 6.1), or None. Values either side of a decade
+    boundary (9.8 and 10.2) are not apart."""
+    values = [artifacts.numbers(o)[:1] for o in options]
+    if not all(v and v[0] > 0 for v in values):
+        return None
+    logs = [math.log10(v[0]) for v in values]
+    for i, x in enumerate(logs):
+        others = logs[:i] + logs[i + 1:]
+        if min(abs(x - o) for o in others) >= GAP and max(others) - min(others) <= GAP / 2:
+            return i
+    return None
 
 
 def flaw(cand: dict) -> dict | None:
@@ -61,6 +79,9 @@ def flaw(cand: dict) -> dict | None:
         i = next(k for k, o in enumerate(options) if _type(o) == lone)
         other = next(t for t in types if t != lone)
         return {"reason": "artifact_odd_type", "detail": f"option {'ABCD'[i]} is a {_type_name(lone)}, the others a {_type_name(other)}"}
+    i = odd_magnitude(options)
+    if i is not None:
+        return {"reason": "artifact_odd_type", "detail": f"option {'ABCD'[i]}'s value is of another order of magnitude than the others'"}
     for i, option in enumerate(options):
         why = artifacts.refuted(cand["question"], option)
         if why:

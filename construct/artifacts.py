@@ -19,6 +19,7 @@ record); the seed solver also needs a corpus view and ``seed`` or ``seed_paper_i
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -82,11 +83,20 @@ def kind(option: str) -> str:
     return "phrase"
 
 
+def magnitude(option: str) -> int | None:
+    """The order of magnitude of the option's first value (-1 below 1, then 0, 1, 2, 3, 4 for 1-10 ... 10,000 and up)."""
+    found = numbers(option)
+    if not found:
+        return None
+    value = abs(found[0])
+    return -1 if value < 1 else min(int(math.log10(value)), 4)
+
+
 def form(option: str) -> dict[str, object]:
     """Categorical form features: what a reader sees before reading the words."""
     decimals = [len(d) for d in re.findall(r"\d\.(\d+)", option)]
     words = len(option.split())
-    return {"kind": kind(option), "percent": "%" in option, "n_numbers": min(len(finding_numbers(option)), 2),
+    return {"kind": kind(option), "percent": "%" in option, "magnitude": magnitude(option), "n_numbers": min(len(finding_numbers(option)), 2),
             "decimals": max(decimals, default=0), "words": 0 if words <= 2 else 1 if words <= 5 else 2 if words <= 12 else 3,
             "capital": option[:1].isupper(), "bracket": bool(re.search(r"[()\[\]]", option)), "joined": ";" in option,
             "end_punct": option.rstrip()[-1:] in ".!?:" if option.strip() else False}

@@ -98,6 +98,12 @@ def test_the_question_refutes_a_count_it_fixes_and_a_percentage_above_100():
 def test_odd_type_is_a_flaw_and_one_type_throughout_is_not():
     assert artifact_filter.flaw(FOOLED["odd_form"])["reason"] == "artifact_odd_type"
     assert artifact_filter.flaw(BALANCED) is None
+    # A dropout rate among values of another magnitude (an item read by hand in the explore release).
+    dropout = artifact_filter.flaw(item(["5.3", "0.5", "4.3", "6.1"], correct=1))
+    assert dropout == {"reason": "artifact_odd_type", "detail": "option B's value is of another order of magnitude than the others'"}
+    assert artifacts.odd_form(item(["5.3", "0.5", "4.3", "6.1"], correct=1)) == (1,)
+    assert artifact_filter.flaw(item(["0.53", "0.5", "0.43", "0.61"])) is None
+    assert artifact_filter.flaw(item(["9.8", "10.2", "9.5", "9.9"])) is None  # a decade boundary is not a gap
 
 
 @dataclass(frozen=True)
