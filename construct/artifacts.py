@@ -114,14 +114,18 @@ def similarity(a: str, b: str) -> float:
 
 
 def twin_pairs(options: Sequence[str]) -> list[tuple[int, int]]:
-    """Pairs of options that say the same words with only numbers changed (or nearly): the gold and its copy."""
+    """Pairs of options that say the same tokens with only numbers changed ('For any k ≥ 2' and 'For any k ≥ 4'), or
+    nearly the same words: the gold and its copy. Four values of one form are all pairs of one another."""
     pairs = []
     for i, j in combinations(range(len(options)), 2):
-        a, b = masked_words(options[i]), masked_words(options[j])
-        shared_words = {w for w in set(a) & set(b) if w != "#" and w not in STOPWORDS and len(w) > 1}
-        if not shared_words or options[i].strip() == options[j].strip():
+        if options[i].strip() == options[j].strip():
             continue
-        if len(set(a) & set(b)) / len(set(a) | set(b)) >= TWIN_JACCARD:
+        a, b = masked_words(options[i]), masked_words(options[j])
+        if a == b and a:
+            pairs.append((i, j))
+            continue
+        shared_words = {w for w in set(a) & set(b) if w != "#" and w not in STOPWORDS and len(w) > 1}
+        if shared_words and len(set(a) & set(b)) / len(set(a) | set(b)) >= TWIN_JACCARD:
             pairs.append((i, j))
     return pairs
 

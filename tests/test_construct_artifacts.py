@@ -83,6 +83,8 @@ def test_the_twin_solver_narrows_to_the_pair_and_a_lone_twin_is_a_flaw_whichever
     assert artifacts.twin_pairs(["300 epochs", "200 epochs", "400 epochs", "250 epochs"]) != [] and artifacts.twin(
         item(["300 epochs", "200 epochs", "400 epochs", "250 epochs"])) == ()
     assert artifact_filter.flaw(item(["300 epochs", "200 epochs", "400 epochs", "250 epochs"])) is None
+    # Symbols and stopwords only, numbers changed: still the same words (the old generator's formula blanks).
+    assert artifacts.twin(item(["For any k ≥ 2", "the loss on held-out data", "For any k ≥ 4", "a learning rate schedule"])) == (0, 2)
 
 
 def test_the_question_refutes_a_count_it_fixes_and_a_percentage_above_100():
