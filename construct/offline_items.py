@@ -20,6 +20,7 @@ exactly two options and reading one target leaves two options standing.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from functools import lru_cache
 
@@ -73,8 +74,11 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
     banned = _values_stated(view, cand["targets"]) | set(re.findall(r"\d+(?:\.\d+)?%?", cand["question"]))
     if kind == "no_context":
         banned |= _values_stated(view, [cand["seed"], *siblings, *([cand["bridge"]] if cand["bridge"] else [])])
-        pool = corpus_values(view).get(vtype, ())
-        return [v for v in sorted(pool, key=lambda v: digest(f"{salt}:{v}")) if v not in banned]
+        pool = [v for v in sorted(corpus_values(view).get(vtype, ()), key=lambda v: digest(f"{salt}:{v}")) if v not in banned]
+        # Of the gold's magnitude first (within a factor of 3), so the corpus's value is not the one far from the rest.
+        near = [v for v in pool if _same_magnitude(_num(v), _num(slot["value"]))]
+        taken = set(near)
+        return near + [v for v in pool if v not in taken]
     scored = {}
     for pid in _source_pids(view, cand, kind, siblings):
         for _, sent, s in paper_slots(view, pid):
@@ -86,6 +90,10 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
 
 def _num(value: str) -> float:
     return float(value.rstrip("%"))
+
+
+def _same_magnitude(a: float, b: float) -> bool:
+    return a > 0 and b > 0 and abs(math.log10(a) - math.log10(b)) <= math.log10(3)
 
 
 def balanced_pick(pools: dict[str, list[str]], gold: str, below: int, salt: str) -> dict[str, str] | None:
