@@ -30,6 +30,7 @@ _FORMULA_AFTER = re.compile(r"^\s*[=<>≤≥×*/^_]")
 _THOUSANDS_BEFORE = re.compile(r"\d,\s?$")
 _THOUSANDS_AFTER = re.compile(r"^,\s?\d{3}(?!\d)")
 _PER = re.compile(r"\b(?:per|every|each|out of|of every)\s+$", re.I)
+_NAME_BEFORE = re.compile(r"\b(?:[A-Z]{2,}|[A-Z][a-z]+)\s$")
 _UNIT_WORD = re.compile(r"^\s+([a-z][a-z\-]{2,})")
 _NOT_UNITS = frozenset("and or to of in on the for from with by at as is are was were than times".split())
 
@@ -103,10 +104,16 @@ def slots_in(sentence: str) -> list[Slot]:
                 continue  # a lone small integer is a subscript, an index or an ordinal far more often than a finding
         if percent and float(number) > 100:
             continue
+        if vtype[0] == "decimal" and float(number) < 20 and _NAME_BEFORE.search(before):
+            continue  # "Open IE 4.2", "Python 3.6": a version, not a finding
         found.append(Slot(clean, format_value(number, percent), m.start(), m.start() + len(m.group(0)), vtype))
+    others = [n for n in re.findall(r"(?<![\w.])\d+(?![\w.]\d)", clean) if not _YEAR.match(n)]
     out = []
     for slot in found:
         same_type = [s for s in found if s.type[0] == slot.type[0]]
-        if len(same_type) == 1 and clean.count(slot.value.rstrip("%")) == 1:
-            out.append(slot)
+        if len(same_type) != 1 or clean.count(slot.value.rstrip("%")) != 1:
+            continue
+        if slot.type[0] == "count" and len(others) >= 3:
+            continue  # "an ensemble of 3 models ... and ___ models (all 4 models of each run)": the rest gives it by arithmetic
+        out.append(slot)
     return out

@@ -64,6 +64,8 @@ def test_sentences_keep_et_al_decimals_and_citation_marks_whole():
     "The original split has 16, 000 training, 1, 000 development, and 1, 805 test instances.",            # "1,805" split by GROBID
     "The resulting data has about three pointers per 100 examples in the whole training set.",           # a unit, not a finding
     "Autor Stephen Jay <unk> zemřel 20 let po <unk> svého objevu v Praze roku.",                         # mojibake, other language
+    "Open IE 4.2 associates a confidence value with each extraction it makes from the text.",            # a version number
+    "We show an ensemble of 3 models, and 12 models (all 4 models of each training run) as well.",        # 12 = 3 x 4, by arithmetic
 ])
 def test_a_slot_is_never_a_label_number_subscript_year_formula_term_or_footnote(sentence):
     assert slots_in(sentence) == []
