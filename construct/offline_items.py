@@ -9,8 +9,7 @@ value of the same type (kind, decimals, digits) and each wrong one is genuine:
 - ``no_context``: a value of that type from the corpus's distribution, stated by none of the item's papers.
 
 The gold's rank among the four is drawn per item (0-3 options below it, equally
-often; the next rank when the pools cannot meet the draw), so neither the largest
-nor the smallest option is a clue. A wrong value
+often), so neither the largest nor the smallest option is a clue. A wrong value
 the target itself states, or that the question shows, is never used.
 
 Multi-target items ask for one value from each target, in a 2x2 design: the
@@ -222,14 +221,11 @@ def options(view, cand: dict, siblings: list[str], seed: int) -> dict:
         empty = [k for k, p in pools.items() if not p]
         if empty:
             return {"drop": {"reason": "no_same_type_value", "detail": f"{empty[0]}: no {slots[0]['type'][0]} value of the gold's form"}}
-        # The drawn rank first; when the pools cannot put the gold there, the next rank (a small corpus's pools are thin).
-        # The artifact audit measures the extremes either way, and rebalances them if this ever tilts them.
         below = int(digest(f"{salt}:rank"), 16) % 4
-        for rank in (below, (below + 1) % 4, (below + 2) % 4, (below + 3) % 4):
-            picked = balanced_pick(pools, slots[0]["value"], rank, salt)
-            if picked is not None:
-                return picked
-        return {"drop": {"reason": "no_balanced_options", "detail": "no three distinct same-type values with the gold at any rank"}}
+        picked = balanced_pick(pools, slots[0]["value"], below, salt)
+        if picked is None:
+            return {"drop": {"reason": "no_balanced_options", "detail": f"no same-type values put the gold at rank {below + 1} of 4"}}
+        return picked
     # 2x2: a wrong value for one target's slot from a sibling, for the other's from the seed (whichever way round works).
     problem = None
     for order in (("wrong_paper", "seed_only"), ("seed_only", "wrong_paper")):
