@@ -7,4 +7,8 @@ settings are unchanged is skipped. Every model call goes through
 ``agenthop.construct.client.ModelClient``, which caches responses by request
 hash, so a re-run after a kill makes no call twice. Nothing else in the project
 imports this package.
+
+With no model, ``offline_items`` writes the questions and options from typed slots
+(``slots``: a reported value and its kind and form), so every option is a value of
+the gold's type from a genuine wrong source, and ``artifacts`` audits the result.
 """

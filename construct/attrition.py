@@ -1,14 +1,21 @@
-"""The attrition table in the layout of the paper's Table 5: each stage's count, and its drops by reason."""
+"""The attrition table in the layout of the paper's Table 5: each stage's count, and its drops by reason.
+
+Below it, the artifact audit of the surviving items (``construct/artifacts.py``): each solver that sees no
+evidence, its accuracy and Wilson interval, the figures the release's provenance records.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
+
+from agenthop.construct import artifacts
 
 ROWS = (  # stage file, row name, what its count counts
     ("seeds", "Seeds"),
     ("chains", "Candidate chains"),
     ("qa", "Q/A pairs"),
     ("distractors", "Q/A pairs with distractors"),
+    ("artifacts", "Artifact audit"),
     ("ensemble", "Ensemble filter"),
     ("sanity", "Sanity check"),
     ("audit", "Human audit"),
@@ -67,4 +74,9 @@ def markdown(att: dict) -> str:
             lines.append(f"| **Release** ({cells}; tiers {tiers}) | | | | **{row['kept']}** |")
         else:
             lines.append(f"| {row['name']} | {row['entered']} | {row['dropped']} | {reasons} | {row['kept']} |")
-    return "\n".join(lines) + "\n"
+    out = "\n".join(lines) + "\n"
+    audit = att.get("artifact_audit")
+    if audit:
+        where = "the release" if audit["stage"] == "postfilter" else f"the items kept after {audit['stage']}"
+        out += f"\nOn {where}. " + artifacts.markdown(audit)
+    return out

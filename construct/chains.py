@@ -5,7 +5,8 @@ papers' reference lists overlap (Jaccard >= ``min_overlap``; a paper with no
 known references cannot be measured and passes), and the citing paper's citation
 sentence is substantive (at least ``min_context`` characters, and with
 ``method_or_result`` a method or result cue rather than background only). An
-optional model judge then scores each hop 1-5 (would a reader of the citing
+cited paper may be at most ``max_target_age`` years older than the citing one
+(the published year rule: targets published too early). An optional model judge then scores each hop 1-5 (would a reader of the citing
 paper want to follow this citation?); chains keep a minimum of ``judge_min``.
 """
 
@@ -14,13 +15,14 @@ from __future__ import annotations
 import re
 
 from agenthop.construct.corpus_view import CorpusView
+from agenthop.construct.sanity import window
 from agenthop.construct.stagefiles import canonical, digest
 
 _CUES = re.compile(
     r"\b(use[sd]?|using|adopt\w*|follow\w*|based on|buil[dt] on|appl(?:y|ied|ies)|employ\w*|method\w*|approach\w*|algorithm\w*|"
     r"architecture\w*|model\w*|framework\w*|technique\w*|procedure\w*|train\w*|protocol\w*|pipeline\w*|extend\w*|propos\w*|introduc\w*|"
     r"report\w*|show\w*|found|find\w*|achiev\w*|outperform\w*|improv\w*|accura\w*|result\w*|score\w*|perform\w*|gain\w*|reduc\w*|"
-    r"increas\w*|measur\w*|evaluat\w*|benchmark\w*|data\w*|annotat\w*|agreement|estimat\w*|effect\w*|observ\w*|demonstrat\w*)\b|\d",
+    r"increas\w*|measur\w*|evaluat\w*|benchmark\w*|data\w*|annotat\w*|agreement|estimat\w*|effect\w*|observ\w*|demonstrat\w*)\b",
     re.I,
 )
 
@@ -35,10 +37,21 @@ def hops(chain: dict) -> list[tuple[str, str]]:
     return head + [(via, t) for t in chain["targets"]]
 
 
+def pairs(view: CorpusView, citing: str, cited: list[str]) -> list[tuple[str, str]]:
+    """Multi-target pairs: papers adjacent in the citing paper's reference list, and papers it cites in one sentence."""
+    out = list(zip(cited, cited[1:]))
+    contexts = {c: view.context(citing, c) for c in cited}
+    for i, a in enumerate(cited):
+        for b in cited[i + 2:]:
+            if contexts[a] and contexts[a] == contexts[b]:
+                out.append((a, b))
+    return out
+
+
 def enumerate_chains(view: CorpusView, seed: str, s) -> list[dict]:
     """All chains from ``seed`` whose papers have text; at most ``max_chains_per_seed``, sampled by the run's seed."""
     def cited_with_text(pid: str, exclude: set[str]) -> list[str]:
-        return [c for c, _ in view.references(pid) if c not in exclude and view.has_text(c)]
+        return [c for c in window(view, pid) if c not in exclude and view.has_text(c)]
 
     chains = []
 
@@ -50,7 +63,7 @@ def enumerate_chains(view: CorpusView, seed: str, s) -> list[dict]:
     for t in first:
         add(None, [t])
     if s.multi_target:
-        for a, b in zip(first, first[1:]):
+        for a, b in pairs(view, seed, first):
             add(None, [a, b])
     for bridge in first:
         second = cited_with_text(bridge, {seed, bridge})
@@ -59,7 +72,7 @@ def enumerate_chains(view: CorpusView, seed: str, s) -> list[dict]:
                 add(bridge, [t])
         if s.multi_target:
             far = [t for t in second if t not in first]
-            for a, b in zip(far, far[1:]):
+            for a, b in pairs(view, bridge, far):
                 add(bridge, [a, b])
     seen, unique = set(), []
     for c in chains:
@@ -90,6 +103,9 @@ def prefilter(view: CorpusView, chain: dict, s) -> dict | None:
             return {"reason": "short_citation_context", "detail": f"{where}: {len(context)} characters"}
         if s.method_or_result and not _CUES.search(context):
             return {"reason": "background_citation", "detail": f"{where}: {context[:120]}"}
+        old, new = view.papers[cited].year, view.papers[citing].year
+        if s.max_target_age is not None and old and new and new - old > s.max_target_age:
+            return {"reason": "target_too_early", "detail": f"{where}: {old} is {new - old} years before {new}"}
         overlap = _jaccard(view, citing, cited)
         if overlap is not None and overlap < s.min_overlap:
             return {"reason": "low_reference_overlap", "detail": f"{where}: Jaccard {overlap:.3f} < {s.min_overlap}"}

@@ -20,10 +20,11 @@ STAGE_HELP = {
     "chains": "Stages 1-2: seeds, then citation chains with their pre-filters (and the judge, if given).",
     "qa": "Stages 1-3: ... then one question per chain.",
     "distractors": "Stages 1-4: ... then three wrong options per question.",
-    "ensemble": "Stages 1-5: ... then the ensemble filter (shortcut and consensus).",
-    "sanity": "Stages 1-6: ... then the structural sanity check.",
-    "audit": "Stages 1-7: ... then apply the auditors' verdicts (give them with 'review').",
-    "postfilter": "Stages 1-8: ... then the post-filter, and write the release (same as 'run').",
+    "artifacts": "Stages 1-5: ... then the artifact audit: drop items a solver that sees no evidence answers by form.",
+    "ensemble": "Stages 1-6: ... then the ensemble filter (shortcut and consensus).",
+    "sanity": "Stages 1-7: ... then the structural sanity check.",
+    "audit": "Stages 1-8: ... then apply the auditors' verdicts (give them with 'review').",
+    "postfilter": "Stages 1-9: ... then the post-filter, and write the release (same as 'run').",
 }
 
 
@@ -51,12 +52,16 @@ def settings_options(fn):
         click.option("--venue", "venues", multiple=True, help="Seeds: only these venues (repeat the option)."),
         click.option("--years", callback=_years, default=None, help="Seeds: only these years, e.g. 2023-2025."),
         click.option("--per-stratum", type=click.IntRange(min=1), default=None, help="Seeds: at most N per (venue, year)."),
+        click.option("--citations-per-year", type=click.FloatRange(min=0), default=1.0, show_default=True,
+                     help="Seeds: citing papers needed per year of age (older than the newest paper); 0 turns the rule off."),
         click.option("--max-chains-per-seed", type=click.IntRange(min=1), default=40, show_default=True, help="Chains: sample at most N per seed."),
         click.option("--no-multi-target", is_flag=True, help="Chains: single-target only."),
         click.option("--min-overlap", type=click.FloatRange(0, 1), default=0.08, show_default=True,
                      help="Chains: least reference-list Jaccard between adjacent hops."),
         click.option("--min-context", type=click.IntRange(min=0), default=80, show_default=True, help="Chains: shortest citation sentence (characters)."),
         click.option("--any-citation-intent", is_flag=True, help="Chains: keep background-only citation sentences too."),
+        click.option("--max-target-age", type=click.IntRange(min=0), default=15, show_default=True,
+                     help="Chains: most years a cited paper may predate the paper citing it (older targets are too early)."),
         click.option("--judge", default=None, metavar="MODEL", help="Chains: a model judging each hop 1-5 (NAME or NAME@BASE_URL)."),
         click.option("--judge-min", type=click.IntRange(1, 5), default=4, show_default=True, help="Chains: least judge score kept."),
         click.option("--generator", default="baseline", show_default=True, metavar="MODEL",
@@ -81,7 +86,8 @@ def settings_options(fn):
 
 def _settings(kw: dict) -> Settings:
     return Settings(seed=kw["rng_seed"], min_refs=kw["min_refs"], max_refs=kw["max_refs"], venues=tuple(kw["venues"]), years=kw["years"],
-                    per_stratum=kw["per_stratum"], max_chains_per_seed=kw["max_chains_per_seed"], multi_target=not kw["no_multi_target"],
+                    per_stratum=kw["per_stratum"], citations_per_year=kw["citations_per_year"],
+                    max_target_age=kw["max_target_age"], max_chains_per_seed=kw["max_chains_per_seed"], multi_target=not kw["no_multi_target"],
                     min_overlap=kw["min_overlap"], min_context=kw["min_context"], method_or_result=not kw["any_citation_intent"],
                     judge=kw["judge"], judge_min=kw["judge_min"], generator=kw["generator"], max_qa=kw["max_qa"], same_paper=kw["same_paper"],
                     too_close=kw["too_close"], filters=tuple(kw["filters"]) or ("baseline",), max_section_chars=kw["max_section_chars"],

@@ -12,21 +12,14 @@ from __future__ import annotations
 
 import random
 
-from agenthop.construct import baseline
+from agenthop.construct import baseline, offline_items
 from agenthop.construct.client import ModelSpec
 from agenthop.construct.context import Unusable
 from agenthop.construct.corpus_view import Paper
-from agenthop.construct.prompts import BadReply, answer_messages, parse_json
+from agenthop.construct.offline_items import siblings
+from agenthop.construct.prompts import BadReply, answer_form, answer_messages, form_matches, parse_json
 from agenthop.construct.stagefiles import digest
 from agenthop.construct.textspans import closeness, perturb_numbers
-
-
-def siblings(view, cand: dict, seed: int) -> list[str]:
-    """Other references with text of the paper that cites the targets, in a salted order."""
-    via = cand["bridge"] or cand["seed"]
-    skip = {cand["seed"], cand["bridge"], *cand["targets"]}
-    pids = [c for c, _ in view.references(via) if c not in skip and view.has_text(c)]
-    return sorted(pids, key=lambda p: digest(f"{seed}:{cand['id']}:{p}"))
 
 
 def _too_close(option: str, taken: list[str], limit: float) -> str | None:
@@ -82,16 +75,19 @@ async def _model_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) -> 
         papers = _sources(view, cand, kind, s)
         if papers is None:
             return {"drop": {"reason": "no_sibling_with_text", "detail": "the citing paper cites no other paper with text"}}
-        messages = answer_messages(view, cand["question"], papers)
+        form = answer_form(cand["answer"])
+        messages = answer_messages(view, cand["question"], papers, form)
         if kind == "same_paper":  # the right paper without the passages that hold the answer
             evidence_sections = {lab["section"] for lab in cand["labels"] if lab["relevance"] == "direct"}
             messages = [messages[0], {**messages[1], "content": messages[1]["content"].replace(
                 "From the paper above", f"From the paper above, leaving aside its sections {sorted(evidence_sections)}")}]
 
-        def validate(reply: str) -> str:
+        def validate(reply: str, form: str = form) -> str:
             answer = parse_json(reply).get("answer")
             if not isinstance(answer, str) or not answer.strip():
                 raise BadReply("'answer' must be a non-empty string")
+            if not form_matches(answer.strip(), cand["answer"]):
+                raise BadReply(f"write the answer as {form}", "distractor_wrong_form")
             close = _too_close(answer, taken, s.too_close)
             if close:
                 raise BadReply(f"that answer is nearly the same as one already given ({close!r}); give a different specific answer",
@@ -122,7 +118,12 @@ async def run_distractors(ctx, cands: list[dict]) -> list[dict]:
     spec = ModelSpec.parse(s.generator)
 
     async def one(cand: dict) -> dict:
-        wrong = _baseline_options(view, cand, kinds, s) if spec.offline else await _model_options(ctx, cand, kinds, spec)
+        if spec.offline and "slots" in cand and not s.same_paper:
+            wrong = offline_items.options(view, cand, siblings(view, cand, s.seed), s.seed)
+        elif spec.offline:
+            wrong = _baseline_options(view, cand, kinds, s)
+        else:
+            wrong = await _model_options(ctx, cand, kinds, spec)
         if "drop" in wrong:
             return {**cand, **wrong}
         return {**cand, **shuffle(cand, wrong, s.seed)}

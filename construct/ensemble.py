@@ -6,7 +6,10 @@ models must converge on the gold). With n models and a tolerance t = n // 3
 (1 of 3, as published): an item is dropped as a shortcut when more than t models
 recover the gold from the seed, and for lack of consensus when fewer than n - t
 agree on it. Tiers: gold = no shortcut and full consensus; silver = some
-shortcut and full consensus; bronze = consensus short of full. A model whose
+shortcut and full consensus; bronze = consensus short of full. The artifact
+audit counts as one more shortcut check that never drops: an item whose form
+vote (the option most no-evidence solvers pick, ``artifacts.form_vote``) is the
+gold is silver at best, since its form points to its answer. A model whose
 replies cannot be read after every attempt counts as not choosing the gold.
 """
 
@@ -69,7 +72,10 @@ async def run_ensemble(ctx, cands: list[dict]) -> list[dict]:
         pattern = " ".join(f"{check}:" + "".join("+" if v == cand["correct_index"] else ("?" if v is None else "-")
                                                     for v in answers.values()) for check, answers in votes.items())
         reason, level = tier(hits["shortcut"], hits["consensus"], len(specs))
-        out = {**cand, "filter": {"votes": {k: {m: (None if v is None else LETTERS[v]) for m, v in a.items()} for k, a in votes.items()},
+        by_form = cand.get("artifacts", {}).get("picks", {}).get("form_vote") == [cand["correct_index"]]
+        if level == "gold" and by_form:
+            level = "silver"
+        out = {**cand, "filter": {"by_form": by_form, "votes": {k: {m: (None if v is None else LETTERS[v]) for m, v in a.items()} for k, a in votes.items()},
                                   "shortcut": hits["shortcut"], "consensus": hits["consensus"], "pattern": pattern}}
         if reason:
             out["drop"] = {"reason": reason, "detail": pattern}

@@ -16,7 +16,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from agenthop.construct import attrition
+from agenthop.construct import artifacts, attrition
+from agenthop.construct.artifact_filter import run_artifacts
 from agenthop.construct.chains import run_chains
 from agenthop.construct.client import ModelClient, ModelSpec
 from agenthop.construct.context import Context
@@ -35,8 +36,8 @@ from agenthop.runner.pricing import PriceTable
 from agenthop.runner.retry import RetryPolicy
 from agenthop.server.corpus.schema import read_meta
 
-STAGES = ("seeds", "chains", "qa", "distractors", "ensemble", "sanity", "audit", "postfilter")
-STAGE_VERSION = 1  # bump when a stage's rules change, so old outputs are not reused
+STAGES = ("seeds", "chains", "qa", "distractors", "artifacts", "ensemble", "sanity", "audit", "postfilter")
+STAGE_VERSION = 2  # bump when a stage's rules change, so old outputs are not reused
 
 
 class ConstructError(Exception):
@@ -84,8 +85,10 @@ class Pipeline:
             return await run_qa(ctx, kept("chains"))
         if stage == "distractors":
             return await run_distractors(ctx, kept("qa"))
+        if stage == "artifacts":
+            return run_artifacts(view, kept("distractors"), self.echo)
         if stage == "ensemble":
-            return await run_ensemble(ctx, kept("distractors"))
+            return await run_ensemble(ctx, kept("artifacts"))
         if stage == "sanity":
             return run_sanity(view, kept("ensemble"))
         if stage == "audit":
@@ -128,13 +131,26 @@ class Pipeline:
         for stage in STAGES:
             if self.files.output(stage).exists():
                 records[stage] = self.files.records(stage)
-        return attrition.table(records)
+        table = attrition.table(records)
+        audited = self.audited()
+        if audited is not None:
+            table["artifact_audit"] = audited
+        return table
+
+    def audited(self) -> dict | None:
+        """The artifact audit of the items that survive the last stage run (the release's, once the post-filter ran)."""
+        done = [s for s in STAGES[STAGES.index("artifacts"):] if self.files.output(s).exists()]
+        if not done:
+            return None
+        summary = artifacts.summarise(self.files.kept(done[-1]), view=self.view)
+        return {"stage": done[-1], **summary}
 
     def write_release(self) -> dict:
         final = self.files.kept("postfilter")
         run_settings = {k: v for k, v in self.settings.to_json().items() if k not in ("attempts", "workers")}
         provenance = {"tool": "agenthop-construct", "source_corpus": self.corpus_id, "settings": run_settings,
-                      "stage_outputs": {stage: file_digest(self.files.output(stage)) for stage in STAGES}}
+                      "stage_outputs": {stage: file_digest(self.files.output(stage)) for stage in STAGES},
+                      "artifact_audit": self.audited()}
         counts = write_release(self.view, final, self.out / "release", provenance)
         self.echo(f"release: {counts['items']} items ({counts['ST']} single-target, {counts['MT']} multi-target) in {self.out / 'release'}")
         return counts

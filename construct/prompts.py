@@ -83,7 +83,9 @@ QA_SHAPE = ('{"question": "...", "answer": "...", "evidence": ["<verbatim senten
 def qa_messages(view: CorpusView, seed: Paper, bridge: Paper | None, targets: list[Paper], contexts: list[str]) -> list[dict]:
     route = f"The seed paper cites {bridge.title!r}, which cites the target(s)." if bridge else "The seed paper cites the target(s) directly."
     multi = len(targets) > 1
-    task = ("Write one question whose answer needs both target papers together: one fact from each, combined."
+    task = ("Write one question whose answer needs both target papers together: ask for a relation between a fact of each "
+            "(which of two reported values is larger, what both used, how one builds on the other), so that reading either paper "
+            "alone cannot answer it; the evidence holds a sentence from each."
             if multi else "Write one question whose answer is a specific fact stated in the target paper.")
     blocks = "\n\n".join(paper_block(view, t, TEXT_BUDGET // len(targets)) for t in targets)
     return [
@@ -92,7 +94,9 @@ def qa_messages(view: CorpusView, seed: Paper, bridge: Paper | None, targets: li
         {"role": "user", "content": (
             f"Seed paper:\n{paper_block(view, seed, 8000)}\n\n{route} The citing sentence(s): "
             + " | ".join(f'"{c}"' for c in contexts) + f"\n\nTarget paper(s):\n{blocks}\n\n{task}\n"
-            "Rules: ask from the seed paper's point of view (what did the work it relies on find, do, or why); never write the "
+            "Rules: ask from the seed paper's point of view (what did the work it relies on find, do, or why); ask about a finding "
+            "(a result, a method detail, a dataset, or a motive), never about a year, a section, table or equation number, a "
+            "footnote, a symbol or a citation; give enough context that the target alone answers it; never write the "
             "target's title or the names it gives its methods, models or datasets; the answer is short (one phrase) and is "
             "supported by the evidence, which you copy word for word from the target's text; the reasoning type is GROUND (a fact "
             "about the paper), METHOD (how something was done), MOTIVE (why, or how it relates to earlier work) or RESULT (an "
@@ -102,8 +106,50 @@ def qa_messages(view: CorpusView, seed: Paper, bridge: Paper | None, targets: li
     ]
 
 
-def answer_messages(view: CorpusView, question: str, papers: list[Paper]) -> list[dict]:
-    """Answer a question from the papers given (none: from what one knows). Used for every distractor kind."""
+_LONE_VALUE = re.compile(r"\d+(?:\.\d+)?%?")
+_ORDINAL_DECIMALS = {1: "one decimal", 2: "two decimals", 3: "three decimals"}
+
+
+def answer_form(gold: str) -> str:
+    """How an answer to the same question is written (a number's kind and digits, or a phrase's length), never its value.
+
+    Every option of an item then has one form, so none stands out by it (SPEC 8, the project's additions).
+    """
+    parts = [p.strip() for p in gold.split("; ")]
+
+    def one(part: str) -> str:
+        if _LONE_VALUE.fullmatch(part):
+            whole, _, frac = part.rstrip("%").partition(".")
+            decimals = _ORDINAL_DECIMALS.get(len(frac), f"{len(frac)} decimals") if frac else "no decimals"
+            kind = "a percentage" if part.endswith("%") else "a number"
+            return f"{kind} with {len(whole)} digit{'s' if len(whole) > 1 else ''} before the point and {decimals} (a value only)"
+        return f"a phrase of about {len(part.split())} words"
+
+    if len(parts) == 1:
+        return one(parts[0])
+    return "two answers separated by '; ', one per part of the question: " + ", then ".join(one(p) for p in parts)
+
+
+def form_matches(answer: str, gold: str) -> bool:
+    """``answer`` is written in ``gold``'s form: the same parts, each the same kind of value or a phrase of like length."""
+    a_parts, g_parts = [p.strip() for p in answer.split("; ")], [p.strip() for p in gold.split("; ")]
+    if len(a_parts) != len(g_parts):
+        return False
+    for a, g in zip(a_parts, g_parts):
+        if _LONE_VALUE.fullmatch(g):
+            same_kind = bool(_LONE_VALUE.fullmatch(a)) and a.endswith("%") == g.endswith("%")
+            if not same_kind or [len(x) for x in a.rstrip("%").partition(".")[::2]] != [len(x) for x in g.rstrip("%").partition(".")[::2]]:
+                return False
+        elif not 0.5 * len(g.split()) <= len(a.split()) <= 2 * len(g.split()) + 1:
+            return False
+    return True
+
+
+def answer_messages(view: CorpusView, question: str, papers: list[Paper], form: str | None = None) -> list[dict]:
+    """Answer a question from the papers given (none: from what one knows). Used for every distractor kind.
+
+    ``form`` (``answer_form``) says how to write the answer; the asker is told nothing about the answer's use.
+    """
     if papers:
         source = "\n\n".join(paper_block(view, p, 12000) for p in papers)
         ask = f"{source}\n\nFrom the paper above, answer this question about the work it describes or relies on."
@@ -111,8 +157,8 @@ def answer_messages(view: CorpusView, question: str, papers: list[Paper]) -> lis
         ask = "Answer this question about a research paper from what you know; give your best specific answer."
     return [
         {"role": "system", "content": "You answer questions about research papers in one short phrase. " + _DATA_NOTE},
-        {"role": "user", "content": f"{ask}\nQuestion: {question}\n"
-                                    'Reply with JSON only: {"answer": "<one phrase, at most 25 words, with any numbers it needs>"}'},
+        {"role": "user", "content": f"{ask}\nQuestion: {question}\n" + (f"Write the answer as {form}.\n" if form else "")
+                                    + 'Reply with JSON only: {"answer": "<one phrase, at most 25 words, with any numbers it needs>"}'},
     ]
 
 

@@ -9,7 +9,7 @@ with the problem stated; after the last attempt the chain is dropped with it.
 
 from __future__ import annotations
 
-from agenthop.construct import baseline
+from agenthop.construct import offline_items
 from agenthop.construct.client import ModelSpec
 from agenthop.construct.context import Unusable
 from agenthop.construct.prompts import BadReply, parse_json, qa_messages
@@ -72,7 +72,7 @@ async def run_qa(ctx, chains: list[dict]) -> list[dict]:
         if chain["id"] not in sampled:
             return {**chain, "drop": {"reason": "not_sampled", "detail": f"--max-qa {s.max_qa}"}}
         if spec.offline:
-            return {**chain, **baseline.generate(view, chain, s.seed)}
+            return {**chain, **offline_items.generate(view, chain, s.seed)}
         contexts = [view.context(chain["bridge"] or chain["seed"], t) or "" for t in chain["targets"]]
         messages = qa_messages(view, view.papers[chain["seed"]], view.papers.get(chain["bridge"]) if chain["bridge"] else None,
                                [view.papers[t] for t in chain["targets"]], contexts)

@@ -14,7 +14,7 @@ import json
 import shutil
 from pathlib import Path
 
-from agenthop.construct.stagefiles import canonical
+from agenthop.construct.stagefiles import canonical, digest
 from agenthop.server.corpus.release import CITATIONS_FILE, CORPUS_PAPERS_FILE, GRAPHS_FILE, LABELS_FILE, MAX_REFS, POOL_FILE, QA_FILE
 
 PROVENANCE_FILE = "construct/provenance.json"
@@ -55,12 +55,20 @@ def graph(view, item_id: str, seed: str) -> dict:
     return {"sample_id": item_id, "nodes": nodes, "edges": edges, "contexts": contexts}
 
 
+ID_RULE = ("st_ or mt_, then the first 10 hex digits of the SHA-256 of the canonical JSON of "
+           "[seed paper ID, bridge paper ID or null, target paper IDs, evidence sentences]")
+
+
+def item_id(cand: dict) -> str:
+    """An ID derived from the item's content alone: removing, adding or re-running other items never changes it."""
+    return f"{cand['kind'].lower()}_" + digest(canonical([cand["seed"], cand["bridge"], cand["targets"], cand.get("evidence", [])]))[:10]
+
+
 def item_ids(cands: list[dict]) -> list[str]:
-    counters = {"ST": 0, "MT": 0}
-    ids = []
-    for cand in cands:
-        counters[cand["kind"]] += 1
-        ids.append(f"{cand['kind'].lower()}_{counters[cand['kind']]:04d}")
+    ids = [item_id(c) for c in cands]
+    if len(set(ids)) != len(ids):  # two candidates with the same seed, path and evidence: a pipeline bug, never silently merged
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise ValueError(f"two items share the content-derived ID {dup}")
     return ids
 
 
@@ -116,7 +124,8 @@ def write_release(view, cands: list[dict], out: Path, provenance: dict) -> dict:
         for citing, refs in view.refs.items():
             fh.write(_line({"paper_id": citing, "references": [{"paper_id": c, "context": ctx} for c, ctx in refs]}))
     counts = {"items": len(cands), "ST": sum(c["kind"] == "ST" for c in cands), "MT": sum(c["kind"] == "MT" for c in cands)}
-    files[PROVENANCE_FILE].write_text(canonical({**provenance, "counts": counts, "items": dict(zip(ids, (c["id"] for c in cands)))}) + "\n")
+    files[PROVENANCE_FILE].write_text(canonical({**provenance, "counts": counts, "item_ids": ID_RULE,
+                                                     "items": dict(zip(ids, (c["id"] for c in cands)))}) + "\n")
     old = out.with_name(out.name + ".old")
     shutil.rmtree(old, ignore_errors=True)
     if out.exists():

@@ -12,17 +12,18 @@ from agenthop.server.corpus.release import MAX_REFS
 CODES = ("SEED_NO_REFS", "BRIDGE_MISSING", "NO_BRIDGE_PATH", "TERMINAL_GHOST", "TERMINAL_NO_CONTENT", "TARGET_GHOST", "TARGET_NO_CONTENT")
 
 
-def first_refs(view, pid: str) -> list[str]:
+def window(view, pid: str) -> list[str]:
+    """The references of ``pid`` the release keeps (its first 30): chains, siblings and this check all use this window."""
     return [c for c, _ in view.references(pid)[:MAX_REFS]]
 
 
 def problem(view, cand: dict) -> str | None:
-    seed_refs = first_refs(view, cand["seed"])
+    seed_refs = window(view, cand["seed"])
     if not seed_refs:
         return "SEED_NO_REFS"
     if cand["bridge"] and cand["bridge"] not in seed_refs:
         return "BRIDGE_MISSING"
-    via_refs = first_refs(view, cand["bridge"]) if cand["bridge"] else seed_refs
+    via_refs = window(view, cand["bridge"]) if cand["bridge"] else seed_refs
     if any(t not in via_refs for t in cand["targets"]):
         return "NO_BRIDGE_PATH"
     prefix = "TERMINAL" if len(cand["targets"]) == 1 else "TARGET"

@@ -4,11 +4,15 @@ A seed needs text, between ``min_refs`` and ``max_refs`` references in the corpu
 (the ceiling keeps surveys out), at least one reference with text, and a title
 that is not a survey, tutorial or position paper's. Optional strata: venues, a
 year range, and at most ``per_stratum`` seeds per (venue, year), chosen by the
-run's random seed.
+run's random seed. Older papers need more citations: a paper ``k`` years older
+than the newest paper with text needs ``k * citations_per_year`` citing papers in
+the corpus (rounded up), so an old seed is one its field kept building on (SPEC 8,
+stage 1). A paper without a year is not held to it.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 from agenthop.construct.corpus_view import CorpusView
@@ -25,6 +29,11 @@ def select_seeds(view: CorpusView, s) -> list[dict]:
     out: list[dict] = []
     strata: dict[tuple, list[dict]] = {}
     venues = {v.casefold() for v in s.venues}
+    cited_by: dict[str, int] = {}
+    for citing, refs in view.refs.items():
+        for cited in {c for c, _ in refs if c != citing}:
+            cited_by[cited] = cited_by.get(cited, 0) + 1
+    newest = max((p.year for p in view.papers.values() if p.has_text and p.year), default=None)
     for pid, paper in view.papers.items():
         if not paper.has_text:
             continue  # papers without text are not candidates at all (most of a corpus is metadata-only)
@@ -37,6 +46,8 @@ def select_seeds(view: CorpusView, s) -> list[dict]:
             out.append(_drop(pid, "too_few_references", f"{len(refs)} < {s.min_refs}"))
         elif len(refs) > s.max_refs:
             out.append(_drop(pid, "too_many_references", f"{len(refs)} > {s.max_refs} (a survey?)"))
+        elif paper.year and newest and cited_by.get(pid, 0) < (need := math.ceil((newest - paper.year) * s.citations_per_year)):
+            out.append(_drop(pid, "too_few_citations_for_age", f"{cited_by.get(pid, 0)} < {need} ({newest - paper.year} years old)"))
         elif _NOT_RESEARCH.search(paper.title):
             out.append(_drop(pid, "survey_or_tutorial", paper.title))
         elif not any(view.has_text(cited) for cited, _ in refs if cited != pid):

@@ -17,6 +17,7 @@ class Settings:
     venues: tuple[str, ...] = ()
     years: tuple[int, int] | None = None
     per_stratum: int | None = None
+    citations_per_year: float = 1.0            # a seed k years older than the newest paper needs k * this citing papers
     # chains
     max_chains_per_seed: int = 40
     multi_target: bool = True
@@ -25,6 +26,7 @@ class Settings:
     method_or_result: bool = True
     judge: str | None = None                   # model spec, or None for no judge
     judge_min: int = 4
+    max_target_age: int | None = 15            # a target this many years older than its citing paper is too early
     # Q/A and distractors
     generator: str = BASELINE
     max_qa: int | None = None
@@ -43,10 +45,12 @@ class Settings:
 
 
 STAGE_SETTINGS = {
-    "seeds": ("min_refs", "max_refs", "venues", "years", "per_stratum", "seed"),
-    "chains": ("max_chains_per_seed", "multi_target", "min_overlap", "min_context", "method_or_result", "judge", "judge_min", "seed"),
+    "seeds": ("min_refs", "max_refs", "venues", "years", "per_stratum", "citations_per_year", "seed"),
+    "chains": ("max_chains_per_seed", "multi_target", "min_overlap", "min_context", "method_or_result", "judge", "judge_min", "max_target_age",
+               "seed"),
     "qa": ("generator", "max_qa", "seed"),
     "distractors": ("generator", "same_paper", "too_close", "seed"),
+    "artifacts": (),
     "ensemble": ("filters",),
     "sanity": (),
     "audit": (),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
+import sentencex
+
 from agenthop.runner.textmatch import STOPWORDS, content_words, normalise, tokens
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])|\n+")
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(%?)(?![\w])")
 _CITATION_MARK = re.compile(r"\s*\[[\d,;\s\-–]+\]|\s*\((?:[A-Z][^()]{0,60}?,\s*)?(?:19|20)\d\d[a-z]?\)")
 _YEAR = re.compile(r"^(19|20)\d\d$")
@@ -15,7 +16,27 @@ MAX_SPAN_WORDS = 16  # longer clauses read as passages, and a changed number bar
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text or "") if s.strip()]
+    """Sentences of a paper's text, by sentencex (it knows "et al.", "e.g." and decimals); never across a line break.
+
+    Each sentence is a slice of ``text``, so it can be quoted as verbatim evidence. A piece with no word in it
+    (a citation mark such as "[12]." split off after "et al.") joins the sentence before.
+    """
+    out: list[str] = []
+    for paragraph in (text or "").split("\n"):
+        spans: list[list[int]] = []
+        pos = 0
+        for piece in sentencex.segment("en", paragraph):
+            piece = piece.strip()
+            at = paragraph.find(piece, pos) if piece else -1
+            if at < 0:
+                continue
+            pos = at + len(piece)
+            if spans and not re.search(r"[A-Za-z]{2}", piece):
+                spans[-1][1] = pos
+            else:
+                spans.append([at, pos])
+        out.extend(paragraph[a:b] for a, b in spans)
+    return out
 
 
 def strip_citation_marks(text: str) -> str:
@@ -79,6 +100,9 @@ def perturb_numbers(span: str, salt: int) -> str:
     return _NUMBER.sub(change, span)
 
 
+_GENERIC_OPENERS = frozenset("a an the on towards toward what how why when is are do does can neural deep simple".split())
+
+
 def method_names(title: str) -> set[str]:
     """Names a title coins: acronyms and mixed-case words ('SPECTER', 'GRanoto', 'BERT-base', 'word2vec')."""
     names = set()
@@ -90,6 +114,12 @@ def method_names(title: str) -> set[str]:
     head = re.split(r"\s*:\s*", title or "", maxsplit=1)
     if len(head) == 2 and 1 <= len(head[0].split()) <= 2:
         names.add(head[0].strip())  # "SPECTER: Document-level ..." names its method before the colon
+    # "Data Recombination for Neural Semantic Parsing" names its method before "for": a two- to four-word head
+    # that is not a gerund ("Learning to ...", "Improving ...") or a generic opener.
+    lead = re.split(r"\s+(?:for|with|via|using|in|on|of|by|through|from|to|towards|as|and)\s+|\s*[:?!.]\s*", title or "", maxsplit=1, flags=re.I)[0]
+    words = lead.split()
+    if 2 <= len(words) <= 4 and not words[0].lower().endswith("ing") and words[0].lower() not in _GENERIC_OPENERS:
+        names.add(lead.strip())
     return names
 
 
@@ -101,9 +131,12 @@ def names_target(question: str, title: str) -> str | None:
         t_norm = normalise(part)
         if t_norm and len(t_norm.split()) >= 3 and f" {t_norm} " in q_norm:
             return f"the title {title!r}"
+    # Case-insensitive, and also with line-break and word hyphens joined ("data re-combination", "data re- combination").
+    joined = re.sub(r"(?<=[A-Za-z])-\s?(?=[A-Za-z])", "", question)
     for name in sorted(method_names(title)):
-        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", question, flags=re.I):
-            return f"the method name {name!r}"
+        for text in (question, joined):
+            if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, flags=re.I):
+                return f"the method name {name!r}"
     return None
 
 

@@ -34,7 +34,7 @@ OUTCOMES = {
 }
 STAGE_OF = (("You help build a benchmark", "judge"), ("You write questions", "qa"),
             ("in one short phrase", "distractors"), ("multiple-choice", "ensemble"))
-LOW_JUDGE = ("0", "1")  # a hop to a paper whose ID starts with these is judged 2 (dropped); every other hop 5
+LOW_JUDGE = ("3", "d")  # a hop to a paper whose ID starts with these is judged 2 (dropped); every other hop 5
 
 
 def judged_low(cited: str) -> bool:
@@ -120,9 +120,13 @@ class ConstructScript:
             return HTTPError(500)
         ids = re.findall(r'<paper id="([^"]+)">', prompt)
         n = len(self.gold[question].split("; "))
-        source = ids[0][:6] if ids else "none"
-        part = f"an estimate of {len(ids) * 13 + 7} from source {source}"
-        return _reply({"answer": "; ".join([part] * n) if n == 1 else f"{part}; another {len(ids) + 3} units"})
+        # An answer of the gold's form: the opening words of a sentence of the paper given (with no paper, one the
+        # model "knows": the seed's), one per part, so no option stands out by form and the artifact audit keeps it.
+        source = ids[0] if ids else chain[0]
+        pool = [s for sec in self.view.sections(source) for s in sentences(sec.text) if len(s.split()) >= 12]
+        start = 0 if ids else 1
+        parts = [" ".join(pool[(start + 2 * i) % len(pool)].rstrip(".").split()[2:8]) for i in range(n)]
+        return _reply({"answer": "; ".join(parts)})
 
     def ensemble(self, body: dict) -> object:
         prompt = body["messages"][1]["content"]

@@ -1,0 +1,247 @@
+"""The offline generator: typed-slot questions and options that cannot be told apart by form.
+
+A question blanks one reported value of a target's finding sentence (a slot,
+``construct/slots.py``) and quotes the seed's citing sentence. Every option is a
+value of the same type (kind, decimals, digits) and each wrong one is genuine:
+
+- ``seed_only``: the value of that type the seed states in its sentence most like the evidence;
+- ``wrong_paper``: the same from a sibling (another reference of the citing paper);
+- ``no_context``: a value of that type from the corpus's distribution, stated by none of the item's papers.
+
+The gold's rank among the four is drawn per item (0-3 options below it, equally
+often), so neither the largest nor the smallest option is a clue. A wrong value
+the target itself states, or that the question shows, is never used.
+
+Multi-target items ask for one value from each target, in a 2x2 design: the
+options are (a, b) the gold, (a', b), (a, b') and (a', b'), so each value is in
+exactly two options and reading one target leaves two options standing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from functools import lru_cache
+
+from agenthop.construct.slots import Slot, join_hyphens, slots_in
+from agenthop.construct.stagefiles import digest
+from agenthop.construct.textspans import names_target, sentences, strip_citation_marks
+from agenthop.runner.textmatch import content_words
+
+KINDS = ("seed_only", "wrong_paper", "no_context")
+MT_SEPARATOR = "; "  # the runner's baseline and the filters read multi-target options as "part; part"
+
+
+@lru_cache(maxsize=8192)
+def paper_slots(view, pid: str) -> tuple[tuple[str, str, Slot], ...]:
+    """(section header, sentence as written, slot) for every slot of a paper."""
+    return tuple((sec.header, sent, slot) for sec in view.sections(pid) for sent in sentences(sec.text) for slot in slots_in(sent))
+
+
+@lru_cache(maxsize=8)
+def corpus_values(view) -> dict[tuple, tuple[str, ...]]:
+    """Every slot value in the corpus by type, each once, sorted: the distribution ``no_context`` draws from."""
+    by_type: dict[tuple, set[str]] = {}
+    for pid, paper in view.papers.items():
+        if paper.has_text:
+            for _, _, slot in paper_slots(view, pid):
+                by_type.setdefault(slot.type, set()).add(slot.value)
+    return {t: tuple(sorted(v)) for t, v in by_type.items()}
+
+
+def readable(text: str) -> str:
+    """A quote for a question: no citation marks, no PDF line-break hyphens ('de- veloped')."""
+    return join_hyphens(" ".join(strip_citation_marks(text or "").split())).rstrip(".")
+
+
+def _similarity(a: str, b: str) -> float:
+    wa, wb = set(content_words(a)), set(content_words(b))
+    return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
+
+
+def _values_stated(view, pids) -> set[str]:
+    return {slot.value for pid in pids for _, _, slot in paper_slots(view, pid)}
+
+
+def _source_pids(view, cand: dict, kind: str, siblings) -> list[str]:
+    return [cand["seed"]] if kind == "seed_only" else siblings if kind == "wrong_paper" else []
+
+
+def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str], salt: str) -> list[str]:
+    """Values of the slot's type from ``kind``'s source, most corresponding first; excluding what the target or question states."""
+    vtype = tuple(slot["type"])
+    banned = _values_stated(view, cand["targets"]) | set(re.findall(r"\d+(?:\.\d+)?%?", cand["question"]))
+    if kind == "no_context":
+        banned |= _values_stated(view, [cand["seed"], *siblings, *([cand["bridge"]] if cand["bridge"] else [])])
+        pool = [v for v in sorted(corpus_values(view).get(vtype, ()), key=lambda v: digest(f"{salt}:{v}")) if v not in banned]
+        # Of the gold's magnitude first (within a factor of 3), so the corpus's value is not the one far from the rest.
+        near = [v for v in pool if _same_magnitude(_num(v), _num(slot["value"]))]
+        taken = set(near)
+        return near + [v for v in pool if v not in taken]
+    scored = {}
+    for pid in _source_pids(view, cand, kind, siblings):
+        for _, sent, s in paper_slots(view, pid):
+            if s.type == vtype and s.value not in banned:
+                score = (-_similarity(sent, slot["sentence"]), digest(f"{salt}:{pid}:{s.value}"))
+                scored[s.value] = min(scored.get(s.value, score), score)
+    return sorted(scored, key=scored.get)
+
+
+def _num(value: str) -> float:
+    return float(value.rstrip("%"))
+
+
+def _same_magnitude(a: float, b: float) -> bool:
+    return a > 0 and b > 0 and abs(math.log10(a) - math.log10(b)) <= math.log10(3)
+
+
+def balanced_pick(pools: dict[str, list[str]], gold: str, below: int, salt: str) -> dict[str, str] | None:
+    """One value per kind, distinct, with exactly ``below`` of them smaller than the gold; None when the pools cannot."""
+    g = _num(gold)
+    combos = sorted(itertools.combinations(pools, below), key=lambda c: digest(f"{salt}:{c}"))
+    for low in combos:
+        picked: dict[str, str] = {}
+        for kind, pool in pools.items():
+            want_low = kind in low
+            value = next((v for v in pool if (_num(v) < g) == want_low and _num(v) != g
+                          and all(_num(v) != _num(p) for p in picked.values())), None)
+            if value is None:
+                break
+            picked[kind] = value
+        else:
+            return picked
+    return None
+
+
+def _slot_record(header: str, sentence: str, slot: Slot) -> dict:
+    return {"header": header, "sentence": slot.sentence, "evidence": sentence, "value": slot.value, "type": list(slot.type),
+            "cloze": slot.cloze()}
+
+
+def _reasoning_type(header: str, sentence: str) -> str:
+    h = header.lower()
+    if re.search(r"result|experiment|evaluat|analys|finding|ablation|discussion|comparison", h):
+        return "RESULT"
+    if re.search(r"data|corpus|corpora|annotation", h):
+        return "GROUND"
+    if re.search(r"method|model|approach|architecture|implementation|setup|setting|training|algorithm|procedure|parameter", h):
+        return "METHOD"
+    if re.search(r"introduction|motivation|background|related", h):
+        return "MOTIVE"
+    return "RESULT" if "%" in sentence else "GROUND"
+
+
+def question_text(view, chain: dict, slots: list[dict]) -> str:
+    via = chain["bridge"] or chain["seed"]
+    contexts = [readable(view.context(via, t)) for t in chain["targets"]]
+    if chain["bridge"]:
+        lead = (f'The seed paper cites a work ("{readable(view.context(chain["seed"], chain["bridge"]))}"), which in turn cites '
+                + ("earlier work" if len(slots) == 1 else "two earlier works") + " (" + "; ".join(f'"{c}"' for c in contexts) + ").")
+    elif len(slots) == 1:
+        lead = f'The seed paper cites earlier work in this sentence: "{contexts[0]}".'
+    else:
+        lead = "The seed paper cites two works: first " + ", then ".join(f'"{c}"' for c in contexts) + "."
+    if len(slots) == 1:
+        where = "that earlier work" if chain["bridge"] else "that work"
+        return f'{lead} In {where}, section "{slots[0]["header"]}" states: "{readable(slots[0]["cloze"])}". What value fills the blank?'
+    return (f'{lead} The first work states in section "{slots[0]["header"]}": "{readable(slots[0]["cloze"])}"; the second states in '
+            f'section "{slots[1]["header"]}": "{readable(slots[1]["cloze"])}". Which pair of values fills the two blanks, '
+            "the first work's value first?")
+
+
+@lru_cache(maxsize=1024)
+def _numbers_in(view, pid: str) -> frozenset[str]:
+    return frozenset(n for sec in view.sections(pid) for n in re.findall(r"\d+(?:\.\d+)?", sec.text))
+
+
+def _ranked_slots(view, chain: dict, pid: str, salt: str) -> list[tuple[str, str, Slot]]:
+    """A target's slots whose value the seed does not state (the seed alone would give it away: the shortcut the
+    ensemble drops), those whose type the seed also reports first (they can get genuine seed_only values), salted."""
+    seed_types = {s.type for _, _, s in paper_slots(view, chain["seed"])}
+    seed_numbers = _numbers_in(view, chain["seed"])
+    usable = [x for x in paper_slots(view, pid) if x[2].value.rstrip("%") not in seed_numbers]
+    return sorted(usable, key=lambda x: (x[2].type not in seed_types, digest(f"{salt}:{x[1]}:{x[2].value}")))
+
+
+def siblings(view, cand: dict, seed: int) -> list[str]:
+    """Other references with text of the paper that cites the targets, in a salted order.
+
+    The whole reference list, not the release's window: a wrong option's source need not be reachable in the item's graph.
+    """
+    via = cand["bridge"] or cand["seed"]
+    skip = {cand["seed"], cand["bridge"], *cand["targets"]}
+    pids = [c for c, _ in view.references(via) if c not in skip and view.has_text(c)]
+    return sorted(pids, key=lambda p: digest(f"{seed}:{cand['id']}:{p}"))
+
+
+MAX_TRIES = 8  # slots tried per target (pairs of them for multi-target chains)
+
+
+def generate(view, chain: dict, seed: int) -> dict:
+    """Question, answer, evidence, reasoning type, labels and slots for a chain, or ``{"drop": ...}``.
+
+    A slot is asked about only when three genuine same-type wrong values exist for it (``options``), so the
+    distractor stage never has to drop what this stage could have asked differently.
+    """
+    salt = f"{seed}:{chain['id']}"
+    per_target = [_ranked_slots(view, chain, t, salt)[:MAX_TRIES] for t in chain["targets"]]
+    if not all(per_target):
+        return {"drop": {"reason": "no_fact_sentence", "detail": "a target states no value in a finding sentence"}}
+    sibs = siblings(view, chain, seed)
+    last = {"reason": "no_fact_sentence", "detail": "no finding sentence could be turned into a question"}
+    for picks in itertools.product(*per_target):
+        slots = [_slot_record(h, sent, s) for h, sent, s in picks]
+        if any(len(content_words(s["cloze"])) < 5 for s in slots):
+            continue  # the blanked sentence must still say what it is about
+        question = question_text(view, chain, slots)
+        named = next((f"{why} of {t}" for t in chain["targets"] if (why := names_target(question, view.papers[t].title))), None)
+        if named:
+            last = {"reason": "names_target", "detail": f"every question written names the target: {named}"}
+            continue
+        record = {"question": question, "answer": MT_SEPARATOR.join(s["value"] for s in slots), "evidence": [s["evidence"] for s in slots],
+                  "reasoning_type": _reasoning_type(slots[0]["header"], slots[0]["sentence"]), "slots": slots,
+                  "labels": [{"paper_id": t, "section": s["header"], "relevance": "direct"} for t, s in zip(chain["targets"], slots)]}
+        wrong = options(view, {**chain, **record}, sibs, seed)
+        if "drop" in wrong:
+            last = wrong["drop"]
+            continue
+        return record
+    return {"drop": last}
+
+
+def options(view, cand: dict, siblings: list[str], seed: int) -> dict:
+    """The three wrong options by kind (``{"seed_only": ..., ...}``), or ``{"drop": ...}`` naming what was missing."""
+    salt = f"{seed}:{cand['id']}"
+    slots = cand["slots"]
+    if not siblings:
+        return {"drop": {"reason": "no_sibling_with_text", "detail": "the citing paper cites no other paper with text"}}
+    if len(slots) == 1:
+        pools = {kind: candidates_for(view, cand, kind, slots[0], siblings, f"{salt}:{kind}") for kind in KINDS}
+        empty = [k for k, p in pools.items() if not p]
+        if empty:
+            return {"drop": {"reason": "no_same_type_value", "detail": f"{empty[0]}: no {slots[0]['type'][0]} value of the gold's form"}}
+        below = int(digest(f"{salt}:rank"), 16) % 4
+        picked = balanced_pick(pools, slots[0]["value"], below, salt)
+        if picked is None:
+            return {"drop": {"reason": "no_balanced_options", "detail": f"no same-type values put the gold at rank {below + 1} of 4"}}
+        return picked
+    # 2x2: a wrong value for one target's slot from a sibling, for the other's from the seed (whichever way round works).
+    problem = None
+    for order in (("wrong_paper", "seed_only"), ("seed_only", "wrong_paper")):
+        wrong = []
+        for i, kind in enumerate(order):
+            pool = candidates_for(view, cand, kind, slots[i], siblings, f"{salt}:{kind}")
+            lower = int(digest(f"{salt}:side{i}"), 16) % 2 == 0
+            g = _num(slots[i]["value"])
+            pick = next((v for v in pool if (_num(v) < g) == lower and _num(v) != g), None)
+            if pick is None:
+                problem = {"reason": "no_same_type_value" if not pool else "no_balanced_options",
+                           "detail": f"{kind}: no {slots[i]['type'][0]} value of the form of target {i + 1}'s"}
+                break
+            wrong.append(pick)
+        else:
+            a, b = slots[0]["value"], slots[1]["value"]
+            return {order[0]: f"{wrong[0]}{MT_SEPARATOR}{b}", order[1]: f"{a}{MT_SEPARATOR}{wrong[1]}",
+                    "no_context": f"{wrong[0]}{MT_SEPARATOR}{wrong[1]}"}
+    return {"drop": problem}

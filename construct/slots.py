@@ -1,0 +1,119 @@
+"""Typed slots: the reported values a finding sentence can be asked about, and what kind of value each is.
+
+A slot is one number in a sentence that reports a result, a method detail or a
+dataset: a percentage, a decimal score, or a count of something (an integer of
+two or more digits followed by the word it counts). Its type is its kind plus
+its form (decimals, digits before the point), so every option of an item can be
+drawn from the same type and none stands out by length or format.
+
+Never a slot: a year, a table, figure, section or equation number, a citation
+mark, a footnote marker or subscript (a digit glued to a word or after a lone
+letter), a term of a formula, or a number that occurs twice in its sentence (the
+question would state it). A sentence holds a slot only when it has exactly one
+value of that type, so the rest of the sentence cannot give the answer away by
+arithmetic ("from 80.1 to ___, +2.3").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agenthop.construct.textspans import strip_citation_marks
+
+_VALUE = re.compile(r"(?<![\w.,/\-])(\d+(?:\.\d+)?)(\s?%)?(?![\w%]|[.,]\d|\s?[-–]\s?\d)")
+_YEAR = re.compile(r"^(19|20)\d\d$")
+_LABEL = re.compile(r"(?:§\s*|\b(?:table|tab|figure|fig|section|sec|eq|equation|appendix|step|stage|layer|line|chapter|"
+                    r"footnote|algorithm|alg|theorem|lemma|definition|example|rule|row|column|col|version|v)\.?\s*\(?)$", re.I)
+_FORMULA_BEFORE = re.compile(r"(?:[=<>≤≥±×+\-−/^_*|∼~≈]\s*|(?<![\w])[B-HJ-Zb-z]\s+)$")  # "= 0.5", "x 1" (a subscript cut off by the PDF)
+_FORMULA_AFTER = re.compile(r"^\s*[=<>≤≥×*/^_]")
+_THOUSANDS_BEFORE = re.compile(r"\d,\s?$")
+_THOUSANDS_AFTER = re.compile(r"^,\s?\d{3}(?!\d)")
+_PER = re.compile(r"\b(?:per|every|each|out of|of every)\s+$", re.I)
+_NAME_BEFORE = re.compile(r"\b(?:[A-Z]{2,}|[A-Z][a-z]+)\s$")
+_UNIT_WORD = re.compile(r"^\s+([a-z][a-z\-]{2,})")
+_NOT_UNITS = frozenset("and or to of in on the for from with by at as is are was were than times".split())
+
+
+def join_hyphens(text: str) -> str:
+    """'Sec- tion 3.6' -> 'Section 3.6': undo the line-break hyphens PDF converters leave."""
+    return re.sub(r"(?<=[a-z])- (?=[a-z])", "", text)
+
+
+@dataclass(frozen=True)
+class Slot:
+    sentence: str   # the sentence as the paper states it (citation marks removed)
+    value: str      # the option text: "91.2%", "0.85", "300"
+    start: int      # where the value starts in ``sentence``
+    end: int
+    type: tuple     # ("percent", decimals, int digits) / ("decimal", decimals, int digits) / ("count", digits)
+
+    def cloze(self) -> str:
+        return f"{self.sentence[: self.start]}___{self.sentence[self.end:]}"
+
+    @property
+    def number(self) -> float:
+        return float(self.value.rstrip("%"))
+
+
+def value_type(number: str, percent: bool) -> tuple:
+    """Kind and form: a fraction (0.x) is its own magnitude, so a dropout rate of 0.5 never sits beside 5.3."""
+    whole, _, frac = number.partition(".")
+    digits = 0 if whole == "0" else len(whole)
+    if percent:
+        return ("percent", len(frac), digits)
+    if frac:
+        return ("decimal", len(frac), digits)
+    return ("count", len(whole))
+
+
+def format_value(number: str, percent: bool) -> str:
+    return f"{number}%" if percent else number
+
+
+def _eligible_sentence(sentence: str) -> bool:
+    words = sentence.split()
+    if not 8 <= len(words) <= 60 or "<unk>" in sentence:
+        return False
+    if sum(w.strip(".,;:()").isascii() for w in words) < 0.9 * len(words):
+        return False  # another language, or a converter's mojibake
+    single = sum(len(w) == 1 and w.isalpha() and w not in "aAI" for w in words)
+    alpha = sum(w.isalpha() and len(w) > 2 for w in words)
+    return single / len(words) < 0.15 and alpha >= 5  # not a formula, a table row or a heading
+
+
+def slots_in(sentence: str) -> list[Slot]:
+    """The slots of one sentence (empty when the sentence states no finding value)."""
+    clean = join_hyphens(" ".join(strip_citation_marks(sentence).split()))
+    if not _eligible_sentence(clean):
+        return []
+    found = []
+    for m in _VALUE.finditer(clean):
+        number, percent = m.group(1), bool(m.group(2))
+        before, after = clean[: m.start()], clean[m.end():]
+        if _YEAR.match(number) or _LABEL.search(before) or _FORMULA_BEFORE.search(before) or _FORMULA_AFTER.match(after):
+            continue
+        if _THOUSANDS_BEFORE.search(before) or _THOUSANDS_AFTER.match(after) or _PER.search(before):
+            continue  # a piece of "1, 805" split by the converter; the 100 of "per 100 examples" is a unit, not a finding
+        if number.startswith("0") and not number.startswith("0.") and number != "0":
+            continue  # "07": an identifier, not a value
+        vtype = value_type(number, percent)
+        if vtype[0] == "count":
+            unit = _UNIT_WORD.match(after)
+            if len(number) < 2 or not unit or unit.group(1) in _NOT_UNITS:
+                continue  # a lone small integer is a subscript, an index or an ordinal far more often than a finding
+        if percent and float(number) > 100:
+            continue
+        if vtype[0] == "decimal" and float(number) < 20 and _NAME_BEFORE.search(before):
+            continue  # "Open IE 4.2", "Python 3.6": a version, not a finding
+        found.append(Slot(clean, format_value(number, percent), m.start(), m.start() + len(m.group(0)), vtype))
+    others = [n for n in re.findall(r"(?<![\w.])\d+(?![\w.]\d)", clean) if not _YEAR.match(n)]
+    out = []
+    for slot in found:
+        same_type = [s for s in found if s.type[0] == slot.type[0]]
+        if len(same_type) != 1 or clean.count(slot.value.rstrip("%")) != 1:
+            continue
+        if slot.type[0] == "count" and len(others) >= 3:
+            continue  # "an ensemble of 3 models ... and ___ models (all 4 models of each run)": the rest gives it by arithmetic
+        out.append(slot)
+    return out

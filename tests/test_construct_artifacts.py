@@ -1,0 +1,346 @@
+"""The artifact audit (issue 32, point 1): each solver that sees no evidence is fooled by an item built for it and not by
+a balanced one; scoring counts an abstention as chance; the stage drops form flaws without looking at the gold and
+rebalances a winning rule back to chance rather than to zero; on any generated release, no form solver is left above
+chance + 10 points."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from construct_script import ConstructScript, _reply
+from fake_openai import FakeOpenAI
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agenthop.construct import artifact_filter, artifacts
+from agenthop.construct.context import Context
+from agenthop.construct.corpus_view import CorpusView, Section
+from agenthop.construct.distractors import run_distractors
+from agenthop.construct.pipeline import run_pipeline
+from agenthop.construct.settings import Settings
+from agenthop.construct.stagefiles import digest, read_jsonl
+from agenthop.construct.textspans import sentences
+from agenthop.scorer.stats import wilson
+
+
+def item(options: list[str], correct: int = 0, question: str = "What completes this statement: ___?", **extra) -> dict:
+    return {"id": f"c-{abs(hash((tuple(options), correct, question))):x}", "question": question, "options": options,
+            "correct_index": correct, **extra}
+
+
+# Four options of one type and format: nothing but their values tells them apart.
+BALANCED = item(["91.2%", "88.4%", "90.7%", "89.9%"], correct=2)
+
+FOOLED = {  # solver -> (an item built so that its rule singles out the gold, the gold)
+    "longest": item(["a two-layer bidirectional LSTM encoder with attention", "a CNN", "an RNN", "a GRU"]),
+    "shortest": item(["SVM", "a gradient boosted forest", "a conditional random field", "a multilayer perceptron"]),
+    "most_similar": item(["BLEU of 27.3 on WMT14", "BLEU of 27.9 on WMT15", "BLEU of 21.3 on WMT14", "ROUGE-L of 41.0"], correct=0),
+    "least_similar": item(["Penn Treebank", "accuracy of 91.2", "accuracy of 90.4", "accuracy of 89.7"]),
+    "odd_form": item(["the BiLSTM-CRF tagger", "91.2%", "88.4%", "90.7%"]),
+    "largest": item(["97.1%", "88.4%", "90.7%", "89.9%"]),
+    "smallest": item(["12.5%", "88.4%", "90.7%", "89.9%"]),
+    "twin_smaller": item(["SEQ2TREE outperforms SEQ2SEQ by 2.9% and 2.5%", "the grandmother is still unaware",
+                          "current learning rate for each step", "SEQ2TREE outperforms SEQ2SEQ by 3.7% and 3.2%"]),
+    "twin_larger": item(["SEQ2TREE outperforms SEQ2SEQ by 3.7% and 3.2%", "the grandmother is still unaware",
+                         "current learning rate for each step", "SEQ2TREE outperforms SEQ2SEQ by 2.9% and 2.5%"]),
+    "question_overlap": item(["the parser trained on the Penn Treebank", "a lexicon of verbs", "a crowd of annotators",
+                              "a character model"], question="Which parser trained on the Penn Treebank reached ___?"),
+    "contradiction": item(["an accuracy of 91.2%", "an accuracy of 113.4%", "an accuracy of 120.5%", "an accuracy of 131.0%"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOOLED))
+def test_each_solver_picks_the_gold_of_the_item_built_to_fool_it_and_not_of_a_balanced_one(name):
+    solver = next(s for s in artifacts.SOLVERS if s.name == name)
+    fooled = FOOLED[name]
+    assert tuple(solver.run(fooled)) == (fooled["correct_index"],), (name, solver.run(fooled))
+    picks = solver.run(BALANCED)
+    assert artifacts.credit(picks, BALANCED["correct_index"], 4) <= 0.25, (name, picks)
+    assert len(picks) != 1 or picks[0] != BALANCED["correct_index"]
+
+
+def test_the_middle_solvers_name_what_is_neither_extreme():
+    # "Never an extreme" is the leak a generator makes when it hides the gold between its distractors.
+    assert artifacts.middle_value(BALANCED) == (2, 3) and artifacts.credit(artifacts.middle_value(BALANCED), 2, 4) == 0.5
+    assert artifacts.middle_value(FOOLED["largest"]) == (2, 3) and artifacts.middle_value(item(["1%", "2%", "a", "b"])) == ()
+    assert artifacts.middle_length(item(["a", "bb", "ccc", "dddd"], correct=1)) == (1, 2)
+    assert artifacts.middle_length(item(["aa", "bb", "cc", "dd"])) == ()
+
+
+def test_the_twin_solver_narrows_to_the_pair_and_a_lone_twin_is_a_flaw_whichever_option_is_gold():
+    twins = FOOLED["twin_smaller"]
+    assert artifacts.twin(twins) == (0, 3)
+    assert artifacts.credit(artifacts.twin(twins), 0, 4) == 0.5 and artifacts.credit(artifacts.twin(twins), 1, 4) == 0.0
+    for gold in range(4):  # the stage's twin rule never looks at the gold
+        assert artifact_filter.flaw({**twins, "correct_index": gold})["reason"] == "artifact_twin"
+    # Four typed values with one unit are not twins: no single pair stands out.
+    assert artifacts.twin_pairs(["300 epochs", "200 epochs", "400 epochs", "250 epochs"]) != [] and artifacts.twin(
+        item(["300 epochs", "200 epochs", "400 epochs", "250 epochs"])) == ()
+    assert artifact_filter.flaw(item(["300 epochs", "200 epochs", "400 epochs", "250 epochs"])) is None
+    # Symbols and stopwords only, numbers changed: still the same words (the old generator's formula blanks).
+    assert artifacts.twin(item(["For any k ≥ 2", "the loss on held-out data", "For any k ≥ 4", "a learning rate schedule"])) == (0, 2)
+
+
+def test_the_question_refutes_a_count_it_fixes_and_a_percentage_above_100():
+    q = "The model is evaluated on three datasets; what completes this statement: ___?"
+    assert artifacts.refuted(q, "results on four datasets") == "the question fixes 3 datasets, the option says four"
+    assert artifacts.refuted(q, "results on three datasets") is None
+    assert artifacts.refuted(q, "an accuracy of 113.4%").startswith("a percentage above 100")
+    flawed = artifact_filter.flaw(item(["results on three datasets", "results on four datasets", "scores on three corpora",
+                                        "gains on three tasks"], question=q))
+    assert flawed["reason"] == "artifact_refuted" and "option B" in flawed["detail"]
+
+
+def test_odd_type_is_a_flaw_and_one_type_throughout_is_not():
+    assert artifact_filter.flaw(FOOLED["odd_form"])["reason"] == "artifact_odd_type"
+    assert artifact_filter.flaw(BALANCED) is None
+    # A dropout rate among values of another magnitude (an item read by hand in the explore release).
+    dropout = artifact_filter.flaw(item(["5.3", "0.5", "4.3", "6.1"], correct=1))
+    assert dropout == {"reason": "artifact_odd_type", "detail": "option B's value is of another order of magnitude than the others'"}
+    assert artifacts.odd_form(item(["5.3", "0.5", "4.3", "6.1"], correct=1)) == (1,)
+    assert artifact_filter.flaw(item(["0.53", "0.5", "0.43", "0.61"])) is None
+    assert artifact_filter.flaw(item(["9.8", "10.2", "9.5", "9.9"])) is None  # a decade boundary is not a gap
+
+
+@dataclass(frozen=True)
+class Paper:
+    paper_id: str
+
+
+class SeedView:
+    """The two things the seed solver reads: the papers, and a paper's sections."""
+
+    def __init__(self, text: str):
+        self.papers = {"seed": Paper("seed")}
+        self._text = text
+
+    def sections(self, pid):
+        return (Section("3 Results", self._text),) if pid == "seed" else ()
+
+
+def test_the_seed_solver_is_the_offline_baseline_reading_the_seed_alone():
+    question = "On the JOBS dataset, what completes this statement: the parser ___?"
+    options = ["improves accuracy by 2.9 points", "halves the training time", "uses a copying mechanism", "needs no lexicon"]
+    stated = SeedView("On the JOBS dataset the parser improves accuracy by 2.9 points over the baseline.")
+    assert artifacts.seed_only(item(options, question=question, seed="seed"), stated) == (0,)
+    silent = SeedView("We thank the reviewers for their comments on an earlier draft.")
+    assert artifacts.seed_only(item(options, question=question, seed="seed"), silent) == ()
+    assert "seed_only" not in artifacts.solve(item(options, question=question, seed="seed"))  # no view, no seed solver
+    assert artifacts.solve(item(options, question=question, seed_paper_id="seed"), stated)["seed_only"] == [0]
+
+
+def test_scoring_counts_an_abstention_as_chance_and_a_tie_as_a_random_pick_with_the_scorers_wilson_interval():
+    assert artifacts.credit([], 2, 4) == 0.25 and artifacts.credit([0, 1, 2, 3], 2, 4) == 0.25
+    assert artifacts.credit([1, 2], 2, 4) == 0.5 and artifacts.credit([1], 2, 4) == 0.0 and artifacts.credit([2], 2, 4) == 1.0
+    items = [item(["a", "b", "c", "d"], correct=i % 4) for i in range(8)]
+    picks = [{"longest": [0]} for _ in items] + []
+    s = artifacts.score(items, picks, "longest")
+    assert s["accuracy"] == 0.25 and s["decided"] == 8 and s["decided_right"] == 2
+    assert s["ci95"] == [round(x, 4) for x in wilson(2, 8)]
+    abstaining = artifacts.score(items, [{"longest": []} for _ in items], "longest")
+    assert abstaining["accuracy"] == 0.25 and abstaining["abstained"] == 8 and abstaining["decided"] == 0
+
+
+def test_the_form_vote_needs_two_solvers_to_agree():
+    assert artifacts.form_vote({"longest": (1,), "largest": (1,), "shortest": (2,)}) == (1,)
+    assert artifacts.form_vote({"longest": (1,), "largest": (2,)}) == ()
+    assert artifacts.form_vote({"longest": (1,), "largest": (1,), "seed_only": (1,)}) == (1,)
+    assert artifacts.form_vote({"longest": (1,), "seed_only": (1,)}) == ()  # the seed is not form
+
+
+def _release(n: int, rng: random.Random, gold_rank) -> list[dict]:
+    """n items of four typed percentages; ``gold_rank(i)`` is the gold's rank among them (0 = smallest)."""
+    out = []
+    for i in range(n):
+        values = sorted(rng.sample(range(500, 990), 4))
+        options = [f"{v / 10:.1f}%" for v in values]
+        rng.shuffle(options)
+        gold = options.index(f"{values[gold_rank(i)] / 10:.1f}%")
+        out.append(item(options, correct=gold, question=f"In setting {i}, what accuracy completes this statement: ___?"))
+    return out
+
+
+def test_the_option_classifier_finds_a_rank_leak_cross_validated_and_stays_near_chance_without_one():
+    rng = random.Random(7)
+    leaky = _release(200, rng, lambda i: 3)  # the gold is always the largest value
+    summary = artifacts.summarise(leaky)
+    assert summary["solvers"]["option_classifier"]["accuracy"] > 0.9 and "option_classifier" in summary["above_limit"]
+    assert summary["solvers"]["largest"]["accuracy"] == 1.0 and summary["solvers"]["smallest"]["accuracy"] == 0.0
+    fair = _release(200, rng, lambda i: i % 4)  # the gold's rank rotates
+    summary = artifacts.summarise(fair)
+    assert abs(summary["solvers"]["option_classifier"]["accuracy"] - 0.25) <= 0.10
+    assert summary["above_limit"] == [] and summary["below_floor"] == []
+    assert summary["chance"] == 0.25 and summary["limit"] == 0.35
+
+
+def _stage(items: list[dict]) -> list[dict]:
+    return artifact_filter.run_artifacts(None, items)
+
+
+def test_the_stage_rebalances_a_winning_rule_to_chance_not_to_zero_and_records_the_reason():
+    rng = random.Random(11)
+    items = _release(80, rng, lambda i: 3 if i % 5 < 3 else i % 3)  # the largest value is gold 60% of the time
+    records = _stage(items)
+    kept = [r for r in records if "drop" not in r]
+    dropped = [r for r in records if "drop" in r]
+    assert dropped and {r["drop"]["reason"] for r in dropped} <= {"artifact_largest", "artifact_smallest", "artifact_most_similar",
+                                                                  "artifact_least_similar", "artifact_form_vote"}
+    assert any(r["drop"]["reason"] == "artifact_largest" for r in dropped)
+    assert all(r["artifacts"]["picks"]["largest"] == [r["correct_index"]] for r in dropped if r["drop"]["reason"] == "artifact_largest")
+    after = artifacts.summarise(kept)["solvers"]
+    assert 0.25 - artifact_filter.TARGET - 1e-9 <= after["largest"]["accuracy"] <= 0.25 + artifact_filter.TARGET + 1e-9
+    assert after["largest"]["decided_right"] > 0  # not driven to zero: "never the largest" does not win instead
+    assert len(kept) >= 40
+    # Every kept record carries its picks for the ensemble and the release audit.
+    assert all(set(artifacts.FORM_SOLVERS) <= set(r["artifacts"]["picks"]) for r in records)
+
+
+def test_too_few_items_are_not_rebalanced():
+    rng = random.Random(3)
+    items = _release(artifact_filter.MIN_ITEMS - 1, rng, lambda i: 3)
+    assert all("drop" not in r for r in _stage(items))
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.lists(st.integers(1, 4), min_size=4, max_size=4), st.integers(60, 150),
+       st.sampled_from(["percent", "decimal", "count", "phrase"]))
+def test_after_the_stage_no_form_solver_beats_chance_by_more_than_ten_points_whatever_the_bias(seed, weights, n, style):
+    """A generated release with a bias in the gold's rank among the values (hypothesis weighs each rank 1-4: from
+    balanced to the gold being one rank 57% of the time) and any option style: what the stage keeps leaves no option-
+    or question-only solver above chance + 10 points (SPEC 8's limit). Below chance - 10, a rule is rebalanced too,
+    unless that takes half the release, and then the stage names it."""
+    rng = random.Random(seed)
+    ranks = [r for r, w in enumerate(weights) for _ in range(w)]
+    render = {"percent": lambda v: f"{v / 10:.1f}%", "decimal": lambda v: f"0.{v}", "count": lambda v: f"{v} sentences",
+              "phrase": lambda v: "a " + " ".join(["longer"] * (v % 5)) + f" model of size {v}"}[style]
+    items = []
+    for i in range(n):
+        options = [render(v) for v in sorted(rng.sample(range(100, 999), 4))]
+        gold_text = options[rng.choice(ranks)]
+        rng.shuffle(options)
+        items.append(item(options, correct=options.index(gold_text), question=f"In case {i}, what completes this: ___?"))
+    said: list[str] = []
+    kept = [r for r in artifact_filter.run_artifacts(None, items, said.append) if "drop" not in r]
+    if len(kept) < artifact_filter.MIN_ITEMS:
+        return  # too few to measure; the stage does not act on them
+    picks = [r["artifacts"]["picks"] for r in kept]
+    for name in artifacts.FORM_SOLVERS:
+        acc = artifacts.score(kept, picks, name)["accuracy"]
+        assert acc <= 0.25 + artifacts.CHANCE_MARGIN, (name, acc)
+        if acc < 0.25 - artifacts.CHANCE_MARGIN:
+            assert any(name in line for line in said), (name, acc, said)
+
+
+# -- in the pipeline, with a scripted model on loopback (issue 32, point 8) --------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "corpus.sqlite"
+
+
+class FormScript(ConstructScript):
+    """The scripted model with every chain "ok", and wrong options of the gold's own form (six words of a sentence of
+    the paper asked about), except for two chains: the first gets a copy of the gold with one word added (a lone
+    near-identical pair), the second three-word lowercase wrong options (the gold, six words from a capital, is the
+    longest and the odd one out: its form gives it away, though no flaw rule drops it)."""
+
+    def __init__(self, corpus):
+        super().__init__(corpus)
+        self.roles: dict[tuple, str] = {}
+
+    def qa(self, body: dict) -> object:
+        ids = re.findall(r'<paper id="([^"]+)">', body["messages"][1]["content"])
+        self.outcome.setdefault(tuple(ids), "ok")
+        return super().qa(body)
+
+    def _six_words(self, pid: str, salt: str, digits: bool) -> str:
+        """Six words that open a sentence of the paper, with a digit exactly when the gold has one (the gold's form)."""
+        found = [" ".join(s.rstrip(".").split()[:6]) for sec in self.view.sections(pid) for s in sentences(sec.text)
+                 if len(s.split()) >= 8]
+        found = [f for f in found if any(c.isdigit() for c in f) == digits] or found
+        return found[int(digest(salt)[:6], 16) % len(found)] if found else "a method trained on other data entirely"
+
+    def distractors(self, body: dict) -> object:
+        prompt = body["messages"][1]["content"]
+        chain, question = self._chain_of(prompt)
+        gold = self.gold[question]
+        if chain not in self.roles:  # the first two single-target chains get the flawed roles
+            taken = sum(r != "balanced" for r in self.roles.values())
+            self.roles[chain] = ["twin", "by_form"][taken] if taken < 2 and "; " not in gold else "balanced"
+        role = self.roles[chain]
+        ids = re.findall(r'<paper id="([^"]+)">', prompt)
+        if role == "twin" and not ids:  # no_context: the gold again, one word longer
+            return _reply({"answer": f"{gold} again"})
+        if role == "by_form":
+            return _reply({"answer": "no value stated" if not ids else "nothing was reported" if ids[0] == chain[0] else "it stays unclear"})
+        pid = ids[0] if ids else sorted(self.view.papers)[int(digest(question)[:6], 16) % len(self.view.papers)]
+        parts = gold.split("; ")
+        return _reply({"answer": "; ".join(self._six_words(pid, f"{question}:{pid}:{k}", any(c.isdigit() for c in part))
+                                           for k, part in enumerate(parts))})
+
+
+def test_with_models_the_stage_drops_a_form_flaw_and_the_ensemble_never_rates_an_item_its_form_answers_gold(tmp_path):
+    script = FormScript(CORPUS)
+    out = tmp_path / "run"
+    with FakeOpenAI(script) as fake:
+        s = Settings(min_refs=5, max_chains_per_seed=1, generator=f"gen@{fake.base_url}", max_qa=6, workers=1,
+                     filters=(f"f1@{fake.base_url}", f"f2@{fake.base_url}", f"f3@{fake.base_url}"))
+        result = run_pipeline(CORPUS, out, s, echo=lambda line: None)
+    rows = {r["stage"]: r for r in result["attrition"]["rows"]}
+    assert rows["artifacts"]["entered"] == rows["distractors"]["kept"] >= 3
+    assert rows["artifacts"]["reasons"] == {"artifact_twin": 1}
+    twin_chain = next(c for c, role in script.roles.items() if role == "twin")
+    records = [json.loads(line) for line in (out / "work" / "artifacts.jsonl").read_text().splitlines()]
+    dropped = [r for r in records if "drop" in r]
+    assert [(r["seed"], *r["targets"]) for r in dropped] == [twin_chain[:1] + twin_chain[-len(dropped[0]["targets"]):]]
+    ensemble = [json.loads(line) for line in (out / "work" / "ensemble.jsonl").read_text().splitlines()]
+    assert ensemble and all("drop" not in r for r in ensemble)  # the scripted filters all find the gold, never from the seed
+    by_form_chain = next(c for c, role in script.roles.items() if role == "by_form")
+    for r in ensemble:
+        form_says_gold = r["artifacts"]["picks"]["form_vote"] == [r["correct_index"]]
+        assert r["filter"]["by_form"] == form_says_gold
+        assert r["consensus_tier"] == ("silver" if form_says_gold else "gold"), r["id"]
+    (flagged,) = [r for r in ensemble if (r["seed"], *r["targets"]) == by_form_chain[:1] + by_form_chain[-len(r["targets"]):]]
+    assert flagged["filter"]["by_form"] and flagged["consensus_tier"] == "silver"
+    assert any(r["consensus_tier"] == "gold" for r in ensemble)
+    # The release's provenance holds the audit the attrition table shows, figure for figure.
+    provenance = json.loads((out / "release" / "construct" / "provenance.json").read_text())
+    assert provenance["artifact_audit"] == result["attrition"]["artifact_audit"]
+    audit = provenance["artifact_audit"]
+    assert audit["stage"] == "postfilter" and audit["items"] == result["release"]["items"]
+    table = (out / "attrition.md").read_text()
+    for name, figures in audit["solvers"].items():
+        lo, hi = figures["ci95"]
+        assert f"| {name}: " in table and f"{figures['accuracy']:.1%} [{lo:.1%}, {hi:.1%}]" in table
+
+
+# -- on the offline pipeline's own output (the generator's balanced options) ------------------------------------------
+
+@pytest.fixture(scope="module")
+def questions(tmp_path_factory):
+    """The offline pipeline's Q/A candidates on the committed corpus, and the corpus view."""
+    out = tmp_path_factory.mktemp("artifacts") / "run"
+    run_pipeline(CORPUS, out, Settings(min_refs=5), until="qa", echo=lambda line: None)
+    view = CorpusView(CORPUS)
+    yield [r for r in read_jsonl(out / "work" / "qa.jsonl") if "drop" not in r], view
+    view.close()
+
+
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10_000))
+def test_on_a_generated_release_no_solver_beats_chance_by_ten_points(questions, seed):
+    """The offline generator's options for the committed corpus's questions, shuffled and drawn under any seed: no
+    solver that sees no evidence (the option classifier included) is above chance + 10 points, before the artifact
+    stage drops anything, and after it."""
+    cands, view = questions
+    s = Settings(min_refs=5, seed=seed)
+    made = [r for r in asyncio.run(run_distractors(Context(view, s, None, lambda line: None), cands)) if "drop" not in r]
+    assert len(made) >= 40, len(made)
+    for stage, items in (("distractors", made), ("artifacts", [r for r in artifact_filter.run_artifacts(None, made) if "drop" not in r])):
+        summary = artifacts.summarise(items, picks=[artifacts.solve(r) for r in items])
+        assert summary["above_limit"] == [], (stage, {k: summary["solvers"][k]["accuracy"] for k in summary["above_limit"]})

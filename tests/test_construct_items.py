@@ -1,0 +1,211 @@
+"""Item validity of the offline construction pipeline (issue 32): typed slots, genuine same-type options with the gold's
+rank rotated, multi-target items that need both targets, the filters on real contexts from the explore sources, and item
+IDs that survive removing an item."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from agenthop.construct import artifacts
+from agenthop.construct.chains import prefilter
+from agenthop.construct.corpus_view import CorpusView
+from agenthop.construct.offline_items import MT_SEPARATOR, paper_slots
+from agenthop.construct.pipeline import run_pipeline
+from agenthop.construct.release_out import item_id
+from agenthop.construct.settings import Settings
+from agenthop.construct.slots import slots_in, value_type
+from agenthop.construct.textspans import names_target, sentences
+from agenthop.construct.verdicts import VerdictStore
+from agenthop.server.corpus.convert.build import build_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+ACL = ROOT / "explore" / "sources" / "acl"
+SETTINGS = Settings(min_refs=5)  # every chain of the committed corpus: about 90 items in 12 s
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory):
+    out = tmp_path_factory.mktemp("items") / "run"
+    run_pipeline(ROOT / "corpus.sqlite", out, SETTINGS, echo=lambda line: None)
+    items = [json.loads(line) for line in (out / "release" / "qa" / "full.jsonl").read_text().splitlines()]
+    cands = {json.loads(line)["id"]: json.loads(line) for line in (out / "work" / "distractors.jsonl").read_text().splitlines()}
+    return out, items, cands
+
+
+@pytest.fixture(scope="module")
+def acl_view(tmp_path_factory):
+    """Four real papers from the explore sources: two citation pairs whose contexts the filters are tested on."""
+    corpus = tmp_path_factory.mktemp("acl") / "acl.sqlite"
+    build_corpus([ACL / f"{name}.tei.xml.gz" for name in ("P17-2002", "P16-1001", "P18-1168", "P16-1002")], corpus, echo=lambda line: None)
+    view = CorpusView(corpus)
+    yield view
+    view.close()
+
+
+def test_sentences_keep_et_al_decimals_and_citation_marks_whole():
+    text = "We follow Gu et al. [12]. The F1 is 0.85 vs. 0.82 on the test set. See e.g. Table 2.\nA new paragraph."
+    assert sentences(text) == ["We follow Gu et al. [12].", "The F1 is 0.85 vs. 0.82 on the test set.", "See e.g. Table 2.", "A new paragraph."]
+    assert all(s in text for s in sentences(text))  # slices of the text: quotable as verbatim evidence
+
+
+@pytest.mark.parametrize("sentence", [
+    "The model of Section 3.1 is trained in the same way as all the other models we describe.",         # section number
+    "As shown in Table 12, the parser improves over the baseline on every language we tried.",         # table number
+    "The decoder generates the output sequence y 1 from the hidden state h of the encoder.",          # subscript cut by the PDF
+    "This corpus was released by the shared task organisers in 2015 for every participating team.",   # year
+    "We set the weight of the regularisation term λ = 0.5 in all of the experiments reported here.",    # a term of a formula
+    "Our system reaches 91.2% on the development set and 90.4% on the test set of the benchmark.",    # two values of one kind
+    "The translation model3 was trained on the parallel data with the usual settings of the toolkit.",  # footnote marker
+    "The original split has 16, 000 training, 1, 000 development, and 1, 805 test instances.",            # "1,805" split by GROBID
+    "The resulting data has about three pointers per 100 examples in the whole training set.",           # a unit, not a finding
+    "Autor Stephen Jay <unk> zemřel 20 let po <unk> svého objevu v Praze roku.",                         # mojibake, other language
+    "Open IE 4.2 associates a confidence value with each extraction it makes from the text.",            # a version number
+    "We show an ensemble of 3 models, and 12 models (all 4 models of each training run) as well.",        # 12 = 3 x 4, by arithmetic
+])
+def test_a_slot_is_never_a_label_number_subscript_year_formula_term_or_footnote(sentence):
+    assert slots_in(sentence) == []
+
+
+def test_slots_are_typed_by_kind_and_form():
+    (pct,) = slots_in("Our parser reaches an accuracy of 91.2 % on the GEO test set after training.")
+    assert (pct.value, pct.type) == ("91.2%", ("percent", 1, 2)) and pct.cloze().startswith("Our parser reaches an accuracy of ___ on")
+    (count,) = slots_in("We train the model for a total of 300 epochs on the whole training data set.")
+    assert (count.value, count.type) == ("300", ("count", 3))
+    assert slots_in("We train the model for 5 epochs on the whole training data set of the task.") == []  # a lone digit is no finding
+    assert value_type("0.853", False) == ("decimal", 3, 0) != value_type("5.853", False)  # a fraction is its own magnitude
+
+
+def test_every_option_has_the_gold_type_and_a_genuine_wrong_source(release):
+    out, items, cands = release
+    assert len(items) >= 60
+    view = CorpusView(ROOT / "corpus.sqlite")
+    for item in items:
+        cand = cands[json.loads((out / "release" / "construct" / "provenance.json").read_text())["items"][item["id"]]]
+        parts = [o.split(MT_SEPARATOR) for o in item["options"]]
+        for i, slot in enumerate(cand["slots"]):
+            assert {tuple(slot["type"])} == {value_type(p[i].rstrip("%"), p[i].endswith("%")) for p in parts}, item["id"]
+        assert len(set(item["options"])) == 4
+        if item["question_type"] == "single-target":
+            by_kind = dict(zip(item["distractor_types"], item["options"]))
+            def stated(pid: str, value: str) -> bool:
+                return any(s.value == value for _, _, s in paper_slots(view, pid))
+
+            assert stated(item["seed_paper_id"], by_kind["seed_only"]), item["id"]
+            assert not any(stated(t, by_kind[k]) for t in item["gold_paper_ids"] for k in ("seed_only", "wrong_paper", "no_context"))
+            assert by_kind["no_context"] not in item["question"]
+    view.close()
+
+
+def test_the_gold_is_as_often_smallest_largest_or_between(release):
+    _, items, _ = release
+    ranks = Counter()
+    for item in items:
+        if item["question_type"] == "single-target":
+            values = [float(o.rstrip("%")) for o in item["options"]]
+            ranks[sorted(values).index(values[item["correct_index"]])] += 1
+    n = sum(ranks.values())
+    assert set(ranks) == {0, 1, 2, 3} and all(abs(c / n - 0.25) < 0.12 for c in ranks.values()), ranks
+
+
+def test_a_multi_target_item_needs_both_targets(release):
+    _, items, _ = release
+    multi = [i for i in items if i["question_type"] == "multi-target"]
+    assert multi
+    for item in multi:
+        gold = item["options"][item["correct_index"]].split(MT_SEPARATOR)
+        pairs = [o.split(MT_SEPARATOR) for o in item["options"]]
+        for i in (0, 1):
+            # Each target's value is in exactly two options: reading one target leaves two options standing.
+            assert Counter(p[i] for p in pairs) == Counter({gold[i]: 2, next(p[i] for p in pairs if p[i] != gold[i]): 2})
+
+
+def test_no_form_only_solver_beats_chance_by_ten_points(release):
+    out, items, _ = release
+    view = CorpusView(ROOT / "corpus.sqlite")
+    summary = artifacts.summarise(items, view=view)
+    view.close()
+    over = {name: s["accuracy"] for name, s in summary["solvers"].items() if s["accuracy"] > 0.35}
+    assert not over, over
+
+
+def test_item_ids_come_from_content_and_survive_removing_an_item(release, tmp_path):
+    out, items, _ = release
+    copy = tmp_path / "run"
+    shutil.copytree(out, copy)
+    provenance = json.loads((copy / "release" / "construct" / "provenance.json").read_text())
+    victim = items[len(items) // 2]
+    store = VerdictStore(copy / "audit" / "verdicts.sqlite")
+    store.add(provenance["items"][victim["id"]], "tester", "remove", {})
+    store.close()
+    run_pipeline(ROOT / "corpus.sqlite", copy, SETTINGS, echo=lambda line: None)
+    after = {json.loads(line)["id"]: json.loads(line) for line in (copy / "release" / "qa" / "full.jsonl").read_text().splitlines()}
+    assert victim["id"] not in after and len(after) == len(items) - 1
+    for item in items:
+        if item["id"] != victim["id"]:
+            assert after[item["id"]]["question"] == item["question"]  # same ID, same question: earlier runs still map right
+    assert "SHA-256" in json.loads((copy / "release" / "construct" / "provenance.json").read_text())["item_ids"]
+    cand = {"kind": "ST", "seed": "s", "bridge": None, "targets": ["t"], "evidence": ["e"]}
+    assert item_id(cand) == item_id(dict(cand)) != item_id({**cand, "evidence": ["f"]})
+
+
+def test_a_background_citation_with_a_year_is_skipped(acl_view):
+    # P17-2002 cites P16-1001 only in a list of earlier AMR parsers: years, no method or result.
+    context = acl_view.context("doi:10.18653/v1/p17-2002", "doi:10.18653/v1/p16-1001")
+    assert "2016" in context
+    chain = {"seed": "doi:10.18653/v1/p17-2002", "bridge": None, "targets": ["doi:10.18653/v1/p16-1001"]}
+    drop = prefilter(acl_view, chain, Settings(min_overlap=0))
+    assert drop["reason"] == "background_citation"
+    assert prefilter(acl_view, chain, Settings(min_overlap=0, method_or_result=False)) is None
+
+
+def test_a_lowercase_method_name_names_the_target(acl_view):
+    # P18-1168 writes "data re-combination ideas in Jia and Liang (2016)" of "Data Recombination for Neural Semantic Parsing".
+    context = acl_view.context("doi:10.18653/v1/p18-1168", "doi:10.18653/v1/p16-1002")
+    title = acl_view.papers["doi:10.18653/v1/p16-1002"].title
+    assert "data re-combination" in context
+    assert names_target(f'The seed paper cites earlier work in this sentence: "{context}". What value fills the blank?', title)
+    assert names_target("What did the work that introduced data recombination report?", title)
+    assert names_target("What did the work on neural semantic parsing report?", title) is None
+
+
+def test_the_model_distractor_prompt_gives_the_form_never_the_use(tmp_path):
+    """On loopback, the scripted model: every distractor request says how to write the answer (the gold's form) and
+    never that the answer is wrong; a reply of another form is sent back, then the candidate drops as distractor_wrong_form."""
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from construct_script import ConstructScript
+    from fake_openai import FakeOpenAI, system_text
+
+    script = ConstructScript(ROOT / "corpus.sqlite")
+    script.outcome = type("AllOk", (dict,), {"setdefault": lambda self, key, default=None: dict.setdefault(self, key, "ok")})()
+    bad_form = {"n": 0}
+
+    def answer(body, fake):
+        # The first chain's distractors always come back as a bare number: never the gold's form (a phrase).
+        if "in one short phrase" in system_text(body) and body["messages"][1]["content"].count("Question:") and bad_form["n"] < 3 \
+                and "first_chain" in bad_form:
+            if bad_form["first_chain"] in body["messages"][1]["content"]:
+                bad_form["n"] += 1
+                return {"choices": [{"message": {"role": "assistant", "content": '{"answer": "42"}'}, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 2}}
+        reply = script(body, fake)
+        if "You write questions" in system_text(body) and "first_chain" not in bad_form:
+            bad_form["first_chain"] = json.loads(reply["choices"][0]["message"]["content"])["question"]
+        return reply
+
+    with FakeOpenAI(answer) as fake:
+        url = fake.base_url
+        s = Settings(min_refs=5, max_chains_per_seed=1, generator=f"gen@{url}", filters=(f"f1@{url}",), max_qa=3, workers=1)
+        result = run_pipeline(ROOT / "corpus.sqlite", tmp_path / "run", s, echo=lambda line: None)
+        prompts = [b["messages"][1]["content"] for b in fake.bodies() if "in one short phrase" in system_text(b)]
+    assert prompts and all("Write the answer as a phrase of about" in p for p in prompts)
+    forbidden = ("wrong", "incorrect", "distractor", "false answer", "not the answer", "plausible")
+    assert not any(word in (p + " ".join(m["content"] for m in b["messages"])).lower()
+                   for p in prompts for b in fake.bodies() if "in one short phrase" in system_text(b) for word in forbidden)
+    reasons = {r["stage"]: r["reasons"] for r in result["attrition"]["rows"]}["distractors"]
+    assert bad_form["n"] == 3 and reasons == {"distractor_wrong_form": 1}
