@@ -20,10 +20,11 @@ from mcp_types import INVALID_PARAMS
 import agenthop
 from agenthop.server.caps import Caps
 from agenthop.server.corpus_watch import CorpusWatch
+from agenthop.server.explore_tools import EXPLORE_TOOLS
 from agenthop.server.log.checkpoint import LogError
 from agenthop.server.log.jsontext import wire_safe
 from agenthop.server.papers import Corpus
-from agenthop.server.result_schema import OUTPUT_SCHEMAS
+from agenthop.server.result_schema import EXPLORE_OUTPUT_SCHEMAS, OUTPUT_SCHEMAS
 from agenthop.server.search import SearchEngine
 from agenthop.server.sessions import CallResult, Session, SessionRegistry, SessionRetired, meta_counts
 from agenthop.server.task import explore_text, task_text
@@ -133,13 +134,13 @@ class Sandbox:
             return CallResult(f"{text}\n\n{session.status_line(turn, tokens)}", {**status, "error": "deadline exceeded"}, True)
 
 
-def _tool_definition(name: str) -> types.Tool:
-    tool = TOOLS[name]
+def _tool_definition(name: str, *, explore: bool = False) -> types.Tool:
+    tool = EXPLORE_TOOLS[name] if explore and name in EXPLORE_TOOLS else TOOLS[name]
     schema = tool.args.model_json_schema()
     schema.pop("title", None)
     return types.Tool(
         name=name, title=tool.title, description=tool.description, input_schema=schema,
-        output_schema=OUTPUT_SCHEMAS[name],
+        output_schema=(EXPLORE_OUTPUT_SCHEMAS if explore else OUTPUT_SCHEMAS)[name],
         annotations=types.ToolAnnotations(
             title=tool.title, read_only_hint=tool.read_only, destructive_hint=False,
             idempotent_hint=tool.read_only, open_world_hint=False,
@@ -149,7 +150,9 @@ def _tool_definition(name: str) -> types.Tool:
 
 # Built once: the definitions never change, and building the pydantic schemas is not free.
 TOOL_DEFINITIONS: dict[str, types.Tool] = {name: _tool_definition(name) for name in TOOLS}
-INPUT_SCHEMAS: dict[str, dict] = {name: tool.input_schema for name, tool in TOOL_DEFINITIONS.items()}
+# Explore sessions: the explore variants (more arguments, richer results) and the explore-only tools.
+EXPLORE_DEFINITIONS: dict[str, types.Tool] = {name: _tool_definition(name, explore=True) for name in {**TOOLS, **EXPLORE_TOOLS}}
+INPUT_SCHEMAS: dict[str, dict] = {name: tool.input_schema for name, tool in {**EXPLORE_DEFINITIONS, **TOOL_DEFINITIONS}.items()}
 
 ITEM_TEMPLATE = "agenthop://items/{item_id}"
 ITEM_PREFIX = "agenthop://items/"
@@ -195,7 +198,8 @@ def build_server(sandbox: Sandbox) -> Server:
         if session is None:  # perhaps it left memory: look in the log
             session, _, _ = await sandbox.resolve(ctx)
         names = session.enabled_tools() if session is not None else list(TOOLS)
-        return types.ListToolsResult(tools=[TOOL_DEFINITIONS[n] for n in names])
+        definitions = EXPLORE_DEFINITIONS if session is not None and session.item_id is None else TOOL_DEFINITIONS
+        return types.ListToolsResult(tools=[definitions[n] for n in names])
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         # Results echo what the client sent; wire_safe replaces lone surrogates so the reply can be encoded as UTF-8.
