@@ -235,10 +235,19 @@ class ExploreGraph:
             for other, via in rows:
                 shared.setdefault(other, {"co": set(), "refs": set()})["co"].add(via)
         if method in ("both", "coupling"):
-            # e1: a work this paper cites; e2: another paper citing it.
-            rows = self.conn.execute(
-                f"SELECT DISTINCT e2.citing, {canon.format('e1.cited')} FROM edges e1 JOIN edges e2 ON e2.cited = e1.cited "
-                f"WHERE e1.citing IN ({marks}) AND e2.citing NOT IN ({marks})", (*members, *members))
+            # mine: the works this paper cites (as canonical papers); records: every record of each; e2: papers citing one.
+            if self.available:
+                rows = self.conn.execute(
+                    "WITH mine AS (SELECT DISTINCT coalesce(c.canonical, e.cited) AS work FROM edges e "
+                    f"LEFT JOIN paper_clusters c ON c.paper_id = e.cited WHERE e.citing IN ({marks})), "
+                    "records AS (SELECT work, work AS record FROM mine UNION "
+                    "SELECT m.work, c.paper_id FROM mine m JOIN paper_clusters c ON c.canonical = m.work) "
+                    f"SELECT DISTINCT e2.citing, r.work FROM records r JOIN edges e2 ON e2.cited = r.record "
+                    f"WHERE e2.citing NOT IN ({marks})", (*members, *members))
+            else:
+                rows = self.conn.execute(
+                    "SELECT DISTINCT e2.citing, e1.cited FROM edges e1 JOIN edges e2 ON e2.cited = e1.cited "
+                    f"WHERE e1.citing IN ({marks}) AND e2.citing NOT IN ({marks})", (*members, *members))
             for other, via in rows:
                 shared.setdefault(self.canonical(other), {"co": set(), "refs": set()})["refs"].add(via)
         shared.pop(paper_id, None)

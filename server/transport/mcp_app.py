@@ -20,7 +20,7 @@ from mcp_types import INVALID_PARAMS
 import agenthop
 from agenthop.server.caps import Caps
 from agenthop.server.corpus_watch import CorpusWatch
-from agenthop.server.explore_tools import EXPLORE_TOOLS
+from agenthop.server.explore_tools import EXPLORE_TOOLS, citation_text, explore_paper
 from agenthop.server.log.checkpoint import LogError
 from agenthop.server.log.jsontext import wire_safe
 from agenthop.server.papers import Corpus
@@ -156,6 +156,9 @@ INPUT_SCHEMAS: dict[str, dict] = {name: tool.input_schema for name, tool in {**E
 
 ITEM_TEMPLATE = "agenthop://items/{item_id}"
 ITEM_PREFIX = "agenthop://items/"
+PAPER_PREFIX = "agenthop://paper/"
+CITATION_TEMPLATES = {"bibtex": ("agenthop://paper/{paper_id}/bibtex", "application/x-bibtex", "bibtex"),
+                      "csl-json": ("agenthop://paper/{paper_id}/csl-json", "application/vnd.citationstyles.csl+json", "csl_json")}
 MAX_COMPLETIONS = 100  # the MCP limit on values per completion
 
 
@@ -268,6 +271,10 @@ def build_server(sandbox: Sandbox) -> Server:
             types.ResourceTemplate(name="item", title="One benchmark item", uri_template=ITEM_TEMPLATE,
                                    mime_type="application/json",
                                    description="The public part of one item: type, depth, seed paper, question, options."),
+            *(types.ResourceTemplate(name=f"citation-{kind}", title=f"Citation ({kind})", uri_template=template, mime_type=mime,
+                                     description=f"A {kind} citation of one paper, from the corpus metadata (paper_id as the "
+                                                 "tools show it, URL-encoded; DOIs, arXiv and ACL Anthology IDs work too).")
+              for kind, (template, mime, _) in CITATION_TEMPLATES.items()),
         ])
 
     async def read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
@@ -278,11 +285,28 @@ def build_server(sandbox: Sandbox) -> Server:
             payload = [public_item(sandbox.corpus.item(i)) for i in sandbox.corpus.item_ids()]
         elif uri.startswith(ITEM_PREFIX) and (item := sandbox.corpus.item(unquote(uri[len(ITEM_PREFIX):]))) is not None:
             payload = public_item(item)
+        elif uri.startswith(PAPER_PREFIX) and (kind := uri.rsplit("/", 1)[-1]) in CITATION_TEMPLATES:
+            return await _citation_resource(ctx, uri, kind)
         else:
             raise _unknown_resource(uri)
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=uri, mime_type="application/json", text=json.dumps(payload, indent=1))
         ])
+
+    async def _citation_resource(ctx: ServerRequestContext, uri: str, kind: str) -> types.ReadResourceResult:
+        """A citation of one paper: of the item's papers in an item session, of any paper otherwise (metadata only)."""
+        paper_id = unquote(uri[len(PAPER_PREFIX):-len(kind) - 1])
+        session, _, _ = sandbox.session_for(ctx)
+        item_id = session.item_id if session is not None else None
+        if item_id is not None:
+            paper = sandbox.corpus.paper(paper_id, item_id)
+        else:
+            paper, _ = await anyio.to_thread.run_sync(explore_paper, sandbox.scope(None), paper_id)
+        if paper is None:
+            raise _invalid_params(f"Unknown paper '{paper_id[:200]}' in {uri[:300]}: name a paper ID as the tools show it "
+                                  "(URL-encoded), a DOI, or an arXiv or ACL Anthology ID.", {"uri": uri[:500]})
+        _, mime, fmt = CITATION_TEMPLATES[kind]
+        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=citation_text(paper, fmt))])
 
     async def complete(ctx: ServerRequestContext, params: types.CompleteRequestParams) -> types.CompleteResult:
         ref, argument = params.ref, params.argument
