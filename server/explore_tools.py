@@ -9,7 +9,6 @@ arguments, descriptions, schemas and results do not change (tests/test_explore_t
 from __future__ import annotations
 
 import json
-import weakref
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -17,39 +16,18 @@ from pydantic_core import PydanticCustomError
 
 from agenthop.server import citation
 from agenthop.server.corpus.explore_tables import ACL_DOI
-from agenthop.server.explore_graph import ExploreGraph, Neighbour
+from agenthop.server.explore_graph import Neighbour
+from agenthop.server.explore_lookup import explore_graph
+from agenthop.server.explore_lookup import explore_paper as find_paper
 from agenthop.server.explore_search import Filters, explore_search
-from agenthop.server.papers import Corpus, Paper, PaperHeading
+from agenthop.server.papers import Paper, PaperHeading
 from agenthop.server.sections import alias
 from agenthop.server.tools import ABSTRACT_PREVIEW, TOOLS, PaperArgs, PaperId, Scope, Tool, ToolOutput, _Args, is_blank
-
-_GRAPHS: weakref.WeakKeyDictionary[Corpus, ExploreGraph] = weakref.WeakKeyDictionary()
-
-
-def explore_graph(corpus: Corpus) -> ExploreGraph:
-    graph = _GRAPHS.get(corpus)
-    if graph is None:
-        graph = _GRAPHS[corpus] = ExploreGraph(corpus)
-    return graph
+from agenthop.server.tools import unknown_in_explore as unknown
 
 
 def explore_paper(scope: Scope, paper_id: str) -> tuple[Paper | None, str | None]:
-    """(the paper ``paper_id`` names, as its canonical record, or None; the closest ID when none)."""
-    graph = explore_graph(scope.corpus)
-    found = graph.resolve(paper_id)
-    if found is None:
-        return None, graph.closest(paper_id)
-    return scope.corpus.paper(found, None), None
-
-
-def unknown(paper_id: str, closest: str | None) -> ToolOutput:
-    hint = f" The closest ID is '{closest}'." if closest else ""
-    return ToolOutput(
-        "not_found",
-        f"Paper '{paper_id}' is not in the papers available to you.{hint} Use IDs from search_papers or get_references; "
-        "DOIs, arXiv IDs and ACL Anthology IDs work too, as IDs or as links.",
-        {"error": f"unknown paper ID {paper_id!r}", **({"closest": closest} if closest else {})},
-    )
+    return find_paper(scope.corpus, paper_id)
 
 
 def heading_line(p: PaperHeading | Paper, cited_by: int | None = None) -> str:

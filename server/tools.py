@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from agenthop.server.explore_lookup import explore_graph, explore_paper
 from agenthop.server.papers import Corpus, Paper, PaperHeading
 from agenthop.server.sections import alias, resolve
 
@@ -125,10 +126,18 @@ def _lookup(scope: Scope, paper_id: str) -> Paper | ToolOutput:
     if scope.item_id is not None:
         p = scope.corpus.paper(paper_id, scope.item_id)
         return p if p is not None else _unknown(scope, paper_id)
-    from agenthop.server.explore_tools import explore_paper, unknown  # explore_tools builds on this module
+    p, closest = explore_paper(scope.corpus, paper_id)
+    return p if p is not None else unknown_in_explore(paper_id, closest)
 
-    p, closest = explore_paper(scope, paper_id)
-    return p if p is not None else unknown(paper_id, closest)
+
+def unknown_in_explore(paper_id: str, closest: str | None) -> ToolOutput:
+    hint = f" The closest ID is '{closest}'." if closest else ""
+    return ToolOutput(
+        "not_found",
+        f"Paper '{paper_id}' is not in the papers available to you.{hint} Use IDs from search_papers or get_references; "
+        "DOIs, arXiv IDs and ACL Anthology IDs work too, as IDs or as links.",
+        {"error": f"unknown paper ID {paper_id!r}", **({"closest": closest} if closest else {})},
+    )
 
 
 def search_papers(scope: Scope, args: SearchArgs) -> ToolOutput:
@@ -178,8 +187,6 @@ CITED_BY_SHOWN = 10  # citing papers listed by get_paper_info in explore mode; t
 def _with_cited_by(scope: Scope, p: Paper, text: str, paper: dict) -> ToolOutput:
     """Explore mode: get_paper_info also lists the papers of the corpus that cite ``p``, to walk the graph forward.
     A work recorded several times (reference stubs of one outside work) counts the citers of all its records."""
-    from agenthop.server.explore_tools import explore_graph  # explore_tools builds on this module
-
     graph = explore_graph(scope.corpus)
     count, citing = graph.citing(p.paper_id, offset=0, limit=CITED_BY_SHOWN, sort=None)
     papers = [{"rank": rank, "paper_id": ref.paper.paper_id, "title": ref.paper.title, "year": ref.paper.year,
