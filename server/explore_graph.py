@@ -169,9 +169,19 @@ class ExploreGraph:
                     "SELECT value, paper_id FROM external_ids WHERE scheme = ? AND value >= ? AND value < ? LIMIT 5000",
                     (scheme, head, head + "\uffff"))
                 by_value = {v: pid for v, pid in rows}
-                close = difflib.get_close_matches(value, by_value, n=1, cutoff=0.6)
+                if scheme == "acl" and _ACL_OLD.match(value):  # P18-1000: the nearest number of the same volume
+                    number = int(value[4:])
+                    near = sorted((abs(int(v[4:]) - number), v) for v in by_value if _ACL_OLD.match(v))
+                    close = [near[0][1]] if near and near[0][0] < 1000 else []
+                else:
+                    close = difflib.get_close_matches(value, by_value, n=1, cutoff=0.6)
                 if close:
                     return self.canonical(by_value[close[0]])
+        for scheme, value in parse_identifier(text):
+            if scheme == "acl":  # another year's volume: the nearest Anthology DOI
+                close = self.corpus.closest_id(f"doi:10.18653/v1/{value}", None)
+                if close is not None:
+                    return self.canonical(close)
         return self.corpus.closest_id(text, None)
 
     # --- cited-by and references -------------------------------------------------------
