@@ -149,7 +149,7 @@ def _write_clusters(conn: sqlite3.Connection) -> dict:
     for i, (pid, title, year, authors, ext, text) in enumerate(rows):
         ids.append(pid)
         has_text.append(bool(text))
-        for key in paper_external_ids(pid, json.loads(ext or "{}")):
+        for key in sorted(paper_external_ids(pid, json.loads(ext or "{}"))):
             if key[0] in ("doi", "arxiv"):
                 j = by_key.setdefault(key, i)
                 if j != i:
@@ -195,6 +195,7 @@ def _write_clusters(conn: sqlite3.Connection) -> dict:
 def _write_external_ids(conn: sqlite3.Connection) -> None:
     def rows():
         for pid, ext in conn.execute("SELECT paper_id, ids FROM papers ORDER BY rowid"):
-            for scheme, value in paper_external_ids(pid, json.loads(ext or "{}")):
+            # Sorted: a set's order changes with the string hash seed, and the insertion order shapes the file's bytes.
+            for scheme, value in sorted(paper_external_ids(pid, json.loads(ext or "{}"))):
                 yield scheme, value, pid
     conn.executemany("INSERT OR IGNORE INTO external_ids(scheme, value, paper_id) VALUES (?, ?, ?)", rows())
