@@ -19,7 +19,7 @@ from agenthop.server.corpus.explore_tables import ACL_DOI
 from agenthop.server.explore_graph import Neighbour
 from agenthop.server.explore_lookup import explore_graph
 from agenthop.server.explore_lookup import explore_paper as find_paper
-from agenthop.server.explore_search import Filters, explore_search
+from agenthop.server.explore_search import ExploreHit, Filters, SearchOutcome, explore_search
 from agenthop.server.papers import Paper, PaperHeading
 from agenthop.server.sections import alias
 from agenthop.server.tools import ABSTRACT_PREVIEW, TOOLS, PaperArgs, PaperId, Scope, Tool, ToolOutput, _Args, is_blank
@@ -93,11 +93,13 @@ def _filters_text(f: Filters) -> str:
 def search_papers(scope: Scope, args: ExploreSearchArgs) -> ToolOutput:
     filters = Filters(args.year_from, args.year_to, args.venue, args.author)
     graph = explore_graph(scope.corpus)
-    if not graph.available:
-        return ToolOutput("ok", "This corpus was built before explore search had filters and full text; rebuild it with "
-                          "'agenthop-server corpus import' (or corpus build) to use them.",
-                          {"query": args.query, "results": [], "error": "corpus lacks the explore tables"})
-    found = explore_search(scope.corpus.conn, args.query, top_k=args.top_k, filters=filters, scope=args.scope)
+    if graph.available:
+        found = explore_search(scope.corpus.conn, args.query, top_k=args.top_k, filters=filters, scope=args.scope)
+    else:  # a corpus built before issue 33: its stored bm25s index, with no filters, full text or merged works
+        found = SearchOutcome([], filters, [], ["this corpus was built before explore search had filters and full text; "
+                                                "rebuild it with 'agenthop-server corpus import' (or corpus build) to use them"])
+        if not filters.any() and args.scope == "title_abstract":
+            found.hits = [ExploreHit(h.paper_id, h.score) for h in scope.search.search(None, args.query, args.top_k)]
     applied = _filters_text(found.filters)
     structured = {"query": args.query, "scope": args.scope,
                   "filters": {"year_from": found.filters.year_from, "year_to": found.filters.year_to,

@@ -245,3 +245,30 @@ def test_item_mode_results_are_as_before(demo_corpus):
     for item_id, calls in before["calls"].items():
         for was, is_ in zip(calls, now["calls"][item_id], strict=True):
             assert is_ == was, f"{item_id}: {was[0]} {was[1]} changed"
+
+
+def test_a_corpus_built_before_the_explore_tables_still_searches(corpus, tmp_path):
+    """Without the tables (a corpus imported before issue 33), explore search falls back to the stored bm25s index
+    for a query alone, and says a rebuild is needed for filters and full text; pasted DOIs still resolve."""
+    import shutil
+
+    from agenthop.server.caps import Caps
+    from agenthop.server.log.checkpoint import CheckpointLog
+    from agenthop.server.transport.mcp_app import make_sandbox
+
+    old = tmp_path / "old.sqlite"
+    shutil.copy(corpus, old)
+    with sqlite3.connect(old) as conn:
+        for table in ("papers_fts", "sections_fts", "paper_clusters", "external_ids", "cited_by_counts"):
+            conn.execute(f"DROP TABLE {table}")
+    log = CheckpointLog(tmp_path / "log.sqlite")
+    try:
+        sandbox = make_sandbox(old, log, Caps())
+        session = sandbox.sessions.create(sandbox.scope(None), caps=Caps(None, None, None), transport="stdio")
+        plain = session.call("search_papers", {"query": "subword units"})
+        assert [r["paper_id"] for r in plain.data["results"]][:1] == [BPE] and "rebuild it" in plain.data["notes"][0]
+        filtered = session.call("search_papers", {"query": "subword units", "year_from": 2016})
+        assert filtered.data["results"] == [] and "rebuild it" in filtered.text
+        assert session.call("get_paper_info", {"paper_id": "https://doi.org/10.18653/v1/P16-1162"}).data["paper"]["paper_id"] == BPE
+    finally:
+        log.close()
