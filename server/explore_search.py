@@ -109,6 +109,15 @@ def _author_words(filters: Filters) -> list[str]:
     return tokenize(filters.author) if filters.author else []
 
 
+_RANK = f"bm25({WEIGHTS})"
+
+
+def _top_rowids(conn: sqlite3.Connection, table: str, match: str, limit: int) -> list[tuple[int, float]]:
+    """(rowid, BM25 rank) of the best ``limit`` matches, ranked inside the FTS5 index (lower is better)."""
+    rank = f" AND rank MATCH '{_RANK}'" if table == "papers_fts" else ""
+    return list(conn.execute(f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ?{rank} ORDER BY rank LIMIT ?", (match, limit)))
+
+
 def _not_merged() -> str:
     """Leave out the records merged into another paper (they are shown as their canonical paper)."""
     return " AND NOT EXISTS (SELECT 1 FROM paper_clusters c WHERE c.paper_id = p.paper_id AND c.canonical != p.paper_id)"
@@ -134,18 +143,34 @@ def search_metadata(conn: sqlite3.Connection, terms: list[str], filters: Filters
     every_word = " AND ".join(_phrase(t) for t in terms)
     match = f"({any_word})" + (f" AND (authors : ({author_match}))" if author else "")
     title_match = f"({{title authors}} : ({every_word}))" + (f" AND (authors : ({author_match}))" if author else "")
-    select = (f"SELECT p.paper_id, p.title, p.authors, p.has_text, bm25(papers_fts, {WEIGHTS}) AS score "
-              "FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid ")
-    rows = {r[0]: r for r in conn.execute(f"{select} WHERE papers_fts MATCH ? {where} ORDER BY score LIMIT ?",
-                                          [match, *params, CANDIDATES])}
-    # Matches of every word in title/authors outside the window: scored by the same query, so scores compare.
-    extra = [r[0] for r in conn.execute(
-        f"SELECT papers_fts.rowid FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid WHERE papers_fts MATCH ? {where} "
-        f"ORDER BY bm25(papers_fts, {WEIGHTS}) LIMIT ?", [title_match, *params, TITLE_CANDIDATES])]
-    if extra:
-        marks = ",".join("?" * len(extra))
-        for r in conn.execute(f"{select} WHERE papers_fts MATCH ? AND papers_fts.rowid IN ({marks})", [match, *extra]):
-            rows.setdefault(r[0], r)
+    if filters.year_from is None and filters.year_to is None and filters.venue is None:
+        # No condition on papers: FTS5 ranks inside the index (ORDER BY rank), and only the best rows are joined.
+        ranked = _top_rowids(conn, "papers_fts", match, CANDIDATES)
+        ranked += _top_rowids(conn, "papers_fts", title_match, TITLE_CANDIDATES)
+        scores = dict(ranked)
+        missing = [rowid for rowid, _ in ranked[-TITLE_CANDIDATES:] if rowid not in dict(ranked[:CANDIDATES])]
+        if missing:  # scored by the same query as the others, so scores compare
+            marks = ",".join("?" * len(missing))
+            scores.update(conn.execute(f"SELECT rowid, rank FROM papers_fts WHERE papers_fts MATCH ? AND rank MATCH '{_RANK}' "
+                                       f"AND rowid IN ({marks})", [match, *missing]))
+        marks = ",".join("?" * len(scores))
+        rows = {r[0]: (*r[1:], scores[r[0]]) for r in conn.execute(
+            f"SELECT p.rowid, p.paper_id, p.title, p.authors, p.has_text FROM papers p WHERE p.rowid IN ({marks}) {_not_merged()}",
+            list(scores))}
+        rows = {r[0]: r for r in rows.values()}
+    else:
+        select = (f"SELECT p.paper_id, p.title, p.authors, p.has_text, bm25(papers_fts, {WEIGHTS}) AS score "
+                  "FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid ")
+        rows = {r[0]: r for r in conn.execute(f"{select} WHERE papers_fts MATCH ? {where} ORDER BY score LIMIT ?",
+                                              [match, *params, CANDIDATES])}
+        # Matches of every word in title/authors outside the window: scored by the same query, so scores compare.
+        extra = [r[0] for r in conn.execute(
+            f"SELECT papers_fts.rowid FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid WHERE papers_fts MATCH ? {where} "
+            f"ORDER BY bm25(papers_fts, {WEIGHTS}) LIMIT ?", [title_match, *params, TITLE_CANDIDATES])]
+        if extra:
+            marks = ",".join("?" * len(extra))
+            for r in conn.execute(f"{select} WHERE papers_fts MATCH ? AND papers_fts.rowid IN ({marks})", [match, *extra]):
+                rows.setdefault(r[0], r)
     wanted, query_title = set(terms), " ".join(terms)
 
     def key(row):
@@ -169,11 +194,22 @@ def search_full_text(conn: sqlite3.Connection, terms: list[str], filters: Filter
     if author:
         author_sql = " AND p.rowid IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)"
         params = [*params, f"authors : ({' AND '.join(_phrase(w) for w in author)})"]
-    rows = conn.execute(
-        "SELECT sections_fts.rowid, p.paper_id, s.position, s.header, bm25(sections_fts) AS score "
-        "FROM sections_fts JOIN sections s ON s.rowid = sections_fts.rowid JOIN papers p ON p.arxiv_id = s.arxiv_id "
-        f"WHERE sections_fts MATCH ? AND p.has_text = 1 {where}{author_sql} ORDER BY score LIMIT ?",
-        [match, *params, CANDIDATES * 3])
+    if not where and not author_sql:  # ranked inside the index; only the best sections are joined
+        ranked = _top_rowids(conn, "sections_fts", match, CANDIDATES * 3)
+        found = {}
+        for start in range(0, len(ranked), 500):
+            chunk = [rowid for rowid, _ in ranked[start:start + 500]]
+            marks = ",".join("?" * len(chunk))
+            found.update((r[0], r) for r in conn.execute(
+                "SELECT s.rowid, p.paper_id, s.position, s.header FROM sections s JOIN papers p ON p.arxiv_id = s.arxiv_id "
+                f"WHERE s.rowid IN ({marks}) AND p.has_text = 1", chunk))
+        rows = [(*found[rowid], score) for rowid, score in ranked if rowid in found]
+    else:
+        rows = conn.execute(
+            "SELECT sections_fts.rowid, p.paper_id, s.position, s.header, bm25(sections_fts) AS score "
+            "FROM sections_fts JOIN sections s ON s.rowid = sections_fts.rowid JOIN papers p ON p.arxiv_id = s.arxiv_id "
+            f"WHERE sections_fts MATCH ? AND p.has_text = 1 {where}{author_sql} ORDER BY score LIMIT ?",
+            [match, *params, CANDIDATES * 3])
     best: dict[str, tuple] = {}
     for row in rows:
         best.setdefault(row[1], row)
