@@ -190,6 +190,8 @@ async def test_similar_papers_name_their_shared_neighbours(explore):
     assert first["paper_id"] == BAHDANAU and first["shared"] == 3
     assert {p["paper_id"] for p in first["co_cited_by"]} == {COARSE, TRIVIA, PARSING}
     assert "Cited together by: " in text(co_cited)
+    both = await explore("find_similar_papers", {"paper_id": COARSE, "top_k": 1})
+    assert [p["paper_id"] for p in both.structured_content["similar"]] == [TRIVIA] and both.structured_content["method"] == "both"
 
 
 async def test_citations_as_bibtex_and_csl_json_by_tool_and_resource(explore):
