@@ -40,7 +40,7 @@ from agenthop.scorer.logs import Call, Run, safe_name
 from agenthop.scorer.runs import expand_spec, load_run
 from agenthop.scorer.summary import score_run
 from agenthop.server.papers import Corpus
-from agenthop.server.tools import TOOLS, Scope
+from agenthop.server.tools import Scope
 from agenthop.server.web.assets import read_asset
 
 if TYPE_CHECKING:  # the engine loads bm25s and scipy: imported when a viewer is written, not with the scorer
@@ -82,7 +82,9 @@ class _Texts:
         """(text, where it came from: 'log', 'reproduced' or 'unavailable')."""
         if call.message:
             return call.message, "log"
-        tool = TOOLS.get(call.tool)
+        from agenthop.server.explore_tools import tool_for  # loads the search engine, as reproducing does anyway
+
+        tool = tool_for(call.tool, explore=item_id is None)  # an explore session ran the explore variants
         if call.outcome != "ok" or tool is None or not reproducible:
             return None, "unavailable"
         try:

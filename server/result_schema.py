@@ -155,8 +155,8 @@ def _merge(*schemas: dict) -> tuple[dict, dict]:
     return properties, defs
 
 
-def output_schema(tool: str) -> dict:
-    status, failure, success = _schema(Status), _schema(Failure), _schema(SUCCESS[tool])
+def output_schema(tool: str, success_keys: dict[str, type] = SUCCESS) -> dict:
+    status, failure, success = _schema(Status), _schema(Failure), _schema(success_keys[tool])
     properties, defs = _merge(status, failure, success)
     schema = {
         "type": "object",
@@ -176,3 +176,112 @@ def output_schema(tool: str) -> dict:
 
 
 OUTPUT_SCHEMAS: dict[str, dict] = {name: output_schema(name) for name in SUCCESS}
+
+
+# --- explore mode: the explore variants of search_papers and get_references, and the explore-only tools -------------
+
+class SectionName(TypedDict):
+    alias: str
+    header: str
+
+
+class FullTextMatch(TypedDict):
+    section: SectionName
+    snippet: str  # the passage that matched, words of the query between ** and **
+
+
+class ExploreHit(TypedDict):
+    rank: int
+    paper_id: str
+    title: str
+    year: int | None
+    authors: list[str]
+    venue: str | None
+    abstract: str
+    has_text: bool  # false: a work known only from the bibliographies that cite it
+    cited_by: int  # papers of the corpus citing it
+    match: NotRequired[FullTextMatch]  # scope full_text only
+
+
+class AppliedFilters(TypedDict):
+    year_from: int | None
+    year_to: int | None
+    venue: str | None
+    author: str | None
+
+
+class ExploreSearchResult(TypedDict):
+    query: str
+    scope: str
+    filters: AppliedFilters  # as applied: a year typed in the query shows here
+    notes: list[str]
+    results: list[ExploreHit]
+
+
+class Neighbour(TypedDict):
+    rank: int
+    paper_id: str
+    title: str
+    year: int | None
+    has_text: bool
+    context: str | None
+    cited_by: int
+
+
+class ExploreReferencesResult(TypedDict):
+    paper_id: str
+    total: int
+    offset: int
+    sort: str | None
+    references: list[Neighbour]
+
+
+class CitingResult(TypedDict):
+    paper_id: str
+    total: int
+    offset: int
+    sort: str | None
+    papers: list[Neighbour]
+
+
+class Brief(TypedDict):
+    paper_id: str
+    title: str
+    year: int | None
+
+
+class SimilarPaper(TypedDict):
+    rank: int
+    paper_id: str
+    title: str
+    year: int | None
+    has_text: bool
+    shared: int
+    co_cited_by: list[Brief]
+    shared_references: list[Brief]
+
+
+class SimilarResult(TypedDict):
+    paper_id: str
+    method: str
+    similar: list[SimilarPaper]
+
+
+class CitationResult(TypedDict):
+    paper_id: str
+    format: str
+    citation: str
+
+
+class ExplorePaperResult(TypedDict):
+    paper: PaperInfo
+    cited_by: NotRequired[CitedBy]
+    also_recorded_as: NotRequired[list[str]]  # other records of the same work, merged into this one
+
+
+EXPLORE_SUCCESS: dict[str, type] = {
+    **SUCCESS, "search_papers": ExploreSearchResult, "get_paper_info": ExplorePaperResult,
+    "get_references": ExploreReferencesResult, "get_citing_papers": CitingResult, "find_similar_papers": SimilarResult,
+    "get_citation": CitationResult,
+}
+EXPLORE_OUTPUT_SCHEMAS: dict[str, dict] = {name: output_schema(name, EXPLORE_SUCCESS) for name in EXPLORE_SUCCESS}

@@ -4,9 +4,9 @@ Statistics (document frequencies, average length) are those of the scope: an
 item's neighbourhood, or the whole corpus in explore mode. A neighbourhood index
 is built on the scope's first search and kept in a small LRU cache. The explore
 index is built once, at import, and stored in the corpus file (table
-``search_index``), so a server answers its first explore-mode search as fast as
-any later one; an index stored by another version of these rules is ignored and
-rebuilt in memory.
+``search_index``), and loaded on first use; an index stored by another version of
+these rules is ignored and rebuilt in memory. Explore sessions search with SQLite
+FTS5 instead (explore_search.py), so a server no longer loads it at start-up.
 """
 
 from __future__ import annotations
@@ -178,9 +178,6 @@ class SearchEngine:
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self._building: dict[str | None, threading.Lock] = {}
-        stored = self._stored_explore_index()
-        if stored is not None:
-            self._cache[None] = self._text_first(stored)
 
     def _stored_explore_index(self) -> ScopeIndex | None:
         parts = self._corpus.stored_search_index()
@@ -207,7 +204,10 @@ class SearchEngine:
             with self._lock:
                 if item_id in self._cache:
                     return self._cache[item_id]
-            built = ScopeIndex(*self._corpus.search_documents(item_id))
+            # Explore mode's own search is FTS5 (explore_search.py): the stored bm25s index of the whole corpus is
+            # loaded only when something asks for it (benchmarks, a corpus without the explore tables), not at start-up.
+            stored = self._stored_explore_index() if item_id is None else None
+            built = stored if stored is not None else ScopeIndex(*self._corpus.search_documents(item_id))
             if item_id is None:
                 self._text_first(built)
             with self._lock:

@@ -40,6 +40,7 @@ from pydantic import ValidationError
 
 from agenthop.server.caps import Caps
 from agenthop.server.corpus_watch import CorpusWatch
+from agenthop.server.explore_tools import EXPLORE_ONLY, tool_for
 from agenthop.server.log import jsontext
 from agenthop.server.log.checkpoint import CheckpointLog, LogError
 from agenthop.server.log.records import ArgumentsAltered, CallRecord, SessionEnd, SessionStart
@@ -198,9 +199,13 @@ class Session:
         return None if self.caps.budget is None else self.caps.budget - self.spent
 
     def enabled_tools(self) -> list[str]:
-        """Tools this session offers: all but the disabled ones, and no submit_answer in explore mode."""
-        return [name for name in TOOLS if name not in self.disabled_tools
-                and not (name == "submit_answer" and self.item_id is None)]
+        """Tools this session offers: all but the disabled ones; in explore mode no submit_answer, and the explore-only
+        tools (explore_tools.py) after the others."""
+        names = [name for name in TOOLS if name not in self.disabled_tools
+                 and not (name == "submit_answer" and self.item_id is None)]
+        if self.item_id is None:
+            names += [name for name in EXPLORE_ONLY if name not in self.disabled_tools]
+        return names
 
     def state(self) -> dict:
         """What GET /sessions/{id} answers."""
@@ -275,7 +280,7 @@ class Session:
                 raise SessionRetired(self.session_id)
             started = time.perf_counter()
             before = self.spent
-            tool = TOOLS.get(tool_name)
+            tool = tool_for(tool_name, explore=self.item_id is None)
             output, executed, valid = self._dispatch(tool_name, tool, arguments)
             cost = tool.cost if executed else 0
             latency_ms = (time.perf_counter() - started) * 1000

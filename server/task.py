@@ -19,8 +19,18 @@ def points(n: int) -> str:
     return f"{n} point" if n == 1 else f"{n} points"
 
 
-def _tools_text(tools: list[str]) -> str:
-    return "\n".join(f"- {name} ({points(TOOLS[name].cost)}): {TOOLS[name].description}" for name in tools)
+def _tools_text(tools: list[str], *, explore: bool = False) -> str:
+    """One line per tool. An item session's tools are the seven of SPEC 3; an explore session's are their explore
+    variants and the explore-only tools (explore_tools.py), loaded only then: they need the search engine."""
+    if explore:
+        from agenthop.server.explore_tools import tool_for
+        described = {name: tool_for(name, explore=True) for name in tools}
+    elif all(name in TOOLS for name in tools):
+        described = {name: TOOLS[name] for name in tools}
+    else:  # an explore session looking at an item: its explore-only tools too
+        from agenthop.server.explore_tools import EXPLORE_TOOLS
+        described = {name: TOOLS.get(name) or EXPLORE_TOOLS[name] for name in tools}
+    return "\n".join(f"- {name} ({points(t.cost)}): {t.description}" for name, t in described.items())
 
 
 def _caps_text(caps: Caps) -> str:
@@ -80,6 +90,6 @@ def explore_text(enabled_tools: list[str], caps: Caps) -> str:
                "each cites it in: follow citations forward with it, and back with get_references.\n"
                if "get_paper_info" in enabled_tools else "")
     return f"""You can explore a corpus of scientific papers and their citation graph with these tools:
-{_tools_text([name for name in enabled_tools if name != "submit_answer"])}
+{_tools_text([name for name in enabled_tools if name != "submit_answer"], explore=True)}
 {forward}{limits}
 {UNTRUSTED}"""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from agenthop.server.explore_lookup import explore_graph, explore_paper
 from agenthop.server.papers import Corpus, Paper, PaperHeading
 from agenthop.server.sections import alias, resolve
 
@@ -119,6 +120,26 @@ def _unknown(scope: Scope, paper_id: str) -> ToolOutput:
     )
 
 
+def _lookup(scope: Scope, paper_id: str) -> Paper | ToolOutput:
+    """The paper in scope, or the not-found output. Explore mode also takes pasted identifiers (ACL Anthology and arXiv
+    IDs, links) and shows a work recorded several times by its one canonical record (explore_tools.py)."""
+    if scope.item_id is not None:
+        p = scope.corpus.paper(paper_id, scope.item_id)
+        return p if p is not None else _unknown(scope, paper_id)
+    p, closest = explore_paper(scope.corpus, paper_id)
+    return p if p is not None else unknown_in_explore(paper_id, closest)
+
+
+def unknown_in_explore(paper_id: str, closest: str | None) -> ToolOutput:
+    hint = f" The closest ID is '{closest}'." if closest else ""
+    return ToolOutput(
+        "not_found",
+        f"Paper '{paper_id}' is not in the papers available to you.{hint} Use IDs from search_papers or get_references; "
+        "DOIs, arXiv IDs and ACL Anthology IDs work too, as IDs or as links.",
+        {"error": f"unknown paper ID {paper_id!r}", **({"closest": closest} if closest else {})},
+    )
+
+
 def search_papers(scope: Scope, args: SearchArgs) -> ToolOutput:
     hits = scope.search.search(scope.item_id, args.query, args.top_k)
     if not hits:
@@ -140,9 +161,9 @@ _ID_NAMES = {"doi": "DOI", "arxiv": "arXiv", "pmcid": "PMCID", "acl": "ACL Antho
 
 
 def get_paper_info(scope: Scope, args: PaperArgs) -> ToolOutput:
-    p = scope.corpus.paper(args.paper_id, scope.item_id)
-    if p is None:
-        return _unknown(scope, args.paper_id)
+    p = _lookup(scope, args.paper_id)
+    if isinstance(p, ToolOutput):
+        return p
     text = "\n".join([
         f"Paper: {p.paper_id}",
         f"Title: {p.title}",
@@ -168,29 +189,36 @@ CITED_BY_SHOWN = 10  # citing papers listed by get_paper_info in explore mode; t
 
 
 def _with_cited_by(scope: Scope, p: Paper, text: str, paper: dict) -> ToolOutput:
-    """Explore mode: get_paper_info also lists the papers of the corpus that cite ``p``, to walk the graph forward."""
-    count, citing = scope.corpus.citing(p.paper_id, CITED_BY_SHOWN)
+    """Explore mode: get_paper_info also lists the papers of the corpus that cite ``p``, to walk the graph forward.
+    A work recorded several times (reference stubs of one outside work) counts the citers of all its records."""
+    graph = explore_graph(scope.corpus)
+    count, citing = graph.citing(p.paper_id, offset=0, limit=CITED_BY_SHOWN, sort=None)
     papers = [{"rank": rank, "paper_id": ref.paper.paper_id, "title": ref.paper.title, "year": ref.paper.year,
                "has_text": ref.paper.has_text, "context": ref.context} for rank, ref in enumerate(citing, 1)]
+    others = graph.members(p.paper_id)[1:]
+    lines = [f"Also recorded as: {', '.join(others)} (the same work; these IDs lead here)."] if others else []
     if count == 0:
-        lines = ["Cited by: no paper of this corpus cites it."]
+        lines.append("Cited by: no paper of this corpus cites it.")
     else:
-        shown = "" if count == len(papers) else f"; the first {len(papers)} shown"
-        lines = [f"Cited by {count} paper{'s' if count != 1 else ''} of this corpus{shown}:"]
+        shown = "" if count == len(papers) else f"; the first {len(papers)} shown (get_citing_papers pages through all)"
+        lines.append(f"Cited by {count} paper{'s' if count != 1 else ''} of this corpus{shown}:")
         for entry, ref in zip(papers, citing):
             lines += [f"[{entry['rank']}] {entry['paper_id']}", f"    {_paper_line(ref.paper)}"]
             if ref.context:
                 lines.append(f"    Cites it as: \"{ref.context}\"")
+    data = {"paper": paper, "cited_by": {"count": count, "papers": papers}}
+    if others:
+        data["also_recorded_as"] = others
     return ToolOutput(
-        "ok", text + "\n\n" + "\n".join(lines), {"paper": paper, "cited_by": {"count": count, "papers": papers}},
+        "ok", text + "\n\n" + "\n".join(lines), data,
         exposed=[{"paper_id": e["paper_id"], "rank": e["rank"]} for e in papers],
     )
 
 
 def get_references(scope: Scope, args: PaperArgs) -> ToolOutput:
-    p = scope.corpus.paper(args.paper_id, scope.item_id)
-    if p is None:
-        return _unknown(scope, args.paper_id)
+    p = _lookup(scope, args.paper_id)
+    if isinstance(p, ToolOutput):
+        return p
     refs = scope.corpus.references(p.paper_id, scope.item_id)
     if not refs:
         return ToolOutput("ok", f"No references of '{p.title}' are available.", {"paper_id": p.paper_id, "references": []})
@@ -213,9 +241,9 @@ def _paper_with_text(scope: Scope, paper_id: str) -> tuple[Paper, list[tuple[str
 
     A paper with no sections has no text, whatever the corpus file says.
     """
-    p = scope.corpus.paper(paper_id, scope.item_id)
-    if p is None:
-        return _unknown(scope, paper_id)
+    p = _lookup(scope, paper_id)
+    if isinstance(p, ToolOutput):
+        return p
     headers = scope.corpus.section_headers(p.arxiv_id) if p.has_text else []
     if not headers:
         return ToolOutput(

@@ -104,7 +104,7 @@ async def test_a_much_cited_paper_shows_the_count_and_the_first_ten_in_order(dem
     assert cited_by["count"] == len(expected)
     assert [p["paper_id"] for p in cited_by["papers"]] == expected[:CITED_BY_SHOWN]
     assert [p["rank"] for p in cited_by["papers"]] == list(range(1, CITED_BY_SHOWN + 1))
-    assert f"Cited by {len(expected)} papers of this corpus; the first {CITED_BY_SHOWN} shown:" in text(result)
+    assert f"Cited by {len(expected)} papers of this corpus; the first {CITED_BY_SHOWN} shown (get_citing_papers pages through all):" in text(result)
 
 
 def test_a_corpus_without_the_cited_index_gives_the_same_answer(demo_corpus, tmp_path):

@@ -58,7 +58,8 @@ async def test_resource_templates_are_listed_and_read(fixture_corpus, tmp_path, 
     async with session_client(fixture_corpus, tmp_path / "log.sqlite", None, mode=mode) as (client, _):
         templates = (await client.list_resource_templates()).resource_templates
         one = await client.read_resource("agenthop://items/st_0002")
-    assert [t.uri_template for t in templates] == ["agenthop://items/{item_id}"]
+    assert [t.uri_template for t in templates] == ["agenthop://items/{item_id}", "agenthop://paper/{paper_id}/bibtex",
+                                                  "agenthop://paper/{paper_id}/csl-json"]  # citations: issue 33
     payload = one.contents[0].text
     assert '"item_id": "st_0002"' in payload and "window size" in payload and "correct" not in payload
 

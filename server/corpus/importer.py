@@ -31,7 +31,7 @@ from itertools import count, repeat
 from pathlib import Path
 from typing import Any
 
-from agenthop.server.corpus import fields
+from agenthop.server.corpus import explore_tables, fields
 from agenthop.server.corpus.inputs import CITATIONS, GRAPH, ITEM, LABELS, PAPER, POOL, Source
 from agenthop.server.corpus.open_source import open_source
 from agenthop.server.corpus.problems import BadLabelError, Findings, ReleaseError, Where, describe, describe_warning
@@ -830,7 +830,9 @@ def import_release(
         importer.forget_records()  # the explore index is as large as the corpus: it must not sit on top of these
         echo("indexing, and building the explore-mode search index")
         _index_and_store_explore_search(conn)
-        summary = _summary(importer, findings, src, counts)
+        echo("building the explore-mode full-text indexes, and merging records of the same outside work")
+        explore = explore_tables.build(conn)
+        summary = {**_summary(importer, findings, src, counts), "explore": explore}
         provenance = {
             "source": src.name,
             "shape": src.shape,

@@ -20,10 +20,11 @@ from mcp_types import INVALID_PARAMS
 import agenthop
 from agenthop.server.caps import Caps
 from agenthop.server.corpus_watch import CorpusWatch
+from agenthop.server.explore_tools import EXPLORE_TOOLS, citation_text, explore_paper
 from agenthop.server.log.checkpoint import LogError
 from agenthop.server.log.jsontext import wire_safe
 from agenthop.server.papers import Corpus
-from agenthop.server.result_schema import OUTPUT_SCHEMAS
+from agenthop.server.result_schema import EXPLORE_OUTPUT_SCHEMAS, OUTPUT_SCHEMAS
 from agenthop.server.search import SearchEngine
 from agenthop.server.sessions import CallResult, Session, SessionRegistry, SessionRetired, meta_counts
 from agenthop.server.task import explore_text, task_text
@@ -134,13 +135,13 @@ class Sandbox:
             return CallResult(f"{text}\n\n{session.status_line(turn, tokens)}", {**status, "error": "deadline exceeded"}, True)
 
 
-def _tool_definition(name: str) -> types.Tool:
-    tool = TOOLS[name]
+def _tool_definition(name: str, *, explore: bool = False) -> types.Tool:
+    tool = EXPLORE_TOOLS[name] if explore and name in EXPLORE_TOOLS else TOOLS[name]
     schema = tool.args.model_json_schema()
     schema.pop("title", None)
     return types.Tool(
         name=name, title=tool.title, description=tool.description, input_schema=schema,
-        output_schema=OUTPUT_SCHEMAS[name],
+        output_schema=(EXPLORE_OUTPUT_SCHEMAS if explore else OUTPUT_SCHEMAS)[name],
         annotations=types.ToolAnnotations(
             title=tool.title, read_only_hint=tool.read_only, destructive_hint=False,
             idempotent_hint=tool.read_only, open_world_hint=False,
@@ -150,10 +151,15 @@ def _tool_definition(name: str) -> types.Tool:
 
 # Built once: the definitions never change, and building the pydantic schemas is not free.
 TOOL_DEFINITIONS: dict[str, types.Tool] = {name: _tool_definition(name) for name in TOOLS}
-INPUT_SCHEMAS: dict[str, dict] = {name: tool.input_schema for name, tool in TOOL_DEFINITIONS.items()}
+# Explore sessions: the explore variants (more arguments, richer results) and the explore-only tools.
+EXPLORE_DEFINITIONS: dict[str, types.Tool] = {name: _tool_definition(name, explore=True) for name in {**TOOLS, **EXPLORE_TOOLS}}
+INPUT_SCHEMAS: dict[str, dict] = {name: tool.input_schema for name, tool in {**EXPLORE_DEFINITIONS, **TOOL_DEFINITIONS}.items()}
 
 ITEM_TEMPLATE = "agenthop://items/{item_id}"
 ITEM_PREFIX = "agenthop://items/"
+PAPER_PREFIX = "agenthop://paper/"
+CITATION_TEMPLATES = {"bibtex": ("agenthop://paper/{paper_id}/bibtex", "application/x-bibtex", "bibtex"),
+                      "csl-json": ("agenthop://paper/{paper_id}/csl-json", "application/vnd.citationstyles.csl+json", "csl_json")}
 MAX_COMPLETIONS = 100  # the MCP limit on values per completion
 
 
@@ -196,7 +202,8 @@ def build_server(sandbox: Sandbox) -> Server:
         if session is None:  # perhaps it left memory: look in the log
             session, _, _ = await sandbox.resolve(ctx)
         names = session.enabled_tools() if session is not None else list(TOOLS)
-        return types.ListToolsResult(tools=[TOOL_DEFINITIONS[n] for n in names])
+        definitions = EXPLORE_DEFINITIONS if session is not None and session.item_id is None else TOOL_DEFINITIONS
+        return types.ListToolsResult(tools=[definitions[n] for n in names])
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         # Results echo what the client sent; wire_safe replaces lone surrogates so the reply can be encoded as UTF-8.
@@ -269,6 +276,10 @@ def build_server(sandbox: Sandbox) -> Server:
             types.ResourceTemplate(name="item", title="One benchmark item", uri_template=ITEM_TEMPLATE,
                                    mime_type="application/json",
                                    description="The public part of one item: type, depth, seed paper, question, options."),
+            *(types.ResourceTemplate(name=f"citation-{kind}", title=f"Citation ({kind})", uri_template=template, mime_type=mime,
+                                     description=f"A {kind} citation of one paper, from the corpus metadata (paper_id as the "
+                                                 "tools show it, URL-encoded; DOIs, arXiv and ACL Anthology IDs work too).")
+              for kind, (template, mime, _) in CITATION_TEMPLATES.items()),
         ])
 
     async def visible_items(ctx: ServerRequestContext) -> tuple[list[str], str | None]:
@@ -296,11 +307,28 @@ def build_server(sandbox: Sandbox) -> Server:
                 raise _invalid_params(f"This session serves item {served}; other items are not shown in an item session (their seed "
                                       f"papers may be this item's evidence). Read {ITEM_PREFIX}{served}.", {"uri": uri[:500]})
             payload = public_item(item)
+        elif uri.startswith(PAPER_PREFIX) and (kind := uri.rsplit("/", 1)[-1]) in CITATION_TEMPLATES:
+            return await _citation_resource(ctx, uri, kind)
         else:
             raise _unknown_resource(uri)
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=uri, mime_type="application/json", text=json.dumps(payload, indent=1))
         ])
+
+    async def _citation_resource(ctx: ServerRequestContext, uri: str, kind: str) -> types.ReadResourceResult:
+        """A citation of one paper: of the item's papers in an item session, of any paper otherwise (metadata only)."""
+        paper_id = unquote(uri[len(PAPER_PREFIX):-len(kind) - 1])
+        session, _, _ = sandbox.session_for(ctx)
+        item_id = session.item_id if session is not None else None
+        if item_id is not None:
+            paper = sandbox.corpus.paper(paper_id, item_id)
+        else:
+            paper, _ = await anyio.to_thread.run_sync(explore_paper, sandbox.scope(None), paper_id)
+        if paper is None:
+            raise _invalid_params(f"Unknown paper '{paper_id[:200]}' in {uri[:300]}: name a paper ID as the tools show it "
+                                  "(URL-encoded), a DOI, or an arXiv or ACL Anthology ID.", {"uri": uri[:500]})
+        _, mime, fmt = CITATION_TEMPLATES[kind]
+        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=citation_text(paper, fmt))])
 
     async def complete(ctx: ServerRequestContext, params: types.CompleteRequestParams) -> types.CompleteResult:
         ref, argument = params.ref, params.argument

@@ -1,0 +1,226 @@
+"""Explore mode at scale (issue 33): import, file size, start-up, search latency and peak memory of a generated
+explore-only corpus, with explore search (FTS5 + ranking rules + filters) next to plain FTS5 and the bm25s engine on
+the same documents.
+
+    python bench/bench_explore_scale.py --text 100000 --stubs 400000            # 100,000 papers with text
+    python bench/bench_explore_scale.py --text 1000 --stubs 1000000 --cites 3   # 1,000,000 metadata-only papers
+    python bench/bench_explore_scale.py --corpus big.sqlite                      # start-up and search of a built corpus
+
+The release is written directly (corpus/papers.jsonl, corpus/citations.jsonl, paper_pool/papers.jsonl; converting
+from PDF/TEI/S2ORC is bench_build.py's subject): papers with text have a 7-word title, a 3-sentence abstract, two
+authors, a year (1995-2024), one of six venues and 4 sections of 3 sentences; metadata-only papers (outside works)
+have a title, a year and two authors, a third of them a DOI, and one in twenty a second record of the same work (same
+title, year and first author) for the import to merge. Each paper with text cites 20 papers (10 with text, 10
+outside works) with a citing sentence for half; each metadata-only paper cites ``--cites`` others. Words are drawn
+from bench_build's 30,000-word Zipf vocabulary.
+
+Each step runs in its own child process, so its peak RSS (``ru_maxrss``) is its own: import; start-up (the sandbox a
+server builds: corpus opened, stored bm25s index loaded, then the first explore search); search (``--queries``
+queries of 2-3 words of a random title, interleaved: explore search_papers as a session runs it (arguments
+validated, the tool run; not the checkpoint log's fsync), in title_abstract
+and full_text scope and with a year filter; plain FTS5 ``MATCH ... ORDER BY rank LIMIT 10`` over the same index;
+bm25s over the same documents, the stored index as the server loads it); and cited-by / similar papers on the most
+cited work. Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_build import peak_rss_mb, run_child, vocabulary
+
+VENUES = ["Proceedings of the 56th Annual Meeting of the Association for Computational Linguistics",
+          "Proceedings of the 2018 Conference on Empirical Methods in Natural Language Processing",
+          "Transactions of the Association for Computational Linguistics", "Journal of Machine Learning Research",
+          "Advances in Neural Information Processing Systems", "Computational Linguistics"]
+
+
+def generate(release: Path, text: int, stubs: int, cites: int, seed: int) -> None:
+    rng = random.Random(seed)
+    words, weights = vocabulary()
+
+    def sentence(n: int) -> str:
+        return " ".join(rng.choices(words, cum_weights=weights, k=n)).capitalize() + "."
+
+    (release / "paper_pool").mkdir(parents=True)
+    (release / "corpus").mkdir()
+    text_ids = [f"doi:10.9999/p{i}" for i in range(text)]
+    stub_ids = [f"ref:{k:08x}" for k in range(stubs)]
+    with open(release / "paper_pool" / "papers.jsonl", "w") as pool, open(release / "corpus" / "papers.jsonl", "w") as papers:
+        for i, pid in enumerate(text_ids):
+            title = f"{sentence(7)[:-1]} {i}"
+            pool.write(json.dumps({"arxiv_id": pid, "title": title, "sections": [
+                {"header": f"{s + 1} {name}", "text": " ".join(sentence(18) for _ in range(3))}
+                for s, name in enumerate(("Introduction", "Method", "Experiments", "Conclusion"))]}) + "\n")
+            papers.write(json.dumps({"paper_id": pid, "title": title, "abstract": " ".join(sentence(20) for _ in range(3)),
+                                     "authors": [f"Ada Author{i}", f"Alan Coauthor{i % 997}"], "year": rng.randint(1995, 2024),
+                                     "venue": VENUES[i % len(VENUES)], "text_id": pid, "ids": {"doi": pid[4:]}}) + "\n")
+        for k, pid in enumerate(stub_ids):
+            record = {"paper_id": pid, "title": f"Outside work {k} on {sentence(4)[:-1].lower()}", "year": 1980 + k % 45,
+                      "authors": [f"Bea Writer{k}", f"Cy Other{k % 501}"]}
+            if k % 3 == 0:
+                record["ids"] = {"doi": f"10.8888/outside.{k}"}
+            papers.write(json.dumps(record) + "\n")
+            if k % 20 == 0:  # a second record of the same work, as another bibliography wrote it
+                papers.write(json.dumps({**record, "paper_id": f"ref:dup{k:08x}", "ids": {}}) + "\n")
+    with open(release / "corpus" / "citations.jsonl", "w") as out:
+        for pid in text_ids:
+            refs = {text_ids[rng.randrange(text)] for _ in range(10)} - {pid}
+            refs |= {stub_ids[rng.randrange(stubs)] for _ in range(10)} if stubs else set()
+            out.write(json.dumps({"paper_id": pid, "references": [
+                {"paper_id": r, "context": sentence(15) if n % 2 == 0 else None} for n, r in enumerate(sorted(refs))]}) + "\n")
+        if cites:
+            for pid in stub_ids:
+                refs = sorted({stub_ids[rng.randrange(stubs)] for _ in range(cites)} - {pid})
+                out.write(json.dumps({"paper_id": pid, "references": [{"paper_id": r, "context": None} for r in refs]}) + "\n")
+
+
+def _step_import(release: Path, corpus: Path) -> dict:
+    from agenthop.server.corpus.importer import import_release
+
+    corpus.unlink(missing_ok=True)
+    started = time.perf_counter()
+    summary = import_release(release, corpus, echo=lambda m: None)
+    return {"seconds": round(time.perf_counter() - started, 1), "peak_rss_mb": round(peak_rss_mb(), 1),
+            "corpus_bytes": corpus.stat().st_size, "papers": summary["counts"]["papers"], "edges": summary["counts"]["edges"],
+            "sections": summary["counts"]["sections"], **summary["explore"]}
+
+
+class _Tools:
+    """Runs explore tools as a session does once it has validated the arguments, without the checkpoint log's fsync
+    (a few ms of disk wait per call on this machine, which would hide the search itself)."""
+
+    def __init__(self, sandbox):
+        from agenthop.server.explore_tools import tool_for
+
+        self.scope, self.tool_for = sandbox.scope(None), tool_for
+
+    def call(self, name: str, args: dict, expect: str | None = "ok"):
+        tool = self.tool_for(name, explore=True)
+        output = tool.run(self.scope, tool.args.model_validate(args))
+        assert expect is None or output.outcome == expect, output.text
+        return output
+
+
+def _sandbox(corpus: Path, log: Path):
+    from agenthop.server.caps import Caps
+    from agenthop.server.log.checkpoint import CheckpointLog
+    from agenthop.server.transport.mcp_app import make_sandbox
+
+    sandbox = make_sandbox(corpus, CheckpointLog(log), Caps())
+    return sandbox, _Tools(sandbox)
+
+
+def _step_startup(corpus: Path, log: Path) -> dict:
+    started = time.perf_counter()
+    import agenthop.server.explore_tools  # noqa: F401  the server's modules: the same at any corpus size
+    import agenthop.server.transport.mcp_app  # noqa: F401
+    imported = time.perf_counter()
+    _, session = _sandbox(corpus, log)
+    ready = time.perf_counter()
+    session.call("search_papers", {"query": "outside work method"})
+    return {"imports_s": round(imported - started, 2), "sandbox_ready_s": round(ready - imported, 3),
+            "first_search_s": round(time.perf_counter() - ready, 3), "peak_rss_mb": round(peak_rss_mb(), 1)}
+
+
+def _ms(values: list[float]) -> dict:
+    values = sorted(values)
+    return {"p50_ms": round(statistics.median(values), 2), "p90_ms": round(values[int(0.9 * len(values))], 2)}
+
+
+def _step_search(corpus: Path, log: Path, queries: int, seed: int) -> dict:
+    from agenthop.server.search import tokenize
+
+    sandbox, session = _sandbox(corpus, log)
+    conn = sqlite3.connect(f"file:{corpus}?mode=ro", uri=True)
+    rng = random.Random(seed)
+    n_text = conn.execute("SELECT count(*) FROM papers WHERE has_text = 1").fetchone()[0]
+    asks = []
+    for _ in range(queries):
+        (title,) = conn.execute("SELECT title FROM papers WHERE has_text = 1 LIMIT 1 OFFSET ?", (rng.randrange(n_text),)).fetchone()
+        words = [w for w in tokenize(title) if not w.isdigit()]
+        asks.append(" ".join(rng.sample(words, min(len(words), rng.choice((2, 3))))))
+    engines = {
+        "explore search_papers (title_abstract)": lambda q: session.call("search_papers", {"query": q, "top_k": 10}),
+        "explore search_papers (full_text)": lambda q: session.call("search_papers", {"query": q, "top_k": 10, "scope": "full_text"}),
+        "explore search_papers (year_from 2010)": lambda q: session.call("search_papers", {"query": q, "top_k": 10, "year_from": 2010}),
+        "plain FTS5 over the same documents": lambda q: conn.execute(
+            "SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY rank LIMIT 10",
+            (" OR ".join(f'"{w}"' for w in tokenize(q)),)).fetchall(),
+        "bm25s over the same documents (stored index)": lambda q: sandbox.search.search(None, q, 10),
+    }
+    times: dict[str, list[float]] = {name: [] for name in engines}
+    names = list(engines)
+    for n, q in enumerate(asks):
+        for name in names[n % len(names):] + names[:n % len(names)]:  # rotate which engine goes first
+            t0 = time.perf_counter()
+            engines[name](q)
+            times[name].append((time.perf_counter() - t0) * 1000)
+    (top,) = conn.execute("SELECT paper_id FROM cited_by_counts ORDER BY n DESC LIMIT 1").fetchone()
+    graph: dict[str, list[float]] = {"get_citing_papers (most cited, limit 10, sort citations)": [],
+                                     "get_paper_info (most cited)": [], "find_similar_papers (most cited)": [],
+                                     "get_paper_info (unknown ID: the closest is looked for)": []}
+    for _ in range(5):
+        for name, (tool, args) in zip(graph, [("get_citing_papers", {"paper_id": top, "sort": "citations"}),
+                                               ("get_paper_info", {"paper_id": top}), ("find_similar_papers", {"paper_id": top}),
+                                               ("get_paper_info", {"paper_id": top[:-1] + "#"})]):
+            t0 = time.perf_counter()
+            session.call(tool, args, expect=None if "unknown" in name else "ok")
+            graph[name].append((time.perf_counter() - t0) * 1000)
+    cited = conn.execute("SELECT n FROM cited_by_counts WHERE paper_id = ?", (top,)).fetchone()[0]
+    return {"queries": queries, "search": {name: _ms(v) for name, v in times.items()},
+            "graph": {name: _ms(v) for name, v in graph.items()}, "most_cited_citers": cited,
+            "peak_rss_mb": round(peak_rss_mb(), 1)}
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        step, a, b, *rest = sys.argv[2:]
+        if step == "import":
+            result = _step_import(Path(a), Path(b))
+        elif step == "startup":
+            result = _step_startup(Path(a), Path(b))
+        else:
+            result = _step_search(Path(a), Path(b), int(rest[0]), int(rest[1]))
+        print(json.dumps(result))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--text", type=int, default=100_000, help="papers with text")
+    parser.add_argument("--stubs", type=int, default=400_000, help="metadata-only papers (outside works)")
+    parser.add_argument("--cites", type=int, default=0, help="references of each metadata-only paper")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dir", type=Path, default=None, help="work directory (default: a temporary one)")
+    parser.add_argument("--corpus", type=Path, default=None, help="measure start-up and search on this corpus (no generate, no import)")
+    args = parser.parse_args()
+    if args.corpus is not None:
+        with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+            out = {"corpus": str(args.corpus), "corpus_bytes": args.corpus.stat().st_size,
+                   "startup": run_child(__file__, "startup", str(args.corpus), str(Path(tmp) / "log1.sqlite")),
+                   "search": run_child(__file__, "search", str(args.corpus), str(Path(tmp) / "log2.sqlite"), str(args.queries), str(args.seed))}
+        print(json.dumps(out, indent=1))
+        return
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+        tmp = Path(tmp)
+        started = time.perf_counter()
+        generate(tmp / "release", args.text, args.stubs, args.cites, args.seed)
+        out = {"text": args.text, "stubs": args.stubs, "cites": args.cites, "generate_s": round(time.perf_counter() - started, 1)}
+        print(f"generated in {out['generate_s']} s", file=sys.stderr)
+        out["import"] = run_child(__file__, "import", str(tmp / "release"), str(tmp / "corpus.sqlite"))
+        print(f"import: {out['import']}", file=sys.stderr)
+        out["startup"] = run_child(__file__, "startup", str(tmp / "corpus.sqlite"), str(tmp / "log1.sqlite"))
+        print(f"startup: {out['startup']}", file=sys.stderr)
+        out["search"] = run_child(__file__, "search", str(tmp / "corpus.sqlite"), str(tmp / "log2.sqlite"), str(args.queries), str(args.seed))
+        print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

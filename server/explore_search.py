@@ -1,0 +1,234 @@
+"""Explore-mode search: SQLite FTS5 over titles, abstracts and authors, or over the full text of every section, with
+filters (years, venue, author), one result per work, and outside works that the query names ranked where a person
+looks for them.
+
+Queries are split into words by the same tokenizer as the BM25 search of item mode (``search.tokenize``: lower case,
+``\\w\\w+``, English stop words removed), and each word is matched as an FTS5 string, so both searches look for the
+same words; the documents are split by FTS5's unicode61 tokenizer set up to agree with it (docs/corpus.md says where
+they still differ).
+
+Ranking, best first:
+1. a paper whose title is the query (after normalisation);
+2. papers whose title and authors hold every word of the query (papers with text first), so that a reference stub
+   (a work known only from bibliographies) found by its title words or its author comes before weak matches;
+3. every other match (papers with text first),
+each group by FTS5's BM25 (title weighted twice). Item mode does not use any of this.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass, field
+
+from agenthop.server.corpus.explore_tables import normalise_title
+from agenthop.server.search import tokenize
+
+CANDIDATES = 300  # matches ranked by BM25 before the rules above re-rank them
+TITLE_CANDIDATES = 50  # matches of every word in title/authors, fetched separately so none falls outside the window
+_YEAR = re.compile(r"^(19|20)\d\d$")
+WEIGHTS = "2.0, 1.0, 1.0"  # papers_fts: title, abstract, authors
+
+# Venue names as people type them -> words of the venue as proceedings print it (substring match, ignoring case).
+VENUE_ALIASES = {
+    "acl": ["annual meeting of the association for computational linguistics"],
+    "emnlp": ["empirical methods in natural language processing"],
+    "naacl": ["north american chapter of the association for computational linguistics"],
+    "eacl": ["european chapter of the association for computational linguistics"],
+    "coling": ["international conference on computational linguistics"],
+    "tacl": ["transactions of the association for computational linguistics"],
+    "nips": ["neural information processing systems"],
+    "neurips": ["neural information processing systems"],
+    "iclr": ["international conference on learning representations"],
+    "icml": ["international conference on machine learning"],
+}
+
+
+@dataclass(frozen=True)
+class Filters:
+    year_from: int | None = None
+    year_to: int | None = None
+    venue: str | None = None
+    author: str | None = None
+
+    def any(self) -> bool:
+        return any(v is not None for v in (self.year_from, self.year_to, self.venue, self.author))
+
+
+@dataclass
+class ExploreHit:
+    paper_id: str
+    score: float
+    section_position: int | None = None
+    section_header: str | None = None
+    snippet: str | None = None
+
+
+@dataclass
+class SearchOutcome:
+    hits: list[ExploreHit]
+    filters: Filters
+    terms: list[str]
+    notes: list[str] = field(default_factory=list)
+
+
+def _phrase(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
+
+
+def read_year_words(terms: list[str], filters: Filters) -> tuple[list[str], Filters, str | None]:
+    """Years typed in the query ("parsing 2017") become the year filter, when no year filter was given."""
+    years = sorted(int(t) for t in terms if _YEAR.match(t))
+    if not years or filters.year_from is not None or filters.year_to is not None:
+        return terms, filters, None
+    rest = [t for t in terms if not _YEAR.match(t)]
+    filters = Filters(years[0], years[-1], filters.venue, filters.author)
+    span = str(years[0]) if years[0] == years[-1] else f"{years[0]}-{years[-1]}"
+    return rest, filters, f"read {', '.join(map(str, years))} in the query as the year filter ({span})"
+
+
+def _filter_sql(filters: Filters) -> tuple[str, list]:
+    """SQL conditions on papers ``p`` (venue, years); the author filter is an FTS5 condition, see _author_match."""
+    sql, params = [], []
+    if filters.year_from is not None:
+        sql.append("p.year >= ?")
+        params.append(filters.year_from)
+    if filters.year_to is not None:
+        sql.append("p.year <= ?")
+        params.append(filters.year_to)
+    if filters.venue is not None:
+        wanted = filters.venue.strip().lower()
+        patterns = [wanted, *VENUE_ALIASES.get(wanted, [])]
+        sql.append("(" + " OR ".join("lower(p.venue) LIKE ? ESCAPE '\\'" for _ in patterns) + ")")
+        params += ["%" + p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for p in patterns]
+    return (" AND " + " AND ".join(sql)) if sql else "", params
+
+
+def _author_words(filters: Filters) -> list[str]:
+    return tokenize(filters.author) if filters.author else []
+
+
+_RANK = f"bm25({WEIGHTS})"
+
+
+def _top_rowids(conn: sqlite3.Connection, table: str, match: str, limit: int) -> list[tuple[int, float]]:
+    """(rowid, BM25 rank) of the best ``limit`` matches, ranked inside the FTS5 index (lower is better)."""
+    rank = f" AND rank MATCH '{_RANK}'" if table == "papers_fts" else ""
+    return list(conn.execute(f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ?{rank} ORDER BY rank LIMIT ?", (match, limit)))
+
+
+def _not_merged() -> str:
+    """Leave out the records merged into another paper (they are shown as their canonical paper)."""
+    return " AND NOT EXISTS (SELECT 1 FROM paper_clusters c WHERE c.paper_id = p.paper_id AND c.canonical != p.paper_id)"
+
+
+def search_metadata(conn: sqlite3.Connection, terms: list[str], filters: Filters, top_k: int) -> list[ExploreHit]:
+    """Title + abstract + authors (papers_fts), re-ranked as the module docstring says."""
+    where, params = _filter_sql(filters)
+    where += _not_merged()
+    author = _author_words(filters)
+    author_match = " AND ".join(_phrase(w) for w in author)
+    if not terms:  # filters only: the matching papers, those with text first, then the most cited
+        order = "ORDER BY p.has_text DESC, coalesce(n.n, 0) DESC, p.paper_id LIMIT ?"
+        counted = "LEFT JOIN cited_by_counts n ON n.paper_id = p.paper_id"
+        if author:
+            rows = conn.execute(
+                f"SELECT p.paper_id FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid {counted} "
+                f"WHERE papers_fts MATCH ? {where} {order}", [f"authors : ({author_match})", *params, top_k])
+        else:
+            rows = conn.execute(f"SELECT p.paper_id FROM papers p {counted} WHERE 1 {where} {order}", [*params, top_k])
+        return [ExploreHit(pid, 0.0) for (pid,) in rows]
+    any_word = " OR ".join(_phrase(t) for t in terms)
+    every_word = " AND ".join(_phrase(t) for t in terms)
+    match = f"({any_word})" + (f" AND (authors : ({author_match}))" if author else "")
+    title_match = f"({{title authors}} : ({every_word}))" + (f" AND (authors : ({author_match}))" if author else "")
+    if filters.year_from is None and filters.year_to is None and filters.venue is None:
+        # No condition on papers: FTS5 ranks inside the index (ORDER BY rank), and only the best rows are joined.
+        ranked = _top_rowids(conn, "papers_fts", match, CANDIDATES)
+        ranked += _top_rowids(conn, "papers_fts", title_match, TITLE_CANDIDATES)
+        scores = dict(ranked)
+        missing = [rowid for rowid, _ in ranked[-TITLE_CANDIDATES:] if rowid not in dict(ranked[:CANDIDATES])]
+        if missing:  # scored by the same query as the others, so scores compare
+            marks = ",".join("?" * len(missing))
+            scores.update(conn.execute(f"SELECT rowid, rank FROM papers_fts WHERE papers_fts MATCH ? AND rank MATCH '{_RANK}' "
+                                       f"AND rowid IN ({marks})", [match, *missing]))
+        marks = ",".join("?" * len(scores))
+        rows = {r[0]: (*r[1:], scores[r[0]]) for r in conn.execute(
+            f"SELECT p.rowid, p.paper_id, p.title, p.authors, p.has_text FROM papers p WHERE p.rowid IN ({marks}) {_not_merged()}",
+            list(scores))}
+        rows = {r[0]: r for r in rows.values()}
+    else:
+        select = (f"SELECT p.paper_id, p.title, p.authors, p.has_text, bm25(papers_fts, {WEIGHTS}) AS score "
+                  "FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid ")
+        rows = {r[0]: r for r in conn.execute(f"{select} WHERE papers_fts MATCH ? {where} ORDER BY score LIMIT ?",
+                                              [match, *params, CANDIDATES])}
+        # Matches of every word in title/authors outside the window: scored by the same query, so scores compare.
+        extra = [r[0] for r in conn.execute(
+            f"SELECT papers_fts.rowid FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid WHERE papers_fts MATCH ? {where} "
+            f"ORDER BY bm25(papers_fts, {WEIGHTS}) LIMIT ?", [title_match, *params, TITLE_CANDIDATES])]
+        if extra:
+            marks = ",".join("?" * len(extra))
+            for r in conn.execute(f"{select} WHERE papers_fts MATCH ? AND papers_fts.rowid IN ({marks})", [match, *extra]):
+                rows.setdefault(r[0], r)
+    wanted, query_title = set(terms), " ".join(terms)
+
+    def key(row):
+        pid, title, authors, has_text, score = row
+        words = set(tokenize(title)) | set(tokenize(" ".join(json.loads(authors or "[]"))))
+        exact = " ".join(tokenize(normalise_title(title))) == query_title
+        return (not exact, not wanted <= words, not has_text, score, pid)
+
+    ranked = sorted(rows.values(), key=key)[:top_k]
+    return [ExploreHit(r[0], -r[4]) for r in ranked]
+
+
+def search_full_text(conn: sqlite3.Connection, terms: list[str], filters: Filters, top_k: int) -> list[ExploreHit]:
+    """Section headers and text (sections_fts): papers with text, each by its best-matching section, with a snippet."""
+    if not terms:
+        return []
+    where, params = _filter_sql(filters)
+    match = " OR ".join(_phrase(t) for t in terms)
+    author = _author_words(filters)
+    author_sql = ""
+    if author:
+        author_sql = " AND p.rowid IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)"
+        params = [*params, f"authors : ({' AND '.join(_phrase(w) for w in author)})"]
+    if not where and not author_sql:  # ranked inside the index; only the best sections are joined
+        ranked = _top_rowids(conn, "sections_fts", match, CANDIDATES * 3)
+        found = {}
+        for start in range(0, len(ranked), 500):
+            chunk = [rowid for rowid, _ in ranked[start:start + 500]]
+            marks = ",".join("?" * len(chunk))
+            found.update((r[0], r) for r in conn.execute(
+                "SELECT s.rowid, p.paper_id, s.position, s.header FROM sections s JOIN papers p ON p.arxiv_id = s.arxiv_id "
+                f"WHERE s.rowid IN ({marks}) AND p.has_text = 1", chunk))
+        rows = [(*found[rowid], score) for rowid, score in ranked if rowid in found]
+    else:
+        rows = conn.execute(
+            "SELECT sections_fts.rowid, p.paper_id, s.position, s.header, bm25(sections_fts) AS score "
+            "FROM sections_fts JOIN sections s ON s.rowid = sections_fts.rowid JOIN papers p ON p.arxiv_id = s.arxiv_id "
+            f"WHERE sections_fts MATCH ? AND p.has_text = 1 {where}{author_sql} ORDER BY score LIMIT ?",
+            [match, *params, CANDIDATES * 3])
+    best: dict[str, tuple] = {}
+    for row in rows:
+        best.setdefault(row[1], row)
+        if len(best) >= top_k:
+            break
+    hits = []
+    for rowid, pid, position, header, score in best.values():
+        snippet = conn.execute("SELECT snippet(sections_fts, 1, '**', '**', ' … ', 24) FROM sections_fts "
+                               "WHERE sections_fts MATCH ? AND rowid = ?", (match, rowid)).fetchone()
+        hits.append(ExploreHit(pid, -score, position, header, snippet[0] if snippet else None))
+    return hits
+
+
+def explore_search(conn: sqlite3.Connection, query: str, *, top_k: int, filters: Filters, scope: str) -> SearchOutcome:
+    terms = list(dict.fromkeys(tokenize(query)))
+    terms, filters, note = read_year_words(terms, filters)
+    notes = [note] if note else []
+    if scope == "full_text":
+        hits = search_full_text(conn, terms, filters, top_k)
+    else:
+        hits = search_metadata(conn, terms, filters, top_k)
+    return SearchOutcome(hits, filters, terms, notes)
