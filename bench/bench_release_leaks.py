@@ -1,15 +1,18 @@
-"""A seed-reading shortcut the artifact audit does not run: rule out every option that holds a number the seed paper
-states, and pick among the rest. The offline generator never blanks a value the seed states (the seed would give the
-gold away), while SPEC 8's seed_only distractor is by definition a value the seed states, and the other distractors
-may be; so every ruled-out option is wrong. An agent always has the seed, so this needs neither the targets nor tools.
+"""Two shortcuts the artifact audit does not run, on a built release.
+
+1. Seed exclusion: rule out every option that holds a number the seed paper states, and pick among the rest. The
+offline generator never blanks a value the seed states (the seed would give the gold away), while SPEC 8's seed_only
+distractor is by definition a value the seed states, and the other distractors may be; so every ruled-out option is
+wrong. An agent always has the seed, so this needs neither the targets nor tools.
 
     make explore.sqlite explore-bench
-    python bench/bench_seed_exclusion.py            # the release make explore-bench builds
-    python bench/bench_seed_exclusion.py --release DIR --corpus CORPUS
+    python bench/bench_release_leaks.py             # the release make explore-bench builds
+    python bench/bench_release_leaks.py --release DIR --corpus CORPUS
 
 Reports, per question type, the expected accuracy of a uniform pick among the options left (with the scorer's Wilson
 95% interval on the rounded credit), how often each distractor kind is ruled out, and how many multi-target items a
-reader of one target plus the seed answers (that target's value and "not the seed's number" leave one option).
+reader of one target plus the seed answers (that target's value and "not the seed's number" leave one option); then
+the cross-item solver's accuracy and how many items share a blanked sentence with another.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from agenthop.construct.corpus_view import CorpusView
@@ -67,6 +71,34 @@ def main() -> None:
         kinds = ", ".join(f"{k} {a}/{b}" for k, (a, b) in sorted(r["ruled_out"].items()))
         one = f"{r['one_target']}/{r['n']}" if name == "multi-target" else ""
         print(f"| {name} | {r['n']} | {r['credit'] / r['n']:.1%} [{lo:.1%}, {hi:.1%}] | {kinds} | {one} |")
+    shared, credit = cross_item(items)
+    lo, hi = wilson(round(credit), len(items))
+    print(f"\ncross-item intersection: {credit / len(items):.1%} [{lo:.1%}, {hi:.1%}] over {len(items)} items; "
+          f"{shared} items share a blanked sentence with another item")
+
+
+_CLOZE = re.compile(r'"([^"]*___[^"]*)"')
+
+
+def cross_item(items: list[dict]) -> tuple[int, float]:
+    """(items sharing a blanked sentence with another, expected accuracy of the intersection rule; no overlap = chance)."""
+    blanks = [_CLOZE.findall(it["question"]) for it in items]
+    where = defaultdict(list)
+    for i, cs in enumerate(blanks):
+        for k, c in enumerate(cs):
+            where[c].append((i, k))
+    shared, credit = 0, 0.0
+    for i, it in enumerate(items):
+        score = [0] * len(it["options"])
+        for k, c in enumerate(blanks[i]):
+            for j, kk in where[c]:
+                if j != i:
+                    offered = Counter(parts(o)[kk] for o in items[j]["options"])
+                    score = [s + (parts(o)[k] in offered) for s, o in zip(score, it["options"])]
+        best = [x for x, s in enumerate(score) if s == max(score)]
+        shared += max(score) > 0
+        credit += (it["correct_index"] in best) / len(best)
+    return shared, credit
 
 
 if __name__ == "__main__":
