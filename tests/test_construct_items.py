@@ -29,9 +29,8 @@ SETTINGS = Settings(min_refs=5)  # every chain of the committed corpus: about 90
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory):
-    out = tmp_path_factory.mktemp("items") / "run"
-    run_pipeline(ROOT / "corpus.sqlite", out, SETTINGS, echo=lambda line: None)
+def release(construct_run):
+    out = construct_run  # run_pipeline(corpus.sqlite, SETTINGS): conftest's session run
     items = [json.loads(line) for line in (out / "release" / "qa" / "full.jsonl").read_text().splitlines()]
     cands = {json.loads(line)["id"]: json.loads(line) for line in (out / "work" / "distractors.jsonl").read_text().splitlines()}
     return out, items, cands
