@@ -68,7 +68,9 @@ def item_ids(cands: list[dict]) -> list[str]:
     ids = [item_id(c) for c in cands]
     if len(set(ids)) != len(ids):  # two candidates with the same seed, path and evidence: a pipeline bug, never silently merged
         dup = next(i for i in ids if ids.count(i) > 1)
-        raise ValueError(f"two items share the content-derived ID {dup}")
+        same = [c["id"] for c, i in zip(cands, ids) if i == dup]
+        raise ValueError(f"candidates {', '.join(same)} share the content-derived ID {dup} (same seed, bridge, targets and "
+                         "evidence): the pipeline made one item twice; remove one with an audit verdict and report the bug")
     return ids
 
 

@@ -73,3 +73,18 @@ def demo_split() -> Path:
 def demo(demo_corpus, demo_split) -> tuple[Path, Path]:
     """(corpus.sqlite, splits/demo.jsonl) of the repository."""
     return demo_corpus, demo_split
+
+
+@pytest.fixture(scope="session")
+def construct_run(tmp_path_factory, demo_corpus) -> Path:
+    """The offline construction pipeline run once on corpus.sqlite with --min-refs 5 (every chain: about 90 items).
+
+    Shared by the construct tests that read its candidates or its release, so the ~10 s run happens once; tests copy
+    the directory before changing anything in it.
+    """
+    from agenthop.construct.pipeline import run_pipeline
+    from agenthop.construct.settings import Settings
+
+    out = tmp_path_factory.mktemp("construct") / "run"
+    run_pipeline(demo_corpus, out, Settings(min_refs=5), echo=lambda line: None)
+    return out

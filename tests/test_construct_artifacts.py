@@ -322,12 +322,10 @@ def test_with_models_the_stage_drops_a_form_flaw_and_the_ensemble_never_rates_an
 # -- on the offline pipeline's own output (the generator's balanced options) ------------------------------------------
 
 @pytest.fixture(scope="module")
-def questions(tmp_path_factory):
-    """The offline pipeline's Q/A candidates on the committed corpus, and the corpus view."""
-    out = tmp_path_factory.mktemp("artifacts") / "run"
-    run_pipeline(CORPUS, out, Settings(min_refs=5), until="qa", echo=lambda line: None)
+def questions(construct_run):
+    """The offline pipeline's Q/A candidates on the committed corpus (conftest's run, Settings(min_refs=5)), and the corpus view."""
     view = CorpusView(CORPUS)
-    yield [r for r in read_jsonl(out / "work" / "qa.jsonl") if "drop" not in r], view
+    yield [r for r in read_jsonl(construct_run / "work" / "qa.jsonl") if "drop" not in r], view
     view.close()
 
 

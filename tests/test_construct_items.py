@@ -16,7 +16,7 @@ from agenthop.construct.chains import prefilter
 from agenthop.construct.corpus_view import CorpusView
 from agenthop.construct.offline_items import MT_SEPARATOR, paper_slots
 from agenthop.construct.pipeline import run_pipeline
-from agenthop.construct.release_out import item_id
+from agenthop.construct.release_out import item_id, item_ids
 from agenthop.construct.settings import Settings
 from agenthop.construct.slots import slots_in, value_type
 from agenthop.construct.textspans import names_target, sentences
@@ -29,9 +29,8 @@ SETTINGS = Settings(min_refs=5)  # every chain of the committed corpus: about 90
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory):
-    out = tmp_path_factory.mktemp("items") / "run"
-    run_pipeline(ROOT / "corpus.sqlite", out, SETTINGS, echo=lambda line: None)
+def release(construct_run):
+    out = construct_run  # run_pipeline(corpus.sqlite, SETTINGS): conftest's session run
     items = [json.loads(line) for line in (out / "release" / "qa" / "full.jsonl").read_text().splitlines()]
     cands = {json.loads(line)["id"]: json.loads(line) for line in (out / "work" / "distractors.jsonl").read_text().splitlines()}
     return out, items, cands
@@ -209,3 +208,10 @@ def test_the_model_distractor_prompt_gives_the_form_never_the_use(tmp_path):
                    for p in prompts for b in fake.bodies() if "in one short phrase" in system_text(b) for word in forbidden)
     reasons = {r["stage"]: r["reasons"] for r in result["attrition"]["rows"]}["distractors"]
     assert bad_form["n"] == 3 and reasons == {"distractor_wrong_form": 1}
+
+
+def test_two_candidates_with_one_content_id_are_an_error_naming_both():
+    cand = {"kind": "ST", "seed": "s", "bridge": None, "targets": ["t"], "evidence": ["e"]}
+    with pytest.raises(ValueError, match=r"candidates c-1, c-2 share the content-derived ID st_\w{10}.*audit verdict"):
+        item_ids([{**cand, "id": "c-1"}, {**cand, "id": "c-2"}])
+    assert len(set(item_ids([{**cand, "id": "c-1"}, {**cand, "id": "c-2", "evidence": ["f"]}]))) == 2
