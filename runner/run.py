@@ -388,7 +388,13 @@ class Orchestrator:
                 await self.durable()
                 self._account(record, spent_tokens + ep.cumulative, _add(spent_cost, record["cost_usd"]))
                 return record
-            except (asyncio.CancelledError, RunLogUnwritable):
+            except asyncio.CancelledError:
+                # Ctrl+C (or a stopped worker): the turns that finished, the one whose tool calls ran included,
+                # reach runner.jsonl (the writer drains on close); the model call in flight has no turn yet.
+                if holder:
+                    holder[0].flush_turn()
+                raise
+            except RunLogUnwritable:
                 raise
             except Exception as exc:  # noqa: BLE001 - any failure ends the attempt
                 ep = holder[0] if holder else None
