@@ -88,7 +88,7 @@ def _shard(ctx, param, value: str | None):
 # Sampling (raw and sdk): sent with every model call; unset options are not sent (the endpoint's defaults apply).
 @click.option("--temperature", type=click.FloatRange(min=0), default=None, help="Sampling temperature [not sent].")
 @click.option("--top-p", type=click.FloatRange(min=0, min_open=True, max=1), default=None, help="Nucleus sampling mass [not sent].")
-@click.option("--top-k", type=click.IntRange(min=1), default=None, help="Top-k sampling (vLLM, llama.cpp, Ollama, SGLang) [not sent].")
+@click.option("--top-k", type=click.IntRange(min=1), default=None, help="Top-k sampling (vLLM, SGLang, llama.cpp) [not sent].")
 @click.option("--seed", type=int, default=None, help="Sampling seed, for endpoints that honour one [not sent].")
 @click.option("--max-completion-tokens", type=int, default=DEFAULT_MAX_TOKENS, show_default=True, callback=_cap,
               help="Generated tokens per model call (-1: no cap sent). Not --max-tokens, the per-item token cap.")

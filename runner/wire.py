@@ -55,7 +55,7 @@ class Sampling:
 
     def body(self, model: str) -> dict:
         """The request-body fields: only the settings that are set. ``top_k`` is not an OpenAI parameter; the
-        servers that sample with it (vLLM, llama.cpp, Ollama's OpenAI endpoint, SGLang) read it from the body."""
+        servers that sample with it (vLLM, SGLang, llama.cpp's servers) read it from the body."""
         out: dict = {}
         if self.temperature is not None:
             out["temperature"] = self.temperature
