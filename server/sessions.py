@@ -108,7 +108,8 @@ def _validation_message(tool: str, exc: ValidationError, accepted: list[str]) ->
     # (required, title, type, maxLength) into their arguments, and need to know which keys to drop.
     unknown = [_clip(str(err["loc"][0])) for err in errors if err["type"] == "extra_forbidden" and len(err["loc"]) == 1]
     if unknown:
-        parts.append(f"unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(repr(k) for k in unknown)} "
+        named = ", ".join("'" + k + "'" for k in unknown)
+        parts.append(f"unknown argument{'s' if len(unknown) > 1 else ''} {named} "
                      f"({tool} takes only {', '.join(accepted) or 'no arguments'}; leave the others out)")
     for err in errors:
         where = _clip(".".join(str(p) for p in err["loc"])) or "arguments"
