@@ -32,9 +32,11 @@ from agenthop.server.log.checkpoint import read_records as read_checkpoint
 
 FIXTURES = Path(__file__).parent / "fixtures" / "real-model"
 AGENTS = ["raw", "sdk"]
-# What llama-cpp-python 0.3.36's server answered to both shapes (its pydantic request validation failing
-# inside the chat handler surfaces as an internal error; the body is the same for every such request).
-LLAMA_CPP_500 = {"error": {"message": "Internal Server Error", "type": "internal_server_error"}}
+# The shape of what llama-cpp-python 0.3.36's server answers to both (measured: its request model's validation
+# errors, reported as HTTP 500 "internal_server_error", the same body every time the same request is sent).
+LLAMA_CPP_500 = {"error": {"message": "7 validation errors:\n  {'type': 'literal_error', 'loc': ('body', 'messages', 2, "
+                                      "'ChatCompletionRequestSystemMessage', 'role'), 'msg': \"Input should be 'system'\"} ...",
+                           "type": "internal_server_error", "param": None, "code": None}}
 
 
 def conversation(body: dict) -> tuple[str, str] | None:
