@@ -16,7 +16,7 @@ IVENV  := .venv-inspect
 IBIN   := $(IVENV)/bin
 ISTAMP := $(IVENV)/.installed
 
-.PHONY: demo test install chromium slurm conformance corpus docs clean explore-bench
+.PHONY: demo test install chromium slurm conformance corpus docs clean explore-bench local-model-smoke
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -87,6 +87,12 @@ corpus: $(STAMP)
 
 # Regenerate the generated docs (tests fail while the committed files differ): the CLI reference from each
 # command's --help, and the log records' JSON Schema from the pydantic models.
+# Optional, not part of 'make test': a real small model (SmolLM2-135M-Instruct, Apache-2.0) served by llama-cpp-python
+# (built from source into .local-model/venv: 10-60 minutes on 2 cores) drives the raw and sdk agents over 2 demo
+# items; the runs are scored and their records checked (docs/local-models.md).
+local-model-smoke: $(STAMP)
+	$(BIN)/python tools/local_model_smoke.py
+
 docs: $(STAMP)
 	$(BIN)/python tools/cli_reference.py --write
 	$(BIN)/agenthop-server log schema > docs/log-format.schema.json

@@ -76,6 +76,12 @@ def settings_options(fn):
                      help="Post-filter: longest section allowed on a gold path."),
         click.option("--attempts", type=click.IntRange(min=1), default=3, show_default=True, help="Tries per model request whose reply is unusable."),
         click.option("--workers", type=click.IntRange(min=1), default=8, show_default=True, help="Model calls in flight at once."),
+        # Sampling of every model call, as the runner's options (runner/wire.py); none given: temperature 0, nothing else.
+        click.option("--temperature", type=click.FloatRange(min=0), default=None, help="Model calls: sampling temperature [0]."),
+        click.option("--top-p", type=click.FloatRange(min=0, min_open=True, max=1), default=None, help="Model calls: nucleus sampling mass [not sent]."),
+        click.option("--top-k", type=click.IntRange(min=1), default=None, help="Model calls: top-k sampling [not sent]."),
+        click.option("--max-completion-tokens", type=click.IntRange(min=1), default=None,
+                     help="Model calls: generated tokens per call [no cap sent]."),
         click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Price table JSON overriding runner/prices.json."),
         click.option("--dry-run", is_flag=True, help="Print how many model calls each stage would make and their cost; call nothing."),
     ]
@@ -91,7 +97,17 @@ def _settings(kw: dict) -> Settings:
                     min_overlap=kw["min_overlap"], min_context=kw["min_context"], method_or_result=not kw["any_citation_intent"],
                     judge=kw["judge"], judge_min=kw["judge_min"], generator=kw["generator"], max_qa=kw["max_qa"], same_paper=kw["same_paper"],
                     too_close=kw["too_close"], filters=tuple(kw["filters"]) or ("baseline",), max_section_chars=kw["max_section_chars"],
-                    attempts=kw["attempts"], workers=kw["workers"])
+                    attempts=kw["attempts"], workers=kw["workers"], sampling=_sampling(kw))
+
+
+def _sampling(kw: dict):
+    """The model calls' sampling options; None when none is given (the pipeline's own temperature 0)."""
+    from agenthop.runner.wire import Sampling
+
+    given = {k: kw[k] for k in ("temperature", "top_p", "top_k") if kw[k] is not None}
+    if not given and kw["max_completion_tokens"] is None:
+        return None
+    return Sampling(**{"temperature": 0.0, **given}, max_tokens=kw["max_completion_tokens"])
 
 
 def _run(until: str, kw: dict) -> None:

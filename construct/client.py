@@ -21,6 +21,7 @@ from pathlib import Path
 from agenthop.construct.stagefiles import canonical, digest
 from agenthop.runner.pricing import PriceTable
 from agenthop.runner.retry import CallStats, HardModelError, RetryPolicy, call_with_retry
+from agenthop.runner.wire import Sampling
 
 BASELINE = "baseline"  # the deterministic generator and filter: no model, no call
 
@@ -119,6 +120,7 @@ class ModelClient:
     workers: int = 8
     api_key_env: str = "OPENAI_API_KEY"
     temperature: float = 0.0
+    sampling: Sampling | None = None  # the run's sampling options, over the temperature above (runner/wire.py)
 
     def __post_init__(self):
         self.cache = ResponseCache(self.cache_path)
@@ -130,7 +132,8 @@ class ModelClient:
         return self.tallies.setdefault((stage, model), Tally())
 
     def request(self, spec: ModelSpec, messages: list[dict]) -> dict:
-        return {"model": spec.name, "messages": messages, "temperature": self.temperature}
+        body = {"model": spec.name, "messages": messages, "temperature": self.temperature}
+        return body | self.sampling.body(spec.name) if self.sampling is not None else body
 
     def _client(self, spec: ModelSpec):
         if spec.base_url not in self._clients:

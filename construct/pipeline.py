@@ -59,7 +59,7 @@ class Pipeline:
         self.verdicts = VerdictStore(self.out / "audit" / "verdicts.sqlite")
         client = None
         if _models(settings):
-            kwargs = {"workers": settings.workers}
+            kwargs = {"workers": settings.workers, "sampling": settings.sampling}
             if prices is not None:
                 kwargs["prices"] = prices
             if policy is not None:

@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from agenthop.construct.client import BASELINE
+from agenthop.runner.wire import Sampling
 
 
 @dataclass(frozen=True)
@@ -39,9 +40,12 @@ class Settings:
     # running (not part of any stage's fingerprint: they change how, not what)
     attempts: int = field(default=3, metadata={"run": True})
     workers: int = field(default=8, metadata={"run": True})
+    # model calls' sampling options (None: temperature 0, nothing else sent); part of the model stages' fingerprints
+    sampling: Sampling | None = None
 
     def to_json(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {f.name: getattr(self, f.name) if f.name != "sampling" or self.sampling is None else self.sampling.as_dict()
+                for f in dataclasses.fields(self)}
 
 
 STAGE_SETTINGS = {
@@ -62,4 +66,7 @@ MODEL_STAGES = {"chains", "qa", "distractors", "ensemble"}
 
 def stage_settings(s: Settings, stage: str) -> dict:
     keys = STAGE_SETTINGS[stage] + (("attempts",) if stage in MODEL_STAGES else ())
-    return {k: getattr(s, k) for k in keys}
+    out = {k: getattr(s, k) for k in keys}
+    if stage in MODEL_STAGES and s.sampling is not None:  # only when set, so that earlier runs keep their fingerprints
+        out["sampling"] = s.sampling.as_dict()
+    return out

@@ -37,6 +37,7 @@ from agenthop.runner.run import (
 from agenthop.runner.session import ALL_TOOLS, ServerAPI
 from agenthop.runner.sharding import Shard, parse_shard, shard_manifest
 from agenthop.runner.summary import RunSummary, summarise
+from agenthop.runner.wire import Sampling
 from agenthop.server.caps import Caps
 from agenthop.server.item_files import ItemRef
 from agenthop.server.log import RunStart
@@ -149,6 +150,7 @@ def run_items(
     item_attempts: int = 3,
     trace: bool = False,
     progress: bool = True,
+    sampling: Sampling | None = None,
 ) -> RunResult:
     """Run one sandbox session per item with a reference agent and write the run directory.
 
@@ -157,14 +159,16 @@ def run_items(
     ``agenthop-server serve --transport http`` instead (exactly one of the two). ``workers`` items run at
     once, spread over ``processes`` worker processes. ``shard`` ("K/N" or a Shard) runs only that share of
     the items (see ``agenthop.runner.sharding``). ``caps`` default to 30 points, 20 turns, 200,000 tokens;
-    a cap of None is unlimited. Other arguments as the CLI flags of the same names (docs/runner.md).
+    a cap of None is unlimited. ``sampling``: the per-call generation settings of the raw and sdk agents
+    (``agenthop.runner.wire.Sampling``; by default nothing but a 16,384-token cap per call is sent).
+    Other arguments as the CLI flags of the same names (docs/runner.md).
     """
     plan = plan_run(
         items, agent=agent, model=model, out=out, corpus=corpus, server=server, base_url=base_url, api_key_env=api_key_env,
         workers=workers, processes=processes, shard=shard, question_type=question_type, depth=depth, limit=limit,
         closed_book=closed_book, disabled_tools=disabled_tools, read_first=read_first, text_tools=text_tools, caps=caps,
         resume=resume, prices=prices, run_label=run_label, replicate_of=replicate_of, retry=retry,
-        item_attempts=item_attempts, trace=trace, progress=progress,
+        item_attempts=item_attempts, trace=trace, progress=progress, sampling=sampling,
     )
     summary = asyncio.run(execute(plan))
     return RunResult(out=plan.out, run_label=plan.settings.run_label, items=plan.items, summary=summary)
@@ -172,7 +176,7 @@ def run_items(
 
 def plan_run(items, *, agent, model, out, corpus, server, base_url, api_key_env, workers, processes, shard, question_type,
              depth, limit, closed_book, disabled_tools, read_first, text_tools, caps, resume, prices, run_label,
-             replicate_of, retry, item_attempts, trace, progress) -> RunPlan:
+             replicate_of, retry, item_attempts, trace, progress, sampling=None) -> RunPlan:
     """Validate the arguments of ``run_items`` and choose the items; nothing is written."""
     if agent not in AGENTS:
         raise RunError(f"unknown agent {agent!r}; agents are {', '.join(AGENTS)}")
@@ -217,6 +221,7 @@ def plan_run(items, *, agent, model, out, corpus, server, base_url, api_key_env,
         agent=agent, model=model, run_label=run_label or default_label(out, shard), base_url=base_url, api_key_env=api_key_env,
         caps=caps if caps is not None else Caps(), closed_book=closed_book, disabled_tools=disabled, read_first=read_first,
         text_tools=text_tools, retry=retry or RetryPolicy(), item_attempts=item_attempts, workers=workers, trace=trace,
+        sampling=sampling or Sampling(),
     )
     items_file = str(items) if isinstance(items, (str, Path)) else "(item list given in Python)"
     return RunPlan(settings=settings, items=chosen, out=out, corpus=corpus, server_url=server, resume=resume,
@@ -282,7 +287,8 @@ async def execute(plan: RunPlan) -> RunSummary:
             load_agent(s.agent)
         writer.write(RunStart(
             run=s.run_label, agent=s.agent, model=s.model,
-            settings={k: man[k] for k in ("caps", "ablations", "disabled_tools", "base_url_host", "workers", "retry", "server", "items_file")}
+            settings={k: man[k] for k in ("caps", "ablations", "disabled_tools", "sampling", "base_url_host", "workers", "retry",
+                                          "server", "items_file")}
             | {"items": len(plan.items), "to_run": len(todo),
                "resumed": plan.resume and bool(state.final or state.errored or state.turns or state.starts)}
             | ({"processes": plan.processes} if plan.processes > 1 else {})

@@ -16,6 +16,7 @@ from agenthop.runner.config import AGENTS
 from agenthop.runner.engine_shard import EngineShard, EngineShardError, shard_from_environment
 from agenthop.runner.retry import RetryPolicy
 from agenthop.runner.sharding import ShardError, parse_shard
+from agenthop.runner.wire import DEFAULT_MAX_TOKENS, Sampling
 from agenthop.server.caps import Caps
 from agenthop.server.tools import TOOLS
 
@@ -106,11 +107,19 @@ def _shard(ctx, param, value: str | None):
 @click.option("--backoff", type=click.FloatRange(min=0), default=2.0, show_default=True, help="First retry wait in seconds (doubles, capped at 60).")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per model request.")
 @click.option("--item-attempts", type=click.IntRange(min=1), default=3, show_default=True, help="Attempts per item (hard errors retry the item).")
+# Sampling (raw and sdk): sent with every model call; unset options are not sent (the endpoint's defaults apply).
+@click.option("--temperature", type=click.FloatRange(min=0), default=None, help="Sampling temperature [not sent].")
+@click.option("--top-p", type=click.FloatRange(min=0, min_open=True, max=1), default=None, help="Nucleus sampling mass [not sent].")
+@click.option("--top-k", type=click.IntRange(min=1), default=None, help="Top-k sampling (vLLM, SGLang, llama.cpp) [not sent].")
+@click.option("--seed", type=int, default=None, help="Sampling seed, for endpoints that honour one [not sent].")
+@click.option("--max-completion-tokens", type=int, default=DEFAULT_MAX_TOKENS, show_default=True, callback=_cap,
+              help="Generated tokens per model call (-1: no cap sent). Not --max-tokens, the per-item token cap.")
 @click.option("--trace", is_flag=True, help="sdk: keep OpenAI Agents tracing on (off by default: it uploads traces).")
 @click.option("--no-progress", is_flag=True, help="No live progress bar.")
 def main(items_file, agent, model, base_url, api_key_env, workers, processes, shard, out, corpus, server_url, limit, question_type,
          depth, closed_book, disable_tools, read_first, text_tools, budget, max_turns, max_tokens, no_resume, prices, run_label,
-         replicate_of, retries, backoff, timeout, item_attempts, trace, no_progress) -> None:
+         replicate_of, retries, backoff, timeout, item_attempts, trace, no_progress,
+         temperature, top_p, top_k, seed, max_completion_tokens) -> None:
     """Run one sandbox session per item with a reference agent; write run.json and runner.jsonl under --out."""
     import os
 
@@ -136,6 +145,10 @@ def main(items_file, agent, model, base_url, api_key_env, workers, processes, sh
         shard = shard.shard
     out = out or default_out(model or "baseline", agent, closed_book, disable_tools, read_first, text_tools, shard)
     try:
+        sampling = Sampling(temperature=temperature, top_p=top_p, top_k=top_k, max_tokens=max_completion_tokens, seed=seed)
+    except ValueError as exc:
+        raise click.UsageError(f"{exc} (--max-completion-tokens -1 sends no cap)") from exc
+    try:
         result = run_items(
             items_file, agent=agent, model=model, out=out, corpus=corpus, server=server_url,
             base_url=base_url or os.environ.get("OPENAI_BASE_URL"), api_key_env=api_key_env, workers=workers,
@@ -144,6 +157,7 @@ def main(items_file, agent, model, base_url, api_key_env, workers, processes, sh
             caps=Caps(budget, max_turns, max_tokens), resume=not no_resume, prices=prices, run_label=run_label,
             replicate_of=replicate_of, retry=RetryPolicy(max_retries=retries, backoff=backoff, timeout=timeout),
             item_attempts=item_attempts, trace=trace, progress=not no_progress,
+            sampling=sampling,
         )
     except KeyboardInterrupt:
         click.echo(f"interrupted; finished items are kept in {out / RUNNER_FILE}. Run the same command again to resume.", err=True)

@@ -4,7 +4,9 @@ Turn = one model response. The token cap is checked after each response and
 before its tool calls run (calls of a response that passes the cap are
 discarded); the turn cap allows at most ``max_turns`` responses. Parallel tool
 calls of one response run one after another in emitted order. A response with
-no tool calls gets a nudge (and uses its turn); an empty one is a hard error.
+no tool calls gets a nudge (and uses its turn), an empty one too (no text, no
+tool calls: small local models send them); a second empty response in a row
+ends the item as ``empty_response``.
 Malformed arguments (not a JSON object) are answered with a tool error
 message and never reach the server, so they cost nothing. With text tools
 (``--text-tools``) the calls are read from the reply's text instead.
@@ -122,11 +124,13 @@ async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: R
     first = CLOSED_BOOK_USER_MESSAGE if settings.closed_book else FIRST_USER_MESSAGE
     messages: list[dict] = [{"role": "system", "content": system}, {"role": "user", "content": first}]
     max_turns = 1 if settings.closed_book else settings.caps.max_turns
+    sampling = settings.sampling.body(settings.model)
+    empty_before = False  # the last response was empty (and nudged): a second one in a row ends the item
     while not ep.ended:
         if max_turns is not None and ep.turn >= max_turns:
             return "max_turns"
         stats = CallStats()
-        kwargs = {"model": settings.model, "messages": messages}
+        kwargs = {"model": settings.model, "messages": messages, **sampling}
         if specs:
             kwargs["tools"] = specs
         resp = await call_with_retry(functools.partial(chat_completion, client, kwargs), settings.retry, stats)
@@ -159,8 +163,11 @@ async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: R
             return "token_limit"
         if not emitted:
             if not text.strip():
-                ep.note_error("empty response: no text and no tool calls")
-                raise HardModelError("empty model response (no text, no tool calls)", stats.retries)
+                if empty_before:
+                    ep.note_error("empty response again after the nudge: no text and no tool calls")
+                    return "empty_response"
+                ep.note_error("empty response: no text and no tool calls; nudged")
+            empty_before = not text.strip()
             messages.append({"role": "assistant", "content": text})
             if settings.closed_book:
                 letter = parse_letter(text)
@@ -169,6 +176,7 @@ async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: R
                     continue
             messages.append({"role": "user", "content": NUDGE})
             continue
+        empty_before = False
         if text_mode:
             messages.append({"role": "assistant", "content": text})
             results = []
@@ -186,7 +194,7 @@ async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: R
         messages.append(
             {
                 "role": "assistant",
-                "content": text or None,
+                "content": text,  # "" rather than null beside tool_calls: every server accepts it (runner/wire.py)
                 "tool_calls": [
                     {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"] or "{}"}}
                     for c in emitted

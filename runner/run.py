@@ -30,10 +30,10 @@ MANIFEST = "run.json"
 SERVER_LOG = "server-log.sqlite"
 # Settings that must match for a resumed run to continue the same experiment, and the value a run.json
 # written before the key existed stands for.
-RESUME_KEYS = ("agent", "model", "caps", "ablations", "corpus", "tool_format", "shard")
+RESUME_KEYS = ("agent", "model", "caps", "ablations", "corpus", "tool_format", "shard", "sampling")
 RESUME_DEFAULTS = {"tool_format": "native", "shard": None}
 # Server-side terminations that settle an item: a session a killed run left with one of these counts.
-SETTLED = ("answer", "budget", "token_limit", "max_turns")
+SETTLED = ("answer", "budget", "token_limit", "max_turns", "empty_response")
 
 
 class RunError(Exception):
@@ -124,6 +124,8 @@ def manifest(
         "api_key_env": settings.api_key_env if settings.agent != "baseline" else None,
         "retry": {"max_retries": settings.retry.max_retries, "backoff": settings.retry.backoff, "timeout": settings.retry.timeout,
                   "item_attempts": settings.item_attempts},
+        # Per-call generation settings (null: not sent, the endpoint's default applies).
+        "sampling": settings.sampling.as_dict() if settings.agent != "baseline" else None,
         "workers": settings.workers,
         "processes": processes,
         "tool_format": "text" if settings.text_tools else "native",
@@ -199,7 +201,8 @@ def prepare_run_dir(out: Path, man: dict, resume: bool) -> dict:
             if runner_file.exists():
                 diffs = [k for k in RESUME_KEYS
                          if old.get(k, RESUME_DEFAULTS.get(k)) != man.get(k, RESUME_DEFAULTS.get(k))
-                         and not (k == "corpus" and (old.get(k) is None or man.get(k) is None))]
+                         # a run.json from before corpus identities or sampling settings were recorded
+                         and not (k in ("corpus", "sampling") and (old.get(k) is None or man.get(k) is None))]
                 if diffs:
                     raise ResumeConflict(
                         f"{out} holds a run with different settings ({', '.join(diffs)}); resuming would mix two "
@@ -365,7 +368,8 @@ class Orchestrator:
                 ep = holder[0]
                 ep.flush_turn()
                 reason = {"token_limit": f"{ep.cumulative} tokens > cap {s.caps.max_tokens}",
-                          "max_turns": f"{ep.turn} turns, cap {1 if s.closed_book else s.caps.max_turns}"}.get(termination or "", "")
+                          "max_turns": f"{ep.turn} turns, cap {1 if s.closed_book else s.caps.max_turns}",
+                          "empty_response": "the model sent an empty response again after the nudge"}.get(termination or "", "")
                 if termination is not None:
                     await self.api.end_session(info.session_id, termination, reason)
                 if termination is None and ep.ended and ep.answer is not None:
@@ -384,7 +388,13 @@ class Orchestrator:
                 await self.durable()
                 self._account(record, spent_tokens + ep.cumulative, _add(spent_cost, record["cost_usd"]))
                 return record
-            except (asyncio.CancelledError, RunLogUnwritable):
+            except asyncio.CancelledError:
+                # Ctrl+C (or a stopped worker): the turns that finished, the one whose tool calls ran included,
+                # reach runner.jsonl (the writer drains on close); the model call in flight has no turn yet.
+                if holder:
+                    holder[0].flush_turn()
+                raise
+            except RunLogUnwritable:
                 raise
             except Exception as exc:  # noqa: BLE001 - any failure ends the attempt
                 ep = holder[0] if holder else None
@@ -409,10 +419,12 @@ class Orchestrator:
                         f"check the API key in {s.api_key_env} and the model name {s.model!r}. The run stops here: "
                         "finished items are kept and running the same command again resumes the others."
                     ) from exc
+                if isinstance(exc, HardModelError) and exc.deterministic:
+                    break  # the endpoint refuses this request every time: another attempt would send it again
                 if attempt < s.item_attempts:
                     await asyncio.sleep(s.retry.delay(attempt))
         ep = holder[0] if holder else None
-        record = self._episode_end(ep, item_id, info.session_id if info else None, s.item_attempts, "error",
+        record = self._episode_end(ep, item_id, info.session_id if info else None, attempt, "error",
                                    ep.budget_used if ep else 0, t0)
         self.writer.write(ItemEnd.model_validate(record))
         await self.durable()

@@ -8,7 +8,8 @@
 - ``StopAtTools(["submit_answer"])`` ends the run at submit; a session the server ended for budget
   stops the run before the next model call;
 - a response with no tool calls ends an SDK run; the runner then continues the conversation with
-  the same nudge as the raw loop (the turn is used), so both agents face the same rules;
+  the same nudge as the raw loop (the turn is used), so both agents face the same rules; an empty
+  response is nudged too, and a second one in a row ends the item as ``empty_response``;
 - tool calls of one response run one at a time in emitted order (``max_function_tool_concurrency=1``).
 """
 
@@ -40,6 +41,7 @@ from agenthop.runner.episode import Episode, SessionOver, TokenLimitReached
 from agenthop.runner.raw_agent import parse_arguments, parse_letter
 from agenthop.runner.retry import CallStats, HardModelError, call_with_retry
 from agenthop.runner.session import Discovered, SessionInfo, ToolResult, http_client_factory, prompt_text, to_tool_result
+from agenthop.runner.wire import portable_messages
 from agenthop.server.task import FIRST_USER_MESSAGE
 
 
@@ -71,8 +73,11 @@ class PlainChatClient:
     """The run's OpenAI client as the Agents SDK sees it, with ``chat.completions.create`` posting its arguments as
     they are, as the raw agent does (``raw_agent.chat_completion``): the OpenAI SDK's ``create`` walks every message
     of the growing conversation to transform it (about 4% of the sdk agent's CPU at 8 workers), and the Agents SDK
-    builds plain JSON dicts that need none. Streaming requests, which this agent does not make, go to the real
-    ``create``. Everything else is the client's own."""
+    builds plain JSON dicts that need none. Its messages go out in the shapes every server accepts
+    (``wire.portable_messages``): the Agents SDK's converter writes ``content: null`` beside tool calls and a tool
+    result as a list of text parts, which OpenAI takes and llama.cpp's server refuses, and it has no setting or hook
+    for the first (``RunConfig.call_model_input_filter`` sees the items before conversion). Streaming requests,
+    which this agent does not make, go to the real ``create``. Everything else is the client's own."""
 
     def __init__(self, client: AsyncOpenAI):
         self._client = client
@@ -86,6 +91,8 @@ class PlainChatClient:
             return await self._client.chat.completions.create(
                 extra_headers=extra_headers, extra_query=extra_query, extra_body=extra_body, timeout=timeout, **params)
         body = {key: value for key, value in params.items() if not isinstance(value, (NotGiven, Omit))}
+        if "messages" in body:
+            body["messages"] = portable_messages(body["messages"])
         options = {"headers": extra_headers, "params": extra_query, "extra_json": extra_body, "timeout": timeout}
         options = {key: value for key, value in options.items() if value is not None and not isinstance(value, NotGiven)}
         return await self._client.post("/chat/completions", body=body, cast_to=ChatCompletion, options=options)
@@ -209,7 +216,8 @@ async def run_sdk(ep: Episode, server: SessionMCPServer, model: RetryingModel, s
         model=model,
         mcp_servers=[server],
         mcp_config={"convert_schemas_to_strict": False},
-        model_settings=ModelSettings(),
+        # The run's sampling fields, the same body fields the raw agent sends (nothing unless set, but the cap).
+        model_settings=ModelSettings(extra_args=settings.sampling.body(settings.model) or None),
         tool_use_behavior=StopAtTools(stop_at_tool_names=["submit_answer"]),
     )
     run_config = RunConfig(
@@ -219,6 +227,7 @@ async def run_sdk(ep: Episode, server: SessionMCPServer, model: RetryingModel, s
     hooks = Meter(ep, model)
     max_turns = 1 if settings.closed_book else settings.caps.max_turns
     run_input: Any = CLOSED_BOOK_USER_MESSAGE if settings.closed_book else FIRST_USER_MESSAGE
+    empty_turn: int | None = None  # the turn of the last empty response
     while True:
         remaining = 10**9 if max_turns is None else max_turns - ep.turn
         if remaining <= 0:
@@ -240,8 +249,12 @@ async def run_sdk(ep: Episode, server: SessionMCPServer, model: RetryingModel, s
             return None
         text = _final_text(result.final_output)
         if not text.strip():
-            ep.note_error("empty response: no text and no tool calls")
-            raise HardModelError("empty model response (no text, no tool calls)")
+            # Nudged like a text reply; a second empty response in a row (no call in between) ends the item.
+            if empty_turn is not None and empty_turn == ep.turn - 1:
+                ep.note_error("empty response again after the nudge: no text and no tool calls")
+                return "empty_response"
+            ep.note_error("empty response: no text and no tool calls; nudged")
+            empty_turn = ep.turn
         if settings.closed_book:
             letter = parse_letter(text)
             if letter is not None:

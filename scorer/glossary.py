@@ -46,6 +46,7 @@ GROUPS: tuple[tuple[str, dict[str, str]], ...] = (
         "budget": "two calls in a row were refused because the budget could not pay for them.",
         "max_turns": "the turn cap was reached.",
         "token_limit": "the token cap was reached.",
+        "empty_response": "the model sent two empty responses in a row (no text, no tool call), the second after a nudge.",
         "error": "the model API or the client failed for good.",
         "abandoned": "the client stopped without an ending (or a person gave up).",
     }),

@@ -30,7 +30,7 @@ ROLES = ("full", "closed_book", "no_search", "read_first", "other_ablation")
 QUALITY = ("accuracy", "paper_recall_st", "paper_recall_mt", "section_recall", "conversion_st", "conversion_mt")
 MAIN_COLUMNS = QUALITY + ("calls_per_turn", "mean_tokens", "mean_turns", "mean_budget", "non_submission")
 #: Terminations a non-submitted item can have, in the order of the paper's Table 15 (caps first).
-NON_SUBMISSION = ("token_limit", "max_turns", "budget", "error", "abandoned", "unobservable", "answer")
+NON_SUBMISSION = ("token_limit", "max_turns", "budget", "empty_response", "error", "abandoned", "unobservable", "answer")
 BIGRAM_CANDIDATES = len(TOOLS) ** 2
 ALPHA = 0.05
 ITEM_KEYS = ("qtype", "cell", "consensus_tier", "correct", "paper_recall", "observed", "answer", "termination",

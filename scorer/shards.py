@@ -21,7 +21,7 @@ from agenthop.scorer.errors import RunSpecError
 from agenthop.scorer.logs import LOG_FILE, MANIFEST_FILE, RUNNER_FILE, Run, _load_dir
 
 #: Settings every shard of one run must share (the runner refuses to resume across them too).
-SAME_SETTINGS = ("agent", "model", "caps", "ablations", "corpus", "tool_format")
+SAME_SETTINGS = ("agent", "model", "caps", "ablations", "corpus", "tool_format", "sampling")
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from agenthop.scorer.logs import Run
 from agenthop.scorer.results import SCORER_VERSION, SUMMARY_SCHEMA_VERSION
 
 #: The run.json keys (runner/run.py ``manifest``) reported as the run's settings, as in the runner's run_start.
-MANIFEST_SETTINGS = ("caps", "ablations", "disabled_tools", "base_url_host", "workers", "retry", "server", "items_file")
+MANIFEST_SETTINGS = ("caps", "ablations", "disabled_tools", "sampling", "base_url_host", "workers", "retry", "server", "items_file")
 
 #: Why a run whose items all report 0 tokens has no token data.
 NO_MODEL_TOKENS = "every item reports 0 tokens (no model was called, as with the offline baseline)"

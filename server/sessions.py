@@ -102,10 +102,20 @@ def budget_rejection(tool: str, cost: int, remaining: int, *, ends_session: bool
     return text + " Call submit_answer now with your best answer; another rejected call in a row ends the session."
 
 
-def _validation_message(tool: str, exc: ValidationError) -> str:
+def _validation_message(tool: str, exc: ValidationError, accepted: list[str]) -> str:
     parts = []
-    for err in exc.errors():
+    errors = exc.errors()
+    # Keys that are not parameters, named together with the ones that are: small models copy the schema's own words
+    # (required, title, type, maxLength) into their arguments, and need to know which keys to drop.
+    unknown = [_clip(str(err["loc"][0])) for err in errors if err["type"] == "extra_forbidden" and len(err["loc"]) == 1]
+    if unknown:
+        named = ", ".join("'" + k + "'" for k in unknown)
+        parts.append(f"unknown argument{'s' if len(unknown) > 1 else ''} {named} "
+                     f"({tool} takes only {', '.join(accepted) or 'no arguments'}; leave the others out)")
+    for err in errors:
         where = _clip(".".join(str(p) for p in err["loc"])) or "arguments"
+        if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
+            continue
         if err["type"] == "string_unicode":  # pydantic's wording ("unable to parse raw data") hides the cause
             parts.append(f"{where}: contains a lone UTF-16 surrogate (half of a surrogate pair, e.g. a broken emoji); "
                          "send valid Unicode text")
@@ -359,7 +369,8 @@ class Session:
             known = ", ".join(self.enabled_tools())
             return ToolOutput("invalid", f"Tool '{_clip(name)}' {what}. Available tools: {known}.", {"error": f"tool {what}"}), False, False
         if args is None:
-            return ToolOutput("invalid", _validation_message(name, invalid), {"error": "invalid arguments"}), False, False
+            return ToolOutput("invalid", _validation_message(name, invalid, list(tool.args.model_fields)),
+                              {"error": "invalid arguments"}), False, False
         if self.remaining is not None and tool.cost > self.remaining:
             text = budget_rejection(name, tool.cost, self.remaining, ends_session=self.rejections_in_a_row + 1 >= REJECTIONS_TO_END,
                                     explore=self.item_id is None)

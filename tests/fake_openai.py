@@ -7,9 +7,12 @@ POST /v1/chat/completions with the parsed request body; ``reply`` is one of
 - ``HTTPError(status, body)``: that HTTP status (e.g. 429, 500, 400);
 - ``Hang(seconds)``: wait, then answer 504 (the client should have timed out);
 - ``Garbage(text)``: a 200 response whose body is not JSON;
-- ``Slow(seconds, reply)``: ``reply`` after a pause (pacing, not synchronisation).
+- ``Slow(seconds, reply)``: ``reply`` after a pause (pacing, not synchronisation);
+- ``Block(release, reply)``: a model call in flight until the test sets ``release`` (a threading.Event),
+  then ``reply`` (504 when None).
 
-Every request body is kept in ``fake.requests`` (in arrival order).
+Every request body is kept in ``fake.requests`` (in arrival order); ``fake.wait_for_requests(n)`` returns
+once n requests have arrived.
 """
 
 from __future__ import annotations
@@ -46,6 +49,12 @@ class Hang:
 class Slow:
     seconds: float
     reply: object
+
+
+@dataclass
+class Block:
+    release: threading.Event
+    reply: object = None
 
 
 @dataclass
@@ -122,6 +131,7 @@ class FakeOpenAI:
         self.script = script
         self.requests: list[dict] = []
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
         app = Starlette(routes=[Route("/v1/chat/completions", self._handle, methods=["POST"]),
                                 Route("/v1/models", self._models, methods=["GET"])])
         with socket.socket() as s:
@@ -133,6 +143,12 @@ class FakeOpenAI:
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
+    def wait_for_requests(self, n: int, timeout: float = 60.0) -> list[dict]:
+        """The requests once ``n`` have arrived (AssertionError after ``timeout`` seconds)."""
+        with self._arrived:
+            assert self._arrived.wait_for(lambda: len(self.requests) >= n, timeout), f"{len(self.requests)} of {n} requests arrived"
+            return list(self.requests)
 
     def bodies(self, seed: str | None = None) -> list[dict]:
         with self._lock:
@@ -148,7 +164,11 @@ class FakeOpenAI:
             return JSONResponse({"error": {"message": "bad json"}}, status_code=400)
         with self._lock:
             self.requests.append(body)
+            self._arrived.notify_all()
         reply = self.script(body, self)
+        if isinstance(reply, Block):
+            await asyncio.to_thread(reply.release.wait)
+            reply = reply.reply if reply.reply is not None else Hang(0)
         if isinstance(reply, Slow):
             await asyncio.sleep(reply.seconds)
             reply = reply.reply

@@ -25,6 +25,7 @@ from release_fixture import ITEM_IDS, make_release
 
 from agenthop.runner.cli import main
 from agenthop.runner.records import read_records as read_runner
+from agenthop.runner.wire import portable_messages
 from agenthop.server.corpus.importer import import_release
 from agenthop.server.log.checkpoint import read_records as read_checkpoint
 
@@ -170,19 +171,34 @@ def test_429_is_retried_without_using_a_turn(corpus, tmp_path, agent):
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_repeated_500_retries_the_item_then_error(corpus, tmp_path, agent):
-    with FakeOpenAI(lambda body, fake: HTTPError(500)) as fake:
+def test_repeated_503_retries_the_item_then_error(corpus, tmp_path, agent):
+    with FakeOpenAI(lambda body, fake: HTTPError(503)) as fake:
         recs = run(corpus, fake, tmp_path / "r", agent, "--limit", "1", "--retries", "2")
         assert len(fake.requests) == 3 * 3  # three attempts, each 1 try + 2 retries
     errors = kinds(recs, "attempt_error")
     assert [e["attempt"] for e in errors] == [1, 2, 3]
-    assert all("500" in e["error"] for e in errors)
+    assert all("503" in e["error"] for e in errors)
     (end,) = kinds(recs, "item_end")
     assert (end["termination"], end["attempt"], end["answer"]) == ("error", 3, None)
     log = checkpoint(tmp_path / "r")
     sessions = {e["session_id"] for e in errors}
     assert len(sessions) == 3
     assert all(end_of(log, s)["termination"] == "error" for s in sessions)
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_same_500_twice_ends_the_item_without_running_it_again(corpus, tmp_path, agent):
+    """A server that refuses a request answers it the same way every time: one retry, then the item ends as error,
+    with the reason in attempt_error, and no second attempt (issue 36: it was 6 retries x 3 attempts)."""
+    refusal = {"error": {"code": 500, "message": "Internal Server Error", "type": "server_error"}}
+    with FakeOpenAI(lambda body, fake: HTTPError(500, refusal)) as fake:
+        recs = run(corpus, fake, tmp_path / "r", agent, "--limit", "1")
+        assert len(fake.requests) == 2
+    (error,) = kinds(recs, "attempt_error")
+    assert "same answer to the same request twice" in error["error"] and "HTTP 500" in error["error"]
+    (end,) = kinds(recs, "item_end")
+    assert (end["termination"], end["attempt"]) == ("error", 1)
+    assert end_of(checkpoint(tmp_path / "r"), end["session_id"])["termination"] == "error"
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -374,6 +390,15 @@ def test_the_sdk_agents_requests_are_those_the_openai_sdk_would_send(corpus, tmp
             bodies[name] = fake.bodies()
         assert [e["termination"] for e in kinds(recs, "item_end")] == ["answer"]
     assert len(bodies["plain"]) == 2 and bodies["plain"][1]["messages"][-1]["role"] == "tool"
+    # The OpenAI SDK sends the converter's shapes (content null beside tool calls, a tool result as a list of parts),
+    # which llama.cpp's server refuses; the plain client sends them as every server accepts them (runner/wire.py).
+    sdk_second = bodies["openai-sdk"][1]["messages"]
+    assert [m["content"] for m in sdk_second if m["role"] == "assistant"] == [None]
+    assert all(isinstance(m["content"], list) for m in sdk_second if m["role"] == "tool")
+    plain_second = bodies["plain"][1]["messages"]
+    assert [m["content"] for m in plain_second if m["role"] == "assistant"] == [""]
+    assert all(isinstance(m["content"], str) and m["content"] for m in plain_second if m["role"] == "tool")
     # The fake numbers its tool calls across runs; everything else must be the same.
     same = [re.sub(r"call_\d+", "call_N", json.dumps(body, sort_keys=True)) for body in bodies["plain"]]
-    assert same == [re.sub(r"call_\d+", "call_N", json.dumps(body, sort_keys=True)) for body in bodies["openai-sdk"]]
+    converted = [{**body, "messages": portable_messages(body["messages"])} for body in bodies["openai-sdk"]]
+    assert same == [re.sub(r"call_\d+", "call_N", json.dumps(body, sort_keys=True)) for body in converted]

@@ -11,15 +11,19 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
-from fake_openai import FakeOpenAI, Hang, tool_calls
+from fake_openai import Block, FakeOpenAI, Hang, tool_calls
+from fake_openai import system_text as fake_system
 
 from agenthop.runner import run as run_module
 from agenthop.runner.cli import main
@@ -246,3 +250,45 @@ def test_replicate_of_and_user_keys_survive_a_resume(demo, tmp_path):
     other = tmp_path / "solo"
     assert invoke(*args[:-1], other).exit_code == 0
     assert "replicate_of" not in json.loads((other / "run.json").read_text())
+
+
+@pytest.mark.parametrize("agent", ["raw", "sdk"])
+def test_ctrl_c_keeps_every_finished_turn(demo, tmp_path, agent):
+    """SIGINT (Ctrl+C) while the third model call is in flight: the two turns that finished reach runner.jsonl,
+    the second (its tool calls ran, its record was still open) included, matching the calls the server logged
+    (issue 36: a real run kept 1 turn record against 8 logged calls)."""
+    corpus, split = demo
+    (item,) = demo_ids(split, 1)
+    out = tmp_path / "run"
+    release = threading.Event()
+
+    def script(body, fake):
+        seed = re.search(r"^ID:\s*(\S+)", fake_system(body), re.M).group(1)
+        turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        if turn == 0:
+            return tool_calls(("get_references", {"paper_id": seed}))
+        if turn == 1:
+            return tool_calls(("list_sections", {"paper_id": seed}), ("think", {"reasoning": "next"}))
+        return Block(release)  # the model is still generating when Ctrl+C comes
+
+    command = [sys.executable, "-m", "agenthop.runner.cli", "--items", str(items_file(tmp_path, [item])), "--agent", agent,
+               "--model", "fake-1", "--base-url", "", "--corpus", str(corpus), "--out", str(out), "--no-progress"]
+    with FakeOpenAI(script) as fake:
+        command[command.index("--base-url") + 1] = fake.base_url
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "OPENAI_API_KEY": "test"})
+        try:
+            fake.wait_for_requests(3)
+            proc.send_signal(signal.SIGINT)
+            stderr = proc.communicate(timeout=60)[1].decode()
+        finally:
+            release.set()
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 130, stderr[-2000:]
+    assert "interrupted" in stderr
+    turns = runner_records(out, "turn")
+    assert [(t["turn"], [c["name"] for c in t["tool_calls"]]) for t in turns] == [
+        (1, ["get_references"]), (2, ["list_sections", "think"])]
+    assert runner_records(out, "item_end") == []
+    calls = [r for r in read_checkpoint(out / "server-log.sqlite") if r["kind"] == "call"]
+    assert [(c["tool"], c["turn"]) for c in calls] == [("get_references", 1), ("list_sections", 2), ("think", 2)]

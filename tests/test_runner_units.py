@@ -101,7 +101,7 @@ def test_call_with_retry():
     async def flaky():
         calls["n"] += 1
         if calls["n"] < 3:
-            raise _status_error(500)
+            raise _status_error(503)
         return "ok"
 
     stats = CallStats()
@@ -119,6 +119,38 @@ def test_call_with_retry():
 
     with pytest.raises(HardModelError, match="404"):
         asyncio.run(call_with_retry(hard, policy))
+
+
+def _answer(status: int, body, headers: dict | None = None) -> openai.APIStatusError:
+    request = httpx2.Request("POST", "http://x/v1/chat/completions")
+    return openai.APIStatusError("boom", response=httpx2.Response(status, request=request, headers=headers), body=body)
+
+
+def test_the_same_error_answer_twice_is_deterministic_and_stops_after_one_retry():
+    """llama.cpp's server answers 500 with the same body to a message shape it cannot read, every time: one retry
+    shows it, and the error says why it stopped (issue 36)."""
+    policy = RetryPolicy(max_retries=6, backoff=0.001, jitter=0)
+    sent = []
+
+    def answering(*answers):
+        async def call():
+            sent.append(1)
+            raise answers[(len(sent) - 1) % len(answers)]  # in turn
+        return call
+
+    refusal = {"error": {"code": 500, "message": "Expected 'content' to be a string", "type": "server_error"}}
+    with pytest.raises(HardModelError, match="same answer to the same request twice") as caught:
+        asyncio.run(call_with_retry(answering(_answer(500, refusal)), policy))
+    assert caught.value.deterministic and caught.value.retries == 1 and len(sent) == 2 and "Expected 'content'" in str(caught.value)
+
+    # Different bodies, or statuses that mean "try later", or a Retry-After: transient, retried to the limit.
+    for answers in ([_answer(500, {"error": "a"}), _answer(500, {"error": "b"})],
+                    [_answer(503, {"error": "overloaded"})], [_answer(429, {"error": "slow down"})],
+                    [_answer(500, {"error": "busy"}, {"retry-after": "0"})]):
+        sent.clear()
+        with pytest.raises(HardModelError, match="persisted after 6 retries") as caught:
+            asyncio.run(call_with_retry(answering(*answers), policy))
+        assert not caught.value.deterministic and len(sent) == 7
 
 
 def test_read_first_gate_decisions():

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-Termination = Literal["answer", "budget", "token_limit", "max_turns", "error", "abandoned"]
+Termination = Literal["answer", "budget", "token_limit", "max_turns", "empty_response", "error", "abandoned"]
 Answer = Literal["A", "B", "C", "D"]
 #: Outcomes of a call. ``server_error`` (the corpus became unreadable while serving, or the tool failed unexpectedly) is refused and free, like
 #: ``invalid``; readers that predate it may treat any unknown outcome with ``executed: false`` the same way.

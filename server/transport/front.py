@@ -19,7 +19,8 @@ ENDPOINTS = (
                      "Mcp-Session-Id header the initialize response gives you as well."),
     ("POST", "/sessions", 'Create a session: {"item": ID or null for explore mode, "run": label, "client": {...}}.'),
     ("GET", "/sessions/{id}", "A session's state: budget used, ended, termination, answer."),
-    ("POST", "/sessions/{id}/end", 'End a session for the client\'s own reason: {"termination": "max_turns" | "token_limit" | "error" | "abandoned"}.'),
+    ("POST", "/sessions/{id}/end", 'End a session for the client\'s own reason: {"termination": "max_turns" | "token_limit" | '
+                                   '"empty_response" | "error" | "abandoned"}.'),
     ("GET", "/items", "The items this server can serve: ID, type, depth, seed paper, question, options (never answers)."),
     ("GET", "/play", "Play an item yourself in the browser, under the agents' budget and rules."),
     ("GET", "/health", "200 when the corpus is unchanged and the checkpoint log is being written; 503 and the problems otherwise."),

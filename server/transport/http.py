@@ -33,7 +33,7 @@ from agenthop.server.web.assets import asset_routes
 
 log = logging.getLogger("agenthop.server")
 
-CLIENT_ENDABLE = ("token_limit", "max_turns", "error", "abandoned")
+CLIENT_ENDABLE = ("token_limit", "max_turns", "empty_response", "error", "abandoned")
 
 
 # --- exposure -------------------------------------------------------------------------------------------
