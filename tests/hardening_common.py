@@ -64,11 +64,42 @@ ARG_RULES = {
 }
 
 
-def bad_fields(tool: str, args: object) -> list[str] | None:
+def _optional(check):
+    return lambda v: v is None or check(v)
+
+
+_YEAR = _optional(lambda v: _is_int(v, 1000, 2999))
+_FILTER_TEXT = _optional(lambda v: _is_str(v, 1, 200) and _visible(v))
+
+# Explore mode (tools.md, "Explore mode"): search_papers takes filters and needs a query or one of them;
+# get_references pages and sorts. The other tools take what item mode takes.
+EXPLORE_ARG_RULES = {
+    **ARG_RULES,
+    "search_papers": {"query": (False, lambda v: _is_str(v, 0, 2000)), "top_k": (False, lambda v: _is_int(v, 1, 10)),
+                      "year_from": (False, _YEAR), "year_to": (False, _YEAR),
+                      "venue": (False, _FILTER_TEXT), "author": (False, _FILTER_TEXT),
+                      "scope": (False, lambda v: v in ("title_abstract", "full_text") and isinstance(v, str))},
+    "get_references": {"paper_id": (True, lambda v: _is_str(v, 1, 200)),
+                       "offset": (False, lambda v: _is_int(v, 0, 1_000_000)),
+                       "limit": (False, _optional(lambda v: _is_int(v, 1, 500))),
+                       "sort": (False, _optional(lambda v: v in ("year", "citations") and isinstance(v, str)))},
+}
+
+
+def _explore_search_whole(args: dict) -> list[str]:
+    """An explore search whose fields are each valid still needs something to look for, and years in order."""
+    if not _visible(args.get("query", "")) and all(args.get(k) is None for k in ("year_from", "year_to", "venue", "author")):
+        return ["query"]
+    if args.get("year_from") is not None and args.get("year_to") is not None and args["year_from"] > args["year_to"]:
+        return ["year_from"]
+    return []
+
+
+def bad_fields(tool: str, args: object, explore: bool = False) -> list[str] | None:
     """The argument names that are wrong (missing, extra, badly typed); [] if valid; None if not an object."""
     if not isinstance(args, dict):
         return None
-    rules = ARG_RULES[tool]
+    rules = (EXPLORE_ARG_RULES if explore else ARG_RULES)[tool]
     bad = [k for k in args if k not in rules]
     for name, (required, check) in rules.items():
         if name in args:
@@ -76,6 +107,8 @@ def bad_fields(tool: str, args: object) -> list[str] | None:
                 bad.append(name)
         elif required:
             bad.append(name)
+    if explore and tool == "search_papers" and not bad:
+        bad = _explore_search_whole(args)
     return bad
 
 
@@ -97,7 +130,7 @@ class Model:
         """
         if self.ended:
             return "session_ended", 0
-        if tool not in COSTS or (self.explore and tool == "submit_answer") or bad_fields(tool, args):
+        if tool not in COSTS or (self.explore and tool == "submit_answer") or bad_fields(tool, args, self.explore):
             return "invalid", 0
         cost = COSTS[tool]
         if self.cap is not None and cost > self.cap - self.spent:
@@ -130,7 +163,7 @@ def check_result(model: Model, tool: str, args: object, data: dict, text: str, i
     if outcome == "invalid" and model.explore and tool == "submit_answer":
         assert "not offered in explore mode" in text, where
     elif outcome == "invalid" and tool in COSTS:
-        named = bad_fields(tool, args)
+        named = bad_fields(tool, args, model.explore)
         assert f"Invalid arguments for {tool}" in text and "Nothing was charged" in text, where
         assert all(name in text for name in named), where
     elif outcome == "invalid":
