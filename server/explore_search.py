@@ -106,7 +106,9 @@ def _filter_sql(filters: Filters) -> tuple[str, list]:
 
 
 def _author_words(filters: Filters) -> list[str]:
-    return tokenize(filters.author) if filters.author else []
+    """Every word of the author's name, stop words and one-letter words included ("He", "A. Smith"): FTS5 indexes
+    them all, and the BM25 tokenizer would drop them, leaving the filter silently unapplied."""
+    return re.findall(r"\w+", filters.author.lower()) if filters.author else []
 
 
 _RANK = f"bm25({WEIGHTS})"

@@ -9,6 +9,7 @@ arguments, descriptions, schemas and results do not change (tests/test_explore_t
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -64,6 +65,13 @@ class ExploreSearchArgs(_Args):
     def _filter_not_blank(cls, value: str | None) -> str | None:
         if value is not None and is_blank(value):
             raise PydanticCustomError("blank", "blank: give a name, or leave the filter out")
+        return value
+
+    @field_validator("author")
+    @classmethod
+    def _author_has_a_word(cls, value: str | None) -> str | None:
+        if value is not None and not is_blank(value) and not re.search(r"\w", value):
+            raise PydanticCustomError("no_name", "no letters or digits: give an author's name, e.g. 'Lapata'")
         return value
 
     @model_validator(mode="after")
