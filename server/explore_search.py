@@ -147,10 +147,9 @@ def search_metadata(conn: sqlite3.Connection, terms: list[str], filters: Filters
     title_match = f"({{title authors}} : ({every_word}))" + (f" AND (authors : ({author_match}))" if author else "")
     if filters.year_from is None and filters.year_to is None and filters.venue is None:
         # No condition on papers: FTS5 ranks inside the index (ORDER BY rank), and only the best rows are joined.
-        ranked = _top_rowids(conn, "papers_fts", match, CANDIDATES)
-        ranked += _top_rowids(conn, "papers_fts", title_match, TITLE_CANDIDATES)
-        scores = dict(ranked)
-        missing = [rowid for rowid, _ in ranked[-TITLE_CANDIDATES:] if rowid not in dict(ranked[:CANDIDATES])]
+        scores = dict(_top_rowids(conn, "papers_fts", match, CANDIDATES))
+        # Every score comes from ``match``: title_match's own BM25 scores are on another scale (it matches fewer rows).
+        missing = [rowid for rowid, _ in _top_rowids(conn, "papers_fts", title_match, TITLE_CANDIDATES) if rowid not in scores]
         if missing:  # scored by the same query as the others, so scores compare
             marks = ",".join("?" * len(missing))
             scores.update(conn.execute(f"SELECT rowid, rank FROM papers_fts WHERE papers_fts MATCH ? AND rank MATCH '{_RANK}' "
