@@ -226,6 +226,12 @@ def search_full_text(conn: sqlite3.Connection, terms: list[str], filters: Filter
 
 def explore_search(conn: sqlite3.Connection, query: str, *, top_k: int, filters: Filters, scope: str) -> SearchOutcome:
     terms = list(dict.fromkeys(tokenize(query)))
+    if not terms and query.strip():  # only stop words or one-letter words: nothing to match, say so
+        notes = ["no word of the query can be searched (only stop words or one-letter words)"
+                 + ("; the filters alone were applied" if filters.any() else "")]
+        if not filters.any():  # else the filters-only listing would pass for matches of the query
+            return SearchOutcome([], filters, [], notes)
+        return SearchOutcome(search_metadata(conn, [], filters, top_k) if scope != "full_text" else [], filters, [], notes)
     terms, filters, note = read_year_words(terms, filters)
     notes = [note] if note else []
     if scope == "full_text":

@@ -114,6 +114,13 @@ async def test_fts5_query_syntax_in_a_query_or_author_is_matched_as_words(explor
     assert VASWANI in ids(quoted)
 
 
+async def test_a_query_of_stop_words_only_matches_nothing_and_says_why(explore):
+    result = await explore("search_papers", {"query": "the of a"})
+    assert ids(result) == [] and "only stop words" in result.structured_content["notes"][0]
+    with_filter = await explore("search_papers", {"query": "the", "author": "Lapata"})
+    assert ids(with_filter) == [COARSE] and "the filters alone were applied" in text(with_filter)
+
+
 async def test_a_year_in_the_query_works_as_the_year_filter(explore):
     result = await explore("search_papers", {"query": "attention 2016", "top_k": 10})
     assert ids(result) == [BPE]
