@@ -106,7 +106,9 @@ def _filter_sql(filters: Filters) -> tuple[str, list]:
 
 
 def _author_words(filters: Filters) -> list[str]:
-    return tokenize(filters.author) if filters.author else []
+    """Every word of the author's name, stop words and one-letter words included ("He", "A. Smith"): FTS5 indexes
+    them all, and the BM25 tokenizer would drop them, leaving the filter silently unapplied."""
+    return re.findall(r"\w+", filters.author.lower()) if filters.author else []
 
 
 _RANK = f"bm25({WEIGHTS})"
@@ -145,10 +147,9 @@ def search_metadata(conn: sqlite3.Connection, terms: list[str], filters: Filters
     title_match = f"({{title authors}} : ({every_word}))" + (f" AND (authors : ({author_match}))" if author else "")
     if filters.year_from is None and filters.year_to is None and filters.venue is None:
         # No condition on papers: FTS5 ranks inside the index (ORDER BY rank), and only the best rows are joined.
-        ranked = _top_rowids(conn, "papers_fts", match, CANDIDATES)
-        ranked += _top_rowids(conn, "papers_fts", title_match, TITLE_CANDIDATES)
-        scores = dict(ranked)
-        missing = [rowid for rowid, _ in ranked[-TITLE_CANDIDATES:] if rowid not in dict(ranked[:CANDIDATES])]
+        scores = dict(_top_rowids(conn, "papers_fts", match, CANDIDATES))
+        # Every score comes from ``match``: title_match's own BM25 scores are on another scale (it matches fewer rows).
+        missing = [rowid for rowid, _ in _top_rowids(conn, "papers_fts", title_match, TITLE_CANDIDATES) if rowid not in scores]
         if missing:  # scored by the same query as the others, so scores compare
             marks = ",".join("?" * len(missing))
             scores.update(conn.execute(f"SELECT rowid, rank FROM papers_fts WHERE papers_fts MATCH ? AND rank MATCH '{_RANK}' "
@@ -225,6 +226,12 @@ def search_full_text(conn: sqlite3.Connection, terms: list[str], filters: Filter
 
 def explore_search(conn: sqlite3.Connection, query: str, *, top_k: int, filters: Filters, scope: str) -> SearchOutcome:
     terms = list(dict.fromkeys(tokenize(query)))
+    if not terms and query.strip():  # only stop words or one-letter words: nothing to match, say so
+        notes = ["no word of the query can be searched (only stop words or one-letter words)"
+                 + ("; the filters alone were applied" if filters.any() else "")]
+        if not filters.any():  # else the filters-only listing would pass for matches of the query
+            return SearchOutcome([], filters, [], notes)
+        return SearchOutcome(search_metadata(conn, [], filters, top_k) if scope != "full_text" else [], filters, [], notes)
     terms, filters, note = read_year_words(terms, filters)
     notes = [note] if note else []
     if scope == "full_text":

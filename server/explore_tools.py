@@ -9,6 +9,7 @@ arguments, descriptions, schemas and results do not change (tests/test_explore_t
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -64,6 +65,13 @@ class ExploreSearchArgs(_Args):
     def _filter_not_blank(cls, value: str | None) -> str | None:
         if value is not None and is_blank(value):
             raise PydanticCustomError("blank", "blank: give a name, or leave the filter out")
+        return value
+
+    @field_validator("author")
+    @classmethod
+    def _author_has_a_word(cls, value: str | None) -> str | None:
+        if value is not None and not is_blank(value) and not re.search(r"\w", value):
+            raise PydanticCustomError("no_name", "no letters or digits: give an author's name, e.g. 'Lapata'")
         return value
 
     @model_validator(mode="after")
@@ -173,20 +181,27 @@ def _page_text(total: int, offset: int, shown: int, noun: str) -> str:
     return f"{noun} {offset + 1}-{offset + shown} of {total}"
 
 
+def _page(p: Paper, args: ExploreReferencesArgs | CitingArgs, total: int, entries: list[Neighbour], *, tool: str,
+          noun: str, key: str, title: str, none: str) -> ToolOutput:
+    """One page of references or citing papers: ranks that continue across pages, and how to ask for the next."""
+    data = {"paper_id": p.paper_id, "total": total, "offset": args.offset, "sort": args.sort}
+    if total == 0:
+        return ToolOutput("ok", none, {**data, key: []})
+    out, lines = _neighbours(entries, args.offset)
+    order = f", sorted by {args.sort}" if args.sort else ""
+    head = f"{title} ({_page_text(total, args.offset, len(out), noun)}{order}):"
+    more = [] if args.offset + len(out) >= total else ["", f"[More: call {tool} with offset {args.offset + len(out)}.]"]
+    return ToolOutput("ok", "\n".join([head, "", *lines, *more]), {**data, key: out},
+                      exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in out])
+
+
 def get_references(scope: Scope, args: ExploreReferencesArgs) -> ToolOutput:
     p, closest = explore_paper(scope, args.paper_id)
     if p is None:
         return unknown(args.paper_id, closest)
     total, refs = explore_graph(scope.corpus).references(p.paper_id, offset=args.offset, limit=args.limit, sort=args.sort)
-    data = {"paper_id": p.paper_id, "total": total, "offset": args.offset, "sort": args.sort}
-    if total == 0:
-        return ToolOutput("ok", f"No references of '{p.title}' are available.", {**data, "references": []})
-    out, lines = _neighbours(refs, args.offset)
-    order = f", sorted by {args.sort}" if args.sort else ""
-    head = f"References of '{p.title}' ({_page_text(total, args.offset, len(out), 'references')}{order}):"
-    more = [] if args.offset + len(out) >= total else ["", f"[More: call get_references with offset {args.offset + len(out)}.]"]
-    return ToolOutput("ok", "\n".join([head, "", *lines, *more]), {**data, "references": out},
-                      exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in out])
+    return _page(p, args, total, refs, tool="get_references", noun="references", key="references",
+                 title=f"References of '{p.title}'", none=f"No references of '{p.title}' are available.")
 
 
 def get_citing_papers(scope: Scope, args: CitingArgs) -> ToolOutput:
@@ -194,15 +209,8 @@ def get_citing_papers(scope: Scope, args: CitingArgs) -> ToolOutput:
     if p is None:
         return unknown(args.paper_id, closest)
     total, citing = explore_graph(scope.corpus).citing(p.paper_id, offset=args.offset, limit=args.limit, sort=args.sort)
-    data = {"paper_id": p.paper_id, "total": total, "offset": args.offset, "sort": args.sort}
-    if total == 0:
-        return ToolOutput("ok", f"No paper of this corpus cites '{p.title}'.", {**data, "papers": []})
-    out, lines = _neighbours(citing, args.offset)
-    order = f", sorted by {args.sort}" if args.sort else ""
-    head = f"Papers citing '{p.title}' ({_page_text(total, args.offset, len(out), 'citing papers')}{order}):"
-    more = [] if args.offset + len(out) >= total else ["", f"[More: call get_citing_papers with offset {args.offset + len(out)}.]"]
-    return ToolOutput("ok", "\n".join([head, "", *lines, *more]), {**data, "papers": out},
-                      exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in out])
+    return _page(p, args, total, citing, tool="get_citing_papers", noun="citing papers", key="papers",
+                 title=f"Papers citing '{p.title}'", none=f"No paper of this corpus cites '{p.title}'.")
 
 
 # --- similar papers ---------------------------------------------------------------------------------------------------

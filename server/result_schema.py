@@ -218,13 +218,7 @@ class ExploreSearchResult(TypedDict):
     results: list[ExploreHit]
 
 
-class Neighbour(TypedDict):
-    rank: int
-    paper_id: str
-    title: str
-    year: int | None
-    has_text: bool
-    context: str | None
+class Neighbour(Reference):
     cited_by: int
 
 

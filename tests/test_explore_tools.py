@@ -100,6 +100,25 @@ async def test_filters_narrow_the_results_and_show_what_was_applied(explore):
     assert ids(author_only) == [COARSE]
     assert author_only.structured_content["results"][0]["authors"] == ["Li Dong", "Mirella Lapata"]
     assert author_only.structured_content["results"][0]["venue"].endswith("Association for Computational Linguistics")
+    initial = await explore("search_papers", {"author": "A"})  # a one-letter word of a name is a filter too, not dropped
+    assert ids(initial) == [VASWANI]
+
+
+async def test_fts5_query_syntax_in_a_query_or_author_is_matched_as_words(explore):
+    for query in ['"attention', "NEAR(attention is)", "attent*", "-attention", "title: attention", "a AND OR NOT",
+                  "^attention", "{title}: attention", "x\"y", "*", ":"]:
+        for scope in ("title_abstract", "full_text"):
+            result = await explore("search_papers", {"query": query, "scope": scope, "author": 'Vaswani"'})
+            assert not result.is_error and result.structured_content["outcome"] == "ok", (query, text(result))
+    quoted = await explore("search_papers", {"query": '"attention" NEAR all*'})
+    assert VASWANI in ids(quoted)
+
+
+async def test_a_query_of_stop_words_only_matches_nothing_and_says_why(explore):
+    result = await explore("search_papers", {"query": "the of a"})
+    assert ids(result) == [] and "only stop words" in result.structured_content["notes"][0]
+    with_filter = await explore("search_papers", {"query": "the", "author": "Lapata"})
+    assert ids(with_filter) == [COARSE] and "the filters alone were applied" in text(with_filter)
 
 
 async def test_a_year_in_the_query_works_as_the_year_filter(explore):
@@ -216,6 +235,7 @@ async def test_citations_as_bibtex_and_csl_json_by_tool_and_resource(explore):
     ("search_papers", {"query": "x", "scope": "body"}, "scope"),
     ("get_citing_papers", {"paper_id": VASWANI, "sort": "popularity"}, "sort"),
     ("get_references", {"paper_id": VASWANI, "limit": 0}, "limit"),
+    ("search_papers", {"author": "-"}, "give an author's name"),
 ])
 async def test_bad_explore_arguments_are_refused_for_free(explore, tool, args, says):
     result = await explore(tool, args)
