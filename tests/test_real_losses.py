@@ -124,6 +124,11 @@ def test_an_entry_with_only_an_identifier_is_kept_under_it(tmp_path):
      "unrestricted use", "CC BY", True),
     ("http://creativecommons.org/publicdomain/zero/1.0/", "CC0 1.0", True),
     ("All rights reserved.", "All rights reserved.", False),
+    # The elements spelt apart must not fall through to CC BY (and pass for open); 2.5 is a version too.
+    ("distributed under the Creative Commons Attribution-Non Commercial-No Derivatives 4.0 License", "CC BY-NC-ND 4.0", False),
+    ("Creative Commons Attribution Non Commercial License", "CC BY-NC", False),
+    ("Creative Commons Attribution Share Alike 4.0", "CC BY-SA 4.0", True),
+    ("Creative Commons Attribution 2.5 License", "CC BY 2.5", True),
 ])
 def test_licences_are_read_by_url_or_words(stated, name, is_open):
     found = read_licence(stated)
