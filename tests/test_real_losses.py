@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from agenthop.server.cli import main
 from agenthop.server.corpus.convert.build import build_corpus, check_build, write_release
-from agenthop.server.corpus.convert.jats import parse_jats
+from agenthop.server.corpus.convert.jats import formula_text, parse_jats
 from agenthop.server.corpus.convert.model import ConvertError
 from agenthop.server.corpus.convert.pdf_fallback import convert_pdfs_fallback
 from agenthop.server.corpus.convert.tei import parse_tei
@@ -71,6 +71,18 @@ def test_display_formulas_leave_their_mathml_text_and_number():
     text = all_text(parse_jats(FORMULAS))
     assert ("governed by a Poisson distribution: λ = f ( K ⊤ s ) p ( r | λ ) = 1 r ! ( Δ λ ) r e - Δ λ , (1) where λ denotes "
             "the stimulus-driven spike rate") in text
+
+
+def test_a_tex_formula_is_its_latex_without_the_document_pubmed_central_wraps_it_in():
+    """PMC's <tex-math> holds a whole LaTeX document around the formula (no real fixture among the 122 PLOS files has
+    one; this is PMC's wrapping as it appears in its JATS): the reader gets the formula, not the preamble."""
+    formula = ET.fromstring(
+        '<disp-formula id="E1"><label>(1)</label><alternatives><tex-math id="M1">\\documentclass[12pt]{minimal}\n'
+        '\\usepackage{amsmath}\n\\usepackage{wasysym}\n\\setlength{\\oddsidemargin}{-69pt}\n'
+        '\\begin{document}$$\\lambda = f(K^\\top s)$$\\end{document}</tex-math>'
+        '<mml:math xmlns:mml="http://www.w3.org/1998/Math/MathML"><mml:mi>λ</mml:mi></mml:math></alternatives></disp-formula>')
+    assert formula_text(formula) == "$\\lambda = f(K^\\top s)$ (1)"
+    assert formula_text(ET.fromstring("<inline-formula><tex-math>$x^2$</tex-math></inline-formula>")) == "$x^2$"
 
 
 def test_grobid_formulas_are_kept_as_grobid_read_them(tmp_path):
