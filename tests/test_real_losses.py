@@ -244,6 +244,20 @@ def test_doc2json_and_tei_of_specter_keep_the_richer_copy_and_not_the_file_name_
     assert example.startswith(f"{sources[1]} (same paper as ") and "2020.acl-main.207.tei.xml, the richer copy" in example
 
 
+@pytest.mark.parametrize("json_first", [False, True])
+def test_the_copy_kept_takes_the_licence_only_the_other_copy_states(tmp_path, json_first):
+    """N18-3011 (NAACL 2018, CC BY 4.0 under the Anthology's policy): its doc2json JSON is kept (the richer copy,
+    with GROBID's footnotes) but states no licence; the TEI, stamped with its licence, is dropped. The licence stays."""
+    tei = tmp_path / "N18-3011.tei.xml"
+    tei.write_text((FIXTURES / "tei" / "N18-3011.tei.xml").read_text(encoding="utf-8").replace(
+        "<licence/>", '<licence target="https://creativecommons.org/licenses/by/4.0/"/>', 1), encoding="utf-8")
+    sources = [tei, FIXTURES / "s2orc" / "N18-3011.json"]
+    summary, papers, _ = release(sources[::-1] if json_first else sources, tmp_path / "out")
+    [kept] = [p for p in papers.values() if p["text_id"]]
+    assert "N18-3011.json, the richer copy" in summary["duplicate_examples"][0]
+    assert (kept["licence"], kept["licence_url"]) == ("CC BY 4.0", "https://creativecommons.org/licenses/by/4.0/") and summary["licences"] == {"CC BY 4.0": 1}
+
+
 def test_an_empty_file_is_called_empty(tmp_path):
     (tmp_path / "empty.xml").write_bytes(b"")
     with pytest.raises(ConvertError, match=r"empty\.xml: the file is empty \(0 bytes\); copy it again from its source, or remove it"):
