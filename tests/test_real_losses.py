@@ -193,7 +193,7 @@ def test_a_folder_licence_and_a_refusal_of_papers_not_open(tmp_path):
     given, papers, _ = release([cmj], tmp_path / "given", licence="https://creativecommons.org/licenses/by-nc-sa/3.0/")
     assert given["licences"] == {"CC BY-NC-SA 3.0": 1} and given["not_open_examples"] == ["doi:10.4103/0366-6999.209897 (CC BY-NC-SA 3.0)"]
     assert papers["doi:10.4103/0366-6999.209897"]["licence"] == "CC BY-NC-SA 3.0"
-    with pytest.raises(ConvertError, match=r"1 papers with text have no open licence .*doi:10\.4103/0366-6999\.209897 \(CC BY-NC-SA 3\.0\)"):
+    with pytest.raises(ConvertError, match=r"1 of the papers with text has no open licence .*doi:10\.4103/0366-6999\.209897 \(CC BY-NC-SA 3\.0\)"):
         release([cmj], tmp_path / "refused", licence="CC BY-NC-SA 3.0", open_only=True)
     kept, _, _ = release([cmj], tmp_path / "kept", licence="CC BY 4.0", open_only=True)
     assert kept["not_open"] == 0
@@ -203,11 +203,13 @@ def test_the_cli_options_for_licences(tmp_path):
     cmj = str(FIXTURES / "quirks" / "cmj-0366-6999.209897.tei.xml")
     refused = CliRunner().invoke(main, ["corpus", "build", cmj, "--out", str(tmp_path / "c.sqlite"), "--open-licences-only"])
     assert refused.exit_code == 1 and "(none stated)" in refused.output and not (tmp_path / "c.sqlite").exists()
+    assert "--licence LICENCE gives the licence of every paper whose file states none" in refused.output
     built = CliRunner().invoke(main, ["corpus", "build", cmj, "--out", str(tmp_path / "c.sqlite"), "--licence", "CC BY 4.0",
                                       "--open-licences-only"])
     assert built.exit_code == 0, built.output
     checked = CliRunner().invoke(main, ["corpus", "build", cmj, "--check", "--open-licences-only"])
-    assert checked.exit_code == 1 and "1 papers with text have no open licence" in checked.output
+    assert checked.exit_code == 1 and "1 of the papers with text has no open licence" in checked.output
+    assert "--open-licences-only refuses them" in checked.output
 
 
 def test_a_release_licence_url_without_its_name_is_refused(tmp_path):
