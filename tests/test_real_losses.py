@@ -197,6 +197,15 @@ def test_a_folder_licence_and_a_refusal_of_papers_not_open(tmp_path):
         release([cmj], tmp_path / "refused", licence="CC BY-NC-SA 3.0", open_only=True)
     kept, _, _ = release([cmj], tmp_path / "kept", licence="CC BY 4.0", open_only=True)
     assert kept["not_open"] == 0
+    said: list[str] = []
+    mistyped = write_release([cmj], tmp_path / "mistyped", licence="CC-BY-4", echo=said.append)
+    assert mistyped["licences"] == {"CC BY": 1}, "a loose spelling of a known licence is read as it"
+    unknown = write_release([cmj], tmp_path / "unknown", licence="Elsevier user licence", echo=said.append)
+    assert unknown["licences"] == {"Elsevier user licence": 1} and unknown["not_open"] == 1
+    assert [m for m in said if "names no licence known here" in m] == [
+        "warning: the licence given for papers whose files state none, 'Elsevier user licence', names no licence known "
+        "here (a Creative Commons name or URL such as 'CC BY 4.0', CC0 or public domain): it is stored as given and "
+        "counted as not open"]
 
 
 def test_the_cli_options_for_licences(tmp_path):
