@@ -92,6 +92,8 @@ def corpus_import(source: Path, out: Path | None, labels: Path | None, skip_bad_
 
 
 SKIP_PDFS_HINT = "Remove or replace them, or build with --skip-bad to leave them out."
+OPEN_LICENCES_HINT = ("--open-licences-only refuses them; --licence LICENCE gives the licence of every paper whose file "
+                      "states none (e.g. --licence 'CC BY 4.0' for a folder you know is CC BY).")
 
 
 @corpus.command("build")
@@ -136,7 +138,7 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
     """
     from agenthop.server.corpus.convert.build import build_corpus, check_build
     from agenthop.server.corpus.convert.grobid import GrobidOptions
-    from agenthop.server.corpus.convert.model import BadFileError, ConvertError
+    from agenthop.server.corpus.convert.model import BadFileError, ConvertError, NotOpenError
     from agenthop.server.corpus.convert.pdfs import BadPdfsError
     from agenthop.server.corpus.importer import ReleaseError
     from agenthop.server.corpus.problems import format_report
@@ -158,6 +160,8 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
         except (ConvertError, ReleaseError) as exc:
             raise click.ClickException(str(exc)) from exc
         click.echo(format_report(report))
+        if open_licences_only and report["converted"]["not_open"]:
+            progress(OPEN_LICENCES_HINT)
         if not report["ok"]:
             raise SystemExit(1)
         return
@@ -172,6 +176,8 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
     except BadFileError as exc:
         raise click.ClickException(f"{exc} (--skip-bad leaves out files that cannot be converted and reports each; "
                                    "--check lists them all)") from exc
+    except NotOpenError as exc:
+        raise click.ClickException(f"{exc}\n{OPEN_LICENCES_HINT}") from exc
     except ConvertError as exc:
         raise click.ClickException(str(exc)) from exc
     except ReleaseError as exc:

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from agenthop.server.cli import main
 from agenthop.server.corpus.convert.build import build_corpus, check_build, write_release
-from agenthop.server.corpus.convert.jats import parse_jats
+from agenthop.server.corpus.convert.jats import formula_text, parse_jats
 from agenthop.server.corpus.convert.model import ConvertError
 from agenthop.server.corpus.convert.pdf_fallback import convert_pdfs_fallback
 from agenthop.server.corpus.convert.tei import parse_tei
@@ -73,6 +73,18 @@ def test_display_formulas_leave_their_mathml_text_and_number():
             "the stimulus-driven spike rate") in text
 
 
+def test_a_tex_formula_is_its_latex_without_the_document_pubmed_central_wraps_it_in():
+    """PMC's <tex-math> holds a whole LaTeX document around the formula (no real fixture among the 122 PLOS files has
+    one; this is PMC's wrapping as it appears in its JATS): the reader gets the formula, not the preamble."""
+    formula = ET.fromstring(
+        '<disp-formula id="E1"><label>(1)</label><alternatives><tex-math id="M1">\\documentclass[12pt]{minimal}\n'
+        '\\usepackage{amsmath}\n\\usepackage{wasysym}\n\\setlength{\\oddsidemargin}{-69pt}\n'
+        '\\begin{document}$$\\lambda = f(K^\\top s)$$\\end{document}</tex-math>'
+        '<mml:math xmlns:mml="http://www.w3.org/1998/Math/MathML"><mml:mi>λ</mml:mi></mml:math></alternatives></disp-formula>')
+    assert formula_text(formula) == "$\\lambda = f(K^\\top s)$ (1)"
+    assert formula_text(ET.fromstring("<inline-formula><tex-math>$x^2$</tex-math></inline-formula>")) == "$x^2$"
+
+
 def test_grobid_formulas_are_kept_as_grobid_read_them(tmp_path):
     """GROBID's <formula> elements sit between paragraphs; SPECTER's loss function was lost."""
     text = all_text(parse_tei(SPECTER))
@@ -124,6 +136,11 @@ def test_an_entry_with_only_an_identifier_is_kept_under_it(tmp_path):
      "unrestricted use", "CC BY", True),
     ("http://creativecommons.org/publicdomain/zero/1.0/", "CC0 1.0", True),
     ("All rights reserved.", "All rights reserved.", False),
+    # The elements spelt apart must not fall through to CC BY (and pass for open); 2.5 is a version too.
+    ("distributed under the Creative Commons Attribution-Non Commercial-No Derivatives 4.0 License", "CC BY-NC-ND 4.0", False),
+    ("Creative Commons Attribution Non Commercial License", "CC BY-NC", False),
+    ("Creative Commons Attribution Share Alike 4.0", "CC BY-SA 4.0", True),
+    ("Creative Commons Attribution 2.5 License", "CC BY 2.5", True),
 ])
 def test_licences_are_read_by_url_or_words(stated, name, is_open):
     found = read_licence(stated)
@@ -176,21 +193,32 @@ def test_a_folder_licence_and_a_refusal_of_papers_not_open(tmp_path):
     given, papers, _ = release([cmj], tmp_path / "given", licence="https://creativecommons.org/licenses/by-nc-sa/3.0/")
     assert given["licences"] == {"CC BY-NC-SA 3.0": 1} and given["not_open_examples"] == ["doi:10.4103/0366-6999.209897 (CC BY-NC-SA 3.0)"]
     assert papers["doi:10.4103/0366-6999.209897"]["licence"] == "CC BY-NC-SA 3.0"
-    with pytest.raises(ConvertError, match=r"1 papers with text have no open licence .*doi:10\.4103/0366-6999\.209897 \(CC BY-NC-SA 3\.0\)"):
+    with pytest.raises(ConvertError, match=r"1 of the papers with text has no open licence .*doi:10\.4103/0366-6999\.209897 \(CC BY-NC-SA 3\.0\)"):
         release([cmj], tmp_path / "refused", licence="CC BY-NC-SA 3.0", open_only=True)
     kept, _, _ = release([cmj], tmp_path / "kept", licence="CC BY 4.0", open_only=True)
     assert kept["not_open"] == 0
+    said: list[str] = []
+    mistyped = write_release([cmj], tmp_path / "mistyped", licence="CC-BY-4", echo=said.append)
+    assert mistyped["licences"] == {"CC BY": 1}, "a loose spelling of a known licence is read as it"
+    unknown = write_release([cmj], tmp_path / "unknown", licence="Elsevier user licence", echo=said.append)
+    assert unknown["licences"] == {"Elsevier user licence": 1} and unknown["not_open"] == 1
+    assert [m for m in said if "names no licence known here" in m] == [
+        "warning: the licence given for papers whose files state none, 'Elsevier user licence', names no licence known "
+        "here (a Creative Commons name or URL such as 'CC BY 4.0', CC0 or public domain): it is stored as given and "
+        "counted as not open"]
 
 
 def test_the_cli_options_for_licences(tmp_path):
     cmj = str(FIXTURES / "quirks" / "cmj-0366-6999.209897.tei.xml")
     refused = CliRunner().invoke(main, ["corpus", "build", cmj, "--out", str(tmp_path / "c.sqlite"), "--open-licences-only"])
     assert refused.exit_code == 1 and "(none stated)" in refused.output and not (tmp_path / "c.sqlite").exists()
+    assert "--licence LICENCE gives the licence of every paper whose file states none" in refused.output
     built = CliRunner().invoke(main, ["corpus", "build", cmj, "--out", str(tmp_path / "c.sqlite"), "--licence", "CC BY 4.0",
                                       "--open-licences-only"])
     assert built.exit_code == 0, built.output
     checked = CliRunner().invoke(main, ["corpus", "build", cmj, "--check", "--open-licences-only"])
-    assert checked.exit_code == 1 and "1 papers with text have no open licence" in checked.output
+    assert checked.exit_code == 1 and "1 of the papers with text has no open licence" in checked.output
+    assert "--open-licences-only refuses them" in checked.output
 
 
 def test_a_release_licence_url_without_its_name_is_refused(tmp_path):
@@ -225,6 +253,20 @@ def test_doc2json_and_tei_of_specter_keep_the_richer_copy_and_not_the_file_name_
     assert with_text == ["paper:1ed3c473f7cade3d"] and "s2orc:2020" not in papers
     [example] = summary["duplicate_examples"]
     assert example.startswith(f"{sources[1]} (same paper as ") and "2020.acl-main.207.tei.xml, the richer copy" in example
+
+
+@pytest.mark.parametrize("json_first", [False, True])
+def test_the_copy_kept_takes_the_licence_only_the_other_copy_states(tmp_path, json_first):
+    """N18-3011 (NAACL 2018, CC BY 4.0 under the Anthology's policy): its doc2json JSON is kept (the richer copy,
+    with GROBID's footnotes) but states no licence; the TEI, stamped with its licence, is dropped. The licence stays."""
+    tei = tmp_path / "N18-3011.tei.xml"
+    tei.write_text((FIXTURES / "tei" / "N18-3011.tei.xml").read_text(encoding="utf-8").replace(
+        "<licence/>", '<licence target="https://creativecommons.org/licenses/by/4.0/"/>', 1), encoding="utf-8")
+    sources = [tei, FIXTURES / "s2orc" / "N18-3011.json"]
+    summary, papers, _ = release(sources[::-1] if json_first else sources, tmp_path / "out")
+    [kept] = [p for p in papers.values() if p["text_id"]]
+    assert "N18-3011.json, the richer copy" in summary["duplicate_examples"][0]
+    assert (kept["licence"], kept["licence_url"]) == ("CC BY 4.0", "https://creativecommons.org/licenses/by/4.0/") and summary["licences"] == {"CC BY 4.0": 1}
 
 
 def test_an_empty_file_is_called_empty(tmp_path):

@@ -13,14 +13,17 @@ from dataclasses import dataclass
 
 MAX_LICENCE = 200  # characters of a licence's words kept when they name no licence this module knows
 _CC_URL = re.compile(r"creativecommons\.org/(licenses|licences|publicdomain)/([a-z-]+)(?:/(\d(?:\.\d)?))?", re.IGNORECASE)
+# Publishers spell the elements apart, hyphenated or joined ("Non Commercial", "Non-Commercial", "NonCommercial"):
+# each spelling must find the NC/ND/SA licence, never fall through to "CC BY" and so pass for open.
+_NC, _ND, _SA, _SEP = r"non[- ]?commercial", r"no[- ]?deriv", r"share[- ]?alike", r"[- ,]+"
 _CC_WORDS = [  # (pattern over the lower-cased words, short name); the first that matches names the licence
     (re.compile(r"\bcc0\b|public domain dedication|creative commons zero"), "CC0"),
     (re.compile(r"\bpublic domain\b"), "public domain"),
-    (re.compile(r"attribution[- ]non-?commercial[- ]no-?deriv|\bcc[- ]by[- ]nc[- ]nd\b"), "CC BY-NC-ND"),
-    (re.compile(r"attribution[- ]non-?commercial[- ]share-?alike|\bcc[- ]by[- ]nc[- ]sa\b"), "CC BY-NC-SA"),
-    (re.compile(r"attribution[- ]non-?commercial|\bcc[- ]by[- ]nc\b"), "CC BY-NC"),
-    (re.compile(r"attribution[- ]no-?deriv|\bcc[- ]by[- ]nd\b"), "CC BY-ND"),
-    (re.compile(r"attribution[- ]share-?alike|\bcc[- ]by[- ]sa\b"), "CC BY-SA"),
+    (re.compile(rf"attribution{_SEP}{_NC}{_SEP}{_ND}|\bcc[- ]by[- ]nc[- ]nd\b"), "CC BY-NC-ND"),
+    (re.compile(rf"attribution{_SEP}{_NC}{_SEP}{_SA}|\bcc[- ]by[- ]nc[- ]sa\b"), "CC BY-NC-SA"),
+    (re.compile(rf"attribution{_SEP}{_NC}|\bcc[- ]by[- ]nc\b"), "CC BY-NC"),
+    (re.compile(rf"attribution{_SEP}{_ND}|\bcc[- ]by[- ]nd\b"), "CC BY-ND"),
+    (re.compile(rf"attribution{_SEP}{_SA}|\bcc[- ]by[- ]sa\b"), "CC BY-SA"),
     (re.compile(r"creative commons attribution|\bcc[- ]by\b"), "CC BY"),
 ]
 _OPEN = frozenset({"CC BY", "CC BY-SA", "CC0", "public domain"})
@@ -51,7 +54,7 @@ def read_licence(stated: str | None) -> Licence | None:
     lowered = text.lower()
     for pattern, name in _CC_WORDS:
         if pattern.search(lowered):
-            version = re.search(r"\b([1-4]\.0)\b", lowered)
+            version = re.search(r"\b([1-4]\.[05])\b", lowered)
             full = f"{name} {version.group(1)}" if version and name.startswith("CC") and name != "CC0" else name
             return Licence(full, url, name in _OPEN)
     shown = text if len(text) <= MAX_LICENCE else text[:MAX_LICENCE].rsplit(" ", 1)[0] + " …"

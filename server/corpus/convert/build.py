@@ -13,12 +13,12 @@ from pathlib import Path
 
 from agenthop.server.corpus.convert.grobid import GrobidOptions
 from agenthop.server.corpus.convert.linking import CitationStore
-from agenthop.server.corpus.convert.model import ConvertError
+from agenthop.server.corpus.convert.model import ConvertError, NotOpenError
 from agenthop.server.corpus.convert.pdfs import default_tei_cache, prepare_inputs
 from agenthop.server.corpus.convert.quality import QUALITY_META_KEY, quality_table, render
 from agenthop.server.corpus.convert.sources import ignored_files, read_papers
 from agenthop.server.corpus.convert.writer import POOL_FILE, pool_record, write_corpus, write_items
-from agenthop.server.corpus.licences import read_licence
+from agenthop.server.corpus.licences import names_a_licence, read_licence
 from agenthop.server.corpus.problems import ReleaseError
 from agenthop.server.corpus.release import GRAPHS_FILE, LABELS_FILE, QA_FILE
 
@@ -45,6 +45,10 @@ def write_release(sources: list[Path], release: Path, *, fmt: str | None = None,
     """
     if labels is not None and items is None:
         raise ConvertError("recall labels were given without items: labels describe items, so give the items file too")
+    if licence is not None and not names_a_licence(licence):
+        echo(f"warning: the licence given for papers whose files state none, {licence!r}, names no licence known here "
+             "(a Creative Commons name or URL such as 'CC BY 4.0', CC0 or public domain): it is stored as given and "
+             "counted as not open")
     release.mkdir(parents=True, exist_ok=True)
     store = CitationStore(release / ".build-store.sqlite")
     bad: list[str] | None = [] if skip_bad or problems is not None else None
@@ -78,11 +82,12 @@ def write_release(sources: list[Path], release: Path, *, fmt: str | None = None,
                 "JATS with <body>, S2ORC with body_text)")
         licences = licence_summary(store.licences())
         if open_only and licences["not_open"]:
-            refused = (f"{licences['not_open']} papers with text have no open licence (--open-licences-only keeps only CC BY, "
-                       f"CC BY-SA, CC0 and public domain), e.g. {'; '.join(licences['not_open_examples'][:5])}: remove them, "
-                       "or give the licence of papers whose files state none with --licence")
+            n = licences["not_open"]
+            refused = (f"{n} of the papers with text {'has' if n == 1 else 'have'} no open licence (open: CC BY, CC BY-SA, "
+                       f"CC0 and public domain), e.g. {'; '.join(licences['not_open_examples'][:5])}: remove them, or give "
+                       "the licence of papers whose files state none")
             if problems is None:
-                raise ConvertError(refused)
+                raise NotOpenError(refused)
             problems.append(refused)
         ignored = ignored_files(sources) if not_read is None else not_read
         if ignored:

@@ -57,13 +57,26 @@ def formula_text(el: ET.Element) -> str:
     tex = next((c for c in el.iter() if local(c.tag) == "tex-math"), None)
     math = next((c for c in el.iter() if local(c.tag) == "math"), None)
     shown = "[formula]"
-    if tex is not None and clean("".join(tex.itertext())):
-        shown = f"${clean(''.join(tex.itertext())).strip('$').strip()}$"
+    latex = _latex_of(tex)
+    if latex:
+        shown = f"${latex}$"
     elif math is not None:
         symbols = " ".join(t.strip() for t in math.itertext() if t.strip())
         shown = symbols or shown
     label = next((text_of(c) for c in el if local(c.tag) == "label"), "")
     return f"{shown} {label}" if label else shown
+
+
+# PubMed Central wraps each <tex-math> in a whole LaTeX document (\documentclass, \usepackage lines, then
+# \begin{document}$$…$$\end{document}): only the formula is for a reader.
+_TEX_DOCUMENT = re.compile(r"^.*?\\begin\{document\}|\\end\{document\}.*$", re.DOTALL)
+
+
+def _latex_of(tex: ET.Element | None) -> str:
+    """A <tex-math>'s formula without the LaTeX document around it or its dollar signs; "" if it holds none."""
+    if tex is None:
+        return ""
+    return clean(_TEX_DOCUMENT.sub("", "".join(tex.itertext()))).strip("$").strip()
 
 
 def _citation_keys(el: ET.Element) -> list[str] | None:

@@ -211,10 +211,12 @@ class CitationStore:
             taken = self._same_title(paper)
         if taken is not None:
             replace, why = self._keep_new(paper, taken)
-            kept, taken_by_file, taken_ids = self.conn.execute("SELECT source, named_by_file, ids FROM papers WHERE pid = ?",
-                                                               (taken,)).fetchone()
+            kept, taken_by_file, taken_ids, taken_licence = self.conn.execute(
+                "SELECT source, named_by_file, ids, licence FROM papers WHERE pid = ?", (taken,)).fetchone()
             by_file = _named_by_file(paper)
             if not replace:
+                # A licence only the other copy states (doc2json keeps none) is the paper's too.
+                self.conn.execute("UPDATE papers SET licence = COALESCE(licence, ?) WHERE pid = ?", (paper.licence, taken))
                 if taken_by_file and not by_file:
                     self._rename(taken, pid, {**paper.ids, **json.loads(taken_ids)})
                     self.conn.executemany("INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in keys])
@@ -223,6 +225,7 @@ class CitationStore:
                 self.duplicates.append(f"{paper.source} (same paper as {taken}; kept {kept}, {why})")
                 return None
             paper.ids = {**json.loads(taken_ids), **paper.ids}
+            paper.licence = paper.licence or taken_licence
             if by_file and not taken_by_file:
                 why += f", under the other copy's ID {taken} (not {pid}, which is this file's name)"
                 pid = taken

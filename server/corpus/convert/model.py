@@ -58,3 +58,7 @@ class ConvertError(Exception):
 
 class BadFileError(ConvertError):
     """One input file cannot be converted (a build can skip such files and report them)."""
+
+
+class NotOpenError(ConvertError):
+    """Papers with text have no open licence, and only openly licensed papers were asked for."""

@@ -48,7 +48,7 @@ def detect(path: Path) -> str:
         if not start:
             raise ConvertError(f"{path}: the file is empty (0 bytes{' once unzipped' if path.name.lower().endswith('.gz') else ''}); "
                                "copy it again from its source, or remove it")
-        if not head and not fh_more(path):
+        if not head and not _holds_more_than_white_space(path):
             raise ConvertError(f"{path}: the file holds only white space; copy it again from its source, or remove it")
         if head == b"<":
             return _xml_format(path)
@@ -59,7 +59,7 @@ def detect(path: Path) -> str:
     raise ConvertError(f"{path}: neither XML nor JSON; expected GROBID TEI, JATS or S2ORC JSON")
 
 
-def fh_more(path: Path) -> bool:
+def _holds_more_than_white_space(path: Path) -> bool:
     """Does the file hold anything but white space past its first 4 KiB? (a file that starts blank is rare: read it all)"""
     with open_bytes(path) as fh:
         return bool(fh.read().strip())
