@@ -128,7 +128,11 @@ class FakeOpenAI:
         # Bound now and handed to uvicorn, so no other process can take the port between picking and listening.
         self._socket = bound_socket("127.0.0.1", 0)
         self.port = self._socket.getsockname()[1]
-        self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off"))
+        # uvicorn closes a connection idle for 5 s by default; on a loaded machine a tool call between two model
+        # turns can take that long, and a client reusing the connection as it closes fails (max_retries=0). No
+        # fake conversation idles for 10 minutes, so the server never closes a connection under a client.
+        self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
+                                                     lifespan="off", timeout_keep_alive=600))
         self._thread = threading.Thread(target=self._server.run, args=([self._socket],), name="fake-openai", daemon=True)
 
     @property
