@@ -21,7 +21,6 @@ import asyncio
 import itertools
 import json
 import re
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -32,6 +31,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
+
+from agenthop.server.transport.web import bound_socket
 
 
 @dataclass
@@ -134,11 +135,15 @@ class FakeOpenAI:
         self._arrived = threading.Condition(self._lock)
         app = Starlette(routes=[Route("/v1/chat/completions", self._handle, methods=["POST"]),
                                 Route("/v1/models", self._models, methods=["GET"])])
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off"))
-        self._thread = threading.Thread(target=self._server.run, name="fake-openai", daemon=True)
+        # Bound now and handed to uvicorn, so no other process can take the port between picking and listening.
+        self._socket = bound_socket("127.0.0.1", 0)
+        self.port = self._socket.getsockname()[1]
+        # uvicorn closes a connection idle for 5 s by default; on a loaded machine a tool call between two model
+        # turns can take that long, and a client reusing the connection as it closes fails (max_retries=0). No
+        # fake conversation idles for 10 minutes, so the server never closes a connection under a client.
+        self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
+                                                     lifespan="off", timeout_keep_alive=600))
+        self._thread = threading.Thread(target=self._server.run, args=([self._socket],), name="fake-openai", daemon=True)
 
     @property
     def base_url(self) -> str:
@@ -183,7 +188,7 @@ class FakeOpenAI:
 
     def start(self) -> FakeOpenAI:
         self._thread.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60  # a bound on a loaded machine, not a wait: startup is polled below
         while not self._server.started:
             if time.monotonic() > deadline or not self._thread.is_alive():
                 raise RuntimeError("fake OpenAI server did not start")
@@ -193,6 +198,7 @@ class FakeOpenAI:
     def stop(self) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=10)
+        self._socket.close()
 
     def __enter__(self) -> FakeOpenAI:
         return self.start()

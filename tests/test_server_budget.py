@@ -77,6 +77,13 @@ async def test_calls_after_submit_are_refused_and_cost_nothing(fixture_corpus, t
     assert [(e["termination"], e["answer"]) for e in ends] == [("answer", "A")]
 
 
+def _lock_came_free(lock, within_s: float = 60) -> bool:
+    if not lock.acquire(timeout=within_s):
+        return False
+    lock.release()
+    return True
+
+
 async def test_a_call_past_its_deadline_answers_at_once_and_is_still_logged(fixture_corpus, tmp_path):
     import anyio
     from mcp import Client
@@ -95,9 +102,12 @@ async def test_a_call_past_its_deadline_answers_at_once_and_is_still_logged(fixt
         assert result.is_error and result.structured_content["outcome"] == "timeout"
         assert "did not finish read_section within 0.2 s" in text(result)
         assert text(result).endswith("[Budget used: 0/30 (30 left)]") and result.structured_content["cost"] == 0
-        with anyio.fail_after(10):  # the abandoned call still completes, is charged and logged
+        with anyio.fail_after(60):  # the abandoned call still completes, is charged and logged
             while not calls(log_path):
                 await anyio.sleep(0.01)
+            # The call writes its record before it charges the session, both under the session's lock: the
+            # row being visible says the call holds the lock, so the lock coming free says it has charged.
+            assert await anyio.to_thread.run_sync(_lock_came_free, session._lock)
     assert [(c["outcome"], c["cost"]) for c in calls(log_path)] == [("ok", 5)]
     assert session.spent == 5
     log.close()

@@ -233,20 +233,42 @@ async def test_logging_on_the_2026_protocol_is_an_opt_in_per_request(fixture_cor
     sandbox.sessions.log.close()
 
 
+class StreamOpened:
+    """An httpx response hook: set once the client's standalone GET stream has its 200 response.
+
+    On the 2025 protocol the server sends log messages on that stream only, and drops them while it is not
+    open; the SDK client opens it in the background after ``initialize``, so a test must wait for it."""
+
+    def __init__(self):
+        self.opened = anyio.Event()
+
+    async def __call__(self, response: httpx2.Response):
+        if response.request.method == "GET" and response.status_code == 200:
+            self.opened.set()
+
+
 async def test_logging_over_http_reaches_a_2025_client_and_no_other_session(fixture_corpus, tmp_path):
     with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
             mine = (await http.post("/sessions", json={"item": "st_0001"})).json()
             other = (await http.post("/sessions", json={"item": "st_0001"})).json()
         messages, bystander = Messages(), Messages()
+        mine_open, other_open = StreamOpened(), StreamOpened()
         session = server.sandbox.sessions.get(mine["session_id"])
-        async with httpx2.AsyncClient() as h1, httpx2.AsyncClient() as h2, \
+        async with httpx2.AsyncClient(event_hooks={"response": [mine_open]}) as h1, \
+                httpx2.AsyncClient(event_hooks={"response": [other_open]}) as h2, \
                 Client(streamable_http_client(mine["mcp_url"], http_client=h1), mode="legacy", logging_callback=messages) as client, \
                 Client(streamable_http_client(other["mcp_url"], http_client=h2), mode="legacy", logging_callback=bystander) as watcher:
             await client.set_logging_level("warning")
             await watcher.set_logging_level("debug")
+            # The server registers a GET stream in the same event-loop step as it sends its headers, so once the
+            # client has them, every later request is served with the stream in place (for the bystander too,
+            # so a message wrongly sent to it would be delivered, not dropped).
+            with anyio.fail_after(60):
+                await mine_open.opened.wait()
+                await other_open.opened.wait()
             result = await _late_call(client, session, server.sandbox)
-            with anyio.fail_after(10):
+            with anyio.fail_after(60):
                 await messages.arrived.wait()
             await watcher.call_tool("think", {"reasoning": "anything for me?"})
     assert result.structured_content["outcome"] == "timeout"

@@ -28,7 +28,7 @@ from agenthop.server.transport.frame_checks import LegacyFrameCheck
 from agenthop.server.transport.front import front_routes
 from agenthop.server.transport.mcp_app import SESSION_PARAM, Sandbox, build_server, make_sandbox
 from agenthop.server.transport.timeouts import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, KEEP_ALIVE_S, BodyDeadline
-from agenthop.server.transport.web import BodyError, free_port, json_body, uvicorn_config
+from agenthop.server.transport.web import BodyError, bound_socket, json_body, uvicorn_config
 from agenthop.server.web.assets import asset_routes
 
 log = logging.getLogger("agenthop.server")
@@ -345,8 +345,13 @@ class ServerThread:
     live_kept: int | None = None  # None: sessions.LIVE_KEPT
 
     def __post_init__(self):
-        self.port = self.port or free_port(self.host)
-        self.log = CheckpointLog(self.log_path, **({} if self.log_wait_s is None else {"write_wait_s": self.log_wait_s}))
+        self._socket = bound_socket(self.host, self.port)  # held until uvicorn listens on it: no one else takes the port
+        self.port = self._socket.getsockname()[1]
+        try:
+            self.log = CheckpointLog(self.log_path, **({} if self.log_wait_s is None else {"write_wait_s": self.log_wait_s}))
+        except BaseException:
+            self._socket.close()
+            raise
         try:  # a server that cannot be built leaves no writer thread behind
             self.sandbox = make_sandbox(self.corpus_path, self.log, Caps(self.budget, self.max_turns, self.max_tokens),
                                         Caps(self.explore_budget, None, None))
@@ -358,10 +363,11 @@ class ServerThread:
                             body_timeout_s=self.body_timeout_s)
         except BaseException:
             self.log.close()
+            self._socket.close()
             raise
         config = uvicorn_config(app, self.host, self.port, header_timeout_s=self.header_timeout_s, keep_alive_s=self.keep_alive_s)
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name="agenthop-http", daemon=True)
+        self._thread = threading.Thread(target=self._server.run, args=([self._socket],), name="agenthop-http", daemon=True)
 
     @property
     def base_url(self) -> str:
@@ -373,6 +379,7 @@ class ServerThread:
         while not self._server.started:
             if not self._thread.is_alive():
                 self.log.close()
+                self._socket.close()
                 raise RuntimeError(f"the AgentHop HTTP server failed to start on {self.base_url}")
             time.sleep(0.01)
         return self
@@ -383,6 +390,7 @@ class ServerThread:
         if self._thread.is_alive():
             log.error("the HTTP server thread did not stop within 10 s; leaving its log open")
             return
+        self._socket.close()  # uvicorn closes it on shutdown; this covers a server that never served
         self.log.close()
 
     def __enter__(self) -> ServerThread:

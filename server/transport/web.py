@@ -62,3 +62,18 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
         s.bind((host, 0))
         return s.getsockname()[1]
+
+
+def bound_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """A TCP socket bound to (host, port), port 0 meaning one the OS picks, for uvicorn to listen on.
+
+    Holding the socket from the moment the port is known, rather than picking a free port and binding it
+    later, leaves no moment in which another process can take the port."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a restart on the same port works
+        sock.bind((host, port))
+    except BaseException:
+        sock.close()
+        raise
+    return sock
