@@ -449,8 +449,8 @@ def summarise(items: Sequence[dict], picks: Sequence[dict[str, Sequence[int]]] |
     chance = sum(1 / len(it["options"]) for it in items) / len(items) if items else 0.25
     solvers = {name: s for name in NAMES if (s := score(items, picks, name)) is not None}
     over = sorted(name for name, s in solvers.items() if s["accuracy"] > chance + CHANCE_MARGIN)
-    # The seed solver's floor is by design: SPEC's seed_only distractor is what the seed states, so the seed alone
-    # points at a wrong option; ruling that one out leaves at most 1 / 3, under the limit.
+    # The seed solver's floor is by design: with models, SPEC's seed_only distractor is what the seed states, so the seed
+    # alone points at a wrong option; whether ruling out what the seed states pays is seed_exclusion's to measure.
     under = sorted(name for name, s in solvers.items() if s["accuracy"] < chance - CHANCE_MARGIN and name != "seed_only")
     return {"items": len(items), "chance": round(chance, 4), "limit": round(chance + CHANCE_MARGIN, 4),
             "scoring": "expected accuracy of a uniform pick among the options a solver names; an abstention earns chance",

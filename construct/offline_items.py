@@ -171,7 +171,8 @@ def _numbers_in(view, pid: str) -> frozenset[str]:
 
 def _ranked_slots(view, chain: dict, pid: str, salt: str) -> list[tuple[str, str, Slot]]:
     """A target's slots whose value the seed does not state (the seed alone would give it away: the shortcut the
-    ensemble drops), those whose type the seed also reports first (they can get genuine seed_only values), salted."""
+    ensemble drops), those whose type the seed also reports first (the order seed_only once needed, kept so releases
+    stay comparable), salted."""
     seed_types = {s.type for _, _, s in paper_slots(view, chain["seed"])}
     seed_numbers = _numbers_in(view, chain["seed"])
     usable = [x for x in paper_slots(view, pid) if x[2].value.rstrip("%") not in seed_numbers]
