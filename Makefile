@@ -69,8 +69,8 @@ explore.sqlite: $(STAMP) $(wildcard explore/sources/acl/*.tei.xml.gz explore/sou
 	$(BIN)/python explore/rebuild.py --out explore.sqlite
 
 # The real-paper benchmark: a release built from explore.sqlite by the offline pipeline (no model, deterministic:
-# the same corpus gives the same bytes), imported as explore-bench.sqlite. The settings fit a 1,148-paper corpus of
-# three years of one venue (docs/construct.md, "The explore release"). Every rule change rebuilds it.
+# the same corpus gives the same bytes), imported as explore-bench.sqlite. The settings fit a 2,320-paper corpus of
+# three years of two venues (docs/construct.md, "The explore release"). Every rule change rebuilds it.
 EXPLORE_BENCH_OPTS := --min-refs 5 --min-overlap 0 --citations-per-year 0.5
 
 explore-bench.sqlite: $(STAMP) explore.sqlite $(wildcard construct/*.py)

@@ -15,6 +15,7 @@ import hashlib
 import json
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -66,6 +67,7 @@ def main() -> None:
     ap.add_argument("--agents", action="store_true", help="also run the offline baseline with tools and closed-book, and score them")
     ap.add_argument("--draw", type=int, default=0, help="print this many items chosen by a seeded draw")
     ap.add_argument("--draw-seed", type=int, default=32)
+    ap.add_argument("--keep-report", type=Path, help="with --agents, copy the with-tools run's scorer report here (its four-axis table)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-explore-release-") as tmp:
         tmp = Path(tmp)
@@ -106,6 +108,8 @@ def main() -> None:
                 pct = lambda v: "–" if v is None else f"{100 * v:.1f}%"  # noqa: E731
                 print(f"| {name} | {pct(head['accuracy'])} [{100 * low:.1f}, {100 * high:.1f}] | {pct(head.get('paper_recall_st'))} / "
                       f"{pct(head.get('paper_recall_mt'))} | {pct(head.get('section_recall'))} |")
+            if args.keep_report:
+                shutil.copytree(tmp / "tools" / "report", args.keep_report, dirs_exist_ok=True)
         if args.draw:
             labels = {json.loads(line)["sample_id"]: json.loads(line) for line in (out / "release" / "audit" / "recall_labels.jsonl").read_text().splitlines()}
             print(f"\n## {args.draw} items drawn with random.Random({args.draw_seed})\n")

@@ -1,9 +1,11 @@
-"""Two shortcuts the artifact audit does not run, on a built release.
+"""Two release-level shortcuts, per question type, on a built release (issue 32's review; both fixed since).
 
 1. Seed exclusion: rule out every option that holds a number the seed paper states, and pick among the rest. The
-offline generator never blanks a value the seed states (the seed would give the gold away), while SPEC 8's seed_only
-distractor is by definition a value the seed states, and the other distractors may be; so every ruled-out option is
-wrong. An agent always has the seed, so this needs neither the targets nor tools.
+offline generator never blanks a value the seed states (the seed would give the gold away); while distractors could
+be such numbers (SPEC 8's seed_only was one by definition), every ruled-out option was wrong. An agent always has the
+seed, so this needs neither the targets nor tools. The artifact audit runs it too (``seed_exclusion``).
+2. Cross-item: the option the other items with the same blanked sentence also offer. The post-filter now asks each
+blank once (``repeated_blank``), so on a current release it abstains; this script keeps measuring it.
 
     make explore.sqlite explore-bench
     python bench/bench_release_leaks.py             # the release make explore-bench builds

@@ -4,9 +4,15 @@ A question blanks one reported value of a target's finding sentence (a slot,
 ``construct/slots.py``) and quotes the seed's citing sentence. Every option is a
 value of the same type (kind, decimals, digits) and each wrong one is genuine:
 
-- ``seed_only``: the value of that type the seed states in its sentence most like the evidence;
+- ``seed_only``: the value of that type another paper the seed cites (off the item's path) states in its sentence
+  most like the evidence: what a reader who has the seed and follows its other citations finds;
 - ``wrong_paper``: the same from a sibling (another reference of the citing paper);
 - ``no_context``: a value of that type from the corpus's distribution, stated by none of the item's papers.
+
+No option is a number the seed states (the gold never is: the seed would give it away), so "rule out what the seed
+states" excludes nothing. SPEC 8's ``seed_only`` is the value the seed itself states; with the gold kept off the
+seed, such an option is always wrong and a seed reader could exclude it (46.5% on the explore release before this
+rule, docs/construct.md), so the kind keeps its name (the release's vocabulary) and draws from the seed's citations.
 
 The gold's rank among the four is drawn per item (0-3 options below it, equally
 often), so neither the largest nor the smallest option is a clue. A wrong value
@@ -64,17 +70,25 @@ def _values_stated(view, pids) -> set[str]:
     return {slot.value for pid in pids for _, _, slot in paper_slots(view, pid)}
 
 
+def seed_references(view, cand: dict) -> list[str]:
+    """The seed's other references with text (not the bridge or a target), in the reference list's order."""
+    skip = {cand["seed"], cand["bridge"], *cand["targets"]}
+    return [c for c, _ in view.references(cand["seed"]) if c not in skip and view.has_text(c)]
+
+
 def _source_pids(view, cand: dict, kind: str, siblings) -> list[str]:
-    return [cand["seed"]] if kind == "seed_only" else siblings if kind == "wrong_paper" else []
+    return seed_references(view, cand) if kind == "seed_only" else siblings if kind == "wrong_paper" else []
 
 
 def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str], salt: str) -> list[str]:
     """Values of the slot's type from ``kind``'s source, most corresponding first; excluding what the target or question states."""
     vtype = tuple(slot["type"])
     banned = _values_stated(view, cand["targets"]) | set(re.findall(r"\d+(?:\.\d+)?%?", cand["question"]))
+    seed_numbers = _numbers_in(view, cand["seed"])  # a number the seed states would be an option a seed reader excludes
     if kind == "no_context":
         banned |= _values_stated(view, [cand["seed"], *siblings, *([cand["bridge"]] if cand["bridge"] else [])])
-        pool = [v for v in sorted(corpus_values(view).get(vtype, ()), key=lambda v: digest(f"{salt}:{v}")) if v not in banned]
+        pool = [v for v in sorted(corpus_values(view).get(vtype, ()), key=lambda v: digest(f"{salt}:{v}"))
+                if v not in banned and v.rstrip("%") not in seed_numbers]
         # Of the gold's magnitude first (within a factor of 3), so the corpus's value is not the one far from the rest.
         near = [v for v in pool if _same_magnitude(_num(v), _num(slot["value"]))]
         taken = set(near)
@@ -82,7 +96,7 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
     scored = {}
     for pid in _source_pids(view, cand, kind, siblings):
         for _, sent, s in paper_slots(view, pid):
-            if s.type == vtype and s.value not in banned:
+            if s.type == vtype and s.value not in banned and s.value.rstrip("%") not in seed_numbers:
                 score = (-_similarity(sent, slot["sentence"]), digest(f"{salt}:{pid}:{s.value}"))
                 scored[s.value] = min(scored.get(s.value, score), score)
     return sorted(scored, key=scored.get)
@@ -157,7 +171,8 @@ def _numbers_in(view, pid: str) -> frozenset[str]:
 
 def _ranked_slots(view, chain: dict, pid: str, salt: str) -> list[tuple[str, str, Slot]]:
     """A target's slots whose value the seed does not state (the seed alone would give it away: the shortcut the
-    ensemble drops), those whose type the seed also reports first (they can get genuine seed_only values), salted."""
+    ensemble drops), those whose type the seed also reports first (the order seed_only once needed, kept so releases
+    stay comparable), salted."""
     seed_types = {s.type for _, _, s in paper_slots(view, chain["seed"])}
     seed_numbers = _numbers_in(view, chain["seed"])
     usable = [x for x in paper_slots(view, pid) if x[2].value.rstrip("%") not in seed_numbers]
@@ -226,7 +241,8 @@ def options(view, cand: dict, siblings: list[str], seed: int) -> dict:
         if picked is None:
             return {"drop": {"reason": "no_balanced_options", "detail": f"no same-type values put the gold at rank {below + 1} of 4"}}
         return picked
-    # 2x2: a wrong value for one target's slot from a sibling, for the other's from the seed (whichever way round works).
+    # 2x2: a wrong value for one target's slot from a sibling, for the other's from another paper the seed cites
+    # (whichever way round works); neither is a number the seed states, so one target plus the seed leaves two options.
     problem = None
     for order in (("wrong_paper", "seed_only"), ("seed_only", "wrong_paper")):
         wrong = []

@@ -7,10 +7,16 @@ unresolved label, or a target without a direct label, is dropped and listed in
 on the audit page (the next run then keeps it). A candidate whose seed, bridge or
 target holds a section longer than ``max_section_chars`` is dropped (the
 published 99.9th percentile: such sections are parser collapses).
+
+Then each blank is asked once per release: of the candidates that blank the same target's sentence
+(target, evidence sentence), the one with the smallest content-derived item ID is kept and the others are dropped
+(``repeated_blank``). Two items on one blank give each other away (the option both offer is the gold: 61% on the
+explore release before this rule) and are not independent observations.
 """
 
 from __future__ import annotations
 
+from agenthop.construct.release_out import item_id
 from agenthop.server.sections import label_is_resolvable
 
 
@@ -37,6 +43,24 @@ def check(view, cand: dict, max_chars: int) -> tuple[dict | None, dict | None]:
     return None, None
 
 
+def blanks(cand: dict) -> set[tuple[str, str]]:
+    """What an item asks: (target, evidence sentence) per target."""
+    return set(zip(cand["targets"], cand.get("evidence", [])))
+
+
+def repeated_blanks(cands: list[dict]) -> dict[int, dict]:
+    """{index: drop} for every candidate whose blank a candidate with a smaller item ID already asks."""
+    asked: dict[tuple[str, str], str] = {}
+    drops = {}
+    for i in sorted(range(len(cands)), key=lambda i: item_id(cands[i])):
+        first = next((asked[b] for b in sorted(blanks(cands[i])) if b in asked), None)
+        if first is not None:
+            drops[i] = {"reason": "repeated_blank", "detail": f"{first} asks the same blank (target and sentence)"}
+            continue
+        asked.update({b: item_id(cands[i]) for b in blanks(cands[i])})
+    return drops
+
+
 def run_postfilter(view, cands: list[dict], max_chars: int) -> tuple[list[dict], list[dict]]:
     out, repairs = [], []
     for cand in cands:
@@ -44,4 +68,7 @@ def run_postfilter(view, cands: list[dict], max_chars: int) -> tuple[list[dict],
         out.append({**cand, "drop": drop} if drop else cand)
         if repair:
             repairs.append(repair)
+    kept = [i for i, c in enumerate(out) if "drop" not in c]
+    for j, drop in repeated_blanks([out[i] for i in kept]).items():
+        out[kept[j]] = {**out[kept[j]], "drop": drop}
     return out, repairs

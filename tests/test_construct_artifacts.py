@@ -135,6 +135,21 @@ def test_the_seed_solver_is_the_offline_baseline_reading_the_seed_alone():
     assert artifacts.solve(item(options, question=question, seed_paper_id="seed"), stated)["seed_only"] == [0]
 
 
+def test_seed_exclusion_keeps_the_options_holding_no_number_the_seed_states():
+    seed = SeedView("Our tagger reaches 91.2% on the test set and 88.4% on the development set.")
+    # Built to fool it: two distractors are the seed's numbers, so the two left hold the gold.
+    fooled = item(["91.2%", "90.7%", "88.4%", "89.9%"], correct=1, seed="seed")
+    assert artifacts.seed_exclusion(fooled, seed) == (1, 3)
+    assert artifacts.credit(artifacts.solve(fooled, seed)["seed_exclusion"], 1, 4) == 0.5
+    # Multi-target options: a part the seed states rules the pair out.
+    pairs = item(["90.7%; 12.1%", "88.4%; 12.1%", "90.7%; 13.5%", "89.9%; 13.5%"], correct=0, seed_paper_id="seed")
+    assert artifacts.seed_exclusion(pairs, seed) == (0, 2, 3)
+    # The seed states none of the options, or all of them: nothing to rule out, an abstention.
+    assert artifacts.seed_exclusion(BALANCED | {"seed": "seed"}, SeedView("We thank the reviewers.")) == ()
+    assert artifacts.seed_exclusion(item(["91.2%", "88.4%"], seed="seed"), seed) == ()
+    assert artifacts.seed_exclusion(fooled, None) == ()
+
+
 def test_scoring_counts_an_abstention_as_chance_and_a_tie_as_a_random_pick_with_the_scorers_wilson_interval():
     assert artifacts.credit([], 2, 4) == 0.25 and artifacts.credit([0, 1, 2, 3], 2, 4) == 0.25
     assert artifacts.credit([1, 2], 2, 4) == 0.5 and artifacts.credit([1], 2, 4) == 0.0 and artifacts.credit([2], 2, 4) == 1.0
