@@ -142,7 +142,10 @@ def test_the_end_screen_shows_the_outcome_and_reveal_blocks_a_replay(demo, tmp_p
         next_after_end = page.locator("#next-item").is_disabled()
         screenshot(page, tmp_path, "play-ended.png")
         page.click("#back")
-        page.locator("#choice").wait_for()
+        # The list is re-read from the server after #back: until then #choice still shows the list from before the
+        # attempt, so wait for the finished row, not for #choice.
+        expect(page.locator("#items tr")).to_contain_text("finished")
+        expect(page.locator("#play-next")).to_be_disabled()
         row = page.inner_text("#items tr")
         next_disabled = page.locator("#play-next").is_disabled()
         problems = list(page.problems)
