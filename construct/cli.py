@@ -169,8 +169,10 @@ def review(corpus: Path, out: Path, host: str, port: int) -> None:
 
     try:
         serve(corpus, out, host=host, port=port, echo=lambda line: print(line, file=sys.stderr, flush=True))
-    except (FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError, OSError) as exc:  # OSError: PortTaken, the port could not be bound
         raise click.ClickException(str(exc)) from exc
+    except KeyboardInterrupt:
+        pass  # Ctrl+C ends the review; every verdict is already saved
 
 
 if __name__ == "__main__":
