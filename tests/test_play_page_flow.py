@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 from web_common import ARGS, CHROMIUM, LAPTOP, browser_page, needs_chromium, screenshot
 
+from agenthop.server.log.checkpoint import read_records
 from agenthop.server.play.routes import PlayOptions
 from agenthop.server.transport.http import ServerThread
 
@@ -92,9 +93,16 @@ def test_an_attempt_is_resumed_after_its_tab_closes_and_a_restart_is_said_in_wor
             again.goto(f"{server.base_url}/play")
             again.locator("#game").wait_for()
             resumed = (again.inner_text("#where"), _results(again).count(), again.inner_text("#budget-text"))
-            # Another browser: the list offers to resume it.
+            # Another browser: ivan's attempts are the first browser's until ivan's key is entered; then the list offers to resume it.
+            key = again.evaluate("fetch('/play/api/items?participant=ivan').then((r) => r.json()).then((j) => j.key)")
             other = browser.new_context(viewport=LAPTOP).new_page()
-            _enter(other, server.base_url, "ivan")
+            other.goto(f"{server.base_url}/play")
+            other.fill("#participant", "ivan")
+            other.press("#participant", "Enter")
+            expect(other.locator("#key-input")).to_be_focused()
+            other.keyboard.type(key)
+            other.keyboard.press("Enter")
+            other.locator("#choice").wait_for()
             listed = other.inner_text("#items")
             note = other.inner_text("#unfinished")
             other.get_by_role("button", name="Resume st_0001").click()
@@ -107,6 +115,7 @@ def test_an_attempt_is_resumed_after_its_tab_closes_and_a_restart_is_said_in_wor
             other.locator("#problem").wait_for()
             dropped = other.inner_text("#problem")
             # It comes back (a new process on the same port): the lost attempt is explained, and not counted as played.
+            # (The new process knows no key: the name is claimed again by the key this browser kept.)
             server = ServerThread(str(corpus), str(log), port=port, play=PlayOptions(items=("st_0001", "st_0002"))).start()
             other.reload()
             other.locator("#choice").wait_for()
@@ -182,3 +191,55 @@ def test_at_800_px_the_header_keeps_item_and_participant_and_the_page_scrolls(de
     assert tops["item"] < tops["tools"] < tops["results"] < tops["answer"]  # in working order
     assert not wide
     assert problems == []
+
+
+def test_a_second_browser_without_the_key_can_neither_see_nor_act_on_an_attempt(demo, tmp_path):
+    """Issue 34, point 10: knowing a participant's name (or even the session ID) is not enough to take their attempt."""
+    corpus, _ = demo
+    log = tmp_path / "log.sqlite"
+    from playwright.sync_api import sync_playwright
+
+    with ServerThread(str(corpus), str(log), play=PlayOptions(items=("st_0001", "st_0002"))) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        bob = browser.new_context(viewport=LAPTOP).new_page()
+        errors = []
+        bob.on("pageerror", lambda e: errors.append(str(e)))
+        _enter(bob, server.base_url, "bob")
+        key_shown = bob.locator("#my-key").is_visible()
+        bob.click("#play-next")
+        bob.locator("#game").wait_for()
+        _act(bob, 0, lambda: bob.locator("#seed").get_by_role("button", name="Info").click())
+        sid = bob.evaluate("localStorage.getItem('agenthop-play')")
+
+        mallory = browser.new_context(viewport=LAPTOP).new_page()
+        mallory.goto(f"{server.base_url}/play")
+        mallory.fill("#participant", "bob")
+        mallory.press("#participant", "Enter")
+        mallory.locator("#key-form").wait_for()
+        refused = mallory.inner_text("#problem")
+        choice_hidden = mallory.locator("#choice").is_hidden()
+        # Straight to the API, with the name and even bob's session ID: every door is closed.
+        tries = mallory.evaluate("""async (sid) => {
+            const post = (path, body) => fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)});
+            const answers = [await fetch('/play/api/items?participant=bob'), await post('/play/api/sessions', {participant: 'bob', item: 'st_0001'}),
+                             await fetch(`/play/api/sessions/${sid}`),
+                             await post(`/play/api/sessions/${sid}/call`, {tool: 'submit_answer', arguments: {answer: 'A', reasoning: 'taken over'}}),
+                             await post(`/play/api/sessions/${sid}/end`, {}), await post('/play/api/key', {participant: 'bob', key: 'x'.repeat(43)})];
+            return Promise.all(answers.map(async (r) => [r.status, await r.text()]));
+        }""", sid)
+        mallory.keyboard.type("not-bobs-key-" + "x" * 30)
+        mallory.keyboard.press("Enter")
+        expect(mallory.locator("#problem")).to_contain_text("The key was not taken: that is not bob's key")
+        # Bob's attempt is untouched: his page goes on.
+        _act(bob, 1, lambda: bob.locator("#seed").get_by_role("button", name="References").click())
+        bob_header = bob.inner_text("#budget-text")
+        browser.close()
+    assert key_shown
+    assert "participant bob is in use in another browser" in refused and "enter bob's key" in refused and choice_hidden
+    assert [status for status, _ in tries] == [403, 403, 403, 403, 403, 403], tries
+    assert not any(sid in text for _, text in tries)
+    assert bob_header == "2 of 30 used, 28 left"
+    calls = [r for r in read_records(log) if r["kind"] == "call"]
+    assert [c["tool"] for c in calls] == ["get_paper_info", "get_references"]  # nothing of mallory's ran
+    assert not [r for r in read_records(log) if r["kind"] == "session_end"]
+    assert errors == []

@@ -72,12 +72,32 @@ async function loadItems() {
   const participant = $("participant").value.trim();
   if (!$("participant").checkValidity()) { $("participant").reportValidity(); return; }
   showProblem("");
+  $("key-form").hidden = true;
   try {
     const list = await api("GET", `/items?participant=${encodeURIComponent(participant)}`);
     state.participant = list.participant;
     localStorage.setItem("agenthop-participant", list.participant);
     renderItems(list);
-  } catch (err) { showProblem(`Cannot list the items: ${err.message}`); }
+  } catch (err) {
+    $("choice").hidden = true;
+    showProblem(`Cannot list the items: ${err.message}`);
+    if (err.status === 403) askKey(participant);  // the name is another browser's: its key continues it here
+  }
+}
+
+function askKey(participant) {
+  $("key-name").textContent = participant;
+  $("key-input").value = "";
+  $("key-form").hidden = false;
+  $("key-input").focus();
+}
+
+async function enterKey() {
+  const participant = $("participant").value.trim();
+  try {
+    await api("POST", "/key", { participant, key: $("key-input").value.trim() });
+  } catch (err) { showProblem(`The key was not taken: ${err.message}`); $("key-input").focus(); return; }
+  await loadItems();
 }
 
 function itemAction(item) {
@@ -106,6 +126,9 @@ function renderItems(list) {
   $("play-next").disabled = list.next === null;
   $("next-note").textContent = list.next === null ? "Nothing left to start: every item is finished or in progress." : `Next: ${list.next}`;
   $("choice").hidden = false;
+  $("my-key").hidden = !list.key;
+  $("my-key-name").textContent = list.participant;
+  $("my-key-value").textContent = list.key || "";
 }
 
 function showStart() {
@@ -410,6 +433,7 @@ function bindForms() {
   for (let k = 1; k <= 10; k += 1) topK.append(el("option", { value: String(k), selected: k === 5, text: `${k} results` }));
 
   $("who").addEventListener("submit", (e) => { e.preventDefault(); loadItems(); });
+  $("key-form").addEventListener("submit", (e) => { e.preventDefault(); enterKey(); });
   $("play-next").addEventListener("click", () => start(null));
   $("next-item").addEventListener("click", () => { localStorage.removeItem(SAVED); start(null); });
   $("back").addEventListener("click", () => { localStorage.removeItem(SAVED); state.session = null; showStart(); });
