@@ -113,13 +113,21 @@ def _run(until: str, kw: dict) -> None:
     except (ModelSpecError, ConstructError, CorpusError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     from agenthop.construct.attrition import markdown
+    from agenthop.construct.hints import why_empty
 
     click.echo(markdown(result["attrition"]), nl=False)
+    why = why_empty(result["attrition"], s)
+    release = kw["out"] / "release"
+    if "release" in result and result["release"]["items"] == 0:
+        # An empty release is a failed build, not a result: say which rule emptied it instead of "Import it with".
+        raise click.ClickException("\n".join([f"the release ({release}) has no items: there is nothing to import or run.", *why]))
+    if why:
+        click.echo("\n" + "\n".join(why), err=True)
     if "release" in result:
-        release = kw["out"] / "release"
         n = result["release"]["items"]
+        bench = kw["out"].with_name(kw["out"].name + ".sqlite")  # my-bench -> my-bench.sqlite, as the README names it
         click.echo(f"\nrelease: {release} ({n} item{'' if n == 1 else 's'}). Import it with:\n"
-                   f"  agenthop-server corpus import {release} --check\n  agenthop-server corpus import {release} --out {kw['out'] / 'bench.sqlite'}")
+                   f"  agenthop-server corpus import {release} --check\n  agenthop-server corpus import {release} --out {bench}")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})

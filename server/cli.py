@@ -67,6 +67,7 @@ def corpus_import(source: Path, out: Path | None, labels: Path | None, skip_bad_
     def progress(message: str) -> None:
         click.echo(message, err=True)  # stdout carries only the result
 
+    _refuse_empty_release(source)
     bad_label_hint = "--skip-bad-labels drops recall labels that name no section and counts them"
     if check:
         try:
@@ -89,6 +90,21 @@ def corpus_import(source: Path, out: Path | None, labels: Path | None, skip_bad_
     except ReleaseError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+
+
+def _refuse_empty_release(source: Path) -> None:
+    """A release directory whose qa/full.jsonl holds no item benchmarks nothing: say so instead of writing an empty corpus."""
+    qa = source / "qa" / "full.jsonl"
+    if not qa.is_file():
+        return
+    with qa.open(encoding="utf-8", errors="replace") as lines:
+        if any(line.strip() for line in lines):
+            return
+    raise click.ClickException(
+        f"{source} holds no items ({qa} is empty): a corpus made from it would have nothing to run or score. If "
+        "agenthop-construct wrote it, its run said which stage removed the candidates and which option relaxes that rule "
+        "(see its attrition.md). For a corpus of papers without items (explore mode), use "
+        "'agenthop-server corpus build PAPERS --out FILE'.")
 
 
 SKIP_PDFS_HINT = "Remove or replace them, or build with --skip-bad to leave them out."
