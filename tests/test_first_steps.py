@@ -1,18 +1,24 @@
 """First steps that teach (issue 34, points 18-20): a construction run on a small folder that keeps nothing says which
 rule removed the candidates and which option relaxes it, and fails instead of offering an import; the import of an empty
 release refuses; the options the README gives for small folders make an item; the suggested corpus path is the
-README's."""
+README's; the README's curl exchange (initialize, then tools/call) works as printed, and a request without the MCP
+session header is told what is missing and how to get it."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 from pathlib import Path
 
+import httpx2
 import pytest
 from click.testing import CliRunner
 
 from agenthop.construct.cli import main as construct_main
 from agenthop.server.cli import main as server_main
 from agenthop.server.corpus.convert.build import build_corpus
+from agenthop.server.transport.http import ServerThread
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["--min-refs", "1", "--max-refs", "1000", "--min-overlap", "0"]  # the README's options for a small folder
@@ -55,3 +61,30 @@ def test_the_readme_options_for_a_small_folder_make_an_item_and_the_suggested_pa
     readme = (ROOT / "README.md").read_text()
     assert "agenthop-construct run --corpus my-papers.sqlite --out my-bench " + " ".join(SMALL) in readme
     assert "agenthop-server corpus import my-bench/release --out my-bench.sqlite" in readme
+
+
+def _readme_curl_block() -> str:
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("One complete exchange with `curl`")
+    block = readme[start:].split("```bash\n", 1)[1].split("```", 1)[0]
+    return "\n".join(line for line in block.splitlines() if not line.startswith("#"))
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_readmes_curl_exchange_calls_a_tool_and_a_missing_session_says_what_to_send(demo, tmp_path):
+    corpus, _ = demo
+    with ServerThread(str(corpus), str(tmp_path / "log.sqlite")) as server:
+        script = _readme_curl_block().replace("http://127.0.0.1:8765", server.base_url)
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True, timeout=60)
+        url = httpx2.post(f"{server.base_url}/sessions", json={"item": "st_0001"}).json()["mcp_url"]
+        bare = httpx2.post(url, headers={"Accept": "application/json, text/event-stream"},
+                           json={"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "think", "arguments": {"reasoning": "x"}}})
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout.splitlines()[-1])
+    assert answer["id"] == 2 and answer["result"]["isError"] is False
+    assert "Title: Learning Self-Supervised Image Retrieval from Bounding Boxes" in answer["result"]["content"][0]["text"]
+    assert answer["result"]["content"][0]["text"].endswith("[Turn: 1 | Budget used: 1/30 (29 left)]")
+    error = bare.json()["error"]
+    assert bare.status_code == 400 and bare.json()["id"] == 7 and error["code"] == -32600
+    assert "no Mcp-Session-Id header" in error["message"] and "'initialize'" in error["message"]
+    assert "The AgentHop session (?session= or X-AgentHop-Session) is another thing" in error["message"]
