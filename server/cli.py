@@ -135,9 +135,12 @@ SKIP_PDFS_HINT = "Remove or replace them, or build with --skip-bad to leave them
 @click.option("--skip-bad", is_flag=True,
               help="Leave out input files that cannot be converted (PDFs GROBID or the fallback cannot read too), each "
                    "reported with its reason and counted, instead of stopping at the first.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the whole summary as JSON (the default when stdout is not a terminal); on a terminal the "
+                   "default is a short summary, with the JSON written to OUT.build.json.")
 def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, items: Path | None, labels: Path | None,
                  keep_release: Path | None, check: bool, grobid_url: str | None, grobid_concurrency: int,
-                 grobid_timeout: float, tei_cache: Path | None, skip_bad: bool) -> None:
+                 grobid_timeout: float, tei_cache: Path | None, skip_bad: bool, as_json: bool) -> None:
     """Build a corpus from papers as they come: PDFs, GROBID TEI, JATS or S2ORC JSON files or folders.
 
     Without --items the corpus serves explore mode only; with them, each item's graph is
@@ -187,7 +190,20 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
         if not any(path is not None and message.startswith(str(path)) for path in (items, labels)):
             message += " (in the release converted from your papers; --keep-release DIR keeps it to look at)"
         raise click.ClickException(message) from exc
-    click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+    text = json.dumps(summary, indent=2, ensure_ascii=False)
+    if as_json or not _for_a_person():
+        click.echo(text)  # scripts and pipes get the JSON, as before
+        return
+    from agenthop.server.corpus.convert.summary import build_summary_lines
+
+    saved = out.with_name(out.name + ".build.json")
+    saved.write_text(text + "\n", encoding="utf-8")
+    click.echo("\n".join(build_summary_lines(summary, saved)))
+
+
+def _for_a_person() -> bool:
+    """Whether stdout is a terminal (a person reads it) rather than a pipe or a file (a script does)."""
+    return sys.stdout.isatty()
 
 
 @corpus.command("info")
@@ -344,6 +360,8 @@ def play(corpus_path: Path, items: tuple[str, ...] | None, participant: str | No
         raise click.ClickException(str(exc)) from exc
     except PlayOptionsError as exc:
         raise click.ClickException(f"--{exc.field}: {exc}") from exc
+    except KeyboardInterrupt:  # uvicorn stops on Ctrl+C and raises it again: a stop asked for, not "Aborted!"
+        click.echo(f"Stopped. Every action is in the log {log_path.resolve()}.", err=True)
 
 
 # --- log --------------------------------------------------------------------

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import httpx2
@@ -88,3 +90,45 @@ def test_the_readmes_curl_exchange_calls_a_tool_and_a_missing_session_says_what_
     assert bare.status_code == 400 and bare.json()["id"] == 7 and error["code"] == -32600
     assert "no Mcp-Session-Id header" in error["message"] and "'initialize'" in error["message"]
     assert "The AgentHop session (?session= or X-AgentHop-Session) is another thing" in error["message"]
+
+
+def test_a_terminal_gets_a_short_build_summary_and_the_json_in_a_file(tmp_path, monkeypatch):
+    import agenthop.server.cli as server_cli
+
+    monkeypatch.setattr(server_cli, "_for_a_person", lambda: True)
+    out = tmp_path / "my-papers.sqlite"
+    r = CliRunner().invoke(server_main, ["corpus", "build", str(ROOT / "tests" / "fixtures" / "jats"), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert len(lines) <= 8 and lines[0].startswith(f"wrote {out}: ") and "with text" in lines[0]
+    saved = out.with_name("my-papers.sqlite.build.json")
+    assert f"the full summary (JSON) is in {saved}; --json prints it instead" in r.stdout
+    assert json.loads(saved.read_text())["imported"]["counts"]["papers_with_text"] == 3
+    r = CliRunner().invoke(server_main, ["corpus", "build", str(ROOT / "tests" / "fixtures" / "jats"), "--out", str(out), "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["imported"]["out"] == str(out)
+
+
+@pytest.mark.parametrize("command", ["play", "review"])
+def test_ctrl_c_stops_play_and_review_without_aborted(command, tmp_path, demo_corpus):
+    if command == "play":
+        (tmp_path / "items.txt").write_text("st_0001\n")
+        argv = [sys.executable, "-m", "agenthop.server", "play", "--corpus", str(demo_corpus), "--log", str(tmp_path / "log.sqlite"),
+                "--no-browser", "--items", str(tmp_path / "items.txt")]
+    else:
+        from agenthop.construct.pipeline import run_pipeline
+        from agenthop.construct.settings import Settings
+
+        run_pipeline(demo_corpus, tmp_path / "run", Settings(min_refs=5, max_qa=4, max_chains_per_seed=2), until="sanity", echo=lambda line: None)
+        argv = [sys.executable, "-c", "from agenthop.construct.cli import main; main()", "review", "--corpus", str(demo_corpus), "--out", str(tmp_path / "run"), "--port", "0"]
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        stream = child.stdout if command == "play" else child.stderr
+        first = stream.readline()  # the URL, printed once the port listens
+        assert "http://127.0.0.1:" in first, first
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == 0, err
+    assert "Aborted" not in out + err and "Traceback" not in err
