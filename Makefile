@@ -33,7 +33,10 @@ install: $(STAMP)
 
 demo: $(STAMP) explore.sqlite
 	$(BIN)/agenthop-runner --items splits/demo.jsonl --agent baseline --corpus corpus.sqlite --out runs/demo-baseline --no-resume
-	$(BIN)/agenthop-scorer runs/demo-baseline --corpus corpus.sqlite --out report/demo-baseline
+	$(BIN)/agenthop-scorer runs/demo-baseline --corpus corpus.sqlite --out report/demo-baseline --view
+	@echo "Next: open report/demo-baseline/report.html (the report; its items link to their sessions) and"
+	@echo "  report/demo-baseline/view/index.html (the trajectory viewer) in a browser, or play an item yourself:"
+	@echo "  $(BIN)/agenthop-server play --items splits/demo.jsonl"
 
 # The HTML report and web page tests drive headless Chromium (Debian's package; needs root or sudo).
 chromium:
