@@ -121,6 +121,7 @@ def test_an_attempt_is_resumed_after_its_tab_closes_and_a_restart_is_said_in_wor
             other.locator("#choice").wait_for()
             lost = other.inner_text("#problem")
             after = other.inner_text("#items")
+            after_note = other.inner_text("#unfinished")
             browser.close()
     finally:
         server.stop()
@@ -130,6 +131,8 @@ def test_an_attempt_is_resumed_after_its_tab_closes_and_a_restart_is_said_in_wor
     assert dropped.startswith("The call did not go through: cannot reach the AgentHop server at 127.0.0.1:") and "Failed to fetch" not in dropped
     assert "was cut short: the server was restarted during it" in lost and "It does not count as played" in lost
     assert "cut short (server restarted)" in after
+    assert "1 attempt (st_0001) was cut short when the server restarted; it does not count as played." in after_note
+    assert "If the server stopped, the attempt ended with it" in dropped and "kept while the server runs" not in dropped
 
 
 def test_the_end_screen_shows_the_outcome_and_reveal_blocks_a_replay(demo, tmp_path):
@@ -243,3 +246,55 @@ def test_a_second_browser_without_the_key_can_neither_see_nor_act_on_an_attempt(
     assert [c["tool"] for c in calls] == ["get_paper_info", "get_references"]  # nothing of mallory's ran
     assert not [r for r in read_records(log) if r["kind"] == "session_end"]
     assert errors == []
+
+
+def test_two_tabs_keep_in_step_a_reload_keeps_the_focus_and_the_end_screen_says_how_to_score(demo, tmp_path):
+    """Issue 34, points 8, 9, 11: an action in one tab shows in the other; a reload puts the focus back on the latest
+    result; with reveal off the end screen names the log and the scoring command, which works as printed."""
+    import shlex
+
+    from click.testing import CliRunner
+
+    from agenthop.scorer.cli import main as scorer_main
+
+    corpus, _ = demo
+    log = tmp_path / "log.sqlite"
+    from playwright.sync_api import sync_playwright
+
+    with ServerThread(str(corpus), str(log), play=PlayOptions(items=("st_0001",))) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = browser.new_context(viewport=LAPTOP)
+        first = context.new_page()
+        _enter(first, server.base_url, "lena")
+        first.click("#play-next")
+        first.locator("#game").wait_for()
+        second = context.new_page()  # a second tab of the same browser: it opens the same attempt
+        second.goto(f"{server.base_url}/play")
+        second.locator("#game").wait_for()
+        _act(first, 0, lambda: first.locator("#seed").get_by_role("button", name="Info").click())
+        _results(second).nth(0).wait_for()  # the other tab shows the action without a reload
+        expect(second.locator("#elsewhere")).to_contain_text("also open in another tab")
+        _act(second, 1, lambda: second.locator("#seed").get_by_role("button", name="References").click())
+        _results(first).nth(1).wait_for()
+        expect(first.locator("#turns")).to_have_text("Action 2 of 20")
+        in_step = (_results(first).count(), _results(second).count(), second.inner_text("#turns"))
+        # A reload: the focus is on the latest result, not on the page's body.
+        second.reload()
+        second.locator("#game").wait_for()
+        expect(second.locator("#results > li").last.locator("h3")).to_be_focused()
+        # Give up in the first tab: its end screen says where the attempt is logged and how to score it.
+        first.click("#give-up")
+        first.click("#give-up")
+        first.locator("#ending").wait_for()
+        scoring = first.inner_text("#ending .scoring")
+        command = first.inner_text("#ending .scoring pre")
+        expect(second.locator("#ending")).to_be_visible()  # and the other tab ends too
+        browser.close()
+    assert in_step == (2, 2, "Action 2 of 20")
+    assert f"This attempt is logged in {log.resolve()} as run human-lena" in scoring
+    argv = shlex.split(command)
+    assert argv[0] == "agenthop-scorer" and argv[1] == f"{log.resolve()}::human-lena"
+    out = tmp_path / "scored"
+    r = CliRunner().invoke(scorer_main, [*argv[1:-3], "--out", str(out)], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert "abandoned" in (out / "report.md").read_text()

@@ -270,9 +270,11 @@ class Play:
     # --- item list -------------------------------------------------------------------------------------
 
     def config(self) -> dict:
+        # Where attempts are logged and which corpus scores them: the end screen gives the scoring command.
         return {"participant": self.options.participant, "reveal": self.options.reveal, "caps": self.caps.as_dict(),
                 "tools": [{"name": name, "cost": tool.cost} for name, tool in TOOLS.items()],
-                "version": agenthop.__version__}
+                "version": agenthop.__version__, "log": str(Path(self.sandbox.sessions.log.path).resolve()),
+                "corpus": str(Path(self.sandbox.corpus.path).resolve())}
 
     async def item_list(self, participant: str) -> dict:
         """The play list with this participant's status on each item: ``not_played``, ``in_progress`` (resume it),
