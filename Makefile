@@ -15,7 +15,7 @@ IVENV  := .venv-inspect
 IBIN   := $(IVENV)/bin
 ISTAMP := $(IVENV)/.installed
 
-.PHONY: demo test install chromium conformance corpus docs clean
+.PHONY: demo test install chromium conformance axe corpus docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,7 +52,17 @@ $(CONFORMANCE): tests/conformance/package-lock.json
 
 conformance: $(CONFORMANCE)
 
-test: $(STAMP) $(ISTAMP) chromium conformance
+# axe-core, the accessibility rules the Chromium page tests run on every page (tests/web_common.py), from the npm
+# registry, pinned by tests/axe/package-lock.json.
+AXE := tests/axe/node_modules/.package-lock.json
+
+$(AXE): tests/axe/package-lock.json
+	cd tests/axe && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+axe: $(AXE)
+
+test: $(STAMP) $(ISTAMP) chromium conformance axe
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -m "not inspect"
 	AGENTHOP_REQUIRE_INSPECT=1 $(IBIN)/python -m pytest -q -m inspect

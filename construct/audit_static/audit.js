@@ -191,8 +191,9 @@ function render(c) {
   $("evidence").textContent = c.evidence.join(" … ");
   const paperLink = (p, role) => el("li", {}, `${role}: `,
     el("button", { type: "button", class: "link", onclick: () => openPaper(p.id) }, p.title || p.id));
-  $("papers").replaceChildren(paperLink(c.seed, "seed"), c.bridge ? paperLink(c.bridge, "bridge") : null,
-    ...c.targets.map((t) => paperLink(t, "target")));
+  // replaceChildren would show a null as the text "null": a depth-1 chain has no bridge, so it is left out.
+  $("papers").replaceChildren(...[paperLink(c.seed, "seed"), c.bridge ? paperLink(c.bridge, "bridge") : null,
+    ...c.targets.map((t) => paperLink(t, "target"))].filter(Boolean));
   $("sections").replaceChildren(...c.sections.map((s) => el("div", {},
     el("h4", { class: s.resolved ? null : "unresolved", text: `${s.section} · ${titleOf(c, s.paper_id)}` }),
     s.resolved ? highlight(s.text, c.evidence) : el("p", { class: "unresolved", text: "This label names no section of the paper." }))));

@@ -383,8 +383,9 @@ function body(text) {
 
 function paperButtons(paperId) {
   return el("span", { class: "paper-actions" }, Object.entries(TOOL_LABELS).map(([tool, text]) =>
-    el("button", { type: "button", "data-cost": "1", "aria-label": `${text} of ${paperId}`, onclick: () => paperAction(tool, paperId) },
-      `${text} `, el("span", { class: "cost", text: "1" }))));
+    // The accessible name starts with the visible text ("Info 1"), then says which paper (WCAG 2.5.3, label in name).
+    el("button", { type: "button", "data-cost": "1", onclick: () => paperAction(tool, paperId) },
+      `${text} `, el("span", { class: "cost", text: "1" }), el("span", { class: "visually-hidden", text: ` point, paper ${paperId}` }))));
 }
 
 function paperItem(p, extra) {
