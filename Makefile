@@ -17,16 +17,20 @@ ISTAMP := $(IVENV)/.installed
 
 .PHONY: demo test install chromium conformance axe corpus docs clean
 
+# PYTHONWARNINGS: setuptools' editable build warns, in a box, about folders named like the package (the repository's
+# own agenthop/ is one, by design); an InformationOnly UserWarning that says nothing to act on, so it is not shown.
+EDITABLE := PYTHONWARNINGS=ignore::UserWarning
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[test]"
+	$(EDITABLE) $(BIN)/pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
 $(ISTAMP): pyproject.toml
 	$(PYTHON) -m venv $(IVENV)
 	$(IBIN)/pip install --quiet --upgrade pip
-	$(IBIN)/pip install --quiet -e ".[test,inspect]"
+	$(EDITABLE) $(IBIN)/pip install --quiet -e ".[test,inspect]"
 	touch $(ISTAMP)
 
 install: $(STAMP)

@@ -132,3 +132,12 @@ def test_ctrl_c_stops_play_and_review_without_aborted(command, tmp_path, demo_co
             child.kill()
     assert child.returncode == 0, err
     assert "Aborted" not in out + err and "Traceback" not in err
+
+
+def test_the_editable_installs_of_make_hide_setuptools_folder_name_box():
+    """The box was measured by hand (pip 26.3, `pip install -q -e .` in a fresh venv: ten lines; with the filter: none);
+    this holds the Makefile to using the filter on both editable installs."""
+    makefile = (ROOT / "Makefile").read_text()
+    assert "EDITABLE := PYTHONWARNINGS=ignore::UserWarning" in makefile
+    installs = [line.strip() for line in makefile.splitlines() if "pip install" in line and " -e " in line]
+    assert len(installs) == 2 and all(line.startswith("$(EDITABLE) ") for line in installs), installs
