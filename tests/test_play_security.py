@@ -168,3 +168,15 @@ def test_a_participants_attempts_need_the_key_their_browser_was_given(fixture_co
         a = one.get("/play/api/items", params={"participant": "x"})
         b = two.get("/play/api/items", params={"participant": "x"})
     assert a.status_code == b.status_code == 200 and a.json()["key"] is None and "set-cookie" not in b.headers
+
+
+def test_keys_are_kept_like_live_sessions_so_unused_names_do_not_grow_memory(fixture_corpus, tmp_path):
+    """The server holds at most live_kept claimed names, least recently used out first: a name no one has used since
+    that many others is free again (its attempts left memory by the same rule)."""
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite"), live_kept=2) as server, \
+            httpx2.Client(base_url=server.base_url) as first, httpx2.Client(base_url=server.base_url) as other:
+        for name in ("ann", "ben", "cat"):
+            assert first.get("/play/api/items", params={"participant": name}).status_code == 200
+        kept = [other.get("/play/api/items", params={"participant": name}).status_code for name in ("ben", "cat")]
+        freed = other.get("/play/api/items", params={"participant": "ann"})
+    assert kept == [403, 403] and freed.status_code == 200

@@ -43,6 +43,7 @@ import re
 import secrets
 import sqlite3
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -206,7 +207,10 @@ class Play:
             except PlayError as exc:
                 raise PlayOptionsError("participant", str(exc)) from exc
         self.reveal = Reveal(sandbox.corpus.path) if options.reveal else None
-        self._keys: dict[str, bytes] = {}  # participant -> SHA-256 of the key of the browser that holds their attempts
+        # participant -> SHA-256 of the key of the browser that holds their attempts. Bounded like the live sessions
+        # (least recently used out first), so that names nobody uses again do not grow the server's memory.
+        self._keys: OrderedDict[str, bytes] = OrderedDict()
+        self._keys_kept = max(1, sandbox.sessions.live_kept)
         self._keys_lock = threading.Lock()
 
     # --- whose browser -------------------------------------------------------------------------------
@@ -222,7 +226,10 @@ class Play:
             if held is None:  # the first browser to use the name (a key it kept from before a restart is taken again)
                 key = presented or secrets.token_urlsafe(32)
                 self._keys[participant] = hashlib.sha256(key.encode()).digest()
+                while len(self._keys) > self._keys_kept:
+                    self._keys.popitem(last=False)
                 return key
+            self._keys.move_to_end(participant)
         if presented is not None and hmac.compare_digest(held, hashlib.sha256(presented.encode()).digest()):
             return presented
         raise PlayError(403, f"participant {participant} is in use in another browser on this server, and only that browser "
