@@ -619,7 +619,9 @@ async function main() {
     input.value = state.config.participant;
     input.readOnly = true;
     $("participant-note").textContent = "set by the server";
-  } else {
+  } else if (!input.value) {
+    // Only into an empty field: a name typed while the page was still loading stays (it was wiped before, and the
+    // Enter that followed then submitted nothing).
     input.value = localStorage.getItem("agenthop-participant") || "";
   }
   if (tabs) {
