@@ -16,28 +16,35 @@ IVENV  := .venv-inspect
 IBIN   := $(IVENV)/bin
 ISTAMP := $(IVENV)/.installed
 
-.PHONY: demo test install chromium slurm conformance corpus docs clean explore-bench local-model-smoke
+.PHONY: demo test install chromium slurm conformance axe corpus docs clean explore-bench local-model-smoke
+
+# PYTHONWARNINGS: setuptools' editable build warns, in a box, about folders named like the package (the repository's
+# own agenthop/ is one, by design); an InformationOnly UserWarning that says nothing to act on, so it is not shown.
+EDITABLE := PYTHONWARNINGS=ignore::UserWarning
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[test]"
+	$(EDITABLE) $(BIN)/pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
 $(ISTAMP): pyproject.toml
 	$(PYTHON) -m venv $(IVENV)
 	$(IBIN)/pip install --quiet --upgrade pip
-	$(IBIN)/pip install --quiet -e ".[test,inspect]"
+	$(EDITABLE) $(IBIN)/pip install --quiet -e ".[test,inspect]"
 	touch $(ISTAMP)
 
 install: $(STAMP)
 
 demo: $(STAMP) explore.sqlite explore-bench.sqlite
 	$(BIN)/agenthop-runner --items splits/demo.jsonl --agent baseline --corpus corpus.sqlite --out runs/demo-baseline --no-resume
-	$(BIN)/agenthop-scorer runs/demo-baseline --corpus corpus.sqlite --out report/demo-baseline
+	$(BIN)/agenthop-scorer runs/demo-baseline --corpus corpus.sqlite --out report/demo-baseline --view
 	$(BIN)/agenthop-runner --items explore-bench/release/qa/full.jsonl --agent baseline --corpus explore-bench.sqlite \
 	    --out runs/explore-baseline --no-resume
-	$(BIN)/agenthop-scorer runs/explore-baseline --corpus explore-bench.sqlite --out report/explore-baseline
+	$(BIN)/agenthop-scorer runs/explore-baseline --corpus explore-bench.sqlite --out report/explore-baseline --view
+	@echo "Next: open report/demo-baseline/report.html (the report; its items link to their sessions) and"
+	@echo "  report/demo-baseline/view/index.html (the trajectory viewer) in a browser (the same for real papers under"
+	@echo "  report/explore-baseline/), or play an item yourself: $(BIN)/agenthop-server play --items splits/demo.jsonl"
 
 # The HTML report and web page tests drive headless Chromium (Debian's package; needs root or sudo).
 chromium:
@@ -58,7 +65,17 @@ $(CONFORMANCE): tests/conformance/package-lock.json
 
 conformance: $(CONFORMANCE)
 
-test: $(STAMP) $(ISTAMP) chromium slurm conformance
+# axe-core, the accessibility rules the Chromium page tests run on every page (tests/web_common.py), from the npm
+# registry, pinned by tests/axe/package-lock.json.
+AXE := tests/axe/node_modules/.package-lock.json
+
+$(AXE): tests/axe/package-lock.json
+	cd tests/axe && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+axe: $(AXE)
+
+test: $(STAMP) $(ISTAMP) chromium slurm conformance axe
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -m "not inspect"
 	AGENTHOP_REQUIRE_INSPECT=1 $(IBIN)/python -m pytest -q -m inspect

@@ -60,7 +60,7 @@ def markdown(att: dict) -> str:
         if row["stage"] == "seeds":
             lines.append(f"| Seeds (papers with text considered) | {row['entered']} | {row['dropped']} | {reasons} | {row['kept']} |")
         elif row["stage"] == "chains":
-            cells = ", ".join(f"{k} {v}" for k, v in row["by_cell"].items())
+            cells = ", ".join(f"{k} {v}" for k, v in row["by_cell"].items()) or "none"  # never an empty "()"
             lines.append(f"| Candidate chains ({cells}) | {row['entered']} | {row['dropped']} | {reasons} | {row['kept']} |")
         elif row["stage"] == "qa":
             lines.append(f"| Q/A generation ({row['sampled']} chains sampled) | {row['entered']} | {row['dropped']} | {reasons} | {row['kept']} |")

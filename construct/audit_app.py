@@ -8,10 +8,15 @@ What they give: the three quality axes, Pass / Flag (with a note) / Remove, and
 label edits. Each verdict is committed to ``OUT/audit/verdicts.sqlite`` with the
 auditor's name before the page is told it is saved; the next ``run`` applies
 them (``agenthop.construct.verdicts``). No model is called here.
+
+The page uses the server's shared web toolkit (``agenthop.server.web``: base.css, dom.js), served
+at ``/static/`` as on the play server. The listening socket is bound before the URL is printed,
+so a printed URL always leads to this page, and a taken port is an error that says so.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import socket
 import threading
@@ -29,9 +34,34 @@ from agenthop.construct.corpus_view import CorpusView
 from agenthop.construct.stagefiles import read_jsonl
 from agenthop.construct.verdicts import VerdictError, VerdictStore
 from agenthop.server.sections import label_headers
+from agenthop.server.web.assets import asset_routes
 
 ASSETS = {"audit.js": "text/javascript", "audit.css": "text/css"}
 REVIEWED_STAGE = "sanity"  # auditors see what the structural check kept
+# The page loads only its own files and talks only to its own origin; text from papers is inserted as text.
+HEADERS = {"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+                                      "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+           "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}
+
+
+class PortTaken(OSError):
+    """The address the audit page should listen on is in use (or cannot be bound); the message says what to do."""
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening socket on (host, port); port 0 picks a free one. PortTaken names the port and the way out."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise PortTaken(f"port {port} on {host} is already in use (another program, or another review, listens there): "
+                            "stop it, or choose another port with --port (0 picks a free one)") from None
+        raise PortTaken(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 def _asset(name: str) -> str:
@@ -57,8 +87,13 @@ class AuditData:
 
     def summary(self) -> dict:
         effective = self.store.effective()
+
+        def by(cid: str) -> dict:
+            return {name: row["verdict"] for name, row in effective.get(cid, {}).get("by", {}).items()}
+
+        # "by": each auditor's latest verdict, so the page can count per auditor and find disagreements.
         return {"candidates": [{"id": c["id"], "cell": f"{c['kind']}-d{c['depth']}", "question": c["question"],
-                                "verdict": effective.get(c["id"], {}).get("verdict")} for c in self.candidates]}
+                                "verdict": effective.get(c["id"], {}).get("verdict"), "by": by(c["id"])} for c in self.candidates]}
 
     def candidate(self, cid: str) -> dict:
         c = self.by_id[cid]
@@ -113,13 +148,13 @@ def build_app(data: AuditData) -> Starlette:
         return endpoint
 
     async def page(request: Request) -> Response:
-        return Response(_asset("audit.html"), media_type="text/html")
+        return Response(_asset("audit.html"), media_type="text/html", headers=HEADERS)
 
     async def asset(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in ASSETS:
             return Response("not found", status_code=404)
-        return Response(_asset(name), media_type=ASSETS[name])
+        return Response(_asset(name), media_type=ASSETS[name], headers=HEADERS)
 
     async def summary(request: Request) -> dict:
         return data.summary()
@@ -143,6 +178,7 @@ def build_app(data: AuditData) -> Starlette:
         Route("/audit", page), Route("/", page), Route("/audit/assets/{name}", asset),
         Route("/audit/api/candidates", api(summary)), Route("/audit/api/candidates/{cid}", api(candidate)),
         Route("/audit/api/papers/{pid:path}", api(paper)), Route("/audit/api/verdicts", api(save), methods=["POST"]),
+        *asset_routes(),  # /static/base.css and /static/dom.js, the toolkit play and the viewer share
     ])
 
 
@@ -151,13 +187,15 @@ class AuditServer:
 
     def __init__(self, corpus: Path, out: Path, host: str = "127.0.0.1", port: int = 0):
         self.data = AuditData(corpus, out)
-        if port == 0:
-            with socket.socket() as sock:
-                sock.bind((host, 0))
-                port = sock.getsockname()[1]
-        self.url = f"http://{host}:{port}/audit"
-        self.server = uvicorn.Server(uvicorn.Config(build_app(self.data), host=host, port=port, log_level="warning", lifespan="off"))
-        self.thread = threading.Thread(target=self.server.run, name="audit-page", daemon=True)
+        try:
+            self.sock = bind_socket(host, port)
+        except PortTaken:
+            self.data.close()
+            raise
+        self.url = f"http://{host}:{self.sock.getsockname()[1]}/audit"
+        self.server = uvicorn.Server(uvicorn.Config(build_app(self.data), host=host, port=self.sock.getsockname()[1],
+                                                    log_level="warning", lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, name="audit-page", daemon=True)
 
     def __enter__(self) -> AuditServer:
         self.thread.start()
@@ -171,14 +209,24 @@ class AuditServer:
     def __exit__(self, *exc) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=10)
+        self.sock.close()
         self.data.close()
 
 
 def serve(corpus: Path, out: Path, *, host: str, port: int, echo) -> None:
-    """Serve until interrupted (the ``review`` command)."""
+    """Serve until interrupted (the ``review`` command). The port is bound before the URL is echoed; PortTaken if it cannot be."""
     data = AuditData(corpus, out)
-    echo(f"audit page: http://{host}:{port}/audit  ({len(data.candidates)} candidates; verdicts go to {out / 'audit' / 'verdicts.sqlite'})")
     try:
-        uvicorn.run(build_app(data), host=host, port=port, log_level="warning")
+        sock = bind_socket(host, port)
+    except PortTaken:
+        data.close()
+        raise
+    bound = sock.getsockname()[1]
+    try:
+        server = uvicorn.Server(uvicorn.Config(build_app(data), host=host, port=bound, log_level="warning"))
+        echo(f"audit page: http://{host}:{bound}/audit  ({len(data.candidates)} candidates; "
+             f"verdicts go to {out / 'audit' / 'verdicts.sqlite'})")
+        server.run(sockets=[sock])
     finally:
+        sock.close()
         data.close()

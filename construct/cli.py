@@ -135,13 +135,21 @@ def _run(until: str, kw: dict) -> None:
     except (ModelSpecError, ConstructError, CorpusError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     from agenthop.construct.attrition import markdown
+    from agenthop.construct.hints import why_empty
 
     click.echo(markdown(result["attrition"]), nl=False)
+    why = why_empty(result["attrition"], s)
+    release = kw["out"] / "release"
+    if "release" in result and result["release"]["items"] == 0:
+        # An empty release is a failed build, not a result: say which rule emptied it instead of "Import it with".
+        raise click.ClickException("\n".join([f"the release ({release}) has no items: there is nothing to import or run.", *why]))
+    if why:
+        click.echo("\n" + "\n".join(why), err=True)
     if "release" in result:
-        release = kw["out"] / "release"
         n = result["release"]["items"]
+        bench = kw["out"].with_name(kw["out"].name + ".sqlite")  # my-bench -> my-bench.sqlite, as the README names it
         click.echo(f"\nrelease: {release} ({n} item{'' if n == 1 else 's'}). Import it with:\n"
-                   f"  agenthop-server corpus import {release} --check\n  agenthop-server corpus import {release} --out {kw['out'] / 'bench.sqlite'}")
+                   f"  agenthop-server corpus import {release} --check\n  agenthop-server corpus import {release} --out {bench}")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
@@ -191,8 +199,10 @@ def review(corpus: Path, out: Path, host: str, port: int) -> None:
 
     try:
         serve(corpus, out, host=host, port=port, echo=lambda line: print(line, file=sys.stderr, flush=True))
-    except (FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError, OSError) as exc:  # OSError: PortTaken, the port could not be bound
         raise click.ClickException(str(exc)) from exc
+    except KeyboardInterrupt:
+        pass  # Ctrl+C ends the review; every verdict is already saved
 
 
 if __name__ == "__main__":

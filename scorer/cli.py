@@ -13,6 +13,7 @@ is imported when a command runs, so ``--help`` and usage errors do not load nump
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import click
 
@@ -86,6 +87,19 @@ def score_cmd(runs, corpus, out, items, replicates, server_log, jobs, view):
     if result.comparison is not None:
         print_comparison(result.comparison, console)
     console.print(f"reports written to {out}")
+    for line in report_pointers(Path(out)):
+        console.print(line)
+
+
+def report_pointers(out: Path) -> list[str]:
+    """Where to look next: each report.html and trajectory viewer the command wrote (a run's, or one per run)."""
+    lines = []
+    for html in [out / "report.html", *sorted(out.glob("*/report.html"))]:
+        if html.exists():
+            lines.append(f"  report: {html} (open it in a browser; report.md and summary.json are beside it)")
+        if (html.parent / "view" / "index.html").exists():
+            lines.append(f"  trajectory viewer: {html.parent / 'view' / 'index.html'} (every session, call by call)")
+    return lines
 
 
 @main.command("compare")

@@ -158,11 +158,39 @@ def _group_table(groups: dict, title: str) -> Table:
     return Table(header=[title, "n", "accuracy [95% CI]", "paper recall", "section recall", "conversion"], rows=rows)
 
 
+EMPTY_ROW = "–"
+EMPTY_NOTE = "– : no item fell in this row, so it has no rate."
+
+
+def rate_or_dash(n: int, value) -> str:
+    """A rate over a row's items; a row with no item shows a dash (explained once under the table), not 'n/a'."""
+    return EMPTY_ROW if not n else pct(value)
+
+
+def _with_note(caption: str | None, rows: list[list[str]]) -> str | None:
+    if not any(EMPTY_ROW in row for row in rows):
+        return caption
+    return f"{caption} {EMPTY_NOTE}" if caption else EMPTY_NOTE
+
+
 def stopping_tables(stop: dict) -> list[Table]:
     """The paper's three stopping scopes (Table 9), one table each; accuracy per category is an addition."""
-    return [Table([SCOPE_LABELS[scope], "items", "share", "accuracy (addition)"], [
-        [term(STOP_LABELS[k]), str(v["n"]), pct(v["share"]), pct(v["accuracy"])] for k, v in stop[scope]["categories"].items()],
-        f"{stop[scope]['n']} items in scope.") for scope in SCOPE_LABELS]
+    tables = []
+    for scope in SCOPE_LABELS:
+        rows = [[term(STOP_LABELS[k]), str(v["n"]), pct(v["share"]), rate_or_dash(v["n"], v["accuracy"])]
+                for k, v in stop[scope]["categories"].items()]
+        tables.append(Table([SCOPE_LABELS[scope], "items", "share", "accuracy (addition)"], rows,
+                            _with_note(f"{stop[scope]['n']} items in scope.", rows)))
+    return tables
+
+
+def budget_bands(bands: dict, caps: list[dict]) -> dict:
+    """The budget bands a run's items could fall in: a band starting above every session's budget cap is left out."""
+    budgets = [(e.get("value") or {}).get("budget") for e in caps]
+    if not budgets or any(not isinstance(b, int) for b in budgets):
+        return bands
+    top = max(budgets)
+    return {k: v for k, v in bands.items() if v["n"] or int(k.split("-")[0].rstrip("+")) <= top}
 
 
 def readable(value) -> str:
@@ -246,6 +274,27 @@ def items_section(s: dict, view_href: Callable[[str], str]) -> Section:
                                   "budget"], rows)])
 
 
+def finding(metrics: dict) -> str | None:
+    """One sentence: the weakest type x depth cell, and whether search or synthesis fails there.
+
+    Search fails where the evidence is found (paper recall) less often than it is used when found
+    (conversion); synthesis fails where it is found but not turned into the right answer."""
+    cells = [(c, metrics["by_cell"][c]) for c in CELLS if metrics["by_cell"][c]["n"] and metrics["by_cell"][c]["accuracy"] is not None]
+    if not cells:
+        return None
+    name, m = min(cells, key=lambda cm: (cm[1]["accuracy"], -cm[1]["n"]))
+    if m["accuracy"] == 1:
+        return "Finding: every cell is answered right (100%)."
+    where = f"Finding: fails mostly on {name} ({pct(m['accuracy'])} accuracy, {m['n']} item{'' if m['n'] == 1 else 's'})"
+    recall, conv = m["paper_recall"], m["conversion"]
+    if conv is None:
+        return f"{where}: paper recall {pct(recall)}, so search, not synthesis: no item there had all its gold papers read."
+    converted = f"conversion {pct(conv)}, {m['conversion_correct']} of {m['conversion_n']}"
+    if recall < conv:
+        return f"{where}: paper recall {pct(recall)}, so search, not synthesis ({converted} when the evidence was found)."
+    return f"{where}: paper recall {pct(recall)}, but {converted}, so synthesis, not search: the evidence was read and not used."
+
+
 def result_section(s: dict) -> Section:
     """The result first: accuracy, then one line per axis (search, synthesis, tool use, resources)."""
     h, ov, res, cpt = s["headline"], s["metrics"]["overall"], s["resources"], s["calls_per_turn"]
@@ -272,7 +321,8 @@ def result_section(s: dict) -> Section:
         ["resources", "ended by budget / turn cap / token cap",
          f"{pct(res['pct_budget'])} / {pct(res['pct_turn_cap'])} / {pct(res['pct_token_cap'])}"],
     ]
-    return Section("Result", paragraphs=[lead], tables=[Table(["axis", "measure", "value"], rows)])
+    found = finding(s["metrics"])
+    return Section("Result", paragraphs=[p for p in (found, lead) if p], tables=[Table(["axis", "measure", "value"], rows)])
 
 
 def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callable[[str], str] | None = None) -> Document:
@@ -341,9 +391,10 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
         f"exposed and later inspected: {ex['inspected_later']} ({pct(ex['share_inspected'])}). "
         f"Rank of first exposure: mean {num(ex['first_rank_mean'])}, median {num(ex['first_rank_median'])}."
     )
-    a.tables.append(Table(["first-exposure rank", "targets exposed", "later inspected", "share inspected"], [
-        [b, str(ex["by_rank_band"][b]["exposed"]), str(ex["by_rank_band"][b]["inspected_later"]),
-         pct(ex["by_rank_band"][b]["share_inspected"])] for b in RANK_BANDS]))
+    rank_rows = [[b, str(ex["by_rank_band"][b]["exposed"]), str(ex["by_rank_band"][b]["inspected_later"]),
+                  rate_or_dash(ex["by_rank_band"][b]["exposed"], ex["by_rank_band"][b]["share_inspected"])] for b in RANK_BANDS]
+    a.tables.append(Table(["first-exposure rank", "targets exposed", "later inspected", "share inspected"], rank_rows,
+                          _with_note(None, rank_rows)))
     sections.append(a)
 
     tr = s["trajectory"]
@@ -394,8 +445,9 @@ def run_document(s: dict, plots: dict[str, str] | None = None, view_href: Callab
         ["tokens", num(bv["tokens_per_correct"], 0, NO_TOKENS)],
         ["US dollars", "n/a (no priced runner records)" if bv["usd_per_correct"] is None else f"${bv['usd_per_correct']:.4f}"],
     ]))
-    b.tables.append(Table(["budget spent", "items", "accuracy"], [
-        [k, str(v["n"]), pct(v["accuracy"])] for k, v in bv["accuracy_by_budget_band"].items()]))
+    band_rows = [[k, str(v["n"]), rate_or_dash(v["n"], v["accuracy"])]
+                 for k, v in budget_bands(bv["accuracy_by_budget_band"], s["sessions"]["caps"]).items()]
+    b.tables.append(Table(["budget spent", "items", "accuracy"], band_rows, _with_note(None, band_rows)))
     sections.append(b)
 
     if view_href is not None:

@@ -140,11 +140,23 @@ def _session_data(key: str, it: ItemOutcome, row: dict, gold: Gold, corpus: Corp
         "bridge_papers": list(it.gold.bridge_paper_ids), "gold_papers": gold_papers,
         **{k: row[k] for k in ("cell", "reasoning_type", "answer", "correct_letter", "correct", "audit", "termination",
                                "budget", "turns", "tokens", "paper_recall", "section_recall", "session_id", "n_sessions")},
-        "audit_label": audit.CATEGORY_LABELS[row["audit"]],
+        "audit_label": _audit_label(it, row),
         "client": start.client if start else None, "caps": msgspec.to_builtins(start.caps) if start else None,
         "reproduced": reproducible,
         "calls": [_call(c, marks.get(c.seq, []), texts, it.item_id, reproducible) for c in it.calls],
     }
+
+
+def _audit_label(it: ItemOutcome, row: dict) -> str:
+    """The audit category in words; on a multi-target item "target inspected" says how many of its targets were read,
+    since the category counts an item as inspected when any one gold paper was."""
+    label = audit.CATEGORY_LABELS[row["audit"]]
+    gold = set(it.gold.gold_paper_ids)
+    if row["audit"] == "incorrect_inspected" and len(gold) > 1:
+        read = len(gold & audit.inspected_papers(it))
+        if read < len(gold):
+            return f"Incorrect, {read} of {len(gold)} targets inspected"
+    return label
 
 
 def _index_row(key: str, it: ItemOutcome, row: dict) -> dict:

@@ -67,6 +67,7 @@ def corpus_import(source: Path, out: Path | None, labels: Path | None, skip_bad_
     def progress(message: str) -> None:
         click.echo(message, err=True)  # stdout carries only the result
 
+    _refuse_empty_release(source)
     bad_label_hint = "--skip-bad-labels drops recall labels that name no section and counts them"
     if check:
         try:
@@ -89,6 +90,21 @@ def corpus_import(source: Path, out: Path | None, labels: Path | None, skip_bad_
     except ReleaseError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+
+
+def _refuse_empty_release(source: Path) -> None:
+    """A release directory whose qa/full.jsonl holds no item benchmarks nothing: say so instead of writing an empty corpus."""
+    qa = source / "qa" / "full.jsonl"
+    if not qa.is_file():
+        return
+    with qa.open(encoding="utf-8", errors="replace") as lines:
+        if any(line.strip() for line in lines):
+            return
+    raise click.ClickException(
+        f"{source} holds no items ({qa} is empty): a corpus made from it would have nothing to run or score. If "
+        "agenthop-construct wrote it, its run said which stage removed the candidates and which option relaxes that rule "
+        "(see its attrition.md). For a corpus of papers without items (explore mode), use "
+        "'agenthop-server corpus build PAPERS --out FILE'.")
 
 
 SKIP_PDFS_HINT = "Remove or replace them, or build with --skip-bad to leave them out."
@@ -127,10 +143,13 @@ OPEN_LICENCES_HINT = ("--open-licences-only refuses them; --licence LICENCE give
 @click.option("--open-licences-only", is_flag=True,
               help="Refuse to build if any paper with text has no open licence (CC BY, CC BY-SA, CC0, public domain) or "
                    "states none; without it such papers are counted and named in the summary.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the whole summary as JSON (the default when stdout is not a terminal); on a terminal the "
+                   "default is a short summary, with the JSON written to OUT.build.json.")
 def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, items: Path | None, labels: Path | None,
                  keep_release: Path | None, check: bool, grobid_url: str | None, grobid_concurrency: int,
                  grobid_timeout: float, tei_cache: Path | None, skip_bad: bool, licence: str | None,
-                 open_licences_only: bool) -> None:
+                 open_licences_only: bool, as_json: bool) -> None:
     """Build a corpus from papers as they come: PDFs, GROBID TEI, JATS or S2ORC JSON files or folders.
 
     Without --items the corpus serves explore mode only; with them, each item's graph is
@@ -185,7 +204,20 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
         if not any(path is not None and message.startswith(str(path)) for path in (items, labels)):
             message += " (in the release converted from your papers; --keep-release DIR keeps it to look at)"
         raise click.ClickException(message) from exc
-    click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+    text = json.dumps(summary, indent=2, ensure_ascii=False)
+    if as_json or not _for_a_person():
+        click.echo(text)  # scripts and pipes get the JSON, as before
+        return
+    from agenthop.server.corpus.convert.summary import build_summary_lines
+
+    saved = out.with_name(out.name + ".build.json")
+    saved.write_text(text + "\n", encoding="utf-8")
+    click.echo("\n".join(build_summary_lines(summary, saved)))
+
+
+def _for_a_person() -> bool:
+    """Whether stdout is a terminal (a person reads it) rather than a pipe or a file (a script does)."""
+    return sys.stdout.isatty()
 
 
 @corpus.command("info")
@@ -342,6 +374,8 @@ def play(corpus_path: Path, items: tuple[str, ...] | None, participant: str | No
         raise click.ClickException(str(exc)) from exc
     except PlayOptionsError as exc:
         raise click.ClickException(f"--{exc.field}: {exc}") from exc
+    except KeyboardInterrupt:  # uvicorn stops on Ctrl+C and raises it again: a stop asked for, not "Aborted!"
+        click.echo(f"Stopped. Every action is in the log {log_path.resolve()}.", err=True)
 
 
 # --- log --------------------------------------------------------------------

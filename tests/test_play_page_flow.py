@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 from web_common import ARGS, CHROMIUM, LAPTOP, browser_page, needs_chromium, screenshot
 
+from agenthop.server.log.checkpoint import read_records
 from agenthop.server.play.routes import PlayOptions
 from agenthop.server.transport.http import ServerThread
 
@@ -92,9 +93,16 @@ def test_an_attempt_is_resumed_after_its_tab_closes_and_a_restart_is_said_in_wor
             again.goto(f"{server.base_url}/play")
             again.locator("#game").wait_for()
             resumed = (again.inner_text("#where"), _results(again).count(), again.inner_text("#budget-text"))
-            # Another browser: the list offers to resume it.
+            # Another browser: ivan's attempts are the first browser's until ivan's key is entered; then the list offers to resume it.
+            key = again.evaluate("fetch('/play/api/items?participant=ivan').then((r) => r.json()).then((j) => j.key)")
             other = browser.new_context(viewport=LAPTOP).new_page()
-            _enter(other, server.base_url, "ivan")
+            other.goto(f"{server.base_url}/play")
+            other.fill("#participant", "ivan")
+            other.press("#participant", "Enter")
+            expect(other.locator("#key-input")).to_be_focused()
+            other.keyboard.type(key)
+            other.keyboard.press("Enter")
+            other.locator("#choice").wait_for()
             listed = other.inner_text("#items")
             note = other.inner_text("#unfinished")
             other.get_by_role("button", name="Resume st_0001").click()
@@ -107,11 +115,13 @@ def test_an_attempt_is_resumed_after_its_tab_closes_and_a_restart_is_said_in_wor
             other.locator("#problem").wait_for()
             dropped = other.inner_text("#problem")
             # It comes back (a new process on the same port): the lost attempt is explained, and not counted as played.
+            # (The new process knows no key: the name is claimed again by the key this browser kept.)
             server = ServerThread(str(corpus), str(log), port=port, play=PlayOptions(items=("st_0001", "st_0002"))).start()
             other.reload()
             other.locator("#choice").wait_for()
             lost = other.inner_text("#problem")
             after = other.inner_text("#items")
+            after_note = other.inner_text("#unfinished")
             browser.close()
     finally:
         server.stop()
@@ -121,6 +131,8 @@ def test_an_attempt_is_resumed_after_its_tab_closes_and_a_restart_is_said_in_wor
     assert dropped.startswith("The call did not go through: cannot reach the AgentHop server at 127.0.0.1:") and "Failed to fetch" not in dropped
     assert "was cut short: the server was restarted during it" in lost and "It does not count as played" in lost
     assert "cut short (server restarted)" in after
+    assert "1 attempt (st_0001) was cut short when the server restarted; it does not count as played." in after_note
+    assert "If the server stopped, the attempt ended with it" in dropped and "kept while the server runs" not in dropped
 
 
 def test_the_end_screen_shows_the_outcome_and_reveal_blocks_a_replay(demo, tmp_path):
@@ -142,7 +154,10 @@ def test_the_end_screen_shows_the_outcome_and_reveal_blocks_a_replay(demo, tmp_p
         next_after_end = page.locator("#next-item").is_disabled()
         screenshot(page, tmp_path, "play-ended.png")
         page.click("#back")
-        page.locator("#choice").wait_for()
+        # The list is re-read from the server after #back: until then #choice still shows the list from before the
+        # attempt, so wait for the finished row, not for #choice.
+        expect(page.locator("#items tr")).to_contain_text("finished")
+        expect(page.locator("#play-next")).to_be_disabled()
         row = page.inner_text("#items tr")
         next_disabled = page.locator("#play-next").is_disabled()
         problems = list(page.problems)
@@ -178,4 +193,127 @@ def test_at_800_px_the_header_keeps_item_and_participant_and_the_page_scrolls(de
     assert inner_scroll == "visible"  # one column: the page scrolls, nothing scrolls inside it
     assert tops["item"] < tops["tools"] < tops["results"] < tops["answer"]  # in working order
     assert not wide
+    assert problems == []
+
+
+def test_a_second_browser_without_the_key_can_neither_see_nor_act_on_an_attempt(demo, tmp_path):
+    """Issue 34, point 10: knowing a participant's name (or even the session ID) is not enough to take their attempt."""
+    corpus, _ = demo
+    log = tmp_path / "log.sqlite"
+    from playwright.sync_api import sync_playwright
+
+    with ServerThread(str(corpus), str(log), play=PlayOptions(items=("st_0001", "st_0002"))) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        bob = browser.new_context(viewport=LAPTOP).new_page()
+        errors = []
+        bob.on("pageerror", lambda e: errors.append(str(e)))
+        _enter(bob, server.base_url, "bob")
+        key_shown = bob.locator("#my-key").is_visible()
+        bob.click("#play-next")
+        bob.locator("#game").wait_for()
+        _act(bob, 0, lambda: bob.locator("#seed").get_by_role("button", name="Info").click())
+        sid = bob.evaluate("localStorage.getItem('agenthop-play')")
+
+        mallory = browser.new_context(viewport=LAPTOP).new_page()
+        mallory.goto(f"{server.base_url}/play")
+        mallory.fill("#participant", "bob")
+        mallory.press("#participant", "Enter")
+        mallory.locator("#key-form").wait_for()
+        refused = mallory.inner_text("#problem")
+        choice_hidden = mallory.locator("#choice").is_hidden()
+        # Straight to the API, with the name and even bob's session ID: every door is closed.
+        tries = mallory.evaluate("""async (sid) => {
+            const post = (path, body) => fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)});
+            const answers = [await fetch('/play/api/items?participant=bob'), await post('/play/api/sessions', {participant: 'bob', item: 'st_0001'}),
+                             await fetch(`/play/api/sessions/${sid}`),
+                             await post(`/play/api/sessions/${sid}/call`, {tool: 'submit_answer', arguments: {answer: 'A', reasoning: 'taken over'}}),
+                             await post(`/play/api/sessions/${sid}/end`, {}), await post('/play/api/key', {participant: 'bob', key: 'x'.repeat(43)})];
+            return Promise.all(answers.map(async (r) => [r.status, await r.text()]));
+        }""", sid)
+        mallory.keyboard.type("not-bobs-key-" + "x" * 30)
+        mallory.keyboard.press("Enter")
+        expect(mallory.locator("#problem")).to_contain_text("The key was not taken: that is not bob's key")
+        # Bob's attempt is untouched: his page goes on.
+        _act(bob, 1, lambda: bob.locator("#seed").get_by_role("button", name="References").click())
+        bob_header = bob.inner_text("#budget-text")
+        browser.close()
+    assert key_shown
+    assert "participant bob is in use in another browser" in refused and "enter bob's key" in refused and choice_hidden
+    assert [status for status, _ in tries] == [403, 403, 403, 403, 403, 403], tries
+    assert not any(sid in text for _, text in tries)
+    assert bob_header == "2 of 30 used, 28 left"
+    calls = [r for r in read_records(log) if r["kind"] == "call"]
+    assert [c["tool"] for c in calls] == ["get_paper_info", "get_references"]  # nothing of mallory's ran
+    assert not [r for r in read_records(log) if r["kind"] == "session_end"]
+    assert errors == []
+
+
+def test_two_tabs_keep_in_step_a_reload_keeps_the_focus_and_the_end_screen_says_how_to_score(demo, tmp_path):
+    """Issue 34, points 8, 9, 11: an action in one tab shows in the other; a reload puts the focus back on the latest
+    result; with reveal off the end screen names the log and the scoring command, which works as printed."""
+    import shlex
+
+    from click.testing import CliRunner
+
+    from agenthop.scorer.cli import main as scorer_main
+
+    corpus, _ = demo
+    log = tmp_path / "log.sqlite"
+    from playwright.sync_api import sync_playwright
+
+    with ServerThread(str(corpus), str(log), play=PlayOptions(items=("st_0001",))) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = browser.new_context(viewport=LAPTOP)
+        first = context.new_page()
+        _enter(first, server.base_url, "lena")
+        first.click("#play-next")
+        first.locator("#game").wait_for()
+        second = context.new_page()  # a second tab of the same browser: it opens the same attempt
+        second.goto(f"{server.base_url}/play")
+        second.locator("#game").wait_for()
+        _act(first, 0, lambda: first.locator("#seed").get_by_role("button", name="Info").click())
+        _results(second).nth(0).wait_for()  # the other tab shows the action without a reload
+        expect(second.locator("#elsewhere")).to_contain_text("also open in another tab")
+        _act(second, 1, lambda: second.locator("#seed").get_by_role("button", name="References").click())
+        _results(first).nth(1).wait_for()
+        expect(first.locator("#turns")).to_have_text("Action 2 of 20")
+        in_step = (_results(first).count(), _results(second).count(), second.inner_text("#turns"))
+        # A reload: the focus is on the latest result, not on the page's body.
+        second.reload()
+        second.locator("#game").wait_for()
+        expect(second.locator("#results > li").last.locator("h3")).to_be_focused()
+        # Give up in the first tab: its end screen says where the attempt is logged and how to score it.
+        first.click("#give-up")
+        first.click("#give-up")
+        first.locator("#ending").wait_for()
+        scoring = first.inner_text("#ending .scoring")
+        command = first.inner_text("#ending .scoring pre")
+        expect(second.locator("#ending")).to_be_visible()  # and the other tab ends too
+        browser.close()
+    assert in_step == (2, 2, "Action 2 of 20")
+    assert f"This attempt is logged in {log.resolve()} as run human-lena" in scoring
+    argv = shlex.split(command)
+    assert argv[0] == "agenthop-scorer" and argv[1] == f"{log.resolve()}::human-lena"
+    out = tmp_path / "scored"
+    r = CliRunner().invoke(scorer_main, [*argv[1:-3], "--out", str(out)], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert "abandoned" in (out / "report.md").read_text()
+
+
+def test_a_name_typed_while_the_page_loads_is_kept(demo, tmp_path):
+    """The page used to fill the name field from localStorage once /play/api/config answered, wiping a name typed
+    before it: the Enter after it then submitted nothing (a flake of these tests under load). Here the name is typed at
+    DOMContentLoaded, which always comes before the config's answer (the page's script is waiting for it then)."""
+    corpus, _ = demo
+    with ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001",))) as server, \
+            browser_page() as page:
+        page.add_init_script("document.addEventListener('DOMContentLoaded', () => {"
+                             " document.getElementById('participant').value = 'zed'; })")
+        page.goto(f"{server.base_url}/play")
+        page.locator("#costs li").first.wait_for()  # the config has been read and applied
+        kept = page.input_value("#participant")
+        page.press("#participant", "Enter")
+        expect(page.locator("#items-caption")).to_have_text("Items for zed: 0 of 1 finished")
+        problems = list(page.problems)
+    assert kept == "zed"
     assert problems == []

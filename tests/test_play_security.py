@@ -131,3 +131,52 @@ def test_with_reveal_only_an_ended_attempt_shows_its_correct_option_and_gold_pap
     assert '"reveal":{' in answered.text  # what the crawl above looks for
     assert after["reveal"]["correct"] in letters and after["reveal"]["papers"]
     assert all(p["paper_id"] in gold_ids for p in after["reveal"]["papers"])
+
+
+def test_a_participants_attempts_need_the_key_their_browser_was_given(fixture_corpus, tmp_path):
+    """Issue 34, point 10: the name alone (or the session ID) neither lists, starts nor acts on another's attempt;
+    the key, typed into another browser, moves the attempts there; a fixed participant asks for no key."""
+    log = tmp_path / "log.sqlite"
+    with ServerThread(str(fixture_corpus), str(log)) as server, httpx2.Client(base_url=server.base_url) as bob, \
+            httpx2.Client(base_url=server.base_url) as other:
+        first = bob.get("/play/api/items", params={"participant": "bob"})
+        key = first.json()["key"]
+        cookie = first.headers["set-cookie"]
+        sid = bob.post("/play/api/sessions", json={"participant": "bob"}).json()["session_id"]
+        listed = bob.get("/play/api/items", params={"participant": "bob"}).json()
+        refused = [other.get("/play/api/items", params={"participant": "bob"}),
+                   other.post("/play/api/sessions", json={"participant": "bob", "item": listed["items"][0]["item_id"]}),
+                   other.get(f"/play/api/sessions/{sid}"),
+                   other.post(f"/play/api/sessions/{sid}/call", json={"tool": "submit_answer", "arguments": {"answer": "A", "reasoning": "x"}}),
+                   other.post(f"/play/api/sessions/{sid}/end", json={}),
+                   other.post("/play/api/key", json={"participant": "bob", "key": "y" * 43})]
+        adopted = other.post("/play/api/key", json={"participant": "bob", "key": key})
+        resumed = other.get("/play/api/items", params={"participant": "bob"}).json()
+        acted = other.post(f"/play/api/sessions/{sid}/call", json={"tool": "think", "arguments": {"reasoning": "from my laptop"}})
+    assert len(key) >= 32 and "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict") and "Path=/play" in cookie
+    assert key not in str(list(read_records(log)))  # no secret in the log
+    assert listed["items"][0]["session_id"] == sid
+    assert [r.status_code for r in refused] == [403] * 6
+    assert all(sid not in r.text for r in refused)
+    assert "participant bob is in use in another browser" in refused[0].json()["error"]
+    assert "that is not bob's key" in refused[-1].json()["error"]
+    assert adopted.status_code == 200 and resumed["items"][0]["session_id"] == sid and acted.status_code == 200
+    assert [r["kind"] for r in read_records(log)] == ["session_start", "call"]  # only the key holder's call ran
+
+    with ServerThread(str(fixture_corpus), str(tmp_path / "fixed.sqlite"), play=PlayOptions(participant="p07")) as server, \
+            httpx2.Client(base_url=server.base_url) as one, httpx2.Client(base_url=server.base_url) as two:
+        a = one.get("/play/api/items", params={"participant": "x"})
+        b = two.get("/play/api/items", params={"participant": "x"})
+    assert a.status_code == b.status_code == 200 and a.json()["key"] is None and "set-cookie" not in b.headers
+
+
+def test_keys_are_kept_like_live_sessions_so_unused_names_do_not_grow_memory(fixture_corpus, tmp_path):
+    """The server holds at most live_kept claimed names, least recently used out first: a name no one has used since
+    that many others is free again (its attempts left memory by the same rule)."""
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite"), live_kept=2) as server, \
+            httpx2.Client(base_url=server.base_url) as first, httpx2.Client(base_url=server.base_url) as other:
+        for name in ("ann", "ben", "cat"):
+            assert first.get("/play/api/items", params={"participant": name}).status_code == 200
+        kept = [other.get("/play/api/items", params={"participant": name}).status_code for name in ("ben", "cat")]
+        freed = other.get("/play/api/items", params={"participant": "ann"})
+    assert kept == [403, 403] and freed.status_code == 200

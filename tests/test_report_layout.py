@@ -61,7 +61,7 @@ def test_the_markdown_report_leads_with_the_result_and_ends_with_provenance(base
 def test_the_html_report_has_contents_a_glossary_and_readable_heatmap_numbers(baseline_report, tmp_path, viewport, shot):
     with browser_page(viewport) as page:
         page.goto((baseline_report / "report.html").resolve().as_uri())
-        order = page.eval_on_selector_all("body > section", "s => s.map(e => e.id)")
+        order = page.eval_on_selector_all("main > section", "s => s.map(e => e.id)")
         toc = page.eval_on_selector_all(".toc a", "a => a.map(e => e.getAttribute('href'))")
         screenshot(page, tmp_path, shot)
         page.click(".toc a[href='#trajectories']")

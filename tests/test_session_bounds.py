@@ -91,6 +91,9 @@ def test_abandoned_sessions_do_not_grow_server_memory(fixture_corpus, tmp_path):
                     assert http.post("/sessions", json={"item": "st_0001", "run": "heap"}).status_code == 201
                 else:
                     assert http.post("/play/api/sessions", json={"participant": f"p-{n}-{i}", "item": "st_0001"}).status_code == 201
+                    # Each participant's key cookie belongs to their own browser: this one client forgets it, so the
+                    # heap measured here (client and server share the process) is the server's, not a cookie jar's.
+                    http.cookies.clear()
 
         tracemalloc.start()  # before the sessions the server holds are made, so they are traced too
         try:

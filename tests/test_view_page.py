@@ -4,8 +4,11 @@ into view, an expanded result says "hide", and at 800 px the page is one column.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from click.testing import CliRunner
+from playwright.sync_api import expect
 from web_common import LAPTOP, browser_page, needs_chromium, screenshot
 
 from agenthop.runner.cli import main as runner_main
@@ -70,14 +73,16 @@ def test_a_deep_link_shows_its_row_and_an_opened_result_says_hide(view, tmp_path
         }""")
         summary = page.locator("details.long summary").first
         before = summary.inner_text()
+        # The details element's toggle event (which rewrites the summary) fires in a later task than the click:
+        # wait for the text each click should bring, never read it right after the click.
         summary.click()
-        after = summary.inner_text()
+        expect(summary).to_have_text(re.compile(r"; hide$"))
         summary.click()
-        closed = summary.inner_text()
+        expect(summary).to_have_text(re.compile(r"; show$"))
         screenshot(page, tmp_path, "view-deep-link.png")
         problems = list(page.problems)
     assert in_view
-    assert before.endswith("; show") and after.endswith("; hide") and closed.endswith("; show")
+    assert before.endswith("; show")
     assert problems == []
 
 

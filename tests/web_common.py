@@ -20,6 +20,7 @@ needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not in
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 LAPTOP = {"width": 1366, "height": 768}
+AXE = Path(__file__).parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 
 
 @contextmanager
@@ -53,3 +54,21 @@ def screenshot(page, tmp_path: Path, name: str) -> Path:
     if target:
         shutil.copyfile(shot, Path(target) / name)
     return shot
+
+
+def axe_violations(page, exclude: tuple[str, ...] = ()) -> list[str]:
+    """axe-core's violations on the page as it is now, one line each (rule, impact, how many nodes, the first target).
+
+    axe-core comes from the npm registry, pinned by tests/axe/package-lock.json; `make test` installs it (npm ci).
+    It is evaluated through the DevTools protocol, which a page's Content-Security-Policy does not govern."""
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run 'make test', or 'cd tests/axe && npm ci', to install axe-core")
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
+    found = page.evaluate("""async (exclude) => {
+        const context = exclude.length ? {exclude: exclude.map((s) => [s])} : document;
+        const result = await axe.run(context, {resultTypes: ['violations']});
+        return result.violations.map((v) => `${v.id} (${v.impact}, ${v.nodes.length} node${v.nodes.length === 1 ? '' : 's'}): `
+            + `${v.help}; first: ${v.nodes[0].target.join(' ')}`);
+    }""", list(exclude))
+    return found

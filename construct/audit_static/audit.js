@@ -1,177 +1,443 @@
 // The audit page: one candidate at a time, every action on a key. Verdicts are saved by the server
 // (committed, attributed to the auditor) before the page says "saved"; a reload shows them again.
+// Edits not yet given a verdict (note, axes, labels) are a draft kept in this browser, so neither j/k nor a reload
+// loses them. Text from the corpus is inserted as text only (AgentHopDOM.el).
 "use strict";
 
-const $ = (sel) => document.querySelector(sel);
-const state = { auditor: "", list: [], index: 0, current: null, labels: [], labelsEdited: false, pending: null };
+const { byId: $, el, isTyping, helpPanel, plural } = window.AgentHopDOM;
+const NAME_KEY = "agenthop-auditor";
+const FILTER_KEY = "agenthop-audit-filter";
+const AXES = { 1: "well_formed", 2: "gold_supported", 3: "labels_accurate" };
+const MARKS = { pass: "✓ pass", flag: "⚑ flag", remove: "✗ remove" };
+const FILTERS = {
+  all: () => true,
+  mine: (c) => !c.by[state.auditor],
+  unreviewed: (c) => !c.verdict,
+  flagged: (c) => c.verdict === "flag",
+  removed: (c) => c.verdict === "remove",
+  disagreed: (c) => new Set(Object.values(c.by)).size > 1,
+};
+
+const state = {
+  auditor: "", list: [], current: null, saved: null, labels: [], labelsEdited: false,
+  pendingFlag: false, leaveAsked: null, busy: false, loading: 0,
+};
+let help = null;
 
 async function api(path, body) {
-  const response = await fetch("/audit/api/" + path, body === undefined ? {} :
-    { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.error || response.statusText);
+  let response;
+  try {
+    response = await fetch("/audit/api/" + path, body === undefined ? {} :
+      { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  } catch (_) {
+    throw new Error(`cannot reach the audit server at ${location.host}: is 'agenthop-construct review' still running? `
+      + "Your unsaved edits are kept in this browser.");
+  }
+  let data = null;
+  try { data = await response.json(); } catch (_) { data = null; }
+  if (!response.ok) throw new Error((data && data.error) || `the server answered ${response.status}`);
   return data;
 }
 
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  Object.assign(node, props);
-  for (const child of children) node.append(child);
-  return node;
+function showProblem(text) {
+  $("problem").textContent = text || "";
+  $("problem").hidden = !text;
 }
 
-function status(text, kind = "") { const s = $("#status"); s.textContent = text; s.className = kind; }
+function setSaved(text, kind) {
+  const box = $("saved");
+  box.textContent = text;
+  box.className = `saved ${kind || ""}`.trim();
+}
+
+// --- the auditor's name ---------------------------------------------------------------------------------
+
+function askName(why) {
+  state.auditor = "";
+  state.current = null;
+  $("desk").hidden = true;
+  $("me").hidden = true;
+  $("where").textContent = "";
+  $("progress").textContent = "";
+  $("who").hidden = false;
+  if (why) $("who-text").textContent = why;
+  $("auditor").value = localStorage.getItem(NAME_KEY) || "";
+  $("auditor").focus();
+}
+
+async function signIn(name) {
+  state.auditor = name;
+  localStorage.setItem(NAME_KEY, name);
+  $("who").hidden = true;
+  $("me-name").textContent = name;
+  $("me").hidden = false;
+  $("desk").hidden = false;
+  $("filter").value = FILTERS[localStorage.getItem(FILTER_KEY)] ? localStorage.getItem(FILTER_KEY) : "all";
+  try {
+    await loadList();
+  } catch (err) { showProblem(`Cannot list the candidates: ${err.message}`); return; }
+  const wanted = routeId();
+  const start = wanted && state.list.some((c) => c.id === wanted) ? wanted : firstOpen();
+  if (start) await open(start);
+  else $("candidate").replaceChildren(el("p", { text: "There are no candidates to review: the sanity stage kept none." }));
+}
+
+function firstOpen() {
+  const mine = state.list.find((c) => !c.by[state.auditor]);
+  return (mine || state.list[0] || {}).id;
+}
+
+// --- the list, the filter and the progress --------------------------------------------------------------
 
 async function loadList() {
   state.list = (await api("candidates")).candidates;
-  const list = $("#list");
-  list.replaceChildren(...state.list.map((c, i) => {
-    const li = el("li", { textContent: `${c.cell} ${c.id}`, className: c.verdict || "" });
-    li.dataset.id = c.id;
-    li.addEventListener("click", () => show(i));
-    return li;
-  }));
-  const done = state.list.filter((c) => c.verdict).length;
-  $("#list-caption").textContent = `Candidates: ${done} of ${state.list.length} reviewed`;
+  renderList();
 }
 
-function titleOf(pid) {
-  const c = state.current;
+function shown() { return state.list.filter(FILTERS[$("filter").value] || FILTERS.all); }
+
+function draftKey(cid) { return `agenthop-audit-draft:${state.auditor}:${cid}`; }
+
+function hasDraft(cid) { return localStorage.getItem(draftKey(cid)) !== null; }
+
+function renderList() {
+  const visible = shown();
+  const currentId = state.current && state.current.id;
+  $("list").replaceChildren(...visible.map((c) => {
+    const draft = hasDraft(c.id);
+    const mark = draft ? "✎ draft" : MARKS[c.verdict] || "";
+    const link = el("a", { href: `#c=${encodeURIComponent(c.id)}`, "aria-current": c.id === currentId ? "true" : null,
+                           title: c.question },
+      el("span", { class: "id", text: `${c.cell} ${c.id}` }), el("span", { class: "mark", text: mark }));
+    return el("li", { class: [c.verdict || "", draft ? "draft" : ""].join(" ").trim() || null, "data-id": c.id }, link);
+  }));
+  const done = state.list.filter((c) => c.verdict).length;
+  $("list-caption").textContent = `Candidates: ${done} of ${state.list.length} reviewed`;
+  const filter = $("filter");
+  $("list-count").textContent = filter.value === "all" ? `All ${plural(state.list.length, "candidate")}`
+    : `${visible.length} of ${state.list.length} shown (${filter.selectedOptions[0].textContent})`;
+  renderProgress();
+  const current = document.querySelector("#list a[aria-current=true]");
+  if (current) current.scrollIntoView({ block: "nearest" });
+}
+
+function renderProgress() {
+  const mine = state.list.map((c) => c.by[state.auditor]).filter(Boolean);
+  const all = state.list.map((c) => c.verdict).filter(Boolean);
+  const count = (list, v) => list.filter((x) => x === v).length;
+  const disagreed = state.list.filter(FILTERS.disagreed).length;
+  $("progress").textContent = `You: ${mine.length} reviewed, ${count(mine, "flag")} flagged, ${count(mine, "remove")} removed · `
+    + `Everyone: ${all.length} of ${state.list.length} reviewed, ${count(all, "flag")} flagged, ${count(all, "remove")} removed, `
+    + `${disagreed} disagreed`;
+}
+
+// The candidate after (or before) the current one among those the filter shows, in list order; wraps around.
+function neighbour(step) {
+  const order = state.list.map((c) => c.id);
+  const at = state.current ? order.indexOf(state.current.id) : -1;
+  const visible = new Set(shown().map((c) => c.id));
+  for (let i = 1; i <= order.length; i += 1) {
+    const id = order[(at + step * i + order.length * (i + 1)) % order.length];
+    if (visible.has(id) && id !== (state.current && state.current.id)) return id;
+  }
+  return null;
+}
+
+// --- one candidate ----------------------------------------------------------------------------------------
+
+function routeId() {
+  const m = location.hash.match(/^#c=(.+)$/);
+  return m ? decodeURIComponent(m[1]) : null;
+}
+
+// Opened at once (not through a hashchange a task later, when a quick key would still act on the old candidate);
+// render() then puts the candidate in the address, so a reload comes back to it.
+function go(cid) { open(cid); }
+
+async function open(cid) {
+  const token = ++state.loading;
+  state.current = null;  // no verdict key acts while the candidate is loading
+  let c;
+  try {
+    c = await api("candidates/" + encodeURIComponent(cid));
+  } catch (err) { showProblem(`Cannot show ${cid}: ${err.message}`); return; }
+  if (token !== state.loading) return;  // a later navigation won
+  showProblem("");
+  render(c);
+  $("candidate").scrollTop = 0;
+  $("candidate").focus({ preventScroll: true });
+}
+
+function titleOf(c, pid) {
   return [c.seed, c.bridge, ...c.targets].find((p) => p && p.id === pid)?.title || pid;
 }
 
-function renderLabels() {
-  const c = state.current;
-  const rows = state.labels.map((lab, i) => {
-    const paper = el("select", { className: "paper", ariaLabel: `label ${i + 1} paper` },
-      ...c.targets.map((t) => el("option", { value: t.id, textContent: t.title, selected: t.id === lab.paper_id })));
-    const headers = c.targets.find((t) => t.id === lab.paper_id)?.headers || [];
-    const section = el("select", { className: "section", ariaLabel: `label ${i + 1} section` },
-      ...headers.map((h) => el("option", { value: h, textContent: h, selected: h === lab.section })));
-    if (!headers.includes(lab.section)) section.prepend(el("option", { value: lab.section, textContent: `${lab.section} (names no header)`, selected: true }));
-    const relevance = el("select", { className: "relevance", ariaLabel: `label ${i + 1} relevance` },
-      ...["direct", "supporting"].map((r) => el("option", { value: r, textContent: r, selected: r === lab.relevance })));
-    const remove = el("button", { type: "button", textContent: "Remove label" });
-    const edited = () => { state.labelsEdited = true; };
-    paper.addEventListener("change", () => { lab.paper_id = paper.value; lab.section = (c.targets.find((t) => t.id === paper.value)?.headers || [""])[0]; edited(); renderLabels(); });
-    section.addEventListener("change", () => { lab.section = section.value; edited(); });
-    relevance.addEventListener("change", () => { lab.relevance = relevance.value; edited(); });
-    remove.addEventListener("click", () => { state.labels.splice(i, 1); edited(); renderLabels(); });
-    return el("tr", {}, el("td", {}, paper), el("td", {}, section), el("td", {}, relevance), el("td", {}, remove));
-  });
-  $("#labels tbody").replaceChildren(...rows);
+function render(c) {
+  const mine = c.verdicts.find((v) => v.auditor === state.auditor) || null;
+  state.current = c;
+  state.saved = { axes: { ...(mine ? mine.axes : {}) }, note: mine ? mine.note : "" };
+  state.labels = c.labels.map((l) => ({ ...l }));
+  state.labelsEdited = false;
+  state.pendingFlag = false;
+  state.leaveAsked = null;
+  const order = state.list.findIndex((x) => x.id === c.id);
+  if (routeId() !== c.id) history.replaceState(null, "", `#c=${encodeURIComponent(c.id)}`);  // a reload comes back here
+  $("where").textContent = `${c.id} · ${order + 1} of ${state.list.length}`;
+  $("meta").textContent = `${c.id} · ${c.cell} · ${c.reasoning_type} · consensus tier ${c.tier}`;
+  document.title = `${c.id} · AgentHop audit`;
+  $("question").textContent = c.question;
+  $("options").replaceChildren(...c.options.map((o, i) => el("li", { class: i === c.correct_index ? "gold" : null },
+    i === c.correct_index ? "✓ " : "", o, el("span", { class: "kind", text: c.distractor_types[i] }))));
+  $("evidence").textContent = c.evidence.join(" … ");
+  const paperLink = (p, role) => el("li", {}, `${role}: `,
+    el("button", { type: "button", class: "link", onclick: () => openPaper(p.id) }, p.title || p.id));
+  // replaceChildren would show a null as the text "null": a depth-1 chain has no bridge, so it is left out.
+  $("papers").replaceChildren(...[paperLink(c.seed, "seed"), c.bridge ? paperLink(c.bridge, "bridge") : null,
+    ...c.targets.map((t) => paperLink(t, "target"))].filter(Boolean));
+  $("sections").replaceChildren(...c.sections.map((s) => el("div", {},
+    el("h4", { class: s.resolved ? null : "unresolved", text: `${s.section} · ${titleOf(c, s.paper_id)}` }),
+    s.resolved ? highlight(s.text, c.evidence) : el("p", { class: "unresolved", text: "This label names no section of the paper." }))));
+  $("verdicts").replaceChildren(...(c.verdicts.length ? c.verdicts.map((v) => el("li", {},
+    el("strong", { text: v.auditor }), `: ${v.verdict}${v.note ? ` (${v.note})` : ""}`)) : [el("li", { text: "none yet" })]));
+  $("mine").textContent = mine ? `You gave: ${mine.verdict}` : "Not reviewed by you yet.";
+  setFields(state.saved.axes, state.saved.note);
+  const draft = readDraft(c.id);
+  if (draft) {
+    setFields(draft.axes, draft.note);
+    if (draft.labels) { state.labels = draft.labels; state.labelsEdited = true; }
+  }
+  renderLabels();
+  showDraft();
+  renderList();
+}
+
+function setFields(axes, note) {
+  document.querySelectorAll("#axes input").forEach((box) => { box.checked = Boolean(axes[box.name]); });
+  $("note").value = note || "";
 }
 
 function highlight(text, evidence) {
-  const box = el("section");
+  const box = el("section", { tabindex: "0", "aria-label": "section text" });
   let rest = text;
   for (const e of evidence) {
     const at = rest.indexOf(e);
     if (at < 0) continue;
-    box.append(rest.slice(0, at), el("mark", { textContent: e }));
+    box.append(rest.slice(0, at), el("mark", { text: e }));
     rest = rest.slice(at + e.length);
   }
   box.append(rest);
   return box;
 }
 
-async function show(index) {
-  if (!state.list.length) return;
-  state.index = Math.max(0, Math.min(index, state.list.length - 1));
-  const c = await api("candidates/" + encodeURIComponent(state.list[state.index].id));
-  state.current = c;
-  state.labels = c.labels.map((l) => ({ ...l }));
-  state.labelsEdited = false;
-  state.pending = null;
-  document.querySelectorAll("#list li").forEach((li, i) => li.classList.toggle("current", i === state.index));
-  $("#where").textContent = `${c.id} · ${c.cell} · ${c.reasoning_type} · tier ${c.tier} · ${state.index + 1} of ${state.list.length}`;
-  $("#question").textContent = c.question;
-  $("#options").replaceChildren(...c.options.map((o, i) => el("li", { className: i === c.correct_index ? "gold" : "" },
-    (i === c.correct_index ? "✓ " : "") + o, el("span", { className: "kind", textContent: c.distractor_types[i] }))));
-  $("#evidence").textContent = c.evidence.join(" … ");
-  const link = (p, role) => el("li", {}, `${role}: `, el("a", { href: "#paper/" + p.id, textContent: p.title, onclick: (ev) => { ev.preventDefault(); openPaper(p.id); } }));
-  $("#papers").replaceChildren(link(c.seed, "seed"), ...(c.bridge ? [link(c.bridge, "bridge")] : []), ...c.targets.map((t) => link(t, "target")));
-  renderLabels();
-  $("#sections").replaceChildren(...c.sections.map((s) => el("div", {},
-    el("h3", { textContent: `${s.section} — ${titleOf(s.paper_id)}`, className: s.resolved ? "" : "unresolved" }),
-    s.resolved ? highlight(s.text, c.evidence) : el("p", { className: "unresolved", textContent: "This label names no section of the paper." }))));
-  const mine = c.verdicts.find((v) => v.auditor === state.auditor);
-  document.querySelectorAll("#axes input").forEach((box) => { box.checked = Boolean(mine?.axes[box.name]); });
-  $("#note").value = mine?.note || "";
-  $("#verdicts").replaceChildren(...c.verdicts.map((v) => el("li", { textContent: `${v.auditor}: ${v.verdict}${v.note ? " — " + v.note : ""}` })));
-  status(mine ? `your verdict: ${mine.verdict}` : "not reviewed by you yet");
+function renderLabels() {
+  const c = state.current;
+  const rows = state.labels.map((lab, i) => {
+    const paper = el("select", { class: "paper", "aria-label": `label ${i + 1} paper` },
+      ...c.targets.map((t) => el("option", { value: t.id, text: t.title, selected: t.id === lab.paper_id })));
+    const headers = c.targets.find((t) => t.id === lab.paper_id)?.headers || [];
+    const section = el("select", { class: "section", "aria-label": `label ${i + 1} section` },
+      ...headers.map((h) => el("option", { value: h, text: h, selected: h === lab.section })));
+    if (!headers.includes(lab.section)) section.prepend(el("option", { value: lab.section, text: `${lab.section} (names no header)`, selected: true }));
+    const relevance = el("select", { class: "relevance", "aria-label": `label ${i + 1} relevance` },
+      ...["direct", "supporting"].map((r) => el("option", { value: r, text: r, selected: r === lab.relevance })));
+    const remove = el("button", { type: "button", "aria-label": `Remove label ${i + 1}` }, "Remove");
+    paper.addEventListener("change", () => {
+      lab.paper_id = paper.value;
+      lab.section = (c.targets.find((t) => t.id === paper.value)?.headers || [""])[0];
+      labelsChanged(true);
+    });
+    section.addEventListener("change", () => { lab.section = section.value; labelsChanged(false); });
+    relevance.addEventListener("change", () => { lab.relevance = relevance.value; labelsChanged(false); });
+    remove.addEventListener("click", () => { state.labels.splice(i, 1); labelsChanged(true); });
+    return el("tr", {}, el("td", {}, paper), el("td", {}, section), el("td", {}, relevance), el("td", {}, remove));
+  });
+  $("labels").tBodies[0].replaceChildren(...rows);
 }
 
-async function openPaper(pid) {
-  const p = await api("papers/" + encodeURIComponent(pid));
-  $("#paper-title").textContent = `${p.title} (${p.year ?? "no year"})`;
-  $("#paper-body").replaceChildren(...p.sections.map((s) => el("div", {}, el("h3", { textContent: s.header }), el("p", { textContent: s.text }))));
-  $("#paper-view").hidden = false;
+function labelsChanged(redraw) {
+  state.labelsEdited = true;
+  if (redraw) renderLabels();
+  edited();
 }
 
-async function save(verdict) {
+// --- drafts: edits not yet given a verdict --------------------------------------------------------------
+
+function currentFields() {
   const axes = {};
   document.querySelectorAll("#axes input").forEach((box) => { axes[box.name] = box.checked; });
-  const body = { candidate: state.current.id, auditor: state.auditor, verdict, axes, note: $("#note").value };
+  return { axes, note: $("note").value };
+}
+
+function isDirty() {
+  if (!state.current) return false;
+  const now = currentFields();
+  const axesChanged = Object.keys(now.axes).some((k) => Boolean(now.axes[k]) !== Boolean(state.saved.axes[k]));
+  return state.labelsEdited || axesChanged || now.note !== (state.saved.note || "");
+}
+
+function readDraft(cid) {
+  try { return JSON.parse(localStorage.getItem(draftKey(cid))); } catch (_) { return null; }
+}
+
+function edited() {
+  if (!state.current) return;
+  const cid = state.current.id;
+  const had = hasDraft(cid);
+  if (isDirty()) localStorage.setItem(draftKey(cid), JSON.stringify({ ...currentFields(), labels: state.labelsEdited ? state.labels : null }));
+  else localStorage.removeItem(draftKey(cid));
+  state.leaveAsked = null;
+  showDraft();
+  if (had !== hasDraft(cid)) renderList();
+}
+
+function showDraft(extra) {
+  const box = $("draft");
+  const dirty = isDirty();
+  const parts = [];
+  if (state.pendingFlag) parts.push("Flag: write what the lead should look at, then press Ctrl+Enter.");
+  if (dirty) {
+    const what = [state.labelsEdited ? "labels" : null, $("note").value !== (state.saved.note || "") ? "note" : null,
+      Object.entries(currentFields().axes).some(([k, v]) => v !== Boolean(state.saved.axes[k])) ? "quality axes" : null].filter(Boolean);
+    parts.push(`Unsaved edits (${what.join(", ")}): a verdict saves them; u undoes them. They are kept in this browser until then.`);
+  }
+  if (extra) parts.push(extra);
+  box.textContent = parts.join(" ");
+  box.hidden = !parts.length;
+}
+
+function undo() {
+  if (!state.current) return;
+  localStorage.removeItem(draftKey(state.current.id));
+  const c = state.current;
+  render(c);
+  setSaved(`Unsaved edits of ${c.id} undone.`, "");
+}
+
+// j/k with unsaved edits: ask once; the second press moves on and the edits stay as a draft.
+function move(step) {
+  if (!state.current) return;
+  const next = neighbour(step);
+  if (!next) { setSaved(`No other candidate in this view (${$("filter").selectedOptions[0].textContent}).`, ""); return; }
+  if (isDirty() && state.leaveAsked !== step) {
+    state.leaveAsked = step;
+    showDraft(`Press ${step > 0 ? "j" : "k"} again to go on without a verdict: the edits stay here as a draft.`);
+    return;
+  }
+  go(next);
+}
+
+// --- verdicts ---------------------------------------------------------------------------------------------
+
+async function verdict(kind) {
+  const c = state.current;
+  if (!c || state.busy) return;
+  const fields = currentFields();
+  if (kind === "flag" && !fields.note.trim()) {
+    state.pendingFlag = true;
+    showDraft();
+    $("note").focus();
+    return;
+  }
+  const body = { candidate: c.id, auditor: state.auditor, verdict: kind, axes: fields.axes, note: fields.note };
   if (state.labelsEdited) body.labels = state.labels;
+  state.busy = true;
+  // The focus leaves the note now: the keys pressed next are shortcuts, never the next candidate's note.
+  $("candidate").focus({ preventScroll: true });
+  setSaved(`Saving ${kind} on ${c.id}…`, "");
   try {
     const result = await api("verdicts", body);
+    localStorage.removeItem(draftKey(c.id));
     await loadList();
-    status(`saved: ${verdict} by ${state.auditor} (#${result.saved})`, "saved");
-    if (state.index + 1 < state.list.length) await show(state.index + 1);
-    else status(`saved: ${verdict} by ${state.auditor} (#${result.saved}); that was the last candidate`, "saved");
+    const next = neighbour(1);
+    setSaved(`Saved: ${kind} on ${c.id} by ${state.auditor} (verdict #${result.saved}).`
+      + (next ? "" : " No other candidate is left in this view."), "ok");
+    if (next) go(next);
+    else { render(result.candidate); $("candidate").focus({ preventScroll: true }); }
   } catch (err) {
-    status(err.message, "error");
+    setSaved(`Not saved: ${err.message}`, "no");
+  } finally {
+    state.busy = false;
   }
 }
 
-function typing(target) { return ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName); }
+// --- the paper dialog -------------------------------------------------------------------------------------
 
-document.addEventListener("keydown", (ev) => {
-  if (!state.auditor || !state.current) return;
-  if (ev.key === "Escape") { document.activeElement.blur(); return; }
-  if (ev.target.id === "note" && ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
-    ev.preventDefault();
-    save(state.pending || "pass");
-    return;
-  }
-  if (typing(ev.target) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
-  const axes = { "1": "well_formed", "2": "gold_supported", "3": "labels_accurate" };
-  if (axes[ev.key]) { const box = document.querySelector(`#axes input[name=${axes[ev.key]}]`); box.checked = !box.checked; }
-  else if (ev.key === "j" || ev.key === "ArrowRight") show(state.index + 1);
-  else if (ev.key === "k" || ev.key === "ArrowLeft") show(state.index - 1);
-  else if (ev.key === "p") save("pass");
-  else if (ev.key === "r") save("remove");
-  else if (ev.key === "f") { state.pending = "flag"; status("Flag: write a note, then Ctrl+Enter"); $("#note").focus(); }
-  else if (ev.key === "n") $("#note").focus();
-  else if (ev.key === "l") $("#labels select.section")?.focus();
-  else return;
-  ev.preventDefault();
-});
+async function openPaper(pid) {
+  let p;
+  try { p = await api("papers/" + encodeURIComponent(pid)); } catch (err) { showProblem(`Cannot open the paper: ${err.message}`); return; }
+  $("paper-title").textContent = `${p.title} (${p.year ?? "no year"})`;
+  $("paper-body").replaceChildren(...p.sections.map((s) => el("section", {}, el("h3", { text: s.header }), el("p", { text: s.text }))));
+  $("paper-view").showModal();
+}
 
-document.querySelectorAll("#buttons button").forEach((b) => b.addEventListener("click", () => {
-  if (b.dataset.verdict === "flag" && !$("#note").value.trim()) { state.pending = "flag"; $("#note").focus(); status("Flag: write a note, then Ctrl+Enter"); return; }
-  save(b.dataset.verdict);
-}));
-$("#add-label").addEventListener("click", () => {
-  const t = state.current.targets[0];
-  state.labels.push({ paper_id: t.id, section: t.headers[0] || "", relevance: "supporting" });
-  state.labelsEdited = true;
-  renderLabels();
-});
-$("#close-paper").addEventListener("click", () => { $("#paper-view").hidden = true; });
+// --- keys -------------------------------------------------------------------------------------------------
 
-$("#who").addEventListener("submit", async (ev) => {
-  ev.preventDefault();
-  const name = $("#auditor").value.trim();
-  if (!name) return;
-  state.auditor = name;
-  localStorage.setItem("agenthop-auditor", name);
-  $("#auditor").blur();
-  $("#desk").hidden = false;
-  await loadList();
-  const first = state.list.findIndex((c) => !c.verdict);
-  await show(first < 0 ? 0 : first);
-});
+function bind() {
+  help = helpPanel("help-toggle", "help");
+  $("who").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const name = $("auditor").value.trim();
+    if (!name) { $("auditor").reportValidity(); return; }
+    signIn(name);
+  });
+  $("change-name").addEventListener("click", () => askName("Enter the name your next verdicts are saved under."));
+  $("filter").addEventListener("change", () => { localStorage.setItem(FILTER_KEY, $("filter").value); renderList(); });
+  $("note").addEventListener("input", edited);
+  document.querySelectorAll("#axes input").forEach((box) => box.addEventListener("change", edited));
+  document.querySelectorAll("#buttons button").forEach((b) => b.addEventListener("click", () => verdict(b.dataset.verdict)));
+  $("add-label").addEventListener("click", () => {
+    const t = state.current.targets[0];
+    state.labels.push({ paper_id: t.id, section: t.headers[0] || "", relevance: "supporting" });
+    labelsChanged(true);
+  });
+  $("close-paper").addEventListener("click", () => $("paper-view").close());
+  window.addEventListener("hashchange", () => {  // a list link, or an address typed or pasted
+    const id = routeId();
+    if (id && state.auditor && (!state.current || state.current.id !== id)) open(id);
+  });
 
-$("#auditor").value = localStorage.getItem("agenthop-auditor") || "";
+  document.addEventListener("keydown", (e) => {
+    if ($("paper-view").open) return;  // the dialog closes itself on Esc
+    const typing = isTyping(e.target);
+    if (e.key === "Escape") {
+      if (help.isOpen()) { help.close(); return; }
+      if (typing && !$("desk").hidden) { e.target.blur(); $("candidate").focus({ preventScroll: true }); }
+      return;
+    }
+    if (e.target.id === "note" && e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      verdict(state.pendingFlag ? "flag" : "pass");
+      return;
+    }
+    if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === "?") { help.toggle(); e.preventDefault(); return; }
+    if ($("desk").hidden || !state.current || state.busy) return;  // no key acts on a candidate being saved or loaded
+    const actions = {
+      j: () => move(1), ArrowRight: () => move(1), k: () => move(-1), ArrowLeft: () => move(-1),
+      p: () => verdict("pass"), r: () => verdict("remove"),
+      f: () => verdict("flag"),
+      n: () => $("note").focus(),
+      l: () => { const s = document.querySelector("#labels select.section"); if (s) s.focus(); },
+      u: () => undo(),
+      v: () => $("filter").focus(),
+      c: () => { const a = document.querySelector("#list a[aria-current=true]") || document.querySelector("#list a"); if (a) a.focus(); },
+    };
+    if (AXES[e.key]) {
+      const box = document.querySelector(`#axes input[name=${AXES[e.key]}]`);
+      box.checked = !box.checked;
+      edited();
+    } else if (actions[e.key]) {
+      actions[e.key]();
+    } else return;
+    e.preventDefault();
+  });
+}
+
+function main() {
+  bind();
+  const name = localStorage.getItem(NAME_KEY);
+  if (name) signIn(name);
+  else askName("");
+}
+
+main();

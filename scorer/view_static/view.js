@@ -94,7 +94,8 @@
                                                : el("span", { text: r.item_id, title: "no log" }),
           several || r.participant ? el("span", { class: "who", text: who }) : null),
         el("td", { text: r.cell }),
-        el("td", { class: r.correct ? "ok" : "no", text: `${r.answer || "-"} / ${r.correct_letter} ${r.correct ? "✓" : "✗"}` }),
+        el("td", { class: r.correct ? "ok" : "no", title: `answered ${r.answer || "nothing"}; the correct option is ${r.correct_letter}`,
+                   text: `${r.answer || "-"} / ${r.correct_letter} ${r.correct ? "✓" : "✗"}` }),
         el("td", { text: AUDIT[r.audit].replace("Incorrect, ", "").replace(" but not inspected", "") }),
         el("td", { class: "num", text: r.budget ?? "-" }));
       // The whole row opens the session (the link stays for the keyboard and for opening in a new tab).

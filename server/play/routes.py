@@ -21,6 +21,13 @@ What this module adds is what a runner adds for a model:
 * the item list of a study and "the next item this participant has not played",
   read from the checkpoint log.
 
+Each participant's attempts belong to the browser that first used the name on this server process: it gets
+a random key in a cookie (``agenthop-play-<participant>``, HttpOnly, SameSite=Strict), and every request
+that lists that participant's attempts, starts one or acts on one must carry it. Knowing a name (or a
+session ID) is not enough. The key moves to another browser only when a person types it there
+(``POST /play/api/key``). Keys live in memory: a restart forgets them, as it ends every attempt. With a
+participant fixed by the server (``--participant``) there is nobody to tell apart, and no key is asked.
+
 No gold reaches the page: the corpus connection the tools use cannot read gold
 tables, and this module opens one that can only when the server was started
 with ``reveal`` (then only an ended play session's correct option and gold
@@ -29,10 +36,14 @@ papers are shown).
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import re
+import secrets
 import sqlite3
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -63,6 +74,11 @@ HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
+
+
+KEY_COOKIE = "agenthop-play-"  # + participant
+KEY_FORM = re.compile(r"[A-Za-z0-9_-]{32,64}")
+KEY_AGE_S = 30 * 24 * 3600
 
 
 class PlayError(ValueError):
@@ -191,6 +207,47 @@ class Play:
             except PlayError as exc:
                 raise PlayOptionsError("participant", str(exc)) from exc
         self.reveal = Reveal(sandbox.corpus.path) if options.reveal else None
+        # participant -> SHA-256 of the key of the browser that holds their attempts. Bounded like the live sessions
+        # (least recently used out first), so that names nobody uses again do not grow the server's memory.
+        self._keys: OrderedDict[str, bytes] = OrderedDict()
+        self._keys_kept = max(1, sandbox.sessions.live_kept)
+        self._keys_lock = threading.Lock()
+
+    # --- whose browser -------------------------------------------------------------------------------
+
+    def owner_key(self, participant: str, presented: str | None) -> str | None:
+        """The key this request proves it holds for ``participant`` (claiming the name when nobody holds it yet),
+        or None when the server fixes the participant. PlayError 403 when another browser holds the name."""
+        if self.options.participant is not None:
+            return None
+        presented = presented if presented and KEY_FORM.fullmatch(presented) else None
+        with self._keys_lock:
+            held = self._keys.get(participant)
+            if held is None:  # the first browser to use the name (a key it kept from before a restart is taken again)
+                key = presented or secrets.token_urlsafe(32)
+                self._keys[participant] = hashlib.sha256(key.encode()).digest()
+                while len(self._keys) > self._keys_kept:
+                    self._keys.popitem(last=False)
+                return key
+            self._keys.move_to_end(participant)
+        if presented is not None and hmac.compare_digest(held, hashlib.sha256(presented.encode()).digest()):
+            return presented
+        raise PlayError(403, f"participant {participant} is in use in another browser on this server, and only that browser "
+                             f"can list, start or act on {participant}'s attempts. To continue as {participant} here, enter "
+                             f"{participant}'s key (the other browser shows it under 'Your key'); otherwise choose another name")
+
+    def adopt_key(self, participant: str, key: object) -> str:
+        """A key typed into another browser: the same key when it is the participant's, PlayError 403 otherwise."""
+        if self.options.participant is not None:
+            raise PlayError(400, "this server fixes the participant: there is no key to enter")
+        if not isinstance(key, str) or not KEY_FORM.fullmatch(key.strip()):
+            raise PlayError(400, "key: paste the key the other browser shows under 'Your key' (32-64 letters, digits, '_' or '-')")
+        with self._keys_lock:
+            held = self._keys.get(participant)
+        if held is None or not hmac.compare_digest(held, hashlib.sha256(key.strip().encode()).digest()):
+            raise PlayError(403, f"that is not {participant}'s key on this server (keys are forgotten when the server restarts: "
+                                 f"then the name is free again)")
+        return key.strip()
 
     @property
     def caps(self) -> Caps:
@@ -220,9 +277,11 @@ class Play:
     # --- item list -------------------------------------------------------------------------------------
 
     def config(self) -> dict:
+        # Where attempts are logged and which corpus scores them: the end screen gives the scoring command.
         return {"participant": self.options.participant, "reveal": self.options.reveal, "caps": self.caps.as_dict(),
                 "tools": [{"name": name, "cost": tool.cost} for name, tool in TOOLS.items()],
-                "version": agenthop.__version__}
+                "version": agenthop.__version__, "log": str(Path(self.sandbox.sessions.log.path).resolve()),
+                "corpus": str(Path(self.sandbox.corpus.path).resolve())}
 
     async def item_list(self, participant: str) -> dict:
         """The play list with this participant's status on each item: ``not_played``, ``in_progress`` (resume it),
@@ -362,12 +421,18 @@ def _api(handler):
         try:
             return await handler(request)
         except BodyError as exc:
-            return _json({"error": str(exc)}, exc.status)
+            return _kept(request, _json({"error": str(exc)}, exc.status))
         except PlayError as exc:
-            return _json({"error": str(exc)}, exc.status)
+            return _kept(request, _json({"error": str(exc)}, exc.status))
         except LogError as exc:  # nothing took effect: starting or ending a session writes its record first
-            return _json({"error": f"{exc}; try again shortly"}, 503)
+            return _kept(request, _json({"error": f"{exc}; try again shortly"}, 503))
     return endpoint
+
+
+def _kept(request: Request, response: Response) -> Response:
+    """An error answer still hands over a key the request claimed, so the name stays this browser's."""
+    held = getattr(request.state, "play_key", None)
+    return _with_key(response, *held) if held else response
 
 
 async def _object_body(request: Request) -> dict:
@@ -377,8 +442,26 @@ async def _object_body(request: Request) -> dict:
     return body
 
 
+def _with_key(response: Response, participant: str, key: str | None) -> Response:
+    """Keep (or refresh) the participant's key in this browser: a cookie scripts cannot read, sent only to /play."""
+    if key is not None:
+        response.set_cookie(KEY_COOKIE + participant, key, max_age=KEY_AGE_S, path="/play", httponly=True, samesite="strict")
+    return response
+
+
 def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
     play = Play(sandbox, options)
+
+    def key_for(request: Request, participant: str) -> str | None:
+        key = play.owner_key(participant, request.cookies.get(KEY_COOKIE + participant))
+        request.state.play_key = (participant, key)
+        return key
+
+    async def owned(request: Request) -> tuple[str, str, str | None]:
+        """(session ID, participant, key) of a session this request's browser holds; PlayError 403 otherwise."""
+        session_id = request.path_params["session_id"]
+        participant = (await play._get(session_id)).participant
+        return session_id, participant, key_for(request, participant)
 
     async def page(request: Request) -> Response:
         return Response(_static("index.html"), media_type="text/html; charset=utf-8", headers=HEADERS)
@@ -393,25 +476,41 @@ def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
         return _json(play.config())
 
     async def items(request: Request) -> Response:
-        return _json(await play.item_list(play.participant(request.query_params.get("participant"))))
+        participant = play.participant(request.query_params.get("participant"))
+        key = key_for(request, participant)
+        listing = await play.item_list(participant)
+        return _with_key(_json({**listing, "key": key}), participant, key)
+
+    async def adopt(request: Request) -> Response:
+        body = await _object_body(request)
+        participant = play.participant(body.get("participant"))
+        key = play.adopt_key(participant, body.get("key"))
+        return _with_key(_json({"participant": participant, "key": key}), participant, key)
 
     async def create(request: Request) -> Response:
-        return _json(await play.create(await _object_body(request)), 201)
+        body = await _object_body(request)
+        participant = play.participant(body.get("participant"))
+        key = key_for(request, participant)
+        return _with_key(_json(await play.create(body), 201), participant, key)
 
     async def state(request: Request) -> Response:
-        return _json(await play.history(request.path_params["session_id"]))
+        session_id, participant, key = await owned(request)
+        return _with_key(_json(await play.history(session_id)), participant, key)
 
     async def call(request: Request) -> Response:
-        return _json(await play.call(request.path_params["session_id"], await _object_body(request)))
+        session_id, participant, key = await owned(request)
+        return _with_key(_json(await play.call(session_id, await _object_body(request))), participant, key)
 
     async def give_up(request: Request) -> Response:
-        return _json(await play.give_up(request.path_params["session_id"]))
+        session_id, participant, key = await owned(request)
+        return _with_key(_json(await play.give_up(session_id)), participant, key)
 
     return [
         Route("/play", page, methods=["GET"]),
         Route("/play/assets/{name}", asset, methods=["GET"]),
         Route("/play/api/config", _api(config), methods=["GET"]),
         Route("/play/api/items", _api(items), methods=["GET"]),
+        Route("/play/api/key", _api(adopt), methods=["POST"]),
         Route("/play/api/sessions", _api(create), methods=["POST"]),
         Route("/play/api/sessions/{session_id}", _api(state), methods=["GET"]),
         Route("/play/api/sessions/{session_id}/call", _api(call), methods=["POST"]),

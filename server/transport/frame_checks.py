@@ -106,6 +106,24 @@ def frame_error(value: object) -> types.JSONRPCError | None:
                   "Invalid request: a request needs a 'method' (a JSON-RPC 2.0 request has jsonrpc, id, method and params).")
 
 
+MISSING_MCP_SESSION = (
+    "Bad Request: Missing session ID: this request has no Mcp-Session-Id header. Without an MCP-Protocol-Version: "
+    "2026-07-28 header a request uses the 2025 MCP handshake, which starts with one 'initialize' request to this URL; its "
+    "response carries an Mcp-Session-Id header: send that header with 'notifications/initialized' and with every later "
+    "request (MCP SDK clients do this themselves; README 'Benchmark your own agent framework over HTTP' shows it with curl). "
+    "The AgentHop session (?session= or X-AgentHop-Session) is another thing, and is not what is missing.")
+
+
+def missing_session_error(value: object, headers: list[tuple[bytes, bytes]]) -> types.JSONRPCError | None:
+    """The SDK's bare "Missing session ID" for a 2025-era request without Mcp-Session-Id, said with what to do."""
+    if not isinstance(value, dict) or value.get("method") in (None, "initialize"):
+        return None
+    if any(name.lower() == b"mcp-session-id" for name, _ in headers):
+        return None
+    request_id = value.get("id")
+    return _error(request_id if _is_id(request_id) else None, types.INVALID_REQUEST, MISSING_MCP_SESSION)
+
+
 def error_body(error: types.JSONRPCError) -> bytes:
     return jsontext.dumps_bytes({"jsonrpc": "2.0", "id": error.id, "error": {"code": error.error.code, "message": error.error.message}},
                                 separators=(",", ":"))
@@ -152,7 +170,7 @@ class LegacyFrameCheck:
                 value = json.loads(b"".join(m.get("body", b"") for m in messages))
             except (ValueError, RecursionError):
                 value = _NOT_JSON  # the SDK answers what is not JSON
-            error = frame_error(value) if value is not _NOT_JSON else None
+            error = (frame_error(value) or missing_session_error(value, scope["headers"])) if value is not _NOT_JSON else None
             if error is not None:
                 body = error_body(error)
                 await send({"type": "http.response.start", "status": 400,

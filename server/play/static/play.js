@@ -19,6 +19,24 @@ const TOOL_LABELS = { get_paper_info: "Info", get_references: "References", list
 
 const state = { config: null, participant: null, session: null, entries: [], busy: false, pending: null };
 let help = null;
+// Tabs of this browser on the same attempt keep in step: each action is announced to the others, which re-read it.
+const tabs = "BroadcastChannel" in window ? new BroadcastChannel("agenthop-play") : null;
+
+function tellOtherTabs() {
+  if (tabs && state.session) tabs.postMessage({ session: state.session.session_id });
+}
+
+async function refreshFromServer(why) {
+  if (!state.session) return;
+  try {
+    const full = await api("GET", `/sessions/${encodeURIComponent(state.session.session_id)}`);
+    state.entries = (full.history || []).map((h) => ({ ...h, args: h.arguments, label: labelOf(h.tool, h.arguments) }));
+    $("results").replaceChildren(...state.entries.map(renderEntry));
+    $("no-results").hidden = state.entries.length > 0;
+    update(full);
+    if (why) { $("elsewhere").textContent = why; $("elsewhere").hidden = false; announce(why); }
+  } catch (err) { showProblem(`Cannot update the attempt: ${err.message}`); }
+}
 
 class Unreachable extends Error {}
 
@@ -33,7 +51,8 @@ async function api(method, path, body) {
     response = await fetch(API + path, init);
   } catch (_) {  // the browser says only "Failed to fetch": say what it means
     throw new Unreachable(`cannot reach the AgentHop server at ${location.host}. Is it still running? `
-      + "Your attempt is kept while the server runs: reload this page once it is back.");
+      + "If the network dropped, try again: the attempt is still there. If the server stopped, the attempt ended with it "
+      + "(a restart ends every attempt in progress, and it will not count as played); reload once it is back to start again.");
   }
   let data = null;
   try { data = await response.json(); } catch (_) { data = null; }
@@ -72,12 +91,32 @@ async function loadItems() {
   const participant = $("participant").value.trim();
   if (!$("participant").checkValidity()) { $("participant").reportValidity(); return; }
   showProblem("");
+  $("key-form").hidden = true;
   try {
     const list = await api("GET", `/items?participant=${encodeURIComponent(participant)}`);
     state.participant = list.participant;
     localStorage.setItem("agenthop-participant", list.participant);
     renderItems(list);
-  } catch (err) { showProblem(`Cannot list the items: ${err.message}`); }
+  } catch (err) {
+    $("choice").hidden = true;
+    showProblem(`Cannot list the items: ${err.message}`);
+    if (err.status === 403) askKey(participant);  // the name is another browser's: its key continues it here
+  }
+}
+
+function askKey(participant) {
+  $("key-name").textContent = participant;
+  $("key-input").value = "";
+  $("key-form").hidden = false;
+  $("key-input").focus();
+}
+
+async function enterKey() {
+  const participant = $("participant").value.trim();
+  try {
+    await api("POST", "/key", { participant, key: $("key-input").value.trim() });
+  } catch (err) { showProblem(`The key was not taken: ${err.message}`); $("key-input").focus(); return; }
+  await loadItems();
 }
 
 function itemAction(item) {
@@ -100,12 +139,19 @@ function renderItems(list) {
   const short = list.items.filter((i) => i.status === "cut_short");
   const notes = [];
   if (open.length) notes.push(`You have ${plural(open.length, "attempt")} in progress (${open.map((i) => i.item_id).join(", ")}): resume from the list.`);
-  if (short.length) notes.push(`${plural(short.length, "attempt")} (${short.map((i) => i.item_id).join(", ")}) were cut short when the server restarted; they do not count as played.`);
+  if (short.length) {
+    const one = short.length === 1;
+    notes.push(`${plural(short.length, "attempt")} (${short.map((i) => i.item_id).join(", ")}) ${one ? "was" : "were"} cut short when the server `
+      + `restarted; ${one ? "it does" : "they do"} not count as played.`);
+  }
   $("unfinished").textContent = notes.join(" ");
   $("unfinished").hidden = !notes.length;
   $("play-next").disabled = list.next === null;
   $("next-note").textContent = list.next === null ? "Nothing left to start: every item is finished or in progress." : `Next: ${list.next}`;
   $("choice").hidden = false;
+  $("my-key").hidden = !list.key;
+  $("my-key-name").textContent = list.participant;
+  $("my-key-value").textContent = list.key || "";
 }
 
 function showStart() {
@@ -154,6 +200,7 @@ function enterSession(session) {
   });
   // The fields belong to this attempt: nothing typed for another item stays.
   for (const id of ["note", "reason", "query", "paper-id", "section"]) $(id).value = "";
+  $("elsewhere").hidden = true;
   hideOver();
   $("results").replaceChildren(...state.entries.map(renderEntry));
   $("no-results").hidden = state.entries.length > 0;
@@ -229,12 +276,23 @@ function showEnding(session) {
   } else {
     out.append(el("p", { class: "note", text: "The correct answer is not shown: this server runs without reveal (as in a study)." }));
   }
+  out.append(scoringNote(session));
   offerNext(session.participant);
   for (const option of document.querySelectorAll("#options label")) {
     const letter = option.querySelector("input").value;
     option.classList.toggle("chosen", letter === session.answer);
     option.classList.toggle("correct", Boolean(reveal) && letter === reveal.correct);
   }
+}
+
+// Where the attempt is, and the command that scores it like any agent run.
+function scoringNote(session) {
+  const config = state.config || {};
+  const target = `${config.log || "LOG"}::${session.run}`;
+  return el("div", { class: "scoring" },
+    el("p", {}, "This attempt is logged in ", el("code", { text: config.log || "the server's checkpoint log" }),
+      ` as run ${session.run} (session ${shortId(session.session_id, 12)}). Score it like any agent run:`),
+    el("pre", { text: `agenthop-scorer '${target}' --corpus '${config.corpus || "CORPUS"}' --out report/${session.run} --view` }));
 }
 
 // The end screen offers the next item only when there is one.
@@ -277,6 +335,13 @@ async function act(tool, args) {
     $("no-results").hidden = true;
     state.busy = false;
     update(result);
+    tellOtherTabs();
+    if (result.turns !== state.entries.length) {  // another tab acted on this attempt: show every action, in order
+      await refreshFromServer("This attempt is also open in another tab: its actions are shown here too.");
+      const heads = resultHeadings();
+      if (heads.length) heads[heads.length - 1].focus();
+      return;
+    }
     if (result.ended) {
       $("ending-title").focus();
       announce(`${TERMINATIONS[result.termination] || "The attempt ended."}`);
@@ -318,8 +383,9 @@ function body(text) {
 
 function paperButtons(paperId) {
   return el("span", { class: "paper-actions" }, Object.entries(TOOL_LABELS).map(([tool, text]) =>
-    el("button", { type: "button", "data-cost": "1", "aria-label": `${text} of ${paperId}`, onclick: () => paperAction(tool, paperId) },
-      `${text} `, el("span", { class: "cost", text: "1" }))));
+    // The accessible name starts with the visible text ("Info 1"), then says which paper (WCAG 2.5.3, label in name).
+    el("button", { type: "button", "data-cost": "1", onclick: () => paperAction(tool, paperId) },
+      `${text} `, el("span", { class: "cost", text: "1" }), el("span", { class: "visually-hidden", text: ` point, paper ${paperId}` }))));
 }
 
 function paperItem(p, extra) {
@@ -410,6 +476,7 @@ function bindForms() {
   for (let k = 1; k <= 10; k += 1) topK.append(el("option", { value: String(k), selected: k === 5, text: `${k} results` }));
 
   $("who").addEventListener("submit", (e) => { e.preventDefault(); loadItems(); });
+  $("key-form").addEventListener("submit", (e) => { e.preventDefault(); enterKey(); });
   $("play-next").addEventListener("click", () => start(null));
   $("next-item").addEventListener("click", () => { localStorage.removeItem(SAVED); start(null); });
   $("back").addEventListener("click", () => { localStorage.removeItem(SAVED); state.session = null; showStart(); });
@@ -470,6 +537,7 @@ function bindForms() {
     disarm();
     try {
       update(await api("POST", `/sessions/${encodeURIComponent(state.session.session_id)}/end`, {}));
+      tellOtherTabs();
       $("ending-title").focus();
     } catch (err) { showProblem(`Cannot give up: ${err.message}`); }
   });
@@ -551,13 +619,29 @@ async function main() {
     input.value = state.config.participant;
     input.readOnly = true;
     $("participant-note").textContent = "set by the server";
-  } else {
+  } else if (!input.value) {
+    // Only into an empty field: a name typed while the page was still loading stays (it was wiped before, and the
+    // Enter that followed then submitted nothing).
     input.value = localStorage.getItem("agenthop-participant") || "";
+  }
+  if (tabs) {
+    tabs.addEventListener("message", (e) => {
+      if (state.session && e.data && e.data.session === state.session.session_id && !state.busy) {
+        refreshFromServer("This attempt is also open in another tab: what was done there is shown here.");
+      }
+    });
   }
   let lost = "";
   try {
     lost = await resume();
-    if (lost === true) return;
+    if (lost === true) {
+      // Back where the person was: on the latest result (the results scroll to it), or on the item when there is none.
+      const heads = resultHeadings();
+      if (state.session.ended) $("ending-title").focus();
+      else if (heads.length) heads[heads.length - 1].focus();
+      else $("item").focus();
+      return;
+    }
   } catch (err) { showProblem(err.message); return; }
   if (input.value) await loadItems();
   else input.focus();

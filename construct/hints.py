@@ -1,0 +1,63 @@
+"""When a construction stage leaves nothing: which rule removed the candidates, and which option relaxes it.
+
+A first run on a small folder of papers often ends with an empty release. The attrition table
+says what each stage dropped; this module turns the first stage that kept nothing into sentences
+a person can act on: each drop reason with its count and the option (and current value) that
+relaxes it, or what to change when no option does.
+"""
+
+from __future__ import annotations
+
+from agenthop.construct.settings import Settings
+
+# reason -> (the option that relaxes it, or None; a sentence with {value}/{suggest} where an option applies)
+RELAX: dict[str, tuple[str | None, str]] = {
+    "too_few_references": ("--min-refs", "a seed needs at least --min-refs references in the corpus ({value}); lower it, e.g. --min-refs 1"),
+    "too_many_references": ("--max-refs", "a seed may have at most --max-refs references ({value}, to keep surveys out); "
+                                          "raise it, e.g. --max-refs 1000"),
+    "no_reference_with_text": (None, "a seed needs a reference whose full text is in the corpus; no option relaxes this: "
+                                     "add the papers your papers cite to the folder"),
+    "low_reference_overlap": ("--min-overlap", "adjacent papers of a chain must share references (Jaccard {value}); "
+                                               "lower it, e.g. --min-overlap 0"),
+    "short_citation_context": ("--min-context", "the citation sentence must be at least --min-context characters ({value}); "
+                                                "lower it, e.g. --min-context 0"),
+    "background_citation": ("--any-citation-intent", "only citations of a method or result are kept; "
+                                                     "--any-citation-intent keeps background citations too"),
+    "no_citation_context": (None, "the citing paper has no sentence around the citation; no option relaxes this"),
+    "judge_below_threshold": ("--judge-min", "the judge scored the hop below --judge-min ({value}); lower it"),
+    "no_fact_sentence": ("--generator", "the offline generator found no factual sentence to ask about; "
+                                        "a model generator (--generator NAME@BASE_URL) writes questions from any section"),
+    "names_target": ("--generator", "the offline generator's question named the cited paper; a model generator may not"),
+    "no_sibling_with_text": (None, "wrong options come from other references with text; add more of the cited papers to the folder"),
+    "no_distractor_source": ("--generator", "no source for wrong options; a model generator (--generator NAME@BASE_URL) writes them"),
+    "section_too_long": ("--max-section-chars", "a section on the gold path is longer than --max-section-chars ({value}); raise it"),
+    "label_unresolved": (None, "a label names no section header: repoint it on the audit page (agenthop-construct review) and run again"),
+    "removed_by_auditor": (None, "an auditor removed it on the audit page"),
+}
+
+VALUES = {"--min-refs": "min_refs", "--max-refs": "max_refs", "--min-overlap": "min_overlap", "--min-context": "min_context",
+          "--judge-min": "judge_min", "--max-section-chars": "max_section_chars"}
+
+
+def empty_stage(attrition: dict) -> dict | None:
+    """The first attrition row that kept nothing (every later stage then has nothing to work on), or None."""
+    return next((row for row in attrition.get("rows", []) if row.get("kept") == 0), None)
+
+
+def why_empty(attrition: dict, settings: Settings) -> list[str]:
+    """Lines saying which stage left nothing, each reason it dropped with the option that relaxes it; [] when none did."""
+    row = empty_stage(attrition)
+    if row is None:
+        return []
+    name = row.get("name", row.get("stage", "a stage"))
+    if not row.get("entered"):
+        if row.get("stage") == "seeds":
+            return ["Nothing to start from: the corpus has no paper with full text (build it from papers with text: "
+                    "agenthop-server corpus build PAPERS --out FILE)."]
+        return [f"Nothing reached {name}."]
+    lines = [f"{name} kept none of {row['entered']}. What removed them, and what relaxes each rule:"]
+    for reason, count in sorted(row.get("reasons", {}).items(), key=lambda kv: (-kv[1], kv[0])):
+        option, text = RELAX.get(reason, (None, "see docs/construct.md for this rule"))
+        value = getattr(settings, VALUES[option]) if option in VALUES else None
+        lines.append(f"  {reason} ({count}): {text.format(value=value)}")
+    return lines
