@@ -15,6 +15,18 @@ RELAX: dict[str, tuple[str | None, str]] = {
     "too_few_references": ("--min-refs", "a seed needs at least --min-refs references in the corpus ({value}); lower it, e.g. --min-refs 1"),
     "too_many_references": ("--max-refs", "a seed may have at most --max-refs references ({value}, to keep surveys out); "
                                           "raise it, e.g. --max-refs 1000"),
+    "too_few_citations_for_age": ("--citations-per-year", "an older seed needs more citing papers in the corpus (--citations-per-year "
+                                                          "{value} per year of age); a folder of a few papers cites itself little: "
+                                                          "lower it, e.g. --citations-per-year 0"),
+    "target_too_early": ("--max-target-age", "a cited paper may be at most --max-target-age years ({value}) older than the "
+                                             "paper citing it; raise it"),
+    "no_same_type_value": (None, "an item needs three wrong answers of the gold's type and form, each from a genuine source (the "
+                                 "seed's other references, a sibling reference, the corpus's values of that type); no option "
+                                 "relaxes this: a folder this small has too few such values, so add papers (tens at least)"),
+    "no_balanced_options": (None, "the wrong answers found could not put the gold at its drawn rank among the options; no option "
+                                  "relaxes this: add papers, or try another --seed"),
+    "repeated_blank": (None, "each blanked sentence of a cited paper is asked once per release; the other items asking it were "
+                             "dropped; no option relaxes this"),
     "no_reference_with_text": (None, "a seed needs a reference whose full text is in the corpus; no option relaxes this: "
                                      "add the papers your papers cite to the folder"),
     "low_reference_overlap": ("--min-overlap", "adjacent papers of a chain must share references (Jaccard {value}); "
@@ -36,7 +48,8 @@ RELAX: dict[str, tuple[str | None, str]] = {
 }
 
 VALUES = {"--min-refs": "min_refs", "--max-refs": "max_refs", "--min-overlap": "min_overlap", "--min-context": "min_context",
-          "--judge-min": "judge_min", "--max-section-chars": "max_section_chars"}
+          "--judge-min": "judge_min", "--max-section-chars": "max_section_chars",
+          "--citations-per-year": "citations_per_year", "--max-target-age": "max_target_age"}
 
 
 def empty_stage(attrition: dict) -> dict | None:

@@ -1,7 +1,8 @@
 """First steps that teach (issue 34, points 18-20): a construction run on a small folder that keeps nothing says which
 rule removed the candidates and which option relaxes it, and fails instead of offering an import; the import of an empty
-release refuses; the options the README gives for small folders make an item; the suggested corpus path is the
-README's; the README's curl exchange (initialize, then tools/call) works as printed, and a request without the MCP
+release refuses; the options the README gives for small folders take the six fixture papers past the seed and chain
+rules, and the Q/A stage then says what it needs (more papers: six have too few values of a type for three genuine
+wrong answers); the suggested corpus path is the README's; the README's curl exchange (initialize, then tools/call) works as printed, and a request without the MCP
 session header is told what is missing and how to get it."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from agenthop.server.corpus.convert.build import build_corpus
 from agenthop.server.transport.http import ServerThread
 
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = ["--min-refs", "1", "--max-refs", "1000", "--min-overlap", "0"]  # the README's options for a small folder
+SMALL = ["--min-refs", "1", "--max-refs", "1000", "--min-overlap", "0", "--citations-per-year", "0"]  # the README's small-folder options
 
 
 @pytest.fixture(scope="module")
@@ -54,15 +55,22 @@ def test_an_empty_construction_says_which_rule_and_which_option_and_fails(papers
     assert r.exit_code == 1 and "holds no items" in r.output
 
 
-def test_the_readme_options_for_a_small_folder_make_an_item_and_the_suggested_path_is_the_readmes(papers, tmp_path):
+def test_the_readme_options_for_a_small_folder_pass_seeds_and_chains_and_the_qa_stage_says_what_it_needs(papers, tmp_path):
     out = tmp_path / "my-bench"
     r = CliRunner().invoke(construct_main, ["run", "--corpus", str(papers), "--out", str(out), *SMALL])
-    assert r.exit_code == 0, r.output
-    assert "| **Release** (ST-d1 1; tiers gold 1) | | | | **1** |" in r.stdout
-    assert f"agenthop-server corpus import {out / 'release'} --out {tmp_path / 'my-bench.sqlite'}" in r.stdout
+    assert r.exit_code == 1, r.output
+    rows = {line.split("|")[1].strip(): line for line in r.stdout.splitlines() if line.startswith("| ")}
+    seeds = next(line for name, line in rows.items() if name.startswith("Seeds"))
+    chains = next(line for name, line in rows.items() if name.startswith("Candidate chains"))
+    assert "too_few_references" not in seeds and "too_many_references" not in seeds and "too_few_citations_for_age" not in seeds
+    assert not chains.rstrip(" |").endswith("| 0"), chains  # the relaxed rules leave a chain to ask about
+    assert "Q/A pairs kept none of" in r.stderr
+    assert "no_same_type_value (1): an item needs three wrong answers of the gold's type and form" in r.stderr
+    assert "add papers (tens at least)" in r.stderr
     readme = (ROOT / "README.md").read_text()
     assert "agenthop-construct run --corpus my-papers.sqlite --out my-bench " + " ".join(SMALL) in readme
     assert "agenthop-server corpus import my-bench/release --out my-bench.sqlite" in readme
+    assert "the six papers of `tests/fixtures/`" in readme
 
 
 def _readme_curl_block() -> str:
