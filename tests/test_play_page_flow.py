@@ -317,3 +317,42 @@ def test_a_name_typed_while_the_page_loads_is_kept(demo, tmp_path):
         problems = list(page.problems)
     assert kept == "zed"
     assert problems == []
+
+
+COUNT_ITEM_LISTINGS = """
+window.itemsInFlight = 0;
+window.itemsMax = 0;
+const realFetch = window.fetch;
+window.fetch = (url, init) => {
+  if (!String(url).includes("/play/api/items")) return realFetch(url, init);
+  window.itemsInFlight += 1;
+  window.itemsMax = Math.max(window.itemsMax, window.itemsInFlight);
+  return realFetch(url, init).finally(() => { window.itemsInFlight -= 1; });
+};
+"""
+
+
+def test_an_enter_during_the_first_listing_waits_for_it(demo, tmp_path):
+    """The first listing under a new name claims it and sets the key cookie in its answer; a second listing sent
+    before that answer carried no cookie and was refused as another browser's (403, a CI failure). The start-up
+    listing is held here while Enter is pressed: the page must not send another until it has its answer."""
+    corpus, _ = demo
+    held = []
+    with ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001",))) as server, \
+            browser_page() as page:
+        page.add_init_script(COUNT_ITEM_LISTINGS)
+        page.add_init_script("document.addEventListener('DOMContentLoaded', () => {"
+                             " document.getElementById('participant').value = 'zed'; })")
+        page.route("**/play/api/items*", lambda route: route.continue_() if held else held.append(route))
+        page.goto(f"{server.base_url}/play")
+        page.wait_for_function("() => window.itemsInFlight === 1")  # the start-up listing is out, and held
+        page.press("#participant", "Enter")
+        sent_while_held = page.evaluate("window.itemsMax")
+        held[0].continue_()
+        expect(page.locator("#items-caption")).to_have_text("Items for zed: 0 of 1 finished")
+        page.wait_for_function("() => window.itemsInFlight === 0")
+        listings = [url for url in page.requested if "/play/api/items" in url]
+        problems = list(page.problems)
+    assert sent_while_held == 1
+    assert len(listings) == 2  # the Enter's listing was sent once the first had its answer, not dropped
+    assert problems == []

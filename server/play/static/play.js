@@ -87,9 +87,18 @@ function describeRules(config) {
   $("limits").textContent = `You have ${limits.join(" and ")}; the attempt ends at either limit.`;
 }
 
-async function loadItems() {
+// One listing at a time: the first listing under a new name claims it and sets the browser's key cookie in its
+// answer, so a second listing sent before that answer carries no cookie and would be refused as another browser's.
+let listing = Promise.resolve();
+
+function loadItems() {
   const participant = $("participant").value.trim();
-  if (!$("participant").checkValidity()) { $("participant").reportValidity(); return; }
+  if (!$("participant").checkValidity()) { $("participant").reportValidity(); return listing; }
+  listing = listing.then(() => listItems(participant));
+  return listing;
+}
+
+async function listItems(participant) {
   showProblem("");
   $("key-form").hidden = true;
   try {
