@@ -4,7 +4,10 @@ Every paper on a chain has text. Pre-filters per hop (citing -> cited): the two
 papers' reference lists overlap (Jaccard >= ``min_overlap``; a paper with no
 known references cannot be measured and passes), and the citing paper's citation
 sentence is substantive (at least ``min_context`` characters, and with
-``method_or_result`` a method or result cue rather than background only). An
+``method_or_result`` a method or result cue rather than background only), and
+it cites at most ``max_cited_together`` works: a sentence that cites a list of
+works for a topic says nothing about any one of them, so its hop is navigation
+only, whatever cue words the list sentence has. A
 cited paper may be at most ``max_target_age`` years older than the citing one
 (the published year rule: targets published too early). An optional model judge then scores each hop 1-5 (would a reader of the citing
 paper want to follow this citation?); chains keep a minimum of ``judge_min``.
@@ -27,6 +30,18 @@ _CUES = re.compile(
 )
 
 
+# An author-year citation mark: "(Koehn et al., 2007", "; dos Santos et al., 2015)", "Chen and Manning (2014)". A
+# year after "in" or before a noun ("2,000 sentences") is not one.
+_CITED_YEAR = re.compile(r"[(,;]\s*(?:19|20)\d\d[a-z]?\b|\b(?:19|20)\d\d[a-z]?\s*[);]")
+
+
+def cited_together(view: CorpusView, citing: str, context: str) -> int:
+    """How many works one citation sentence cites: the references of ``citing`` that share it, or its author-year
+    marks when more (the works outside the corpus's reference list are cited there too)."""
+    in_list = sum(1 for _, c in view.references(citing) if c == context)
+    return max(in_list, len(_CITED_YEAR.findall(context)))
+
+
 def chain_id(seed: str, bridge: str | None, targets: list[str]) -> str:
     return "c-" + digest(canonical([seed, bridge, targets]))[:12]
 
@@ -37,13 +52,20 @@ def hops(chain: dict) -> list[tuple[str, str]]:
     return head + [(via, t) for t in chain["targets"]]
 
 
+# Multi-target pairs are drawn from papers at most this many places apart among the cited papers with text. Two
+# places, not one: most pairs fail the list rule on one of their two citation sentences, and with neighbours only
+# multi-target items fell to a fifth of the explore release.
+PAIR_SPAN = 2
+
+
 def pairs(view: CorpusView, citing: str, cited: list[str]) -> list[tuple[str, str]]:
-    """Multi-target pairs: papers adjacent in the citing paper's reference list, and papers it cites in one sentence."""
-    out = list(zip(cited, cited[1:]))
+    """Multi-target pairs: papers near each other in the citing paper's reference list (``PAIR_SPAN``), and papers
+    it cites in one sentence."""
     contexts = {c: view.context(citing, c) for c in cited}
+    out = []
     for i, a in enumerate(cited):
-        for b in cited[i + 2:]:
-            if contexts[a] and contexts[a] == contexts[b]:
+        for j, b in enumerate(cited[i + 1:], start=i + 1):
+            if j - i <= PAIR_SPAN or (contexts[a] and contexts[a] == contexts[b]):
                 out.append((a, b))
     return out
 
@@ -103,6 +125,8 @@ def prefilter(view: CorpusView, chain: dict, s) -> dict | None:
             return {"reason": "short_citation_context", "detail": f"{where}: {len(context)} characters"}
         if s.method_or_result and not _CUES.search(context):
             return {"reason": "background_citation", "detail": f"{where}: {context[:120]}"}
+        if s.method_or_result and s.max_cited_together and (n := cited_together(view, citing, context)) > s.max_cited_together:
+            return {"reason": "list_citation", "detail": f"{where}: the sentence cites {n} works: {context[:120]}"}
         old, new = view.papers[cited].year, view.papers[citing].year
         if s.max_target_age is not None and old and new and new - old > s.max_target_age:
             return {"reason": "target_too_early", "detail": f"{where}: {old} is {new - old} years before {new}"}

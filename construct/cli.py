@@ -60,6 +60,8 @@ def settings_options(fn):
                      help="Chains: least reference-list Jaccard between adjacent hops."),
         click.option("--min-context", type=click.IntRange(min=0), default=80, show_default=True, help="Chains: shortest citation sentence (characters)."),
         click.option("--any-citation-intent", is_flag=True, help="Chains: keep background-only citation sentences too."),
+        click.option("--max-cited-together", type=click.IntRange(min=0), default=2, show_default=True,
+                     help="Chains: most works one citation sentence may cite (more is a list of related work); 0 turns the rule off."),
         click.option("--max-target-age", type=click.IntRange(min=0), default=15, show_default=True,
                      help="Chains: most years a cited paper may predate the paper citing it (older targets are too early)."),
         click.option("--judge", default=None, metavar="MODEL", help="Chains: a model judging each hop 1-5 (NAME or NAME@BASE_URL)."),
@@ -95,6 +97,7 @@ def _settings(kw: dict) -> Settings:
                     per_stratum=kw["per_stratum"], citations_per_year=kw["citations_per_year"],
                     max_target_age=kw["max_target_age"], max_chains_per_seed=kw["max_chains_per_seed"], multi_target=not kw["no_multi_target"],
                     min_overlap=kw["min_overlap"], min_context=kw["min_context"], method_or_result=not kw["any_citation_intent"],
+                    max_cited_together=kw["max_cited_together"],
                     judge=kw["judge"], judge_min=kw["judge_min"], generator=kw["generator"], max_qa=kw["max_qa"], same_paper=kw["same_paper"],
                     too_close=kw["too_close"], filters=tuple(kw["filters"]) or ("baseline",), max_section_chars=kw["max_section_chars"],
                     attempts=kw["attempts"], workers=kw["workers"], sampling=_sampling(kw))

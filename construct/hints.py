@@ -35,6 +35,8 @@ RELAX: dict[str, tuple[str | None, str]] = {
                                                 "lower it, e.g. --min-context 0"),
     "background_citation": ("--any-citation-intent", "only citations of a method or result are kept; "
                                                      "--any-citation-intent keeps background citations too"),
+    "list_citation": ("--max-cited-together", "a citation sentence may cite at most {value} works (more is a list of related "
+                                              "work, and the hop is navigation only); raise it, or 0 turns the rule off"),
     "no_citation_context": (None, "the citing paper has no sentence around the citation; no option relaxes this"),
     "judge_below_threshold": ("--judge-min", "the judge scored the hop below --judge-min ({value}); lower it"),
     "no_fact_sentence": ("--generator", "the offline generator found no factual sentence to ask about; "
@@ -49,7 +51,8 @@ RELAX: dict[str, tuple[str | None, str]] = {
 
 VALUES = {"--min-refs": "min_refs", "--max-refs": "max_refs", "--min-overlap": "min_overlap", "--min-context": "min_context",
           "--judge-min": "judge_min", "--max-section-chars": "max_section_chars",
-          "--citations-per-year": "citations_per_year", "--max-target-age": "max_target_age"}
+          "--citations-per-year": "citations_per_year", "--max-target-age": "max_target_age",
+          "--max-cited-together": "max_cited_together"}
 
 
 def empty_stage(attrition: dict) -> dict | None:

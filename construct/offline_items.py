@@ -149,11 +149,15 @@ def _reasoning_type(header: str, sentence: str) -> str:
 def question_text(view, chain: dict, slots: list[dict]) -> str:
     via = chain["bridge"] or chain["seed"]
     contexts = [readable(view.context(via, t)) for t in chain["targets"]]
+    one_sentence = len(contexts) == 2 and contexts[0] == contexts[1]  # both targets cited together: quote the sentence once
     if chain["bridge"]:
-        lead = (f'The seed paper cites a work ("{readable(view.context(chain["seed"], chain["bridge"]))}"), which in turn cites '
-                + ("earlier work" if len(slots) == 1 else "two earlier works") + " (" + "; ".join(f'"{c}"' for c in contexts) + ").")
+        cited = ("earlier work" if len(slots) == 1 else "two earlier works in one sentence" if one_sentence else "two earlier works")
+        quotes = f'"{contexts[0]}"' if one_sentence else "; ".join(f'"{c}"' for c in contexts)
+        lead = f'The seed paper cites a work ("{readable(view.context(chain["seed"], chain["bridge"]))}"), which in turn cites {cited} ({quotes}).'
     elif len(slots) == 1:
         lead = f'The seed paper cites earlier work in this sentence: "{contexts[0]}".'
+    elif one_sentence:
+        lead = f'The seed paper cites two works in one sentence: "{contexts[0]}".'
     else:
         lead = "The seed paper cites two works: first " + ", then ".join(f'"{c}"' for c in contexts) + "."
     if len(slots) == 1:

@@ -9,7 +9,9 @@ drawn from the same type and none stands out by length or format.
 Never a slot: a year, a table, figure, section or equation number, a citation
 mark, a footnote marker or subscript (a digit glued to a word or after a lone
 letter), a term of a formula, or a number that occurs twice in its sentence (the
-question would state it). A sentence holds a slot only when it has exactly one
+question would state it), and not a training setting (a dropout rate, a number
+of epochs, a batch size, a maximum length: defaults a reader may know by heart,
+which test little about the paper). A sentence holds a slot only when it has exactly one
 value of that type, so the rest of the sentence cannot give the answer away by
 arithmetic ("from 80.1 to ___, +2.3").
 """
@@ -32,6 +34,12 @@ _THOUSANDS_AFTER = re.compile(r"^,\s?\d{3}(?!\d)")
 _PER = re.compile(r"\b(?:per|every|each|out of|of every)\s+$", re.I)
 _NAME_BEFORE = re.compile(r"\b(?:[A-Z]{2,}|[A-Z][a-z]+)\s$")
 _UNIT_WORD = re.compile(r"^\s+([a-z][a-z\-]{2,})")
+# A training setting named near the value: the 8 words before it or the 4 after.
+_SETTING = re.compile(r"\b(?:dropout|drop-out|epochs?|(?:mini-?)?batch(?:es)?|batch size|learning rates?|momentum|weight decay|"
+                      r"clip\w*|beam (?:size|width)|max(?:imum)? (?:\w+ )?lengths?|patience|warm-?up|iterations?|"
+                      r"l2|regulari[sz]\w*)\b", re.I)
+_TOP_BEFORE = re.compile(r"\btop[- ]?$", re.I)  # "the top 10 candidates": a cut-off, not a finding
+_CAPTION = re.compile(r"\b(?:Table|Figure|Fig\.)\s*\d+\s*:")  # a table's cells or caption merged into the sentence by the PDF converter
 _NOT_UNITS = frozenset("and or to of in on the for from with by at as is are was were than times".split())
 
 
@@ -73,7 +81,7 @@ def format_value(number: str, percent: bool) -> str:
 
 def _eligible_sentence(sentence: str) -> bool:
     words = sentence.split()
-    if not 8 <= len(words) <= 60 or "<unk>" in sentence:
+    if not 8 <= len(words) <= 60 or "<unk>" in sentence or _CAPTION.search(sentence):
         return False
     if sum(w.strip(".,;:()").isascii() for w in words) < 0.9 * len(words):
         return False  # another language, or a converter's mojibake
@@ -106,6 +114,8 @@ def slots_in(sentence: str) -> list[Slot]:
             continue
         if vtype[0] == "decimal" and float(number) < 20 and _NAME_BEFORE.search(before):
             continue  # "Open IE 4.2", "Python 3.6": a version, not a finding
+        if _SETTING.search(" ".join(before.split()[-8:] + after.split()[:4])) or _TOP_BEFORE.search(before):
+            continue  # "dropout of 0.5", "trained for 300 epochs": a setting, not a finding
         found.append(Slot(clean, format_value(number, percent), m.start(), m.start() + len(m.group(0)), vtype))
     others = [n for n in re.findall(r"(?<![\w.])\d+(?![\w.]\d)", clean) if not _YEAR.match(n)]
     out = []

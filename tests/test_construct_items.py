@@ -5,6 +5,7 @@ IDs that survive removing an item."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -12,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from agenthop.construct import artifacts
-from agenthop.construct.chains import prefilter
+from agenthop.construct.chains import cited_together, prefilter
 from agenthop.construct.corpus_view import CorpusView
-from agenthop.construct.offline_items import MT_SEPARATOR, paper_slots, seed_references
+from agenthop.construct.offline_items import MT_SEPARATOR, paper_slots, question_text, seed_references
 from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.postfilter import blanks, repeated_blanks
 from agenthop.construct.release_out import item_id, item_ids
@@ -26,7 +27,7 @@ from agenthop.server.corpus.convert.build import build_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 ACL = ROOT / "explore" / "sources" / "acl"
-SETTINGS = Settings(min_refs=5)  # every chain of the committed corpus: 43 items (one per blank) in about 12 s
+SETTINGS = Settings(min_refs=5)  # every chain of the committed corpus: 36 items (one per blank) in about 12 s
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +40,9 @@ def release(construct_run):
 
 @pytest.fixture(scope="module")
 def acl_view(tmp_path_factory):
-    """Four real papers from the explore sources: two citation pairs whose contexts the filters are tested on."""
+    """Five real papers from the explore sources: three citation pairs whose contexts the filters are tested on."""
     corpus = tmp_path_factory.mktemp("acl") / "acl.sqlite"
-    build_corpus([ACL / f"{name}.tei.xml.gz" for name in ("P17-2002", "P16-1001", "P18-1168", "P16-1002")], corpus, echo=lambda line: None)
+    build_corpus([ACL / f"{name}.tei.xml.gz" for name in ("P17-2002", "P16-1001", "P18-1168", "P16-1002", "P17-1005")], corpus, echo=lambda line: None)
     view = CorpusView(corpus)
     yield view
     view.close()
@@ -66,6 +67,14 @@ def test_sentences_keep_et_al_decimals_and_citation_marks_whole():
     "Autor Stephen Jay <unk> zemřel 20 let po <unk> svého objevu v Praze roku.",                         # mojibake, other language
     "Open IE 4.2 associates a confidence value with each extraction it makes from the text.",            # a version number
     "We show an ensemble of 3 models, and 12 models (all 4 models of each training run) as well.",        # 12 = 3 x 4, by arithmetic
+    # Training settings: defaults a reader may know by heart (issue 32's fourth hand read: six of twenty items).
+    "We apply dropout with a rate of 0.5 on the recurrent outputs of the network in all experiments.",
+    "The model is trained for 300 epochs with the Adam optimizer on the full training data.",
+    "The maximum sentence length is set to 50 tokens for both the source and the target language.",
+    "We use mini-batches of 128 sentence pairs and clip the gradients of every parameter.",
+    "We keep the top 10 phrase-table candidates for each source word in the translation model.",
+    # A table's cells and caption merged into the sentence by the PDF converter (issue 32's fifth hand read).
+    "Our parser is the best of all +S Liu and Zhang 91.7 - Dyer et al. Table 3: Test F1 scores on the treebank.",
 ])
 def test_a_slot_is_never_a_label_number_subscript_year_formula_term_or_footnote(sentence):
     assert slots_in(sentence) == []
@@ -74,15 +83,17 @@ def test_a_slot_is_never_a_label_number_subscript_year_formula_term_or_footnote(
 def test_slots_are_typed_by_kind_and_form():
     (pct,) = slots_in("Our parser reaches an accuracy of 91.2 % on the GEO test set after training.")
     assert (pct.value, pct.type) == ("91.2%", ("percent", 1, 2)) and pct.cloze().startswith("Our parser reaches an accuracy of ___ on")
-    (count,) = slots_in("We train the model for a total of 300 epochs on the whole training data set.")
+    (count,) = slots_in("The annotators wrote a total of 300 dialogues for the whole training data set.")
     assert (count.value, count.type) == ("300", ("count", 3))
-    assert slots_in("We train the model for 5 epochs on the whole training data set of the task.") == []  # a lone digit is no finding
+    assert slots_in("The annotators wrote 5 dialogues for the whole training data set of the task.") == []  # a lone digit is no finding
+    (top1,) = slots_in("Our system reaches a top-1 accuracy of 85.3% on the held-out test set of the shared task.")
+    assert top1.value == "85.3%"  # a result beside "top-1" is a finding; "the top 10 candidates" is a cut-off
     assert value_type("0.853", False) == ("decimal", 3, 0) != value_type("5.853", False)  # a fraction is its own magnitude
 
 
 def test_every_option_has_the_gold_type_and_a_genuine_wrong_source(release):
     out, items, cands = release
-    assert len(items) >= 40
+    assert len(items) >= 30
     view = CorpusView(ROOT / "corpus.sqlite")
     for item in items:
         cand = cands[json.loads((out / "release" / "construct" / "provenance.json").read_text())["items"][item["id"]]]
@@ -125,10 +136,12 @@ def test_of_two_items_on_one_blank_the_smaller_id_is_kept():
 
 
 def test_the_gold_is_as_often_smallest_largest_or_between(release):
-    _, items, _ = release
+    # Every single-target question the generator wrote options for (119 on the committed corpus): the release's 20 or
+    # so, after one item per blank, are too few to tell a balance rule from chance.
+    _, _, cands = release
     ranks = Counter()
-    for item in items:
-        if item["question_type"] == "single-target":
+    for item in cands.values():
+        if "options" in item and len(item["targets"]) == 1:
             values = [float(o.rstrip("%")) for o in item["options"]]
             ranks[sorted(values).index(values[item["correct_index"]])] += 1
     n = sum(ranks.values())
@@ -189,6 +202,22 @@ def test_a_background_citation_with_a_year_is_skipped(acl_view):
     assert prefilter(acl_view, chain, Settings(min_overlap=0, method_or_result=False)) is None
 
 
+def test_a_citation_in_a_list_of_works_is_skipped_whatever_its_cue_words(acl_view):
+    # P18-1168 cites P17-1005 among six works trained on denotations: "models" and "train" are cue words, but the
+    # sentence says nothing of any one work, so the hop would be navigation only.
+    context = acl_view.context("doi:10.18653/v1/p18-1168", "doi:10.18653/v1/p17-1005")
+    assert context.startswith("Early work focused on traditional log-linear models")
+    assert cited_together(acl_view, "doi:10.18653/v1/p18-1168", context) == 6
+    chain = {"seed": "doi:10.18653/v1/p18-1168", "bridge": None, "targets": ["doi:10.18653/v1/p17-1005"]}
+    drop = prefilter(acl_view, chain, Settings(min_overlap=0))
+    assert drop["reason"] == "list_citation" and "cites 6 works" in drop["detail"]
+    assert prefilter(acl_view, chain, Settings(min_overlap=0, max_cited_together=6)) is None
+    assert prefilter(acl_view, chain, Settings(min_overlap=0, max_cited_together=0)) is None  # 0 turns the rule off
+    # The sentence that describes the method the citing paper follows cites one work, and passes.
+    described = {"seed": "doi:10.18653/v1/p18-1168", "bridge": None, "targets": ["doi:10.18653/v1/p16-1002"]}
+    assert prefilter(acl_view, described, Settings(min_overlap=0)) is None
+
+
 def test_a_lowercase_method_name_names_the_target(acl_view):
     # P18-1168 writes "data re-combination ideas in Jia and Liang (2016)" of "Data Recombination for Neural Semantic Parsing".
     context = acl_view.context("doi:10.18653/v1/p18-1168", "doi:10.18653/v1/p16-1002")
@@ -229,7 +258,10 @@ def test_the_model_distractor_prompt_gives_the_form_never_the_use(tmp_path):
         s = Settings(min_refs=5, max_chains_per_seed=1, generator=f"gen@{url}", filters=(f"f1@{url}",), max_qa=3, workers=1)
         result = run_pipeline(ROOT / "corpus.sqlite", tmp_path / "run", s, echo=lambda line: None)
         prompts = [b["messages"][1]["content"] for b in fake.bodies() if "in one short phrase" in system_text(b)]
-    assert prompts and all("Write the answer as a phrase of about" in p for p in prompts)
+    # The form of the gold: one phrase, or (multi-target) one per part.
+    form = re.compile(r"Write the answer as (?:a phrase of about \d+ words|two answers separated by '; ', one per part of the "
+                      r"question: a phrase of about \d+ words, then a phrase of about \d+ words)\.\n")
+    assert prompts and all(form.search(p) for p in prompts), [p[-200:] for p in prompts if not form.search(p)]
     forbidden = ("wrong", "incorrect", "distractor", "false answer", "not the answer", "plausible")
     assert not any(word in (p + " ".join(m["content"] for m in b["messages"])).lower()
                    for p in prompts for b in fake.bodies() if "in one short phrase" in system_text(b) for word in forbidden)
@@ -242,3 +274,22 @@ def test_two_candidates_with_one_content_id_are_an_error_naming_both():
     with pytest.raises(ValueError, match=r"candidates c-1, c-2 share the content-derived ID st_\w{10}.*audit verdict"):
         item_ids([{**cand, "id": "c-1"}, {**cand, "id": "c-2"}])
     assert len(set(item_ids([{**cand, "id": "c-1"}, {**cand, "id": "c-2", "evidence": ["f"]}]))) == 2
+
+
+class _OneSentenceView:
+    """A corpus view in which the seed cites both targets in one sentence."""
+
+    def context(self, citing: str, cited: str) -> str:
+        return "We follow the parsers of Gu et al. (2016) and Lee et al. (2017) for every language."
+
+
+def test_a_sentence_that_cites_both_targets_is_quoted_once():
+    chain = {"seed": "s", "bridge": None, "targets": ["a", "b"]}
+    slots = [{"header": "4 Results", "cloze": "It reaches ___ on GEO."}, {"header": "3 Data", "cloze": "It has ___ questions."}]
+    question = question_text(_OneSentenceView(), chain, slots)
+    assert question.count("We follow the parsers") == 1
+    assert question.startswith('The seed paper cites two works in one sentence: "We follow the parsers')
+    assert "the first work's value first" in question
+    deep = question_text(_OneSentenceView(), {**chain, "bridge": "m"}, slots)
+    assert deep.count("We follow the parsers") == 2  # once for the seed's citation of the bridge, once for both targets
+    assert "which in turn cites two earlier works in one sentence" in deep

@@ -150,8 +150,8 @@ def test_dry_run_counts_calls_and_cost_without_calling(tmp_path):
         assert result.exit_code == 0, result.output
         assert fake.requests == []
     lines = {line.split()[0] + " " + line.split()[1]: line.split() for line in result.output.splitlines()[2:] if len(line.split()) >= 6}
-    assert "77 seeds, 77 chains (15 after the pre-filters), 12 sent to Q/A; at most:" in result.output
-    assert lines["chains judge"][2] == "25"       # one judge call per hop of each chain kept by the pre-filters
+    assert "77 seeds, 77 chains (16 after the pre-filters), 12 sent to Q/A; at most:" in result.output
+    assert lines["chains judge"][2] == "28"       # one judge call per hop of each chain kept by the pre-filters
     assert lines["qa gen"][2] == "12" and lines["distractors gen"][2] == "36"
     assert [v[2] for k, v in lines.items() if k.startswith("ensemble")] == ["24", "24", "24"]
     assert not (tmp_path / "o").exists()
