@@ -3,7 +3,8 @@
 Every paper on a chain has text. Pre-filters per hop (citing -> cited): the two
 papers' reference lists overlap (Jaccard >= ``min_overlap``; a paper with no
 known references cannot be measured and passes), and the citing paper's citation
-sentence is substantive (at least ``min_context`` characters, and with
+sentence is substantive (at least ``min_context`` characters, nothing the PDF
+converter merged into it such as a footnote, a URL or table cells, and with
 ``method_or_result`` a method or result cue rather than background only), and
 it cites at most ``max_cited_together`` works: a sentence that cites a list of
 works for a topic says nothing about any one of them, so its hop is navigation
@@ -29,6 +30,11 @@ _CUES = re.compile(
     re.I,
 )
 
+
+# What a PDF converter merges into a citation sentence: a footnote ("* Corresponding author", "* Work done while ..."),
+# a URL, or a results table's cells (four decimals or more).
+_GARBLED = re.compile(r"(?<![\w*])\*\s*[A-Z]|corresponding author|contributed equally|work (?:was )?done (?:while|during)|https?://|"
+                      r"(?:\d+\.\d+\D+){3}\d+\.\d+", re.I)
 
 # An author-year citation mark: "(Koehn et al., 2007", "; dos Santos et al., 2015)", "Chen and Manning (2014)". A
 # year after "in" or before a noun ("2,000 sentences") is not one.
@@ -123,6 +129,8 @@ def prefilter(view: CorpusView, chain: dict, s) -> dict | None:
             return {"reason": "no_citation_context", "detail": where}
         if len(context) < s.min_context:
             return {"reason": "short_citation_context", "detail": f"{where}: {len(context)} characters"}
+        if _GARBLED.search(context):
+            return {"reason": "garbled_citation_context", "detail": f"{where}: {context[:120]}"}
         if s.method_or_result and not _CUES.search(context):
             return {"reason": "background_citation", "detail": f"{where}: {context[:120]}"}
         if s.method_or_result and s.max_cited_together and (n := cited_together(view, citing, context)) > s.max_cited_together:

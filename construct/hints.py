@@ -37,6 +37,8 @@ RELAX: dict[str, tuple[str | None, str]] = {
                                                      "--any-citation-intent keeps background citations too"),
     "list_citation": ("--max-cited-together", "a citation sentence may cite at most {value} works (more is a list of related "
                                               "work, and the hop is navigation only); raise it, or 0 turns the rule off"),
+    "garbled_citation_context": (None, "the citation sentence holds a footnote, a URL or table cells the PDF converter merged "
+                                       "into it, so the question could not quote it; no option relaxes this"),
     "no_citation_context": (None, "the citing paper has no sentence around the citation; no option relaxes this"),
     "judge_below_threshold": ("--judge-min", "the judge scored the hop below --judge-min ({value}); lower it"),
     "no_fact_sentence": ("--generator", "the offline generator found no factual sentence to ask about; "

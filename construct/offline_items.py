@@ -213,6 +213,8 @@ def generate(view, chain: dict, seed: int) -> dict:
         slots = [_slot_record(h, sent, s) for h, sent, s in picks]
         if any(len(content_words(s["cloze"])) < 5 for s in slots):
             continue  # the blanked sentence must still say what it is about
+        if len({s["value"] for s in slots}) < len(slots):
+            continue  # "25; 25": two targets stating one fact, so one of them answers both blanks
         question = question_text(view, chain, slots)
         named = next((f"{why} of {t}" for t in chain["targets"] if (why := names_target(question, view.papers[t].title))), None)
         if named:

@@ -10,10 +10,12 @@ Never a slot: a year, a table, figure, section or equation number, a citation
 mark, a footnote marker or subscript (a digit glued to a word or after a lone
 letter), a term of a formula, or a number that occurs twice in its sentence (the
 question would state it), and not a training setting (a dropout rate, a number
-of epochs, a batch size, a maximum length: defaults a reader may know by heart,
-which test little about the paper). A sentence holds a slot only when it has exactly one
+of epochs, a batch size, hidden units, a maximum length: defaults a reader may
+know by heart, which test little about the paper). No slot in a sentence that
+reports another work's value (it cites a work, or speaks of "their" model, and
+never of "we" or "our"). A sentence holds a slot only when it has exactly one
 value of that type, so the rest of the sentence cannot give the answer away by
-arithmetic ("from 80.1 to ___, +2.3").
+arithmetic ("from 80.1 to ___, +2.3", "(___, 83.37)").
 """
 
 from __future__ import annotations
@@ -37,8 +39,13 @@ _UNIT_WORD = re.compile(r"^\s+([a-z][a-z\-]{2,})")
 # A training setting named near the value: the 8 words before it or the 4 after.
 _SETTING = re.compile(r"\b(?:dropout|drop-out|epochs?|(?:mini-?)?batch(?:es)?|batch size|learning rates?|momentum|weight decay|"
                       r"clip\w*|beam (?:size|width)|max(?:imum)? (?:\w+ )?lengths?|patience|warm-?up|iterations?|"
-                      r"l2|regulari[sz]\w*)\b", re.I)
+                      r"l2|regulari[sz]\w*|hidden (?:units?|size|states?|layers?|dimensions?|nodes?)|checkpoints?|"
+                      r"early stopping)\b", re.I)
 _TOP_BEFORE = re.compile(r"\btop[- ]?$", re.I)  # "the top 10 candidates": a cut-off, not a finding
+_FOOTNOTE_START = re.compile(r"^\d{1,2}\s+(?=[A-Z][a-z])")  # "4 We trained ...": a footnote's number the converter kept
+# Another work's finding: a sentence citing a work, or about "their" model, in which the paper does not speak for itself.
+_CITES = re.compile(r"\bet al\b|[(,;]\s*(?:19|20)\d\d[a-z]?\b|\b(?:19|20)\d\d[a-z]?\s*[);]|^(?:Their|They|His|Her)\b")
+_FIRST_PERSON = re.compile(r"\b(?:we|our|us|ours)\b", re.I)
 _CAPTION = re.compile(r"\b(?:Table|Figure|Fig\.)\s*\d+\s*:")  # a table's cells or caption merged into the sentence by the PDF converter
 _NOT_UNITS = frozenset("and or to of in on the for from with by at as is are was were than times".split())
 
@@ -92,14 +99,20 @@ def _eligible_sentence(sentence: str) -> bool:
 
 def slots_in(sentence: str) -> list[Slot]:
     """The slots of one sentence (empty when the sentence states no finding value)."""
-    clean = join_hyphens(" ".join(strip_citation_marks(sentence).split()))
+    clean = _FOOTNOTE_START.sub("", join_hyphens(" ".join(strip_citation_marks(sentence).split())))
     if not _eligible_sentence(clean):
         return []
-    found = []
+    if _CITES.search(" ".join(sentence.split())) and not _FIRST_PERSON.search(clean):
+        return []  # "As mentioned in (Upadhyay and Chang, 2015), ... almost 50%": another work's value, restated
+    found, kinds = [], []
     for m in _VALUE.finditer(clean):
         number, percent = m.group(1), bool(m.group(2))
         before, after = clean[: m.start()], clean[m.end():]
-        if _YEAR.match(number) or _LABEL.search(before) or _FORMULA_BEFORE.search(before) or _FORMULA_AFTER.match(after):
+        if _YEAR.match(number) or _LABEL.search(before):
+            continue
+        if percent or "." in number:
+            kinds.append(value_type(number, percent)[0])  # a score counts against a slot of its kind, kept or not
+        if _FORMULA_BEFORE.search(before) or _FORMULA_AFTER.match(after):
             continue
         if _THOUSANDS_BEFORE.search(before) or _THOUSANDS_AFTER.match(after) or _PER.search(before):
             continue  # a piece of "1, 805" split by the converter; the 100 of "per 100 examples" is a unit, not a finding
@@ -120,9 +133,9 @@ def slots_in(sentence: str) -> list[Slot]:
     others = [n for n in re.findall(r"(?<![\w.])\d+(?![\w.]\d)", clean) if not _YEAR.match(n)]
     out = []
     for slot in found:
-        same_type = [s for s in found if s.type[0] == slot.type[0]]
-        if len(same_type) != 1 or clean.count(slot.value.rstrip("%")) != 1:
-            continue
+        rivals = sum(s.type[0] == "count" for s in found) if slot.type[0] == "count" else kinds.count(slot.type[0])
+        if rivals != 1 or clean.count(slot.value.rstrip("%")) != 1:
+            continue  # "(___, 83.37)": another score of its kind is beside it, even one that is no slot
         if slot.type[0] == "count" and len(others) >= 3:
             continue  # "an ensemble of 3 models ... and ___ models (all 4 models of each run)": the rest gives it by arithmetic
         out.append(slot)

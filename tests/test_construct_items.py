@@ -27,6 +27,7 @@ from agenthop.server.corpus.convert.build import build_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 ACL = ROOT / "explore" / "sources" / "acl"
+EMNLP = ROOT / "explore" / "sources" / "emnlp"
 SETTINGS = Settings(min_refs=5)  # every chain of the committed corpus: 36 items (one per blank) in about 12 s
 
 
@@ -40,9 +41,10 @@ def release(construct_run):
 
 @pytest.fixture(scope="module")
 def acl_view(tmp_path_factory):
-    """Five real papers from the explore sources: three citation pairs whose contexts the filters are tested on."""
+    """Seven real papers from the explore sources: four citation pairs whose contexts the filters are tested on."""
     corpus = tmp_path_factory.mktemp("acl") / "acl.sqlite"
-    build_corpus([ACL / f"{name}.tei.xml.gz" for name in ("P17-2002", "P16-1001", "P18-1168", "P16-1002", "P17-1005")], corpus, echo=lambda line: None)
+    papers = [ACL / f"{name}.tei.xml.gz" for name in ("P17-2002", "P16-1001", "P18-1168", "P16-1002", "P17-1005", "P16-1084")]
+    build_corpus([*papers, EMNLP / "D17-1084.tei.xml.gz"], corpus, echo=lambda line: None)
     view = CorpusView(corpus)
     yield view
     view.close()
@@ -75,6 +77,13 @@ def test_sentences_keep_et_al_decimals_and_citation_marks_whole():
     "We keep the top 10 phrase-table candidates for each source word in the translation model.",
     # A table's cells and caption merged into the sentence by the PDF converter (issue 32's fifth hand read).
     "Our parser is the best of all +S Liu and Zhang 91.7 - Dyer et al. Table 3: Test F1 scores on the treebank.",
+    "Our encoder and decoder contain 250 hidden units each, and the embeddings are shared between them.",
+    "We trained the model until there was no improvement on the development set in 10 consecutive checkpoints.",
+    # Another score beside it that is no slot itself (the converter's "82.27, 83.37" reads as a thousands separator).
+    "The confidence interval of the RIBES score estimated by bootstrap resampling is (82.27, 83.37), as we expected.",
+    # Another work's value, restated: the paper cites it, or speaks of "their" model, and never of "we" or "our".
+    "As mentioned in ( Upadhyay and Chang, 2015), Alg514 has a skewed problem distribution, with a few templates covering almost 50% problems.",
+    "Their model that uses the most training data achieved state-of-the-art average accuracy of 77.5% on OVERNIGHT.",
 ])
 def test_a_slot_is_never_a_label_number_subscript_year_formula_term_or_footnote(sentence):
     assert slots_in(sentence) == []
@@ -86,6 +95,10 @@ def test_slots_are_typed_by_kind_and_form():
     (count,) = slots_in("The annotators wrote a total of 300 dialogues for the whole training data set.")
     assert (count.value, count.type) == ("300", ("count", 3))
     assert slots_in("The annotators wrote 5 dialogues for the whole training data set of the task.") == []  # a lone digit is no finding
+    (cited,) = slots_in("Our model outperforms the model of Roth and Lapata (2016) by an even larger margin of 3.1% on the test set.")
+    assert cited.value == "3.1%"  # a citation beside the paper's own result
+    (footnote,) = slots_in("9 For Chinese, our system reaches 81.4% labeled F1 on the test set of the CoNLL shared task.")
+    assert footnote.sentence.startswith("For Chinese")  # the footnote's number the converter kept is not quoted
     (top1,) = slots_in("Our system reaches a top-1 accuracy of 85.3% on the held-out test set of the shared task.")
     assert top1.value == "85.3%"  # a result beside "top-1" is a finding; "the top 10 candidates" is a cut-off
     assert value_type("0.853", False) == ("decimal", 3, 0) != value_type("5.853", False)  # a fraction is its own magnitude
@@ -155,6 +168,7 @@ def test_a_multi_target_item_needs_both_targets(release):
     for item in multi:
         gold = item["options"][item["correct_index"]].split(MT_SEPARATOR)
         pairs = [o.split(MT_SEPARATOR) for o in item["options"]]
+        assert gold[0] != gold[1], item["id"]  # "25; 25": two targets stating one fact would need only one of them
         for i in (0, 1):
             # Each target's value is in exactly two options: reading one target leaves two options standing.
             assert Counter(p[i] for p in pairs) == Counter({gold[i]: 2, next(p[i] for p in pairs if p[i] != gold[i]): 2})
@@ -216,6 +230,15 @@ def test_a_citation_in_a_list_of_works_is_skipped_whatever_its_cue_words(acl_vie
     # The sentence that describes the method the citing paper follows cites one work, and passes.
     described = {"seed": "doi:10.18653/v1/p18-1168", "bridge": None, "targets": ["doi:10.18653/v1/p16-1002"]}
     assert prefilter(acl_view, described, Settings(min_overlap=0)) is None
+
+
+def test_a_citation_sentence_with_a_footnote_merged_in_is_skipped(acl_view):
+    # D17-1084's sentence citing P16-1084 runs into a footnote the PDF converter merged into it.
+    context = acl_view.context("doi:10.18653/v1/d17-1084", "doi:10.18653/v1/p16-1084")
+    assert context.endswith("achieved an * Work done while this author was an intern at Microsoft Research.")
+    chain = {"seed": "doi:10.18653/v1/d17-1084", "bridge": None, "targets": ["doi:10.18653/v1/p16-1084"]}
+    assert prefilter(acl_view, chain, Settings(min_overlap=0))["reason"] == "garbled_citation_context"
+    assert prefilter(acl_view, chain, Settings(min_overlap=0, method_or_result=False))["reason"] == "garbled_citation_context"
 
 
 def test_a_lowercase_method_name_names_the_target(acl_view):
