@@ -25,13 +25,13 @@ from dataclasses import dataclass
 
 from agenthop.construct.textspans import strip_citation_marks
 
-_VALUE = re.compile(r"(?<![\w.,/\-])(\d+(?:\.\d+)?)(\s?%)?(?![\w%]|[.,]\d|\s?[-–]\s?\d)")
+_VALUE = re.compile(r"(?<![\w.,/\-'’])(\d+(?:\.\d+)?)(\s?%)?(?![\w%]|[.,]\d|\s?[-–]\s?\d)")
 _YEAR = re.compile(r"^(19|20)\d\d$")
 _LABEL = re.compile(r"(?:§\s*|\b(?:table|tab|figure|fig|section|sec|eq|equation|appendix|step|stage|layer|line|chapter|"
                     r"footnote|algorithm|alg|theorem|lemma|definition|example|rule|row|column|col|version|v)\.?\s*\(?)$", re.I)
 _FORMULA_BEFORE = re.compile(r"(?:[=<>≤≥±×+\-−/^_*|∼~≈]\s*|(?<![\w])[B-HJ-Zb-z]\s+)$")  # "= 0.5", "x 1" (a subscript cut off by the PDF)
 _FORMULA_AFTER = re.compile(r"^\s*[=<>≤≥×*/^_]")
-_THOUSANDS_BEFORE = re.compile(r"\d,\s?$")
+_THOUSANDS_BEFORE = re.compile(r"\d,?\s?$")  # "1, 805" split at its separator; "10 229", an exponent lost (10^229)
 _THOUSANDS_AFTER = re.compile(r"^,\s?\d{3}(?!\d)")
 _PER = re.compile(r"\b(?:per|every|each|out of|of every)\s+$", re.I)
 _NAME_BEFORE = re.compile(r"\b(?:[A-Z]{2,}|[A-Z][a-z]+)\s$")

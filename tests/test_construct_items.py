@@ -78,6 +78,8 @@ def test_sentences_keep_et_al_decimals_and_citation_marks_whole():
     # A table's cells and caption merged into the sentence by the PDF converter (issue 32's fifth hand read).
     "Our parser is the best of all +S Liu and Zhang 91.7 - Dyer et al. Table 3: Test F1 scores on the treebank.",
     "Our encoder and decoder contain 250 hidden units each, and the embeddings are shared between them.",
+    "All systems are trained on the WMT'15 corpora and tuned on the news test sets of earlier years.",     # a name's year
+    "Even this small automaton contains 10 229 paths from its start state to its final state.",         # 10^229, exponent lost
     "We trained the model until there was no improvement on the development set in 10 consecutive checkpoints.",
     # Another score beside it that is no slot itself (the converter's "82.27, 83.37" reads as a thousands separator).
     "The confidence interval of the RIBES score estimated by bootstrap resampling is (82.27, 83.37), as we expected.",
