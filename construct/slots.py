@@ -47,7 +47,8 @@ _FOOTNOTE_START = re.compile(r"^\d{1,2}\s+(?=[A-Z][a-z])")  # "4 We trained ..."
 _CITES = re.compile(r"\bet al\b|[(,;]\s*(?:19|20)\d\d[a-z]?\b|\b(?:19|20)\d\d[a-z]?\s*[);]|^(?:Their|They|His|Her)\b")
 _FIRST_PERSON = re.compile(r"\b(?:we|our|us|ours)\b", re.I)
 _CAPTION = re.compile(r"\b(?:Table|Figure|Fig\.)\s*\d+\s*:")  # a table's cells or caption merged into the sentence by the PDF converter
-_NOT_UNITS = frozenset("and or to of in on the for from with by at as is are was were than times".split())
+_NOT_UNITS = frozenset("and or to of in on the for from with by at as is are was were than times an be been has have had "
+                       "about around only over under up nearly almost roughly approximately which that this".split())
 
 
 def join_hyphens(text: str) -> str:
@@ -69,6 +70,19 @@ class Slot:
     @property
     def number(self) -> float:
         return float(self.value.rstrip("%"))
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z\-]+")
+
+
+def unit_of(cloze: str) -> str:
+    """What a blank's value measures, from its sentence: the word after it ("___ BLEU", "___ dimensional") or, when that
+    says nothing, the nearest word of the two before ("accuracy of ___"); "" when neither does. Lower case."""
+    before, _, after = cloze.partition("___")
+    for word in [*_WORD.findall(after)[:1], *reversed(_WORD.findall(before)[-2:])]:
+        if word.lower() not in _NOT_UNITS and len(word) > 1:
+            return word.lower()
+    return ""
 
 
 def value_type(number: str, percent: bool) -> tuple:

@@ -9,18 +9,19 @@ import re
 import shutil
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from agenthop.construct import artifacts
 from agenthop.construct.chains import cited_together, prefilter
 from agenthop.construct.corpus_view import CorpusView
-from agenthop.construct.offline_items import MT_SEPARATOR, paper_slots, question_text, seed_references
+from agenthop.construct.offline_items import MT_SEPARATOR, candidates_for, paper_slots, question_text, seed_references
 from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.postfilter import blanks, repeated_blanks
 from agenthop.construct.release_out import item_id, item_ids
 from agenthop.construct.settings import Settings
-from agenthop.construct.slots import slots_in, value_type
+from agenthop.construct.slots import slots_in, unit_of, value_type
 from agenthop.construct.textspans import names_target, sentences
 from agenthop.construct.verdicts import VerdictStore
 from agenthop.server.corpus.convert.build import build_corpus
@@ -318,3 +319,35 @@ def test_a_sentence_that_cites_both_targets_is_quoted_once():
     deep = question_text(_OneSentenceView(), {**chain, "bridge": "m"}, slots)
     assert deep.count("We follow the parsers") == 2  # once for the seed's citation of the bridge, once for both targets
     assert "which in turn cites two earlier works in one sentence" in deep
+
+
+def test_a_blank_knows_what_its_value_measures():
+    assert unit_of("reaching a BLEU of ___ on the test set") == "bleu"
+    assert unit_of("we use pretrained ___ dimensional word vectors") == "dimensional"
+    assert unit_of("an accuracy of ___ on GEO") == "accuracy"
+    assert unit_of("only ___ of these error cases") == ""  # nothing said of what it measures
+
+
+class _PapersView:
+    """A corpus view over a few one-section papers: enough for the option pools of ``candidates_for``."""
+
+    def __init__(self, texts: dict[str, str]):
+        self.papers = {pid: SimpleNamespace(has_text=True) for pid in texts}
+        self.texts = texts
+
+    def sections(self, pid: str):
+        return (SimpleNamespace(header="4 Results", text=self.texts[pid]),)
+
+
+def test_a_corpus_value_that_measures_what_the_gold_does_comes_first():
+    """``no_context`` draws from the corpus's values of the gold's form: of those, a BLEU score for a BLEU score, so a
+    reader of the field cannot rule it out by what it measures (a BLEU of 91.7 beside 25.5)."""
+    others = {f"a{i}": f"Our parser reaches an accuracy of {20 + i}.4 on the development set of the treebank." for i in range(1, 9)}
+    view = _PapersView({"s": "The seed paper says nothing numeric at all in this section of its text.",
+                        "t": "Our system reaches a BLEU of 25.5 on the English to German test set of the task.",
+                        "b": "Our model reaches a BLEU of 31.2 on the newstest sets of the shared translation task.", **others})
+    (slot,) = [s for _, _, s in paper_slots(view, "t")]
+    record = {"type": list(slot.type), "value": slot.value, "sentence": slot.sentence, "cloze": slot.cloze()}
+    cand = {"seed": "s", "bridge": None, "targets": ["t"], "question": "What value fills the blank?"}
+    firsts = {candidates_for(view, cand, "no_context", record, [], f"salt{i}")[0] for i in range(8)}
+    assert firsts == {"31.2"}
