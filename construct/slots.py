@@ -27,7 +27,7 @@ from agenthop.construct.textspans import strip_citation_marks
 
 _VALUE = re.compile(r"(?<![\w.,/\-'’])(\d+(?:\.\d+)?)(\s?%)?(?![\w%]|[.,]\d|\s?[-–]\s?\d)")
 _YEAR = re.compile(r"^(19|20)\d\d$")
-_LABEL = re.compile(r"(?:§\s*|\b(?:table|tab|figure|fig|section|sec|eq|equation|appendix|step|stage|layer|line|chapter|"
+_LABEL = re.compile(r"(?:§\s*|\b(?:table|tab|figure|fig|section|sect|sec|eq|equation|appendix|step|stage|layer|line|chapter|"
                     r"footnote|algorithm|alg|theorem|lemma|definition|example|rule|row|column|col|version|v)\.?\s*\(?)$", re.I)
 _FORMULA_BEFORE = re.compile(r"(?:[=<>≤≥±×+\-−/^_*|∼~≈]\s*|(?<![\w])[B-HJ-Zb-z]\s+)$")  # "= 0.5", "x 1" (a subscript cut off by the PDF)
 _FORMULA_AFTER = re.compile(r"^\s*[=<>≤≥×*/^_]")
@@ -35,6 +35,7 @@ _THOUSANDS_BEFORE = re.compile(r"\d,?\s?$")  # "1, 805" split at its separator; 
 _THOUSANDS_AFTER = re.compile(r"^,\s?\d{3}(?!\d)")
 _PER = re.compile(r"\b(?:per|every|each|out of|of every)\s+$", re.I)
 _NAME_BEFORE = re.compile(r"\b(?:[A-Z]{2,}|[A-Z][a-z]+)\s$")
+_ACRONYM_BEFORE = re.compile(r"\b[A-Z]{2,}\s$")
 _UNIT_WORD = re.compile(r"^\s+([a-z][a-z\-]{2,})")
 # A training setting named near the value: the 8 words before it or the 4 after.
 _SETTING = re.compile(r"\b(?:dropout|drop-out|epochs?|(?:mini-?)?batch(?:es)?|batch size|learning rates?|momentum|weight decay|"
@@ -141,6 +142,8 @@ def slots_in(sentence: str) -> list[Slot]:
             continue
         if vtype[0] == "decimal" and float(number) < 20 and _NAME_BEFORE.search(before):
             continue  # "Open IE 4.2", "Python 3.6": a version, not a finding
+        if vtype == ("count", 2) and _ACRONYM_BEFORE.search(before):
+            continue  # "the IWSLT 15 test sets": a name's year or edition
         if _SETTING.search(" ".join(before.split()[-8:] + after.split()[:4])) or _TOP_BEFORE.search(before):
             continue  # "dropout of 0.5", "trained for 300 epochs": a setting, not a finding
         found.append(Slot(clean, format_value(number, percent), m.start(), m.start() + len(m.group(0)), vtype))

@@ -9,9 +9,10 @@ import sentencex
 from agenthop.runner.textmatch import STOPWORDS, content_words, normalise, tokens
 
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(%?)(?![\w])")
-_CITATION_MARK = re.compile(r"\s*\[[\d,;\s\-–]+\]|\s*\((?:[A-Z][^()]{0,60}?,\s*)?(?:19|20)\d\d[a-z]?\)")
+# "[12]", "(2014)", "(Gu et al., 2016)", and "( Gu et al., 2016; Lee, 2017)" with the space PDF converters leave after "(".
+_CITATION_MARK = re.compile(r"\s*\[[\d,;\s\-–]+\]|\s*\(\s*(?:[A-Z][^()]{0,60}?,\s*)?(?:19|20)\d\d[a-z]?\)")
 _YEAR = re.compile(r"^(19|20)\d\d$")
-_LABEL_NUMBER = re.compile(r"(?:§\s*|\b(?:table|tab|figure|fig|section|sec|eq|equation|appendix|step|stage|layer|line|chapter)\.?\s*\(?)$", re.I)
+_LABEL_NUMBER = re.compile(r"(?:§\s*|\b(?:table|tab|figure|fig|section|sect|sec|eq|equation|appendix|step|stage|layer|line|chapter)\.?\s*\(?)$", re.I)
 MAX_SPAN_WORDS = 16  # longer clauses read as passages, and a changed number barely moves their Jaccard
 
 

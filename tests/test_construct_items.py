@@ -22,7 +22,7 @@ from agenthop.construct.postfilter import blanks, repeated_blanks
 from agenthop.construct.release_out import item_id, item_ids
 from agenthop.construct.settings import Settings
 from agenthop.construct.slots import slots_in, unit_of, value_type
-from agenthop.construct.textspans import names_target, sentences
+from agenthop.construct.textspans import names_target, sentences, strip_citation_marks
 from agenthop.construct.verdicts import VerdictStore
 from agenthop.server.corpus.convert.build import build_corpus
 
@@ -81,6 +81,8 @@ def test_sentences_keep_et_al_decimals_and_citation_marks_whole():
     "Our encoder and decoder contain 250 hidden units each, and the embeddings are shared between them.",
     "All systems are trained on the WMT'15 corpora and tuned on the news test sets of earlier years.",     # a name's year
     "Even this small automaton contains 10 229 paths from its start state to its final state.",         # 10^229, exponent lost
+    "We report results on the IWSLT 15 test sets for all of our translation directions.",              # a name's edition
+    "As discussed in Sect. 2.1, the focus of this work is on the post-hoc mapping of the embeddings.",   # a section number
     "We trained the model until there was no improvement on the development set in 10 consecutive checkpoints.",
     # Another score beside it that is no slot itself (the converter's "82.27, 83.37" reads as a thousands separator).
     "The confidence interval of the RIBES score estimated by bootstrap resampling is (82.27, 83.37), as we expected.",
@@ -319,6 +321,12 @@ def test_a_sentence_that_cites_both_targets_is_quoted_once():
     deep = question_text(_OneSentenceView(), {**chain, "bridge": "m"}, slots)
     assert deep.count("We follow the parsers") == 2  # once for the seed's citation of the bridge, once for both targets
     assert "which in turn cites two earlier works in one sentence" in deep
+
+
+def test_citation_marks_are_stripped_alike_whatever_the_converter_left():
+    # The seventh hand read: "( Name et al., Year)" with the converter's space stayed in quotes that "(Name, Year)" left.
+    text = "Prior work [3] (Gu et al., 2016) and ( Lee et al., 2017; Kim, 2018) use it, as Chen and Manning (2014) do."
+    assert strip_citation_marks(text) == "Prior work and use it, as Chen and Manning do."
 
 
 def test_a_blank_knows_what_its_value_measures():
