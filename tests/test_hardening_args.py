@@ -141,8 +141,12 @@ def session_records(log_path, session_id: str) -> list[dict]:
         conn.close()
 
 
-def _run_session(portal, call_one, spec, log_path, new_session, *, body_cap: bool = False) -> None:
+def _run_session(portal, client, call_one, spec, log_path, new_session, *, body_cap: bool = False) -> None:
     session = new_session(spec)
+    # Each example is a new session on a client kept open, and a session's mode (item or explore) decides its tools'
+    # output schemas: list them, as a client does at a session's start, or the client validates this session's results
+    # against the schemas it cached in an earlier one (an explore search_papers result has fields an item one has not).
+    portal.call(client.list_tools)
     model = Model(spec["cap"], explore=spec["item"] is None)
     expected = []
     for name, args in spec["calls"]:
@@ -181,7 +185,7 @@ def test_hostile_calls_in_process_are_refused_or_charged_exactly(inproc, spec):
                                                         caps=Caps(spec["cap"], 20, 200_000), transport="stdio")
         return sandbox.fixed_session.session_id
 
-    _run_session(portal, functools.partial(_timed_call, client), spec, log_path, new_session)
+    _run_session(portal, client, functools.partial(_timed_call, client), spec, log_path, new_session)
 
 
 def test_the_in_process_server_still_serves_after_the_hostile_examples(inproc):
@@ -218,7 +222,7 @@ def test_hostile_calls_over_http_are_refused_or_charged_exactly(over_http, spec)
         mcp_http.headers["X-AgentHop-Session"] = sid
         return sid
 
-    _run_session(portal, functools.partial(_timed_call, client), spec, log_path, new_session, body_cap=True)
+    _run_session(portal, client, functools.partial(_timed_call, client), spec, log_path, new_session, body_cap=True)
 
 
 NON_OBJECT_ARGUMENTS = [[1, 2], "reasoning", 5, True, None]
