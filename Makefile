@@ -102,14 +102,14 @@ explore-bench: explore-bench.sqlite
 corpus: $(STAMP)
 	$(BIN)/agenthop-server corpus demo --out corpus.sqlite --split splits/demo.jsonl
 
-# Regenerate the generated docs (tests fail while the committed files differ): the CLI reference from each
-# command's --help, and the log records' JSON Schema from the pydantic models.
 # Optional, not part of 'make test': a real small model (SmolLM2-135M-Instruct, Apache-2.0) served by llama-cpp-python
 # (built from source into .local-model/venv: 10-60 minutes on 2 cores) drives the raw and sdk agents over 2 demo
 # items; the runs are scored and their records checked (docs/local-models.md).
 local-model-smoke: $(STAMP)
 	$(BIN)/python tools/local_model_smoke.py
 
+# Regenerate the generated docs (tests fail while the committed files differ): the CLI reference from each
+# command's --help, and the log records' JSON Schema from the pydantic models.
 docs: $(STAMP)
 	$(BIN)/python tools/cli_reference.py --write
 	$(BIN)/agenthop-server log schema > docs/log-format.schema.json
