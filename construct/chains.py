@@ -21,6 +21,7 @@ import re
 from agenthop.construct.corpus_view import CorpusView
 from agenthop.construct.sanity import window
 from agenthop.construct.stagefiles import canonical, digest
+from agenthop.construct.textspans import AUTHOR_YEAR
 
 _CUES = re.compile(
     r"\b(use[sd]?|using|adopt\w*|follow\w*|based on|buil[dt] on|appl(?:y|ied|ies)|employ\w*|method\w*|approach\w*|algorithm\w*|"
@@ -36,16 +37,11 @@ _CUES = re.compile(
 _GARBLED = re.compile(r"(?<![\w*])\*\s*[A-Z]|corresponding author|contributed equally|work (?:was )?done (?:while|during)|https?://|"
                       r"(?:\d+\.\d+\D+){3}\d+\.\d+", re.I)
 
-# An author-year citation mark: "(Koehn et al., 2007", "; dos Santos et al., 2015)", "Chen and Manning (2014)". A
-# year after "in" or before a noun ("2,000 sentences") is not one.
-_CITED_YEAR = re.compile(r"[(,;]\s*(?:19|20)\d\d[a-z]?\b|\b(?:19|20)\d\d[a-z]?\s*[);]")
-
-
 def cited_together(view: CorpusView, citing: str, context: str) -> int:
     """How many works one citation sentence cites: the references of ``citing`` that share it, or its author-year
     marks when more (the works outside the corpus's reference list are cited there too)."""
     in_list = sum(1 for _, c in view.references(citing) if c == context)
-    return max(in_list, len(_CITED_YEAR.findall(context)))
+    return max(in_list, len(AUTHOR_YEAR.findall(context)))
 
 
 def chain_id(seed: str, bridge: str | None, targets: list[str]) -> str:

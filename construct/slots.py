@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agenthop.construct.textspans import strip_citation_marks
+from agenthop.construct.textspans import AUTHOR_YEAR, strip_citation_marks
 
 _VALUE = re.compile(r"(?<![\w.,/\-'’])(\d+(?:\.\d+)?)(\s?%)?(?![\w%]|[.,]\d|\s?[-–]\s?\d)")
 _YEAR = re.compile(r"^(19|20)\d\d$")
@@ -45,7 +45,7 @@ _SETTING = re.compile(r"\b(?:dropout|drop-out|epochs?|(?:mini-?)?batch(?:es)?|ba
 _TOP_BEFORE = re.compile(r"\btop[- ]?$", re.I)  # "the top 10 candidates": a cut-off, not a finding
 _FOOTNOTE_START = re.compile(r"^\d{1,2}\s+(?=[A-Z][a-z])")  # "4 We trained ...": a footnote's number the converter kept
 # Another work's finding: a sentence citing a work, or about "their" model, in which the paper does not speak for itself.
-_CITES = re.compile(r"\bet al\b|[(,;]\s*(?:19|20)\d\d[a-z]?\b|\b(?:19|20)\d\d[a-z]?\s*[);]|^(?:Their|They|His|Her)\b")
+_CITES = re.compile(rf"\bet al\b|{AUTHOR_YEAR.pattern}|^(?:Their|They|His|Her)\b")
 _FIRST_PERSON = re.compile(r"\b(?:we|our|us|ours)\b", re.I)
 _CAPTION = re.compile(r"\b(?:Table|Figure|Fig\.)\s*\d+\s*:")  # a table's cells or caption merged into the sentence by the PDF converter
 _NOT_UNITS = frozenset("and or to of in on the for from with by at as is are was were than times an be been has have had "

@@ -12,6 +12,9 @@ _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(%?)(?![\w])")
 # "[12]", "(2014)", "(Gu et al., 2016)", and "( Gu et al., 2016; Lee, 2017)" with the space PDF converters leave after "(".
 _CITATION_MARK = re.compile(r"\s*\[[\d,;\s\-–]+\]|\s*\(\s*(?:[A-Z][^()]{0,60}?,\s*)?(?:19|20)\d\d[a-z]?\)")
 _YEAR = re.compile(r"^(19|20)\d\d$")
+# An author-year citation mark's year: "(Koehn et al., 2007", "; dos Santos et al., 2015)", "Chen and Manning (2014)".
+# A year after "in" or before a noun ("2,000 sentences") is not one.
+AUTHOR_YEAR = re.compile(r"[(,;]\s*(?:19|20)\d\d[a-z]?\b|\b(?:19|20)\d\d[a-z]?\s*[);]")
 _LABEL_NUMBER = re.compile(r"(?:§\s*|\b(?:table|tab|figure|fig|section|sect|sec|eq|equation|appendix|step|stage|layer|line|chapter)\.?\s*\(?)$", re.I)
 MAX_SPAN_WORDS = 16  # longer clauses read as passages, and a changed number barely moves their Jaccard
 
