@@ -45,17 +45,26 @@ def paper_slots(view, pid: str) -> tuple[tuple[str, str, Slot], ...]:
     return tuple((sec.header, sent, slot) for sec in view.sections(pid) for sent in sentences(sec.text) for slot in slots_in(sent))
 
 
+def _corpus_slots(view):
+    return (slot for pid, paper in view.papers.items() if paper.has_text for _, _, slot in paper_slots(view, pid))
+
+
 @lru_cache(maxsize=8)
 def corpus_values(view) -> dict[tuple, tuple[str, ...]]:
-    """Every slot value in the corpus by type, each once, sorted: the distribution ``no_context`` draws from. Also keyed
-    by (type, unit), so a value can first be drawn from those that measure what the gold does (BLEU beside BLEU)."""
+    """Every slot value in the corpus by type, each once, sorted: the distribution ``no_context`` draws from."""
     by_type: dict[tuple, set[str]] = {}
-    for pid, paper in view.papers.items():
-        if paper.has_text:
-            for _, _, slot in paper_slots(view, pid):
-                by_type.setdefault(slot.type, set()).add(slot.value)
-                by_type.setdefault((slot.type, unit_of(slot.cloze())), set()).add(slot.value)
+    for slot in _corpus_slots(view):
+        by_type.setdefault(slot.type, set()).add(slot.value)
     return {t: tuple(sorted(v)) for t, v in by_type.items()}
+
+
+@lru_cache(maxsize=8)
+def corpus_values_by_unit(view) -> dict[tuple, frozenset[str]]:
+    """The corpus's slot values by (type, unit): those that measure what a gold does (BLEU beside BLEU)."""
+    by_unit: dict[tuple, set[str]] = {}
+    for slot in _corpus_slots(view):
+        by_unit.setdefault((slot.type, unit_of(slot.cloze())), set()).add(slot.value)
+    return {k: frozenset(v) for k, v in by_unit.items()}
 
 
 def readable(text: str) -> str:
@@ -89,15 +98,18 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
     seed_numbers = _numbers_in(view, cand["seed"])  # a number the seed states would be an option a seed reader excludes
     if kind == "no_context":
         banned |= _values_stated(view, [cand["seed"], *siblings, *([cand["bridge"]] if cand["bridge"] else [])])
-        values = corpus_values(view)
-        pool = [v for v in sorted(values.get(vtype, ()), key=lambda v: digest(f"{salt}:{v}"))
+        pool = [v for v in sorted(corpus_values(view).get(vtype, ()), key=lambda v: digest(f"{salt}:{v}"))
                 if v not in banned and v.rstrip("%") not in seed_numbers]
         # Values that measure what the gold does first (a BLEU score beside a BLEU score, a dimension beside a dimension),
         # then those of the gold's magnitude (within a factor of 3): a reader of the field rules out neither by meaning.
-        unit = unit_of(slot["cloze"])
-        same_unit = set(values.get((vtype, unit), ())) if unit else set()
-        return sorted(pool, key=lambda v: (v not in same_unit or not _same_magnitude(_num(v), _num(slot["value"])),
-                                           not _same_magnitude(_num(v), _num(slot["value"]))))
+        unit, gold = unit_of(slot["cloze"]), _num(slot["value"])
+        same_unit = corpus_values_by_unit(view).get((vtype, unit), frozenset()) if unit else frozenset()
+
+        def rank(v: str) -> tuple[bool, bool]:
+            near = _same_magnitude(_num(v), gold)
+            return not (near and v in same_unit), not near
+
+        return sorted(pool, key=rank)
     scored = {}
     for pid in _source_pids(view, cand, kind, siblings):
         for _, sent, s in paper_slots(view, pid):
