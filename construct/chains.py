@@ -4,7 +4,8 @@ Every paper on a chain has text. Pre-filters per hop (citing -> cited): the two
 papers' reference lists overlap (Jaccard >= ``min_overlap``; a paper with no
 known references cannot be measured and passes), and the citing paper's citation
 sentence is substantive (at least ``min_context`` characters, nothing the PDF
-converter merged into it such as a footnote, a URL or table cells, and with
+converter merged into it such as a footnote, a URL or table cells, no author-year mark only of other works
+(``marks_other_work``: the converter linked the sentence to the wrong reference), and with
 ``method_or_result`` a method or result cue rather than background only), and
 it cites at most ``max_cited_together`` works: a sentence that cites a list of
 works for a topic says nothing about any one of them, so its hop is navigation
@@ -17,6 +18,7 @@ paper want to follow this citation?); chains keep a minimum of ``judge_min``.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from agenthop.construct.corpus_view import CorpusView
 from agenthop.construct.sanity import window
@@ -36,6 +38,32 @@ _CUES = re.compile(
 # a URL, or a results table's cells (four decimals or more).
 _GARBLED = re.compile(r"(?<![\w*])\*\s*[A-Z]|corresponding author|contributed equally|work (?:was )?done (?:while|during)|https?://|"
                       r"(?:\d+\.\d+\D+){3}\d+\.\d+", re.I)
+
+# An author-year mark's first author: "Mallinson et al. (2017)", "( Gu et al., 2016", "Bingel and Søgaard (2016)".
+_MARK_SURNAME = re.compile(r"([A-Z][A-Za-z'’´\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'’´\-]+)?\s*[,(]?\s*\(?\s*(?:19|20)\d\d[a-z]?\b")
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z]", "", unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower())
+
+
+def marks_other_work(view: CorpusView, cited: str, context: str) -> str | None:
+    """The marks of a citation sentence when every one names a first author other than the cited paper's, else None.
+
+    The PDF converter links a sentence to a reference by its own matching, and it can pick the wrong one of like
+    authors ("Mallinson et al. (2017)" linked to Wieting, Mallinson and Gimpel 2017): the sentence then describes
+    another work, and the hop leads to a paper it does not speak of. A split author name ("Alham Fikri", "Aji") is
+    matched on its one-word second part too.
+    """
+    names = [_letters(m.group(1)) for m in _MARK_SURNAME.finditer(context)]
+    authors = view.papers[cited].authors
+    if not names or not authors:
+        return None
+    heads = [_letters(authors[0])] + ([_letters(authors[1])] if len(authors) > 1 and len(authors[1].split()) == 1 else [])
+    if any(name and name in head for name in names for head in heads):
+        return None
+    return ", ".join(m.group(0).strip() for m in _MARK_SURNAME.finditer(context))
+
 
 def cited_together(view: CorpusView, citing: str, context: str) -> int:
     """How many works one citation sentence cites: the references of ``citing`` that share it, or its author-year
@@ -127,6 +155,8 @@ def prefilter(view: CorpusView, chain: dict, s) -> dict | None:
             return {"reason": "short_citation_context", "detail": f"{where}: {len(context)} characters"}
         if _GARBLED.search(context):
             return {"reason": "garbled_citation_context", "detail": f"{where}: {context[:120]}"}
+        if (marks := marks_other_work(view, cited, context)) is not None:
+            return {"reason": "marks_other_work", "detail": f"{where}: the sentence cites {marks}, not {view.papers[cited].authors[0]}"}
         if s.method_or_result and not _CUES.search(context):
             return {"reason": "background_citation", "detail": f"{where}: {context[:120]}"}
         if s.method_or_result and s.max_cited_together and (n := cited_together(view, citing, context)) > s.max_cited_together:

@@ -7,6 +7,7 @@ texts are read on demand and cached, since a stage touches a small share of them
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -42,10 +43,13 @@ class CorpusView:
                 "SELECT paper_id, arxiv_id, title, abstract, year, venue, authors, ids, has_text FROM papers ORDER BY rowid"):
             self.papers[pid] = Paper(pid, key, title, abstract or "", year, venue, tuple(json.loads(authors)), ids, bool(has_text))
         self.refs: dict[str, list[tuple[str, str | None]]] = {}
+        self.cited_by: dict[str, list[str]] = {}
         for citing, cited, context in self.conn.execute("SELECT citing, cited, context FROM edges ORDER BY citing, position"):
             self.refs.setdefault(citing, []).append((cited, context))
+            self.cited_by.setdefault(cited, []).append(citing)
         self.pool = [(key, title) for key, title in self.conn.execute("SELECT arxiv_id, title FROM pool ORDER BY arxiv_id")]
         self.sections = lru_cache(maxsize=4096)(self._sections)
+        self.titles_naming = lru_cache(maxsize=8192)(self._titles_naming)
 
     def has_text(self, pid: str) -> bool:
         paper = self.papers.get(pid)
@@ -54,6 +58,10 @@ class CorpusView:
     def references(self, pid: str) -> list[tuple[str, str | None]]:
         """(cited paper ID, citation context) in reference-list order."""
         return self.refs.get(pid, [])
+
+    def citers(self, pid: str) -> list[str]:
+        """The papers citing ``pid``, in the order of their IDs."""
+        return self.cited_by.get(pid, [])
 
     def context(self, citing: str, cited: str) -> str | None:
         return next((c for p, c in self.references(citing) if p == cited), None)
@@ -64,6 +72,11 @@ class CorpusView:
             return ()
         rows = self.conn.execute("SELECT header, text FROM sections WHERE arxiv_id = ? ORDER BY position", (paper.text_key,))
         return tuple(Section(h, t) for h, t in rows)
+
+    def _titles_naming(self, name: str) -> int:
+        """How many papers' titles hold ``name`` as a phrase, in any case: a coined name is in few, a field's term in many."""
+        pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.I)
+        return sum(1 for paper in self.papers.values() if paper.title and pattern.search(paper.title))
 
     def pool_sections(self, key: str) -> list[Section]:
         return [Section(h, t) for h, t in self.conn.execute("SELECT header, text FROM sections WHERE arxiv_id = ? ORDER BY position", (key,))]

@@ -39,6 +39,8 @@ RELAX: dict[str, tuple[str | None, str]] = {
                                               "work, and the hop is navigation only); raise it, or 0 turns the rule off"),
     "garbled_citation_context": (None, "the citation sentence holds a footnote, a URL or table cells the PDF converter merged "
                                        "into it, so the question could not quote it; no option relaxes this"),
+    "marks_other_work": (None, "the citation sentence's author-year marks all name other first authors than the cited paper's: "
+                               "the converter linked it to the wrong reference; no option relaxes this"),
     "no_citation_context": (None, "the citing paper has no sentence around the citation; no option relaxes this"),
     "judge_below_threshold": ("--judge-min", "the judge scored the hop below --judge-min ({value}); lower it"),
     "no_fact_sentence": ("--generator", "the offline generator found no factual sentence to ask about; "

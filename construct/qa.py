@@ -54,7 +54,7 @@ def validate_qa(view, chain: dict, reply: str) -> dict:
     if lacking:
         raise BadReply(f"no direct label for the target {lacking[0]}", "label_unresolved")
     for t in chain["targets"]:
-        why = names_target(question, view.papers[t].title)
+        why = names_target(question, view.papers[t].title, view.titles_naming)
         if why:
             raise BadReply(f"the question names the target paper ({why}); ask without naming it", "names_target")
     return {"question": question.strip(), "answer": answer.strip(), "evidence": evidence, "reasoning_type": rtype, "labels": clean}
@@ -67,12 +67,15 @@ async def run_qa(ctx, chains: list[dict]) -> list[dict]:
     if s.max_qa is not None and len(chains) > s.max_qa:
         sampled = set(sorted(sampled, key=lambda i: digest(f"{s.seed}:qa:{i}"))[: s.max_qa])
     spec = ModelSpec.parse(s.generator)
+    if spec.offline:  # one pass in a fixed order, so that chains to one target ask different sentences
+        turn = [c for c in chains if c["id"] in sampled]
+        made = dict(zip((c["id"] for c in turn), offline_items.generate_all(view, turn, s.seed)))
 
     async def one(chain: dict) -> dict:
         if chain["id"] not in sampled:
             return {**chain, "drop": {"reason": "not_sampled", "detail": f"--max-qa {s.max_qa}"}}
         if spec.offline:
-            return {**chain, **offline_items.generate(view, chain, s.seed)}
+            return {**chain, **made[chain["id"]]}
         contexts = [view.context(chain["bridge"] or chain["seed"], t) or "" for t in chain["targets"]]
         messages = qa_messages(view, view.papers[chain["seed"]], view.papers.get(chain["bridge"]) if chain["bridge"] else None,
                                [view.papers[t] for t in chain["targets"]], contexts)

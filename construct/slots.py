@@ -41,12 +41,29 @@ _UNIT_WORD = re.compile(r"^\s+([a-z][a-z\-]{2,})")
 _SETTING = re.compile(r"\b(?:dropout|drop-out|epochs?|(?:mini-?)?batch(?:es)?|batch size|learning rates?|momentum|weight decay|"
                       r"clip\w*|beam (?:size|width)|max(?:imum)? (?:\w+ )?lengths?|patience|warm-?up|iterations?|"
                       r"l2|regulari[sz]\w*|hidden (?:units?|size|states?|layers?|dimensions?|nodes?)|checkpoints?|"
-                      r"early stopping)\b", re.I)
+                      r"early stopping|steps?|updates?|dimension\w*|(?:set|fixed|tuned) (?:to|at)|fixed rate|window size|"
+                      r"vocabular(?:y|ies) (?:size|of)|embedding size|thresholds?|significance|confidence(?: level)?|t-test|p\s*[<=])(?!\w)", re.I)
+# A cut-off or a limit ("sentences up to ___ symbols long"): a choice of the authors', not a finding.
+_LIMIT_BEFORE = re.compile(r"\b(?:up to|at most|no more than|longer than|shorter than|more than|fewer than|less than|maximum of|"
+                           r"minimum of|at least|limited to|capped at)\s+$", re.I)
+# The value is one of an example's, a range's or a list's ("such as 50 or ___", "from 11 to ___", "6 of ___"): the
+# other number bounds it, and an example is no finding.
+_EXAMPLE_BEFORE = re.compile(r"\b(?:e\.\s?g\.|i\.\s?e\.|for example|for instance|such as)[^.;:]*$", re.I)
+_NUMBER_NEAR_BEFORE = re.compile(r"\d%?\s*(?:\S+\s+){0,2}$")
+_NUMBER_NEAR_AFTER = re.compile(r"^\s*(?:%\s*)?(?:(?:or|and|to|-|–|/|,|of|out of|vs\.?|versus)\s+|\(\s*)\d")
 _TOP_BEFORE = re.compile(r"\btop[- ]?$", re.I)  # "the top 10 candidates": a cut-off, not a finding
 _FOOTNOTE_START = re.compile(r"^\d{1,2}\s+(?=[A-Z][a-z])")  # "4 We trained ...": a footnote's number the converter kept
 # Another work's finding: a sentence citing a work, or about "their" model, in which the paper does not speak for itself.
 _CITES = re.compile(rf"\bet al\b|{AUTHOR_YEAR.pattern}|^(?:Their|They|His|Her)\b")
 _FIRST_PERSON = re.compile(r"\b(?:we|our|us|ours)\b", re.I)
+# Another work's value or resource, whoever speaks: "the result reported by Chiu and Nichols", "MCTest is a collection of",
+# "Luong et al. report a BLEU score of", "the CNN of Kim, achieving".
+_REPORTED_BY = re.compile(r"\breported (?:by|in)\b|\bresults? of [A-Z][a-z]+ (?:et al|and [A-Z])|"
+                          r"^(?:The )?[A-Z][\w\-]* (?:is|was) (?:a|an) (?:\w+ )?(?:collection|dataset|corpus|set|benchmark)\b|"
+                          r"\bet al\.?,? (?:report|achiev|obtain|show|find|found)\w*|\b(?:model|system|network|CNN|baseline|parser) of "
+                          r"[A-Z][a-z]+\b(?! et al)")
+# Two sentences fused by the converter: a function word, then a capitalised sentence start ("(30.5% of the We observed").
+_FUSED = re.compile(r"\b(?:the|of|a|an|and|to|in|on|for|with|by)\s+(?:We|Our|This|These|The|It|In|However)\s")
 _CAPTION = re.compile(r"\b(?:Table|Figure|Fig\.)\s*\d+\s*:")  # a table's cells or caption merged into the sentence by the PDF converter
 _NOT_UNITS = frozenset("and or to of in on the for from with by at as is are was were than times an be been has have had "
                        "about around only over under up nearly almost roughly approximately which that this".split())
@@ -103,8 +120,10 @@ def format_value(number: str, percent: bool) -> str:
 
 def _eligible_sentence(sentence: str) -> bool:
     words = sentence.split()
-    if not 8 <= len(words) <= 60 or "<unk>" in sentence or _CAPTION.search(sentence):
+    if not 8 <= len(words) <= 60 or "<unk>" in sentence or _CAPTION.search(sentence) or _FUSED.search(sentence):
         return False
+    if sentence.count("(") != sentence.count(")"):
+        return False  # "ESIM ) is one of ...": a citation mark half lost, or a parenthesis cut by the converter
     if sum(w.strip(".,;:()").isascii() for w in words) < 0.9 * len(words):
         return False  # another language, or a converter's mojibake
     single = sum(len(w) == 1 and w.isalpha() and w not in "aAI" for w in words)
@@ -117,7 +136,7 @@ def slots_in(sentence: str) -> list[Slot]:
     clean = _FOOTNOTE_START.sub("", join_hyphens(" ".join(strip_citation_marks(sentence).split())))
     if not _eligible_sentence(clean):
         return []
-    if _CITES.search(" ".join(sentence.split())) and not _FIRST_PERSON.search(clean):
+    if _CITES.search(" ".join(sentence.split())) and not _FIRST_PERSON.search(clean) or _REPORTED_BY.search(clean):
         return []  # "As mentioned in (Upadhyay and Chang, 2015), ... almost 50%": another work's value, restated
     found, kinds = [], []
     for m in _VALUE.finditer(clean):
@@ -146,6 +165,12 @@ def slots_in(sentence: str) -> list[Slot]:
             continue  # "the IWSLT 15 test sets": a name's year or edition
         if _SETTING.search(" ".join(before.split()[-8:] + after.split()[:4])) or _TOP_BEFORE.search(before):
             continue  # "dropout of 0.5", "trained for 300 epochs": a setting, not a finding
+        if vtype[0] == "count" and _LIMIT_BEFORE.search(before):
+            continue
+        if not re.search(r"[A-Za-z]", before) or before.count('"') % 2 or before.count("“") > before.count("”"):
+            continue  # "___ Additional random variables": a heading's number; a value inside a quoted example
+        if _EXAMPLE_BEFORE.search(before) or _NUMBER_NEAR_BEFORE.search(before) or _NUMBER_NEAR_AFTER.match(after):
+            continue
         found.append(Slot(clean, format_value(number, percent), m.start(), m.start() + len(m.group(0)), vtype))
     others = [n for n in re.findall(r"(?<![\w.])\d+(?![\w.]\d)", clean) if not _YEAR.match(n)]
     out = []
@@ -153,7 +178,22 @@ def slots_in(sentence: str) -> list[Slot]:
         rivals = sum(s.type[0] == "count" for s in found) if slot.type[0] == "count" else kinds.count(slot.type[0])
         if rivals != 1 or clean.count(slot.value.rstrip("%")) != 1:
             continue  # "(___, 83.37)": another score of its kind is beside it, even one that is no slot
+        if _gives_by_arithmetic(slot, clean):
+            continue  # "(accuracy 50%)" beside 0.5, "the 21st sentence" beside 20: the sentence states the value another way
         if slot.type[0] == "count" and len(others) >= 3:
             continue  # "an ensemble of 3 models ... and ___ models (all 4 models of each run)": the rest gives it by arithmetic
         out.append(slot)
     return out
+
+
+def _gives_by_arithmetic(slot: Slot, sentence: str) -> bool:
+    """Another number of the sentence is the value one off (a count), or the value as a fraction or a percentage."""
+    rest = sentence[: slot.start] + " " + sentence[slot.end:]
+    value = slot.number
+    for m in re.finditer(r"(?<![\w.])(\d+(?:\.\d+)?)", rest):
+        n = float(m.group(1))
+        if abs(n - value * 100) < 1e-9 or abs(n * 100 - value) < 1e-9:
+            return True
+        if slot.type[0] == "count" and abs(n - value) == 1:
+            return True
+    return False

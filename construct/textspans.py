@@ -9,8 +9,8 @@ import sentencex
 from agenthop.runner.textmatch import STOPWORDS, content_words, normalise, tokens
 
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(%?)(?![\w])")
-# "[12]", "(2014)", "(Gu et al., 2016)", and "( Gu et al., 2016; Lee, 2017)" with the space PDF converters leave after "(".
-_CITATION_MARK = re.compile(r"\s*\[[\d,;\s\-–]+\]|\s*\(\s*(?:[A-Z][^()]{0,60}?,\s*)?(?:19|20)\d\d[a-z]?\)")
+# "[12]", "(2014)", "(Gu et al., 2016)", "(e.g., Birch et al., 2016)", and "( Gu et al., 2016; Lee, 2017)" with the space PDF converters leave after "(".
+_CITATION_MARK = re.compile(r"\s*\[[\d,;\s\-–]+\]|\s*\(\s*(?:(?:e\.\s?g\.|see|cf\.),?\s*)?(?:[A-Z][^()]{0,60}?,\s*)?(?:19|20)\d\d[a-z]?\)")
 _YEAR = re.compile(r"^(19|20)\d\d$")
 # An author-year citation mark's year: "(Koehn et al., 2007", "; dos Santos et al., 2015)", "Chen and Manning (2014)".
 # A year after "in" or before a noun ("2,000 sentences") is not one.
@@ -127,8 +127,15 @@ def method_names(title: str) -> set[str]:
     return names
 
 
-def names_target(question: str, title: str) -> str | None:
-    """What in ``question`` names the target paper (its title or a method name it coins), or None."""
+COMMON_NAME_TITLES = 5  # a "name" in more titles than this is the field's term ("Transfer Learning", "CNN"), not the target's
+
+
+def names_target(question: str, title: str, titles_naming=None) -> str | None:
+    """What in ``question`` names the target paper (its title or a method name it coins), or None.
+
+    ``titles_naming(name)``, when given, counts the corpus's titles that hold a name; a name in more than
+    ``COMMON_NAME_TITLES`` of them points at no one paper, so a question may use it.
+    """
     q_norm = f" {normalise(question)} "
     # The whole title, or its part after "Name:" (the part a paraphrase keeps).
     for part in dict.fromkeys([title or "", (title or "").split(":", 1)[-1]]):
@@ -138,6 +145,8 @@ def names_target(question: str, title: str) -> str | None:
     # Case-insensitive, and also with line-break and word hyphens joined ("data re-combination", "data re- combination").
     joined = re.sub(r"(?<=[A-Za-z])-\s?(?=[A-Za-z])", "", question)
     for name in sorted(method_names(title)):
+        if titles_naming is not None and titles_naming(name) > COMMON_NAME_TITLES:
+            continue
         for text in (question, joined):
             if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, flags=re.I):
                 return f"the method name {name!r}"
