@@ -40,7 +40,8 @@ _GARBLED = re.compile(r"(?<![\w*])\*\s*[A-Z]|corresponding author|contributed eq
                       r"(?:\d+\.\d+\D+){3}\d+\.\d+", re.I)
 
 # An author-year mark's first author: "Mallinson et al. (2017)", "( Gu et al., 2016", "Bingel and Søgaard (2016)".
-_MARK_SURNAME = re.compile(r"([A-Z][A-Za-z'’´\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'’´\-]+)?\s*[,(]?\s*\(?\s*(?:19|20)\d\d[a-z]?\b")
+_MARK_SURNAME = re.compile(r"([A-Z][^\W\d_'’´\-]*(?:[-'’´][^\W\d_]+)*)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][^\W\d_'’´\-]*(?:[-'’´][^\W\d_]+)*)?"
+                           r"\s*[,(]?\s*\(?\s*(?:19|20)\d\d[a-z]?\b")
 
 
 def _letters(text: str) -> str:

@@ -49,7 +49,7 @@ _LIMIT_BEFORE = re.compile(r"\b(?:up to|at most|no more than|longer than|shorter
 # The value is one of an example's, a range's or a list's ("such as 50 or ___", "from 11 to ___", "6 of ___"): the
 # other number bounds it, and an example is no finding.
 _EXAMPLE_BEFORE = re.compile(r"\b(?:e\.\s?g\.|i\.\s?e\.|for example|for instance|such as)[^.;:]*$", re.I)
-_NUMBER_NEAR_BEFORE = re.compile(r"\d%?\s*(?:\S+\s+){0,2}$")
+_NUMBER_NEAR_BEFORE = re.compile(r"(?<![\w\-])\d+(?:\.\d+)?%?\s*(?:\S+\s+){0,2}$")  # not "top-1 accuracy of"
 _NUMBER_NEAR_AFTER = re.compile(r"^\s*(?:%\s*)?(?:(?:or|and|to|-|–|/|,|of|out of|vs\.?|versus)\s+|\(\s*)\d")
 _TOP_BEFORE = re.compile(r"\btop[- ]?$", re.I)  # "the top 10 candidates": a cut-off, not a finding
 _FOOTNOTE_START = re.compile(r"^\d{1,2}\s+(?=[A-Z][a-z])")  # "4 We trained ...": a footnote's number the converter kept
@@ -60,8 +60,8 @@ _FIRST_PERSON = re.compile(r"\b(?:we|our|us|ours)\b", re.I)
 # "Luong et al. report a BLEU score of", "the CNN of Kim, achieving".
 _REPORTED_BY = re.compile(r"\breported (?:by|in)\b|\bresults? of [A-Z][a-z]+ (?:et al|and [A-Z])|"
                           r"^(?:The )?[A-Z][\w\-]* (?:is|was) (?:a|an) (?:\w+ )?(?:collection|dataset|corpus|set|benchmark)\b|"
-                          r"\bet al\.?,? (?:report|achiev|obtain|show|find|found)\w*|\b(?:model|system|network|CNN|baseline|parser) of "
-                          r"[A-Z][a-z]+\b(?! et al)")
+                          r"\bet al\.?,? (?:report|achiev|obtain|show|find|found)\w*|\b(?:model|system|network|CNN|baseline|parser)\)? of "
+                          r"[A-Z][a-z]+(?: et al\.?)?,? (?:achiev|obtain|reach|scor)\w*")
 # Two sentences fused by the converter: a function word, then a capitalised sentence start ("(30.5% of the We observed").
 _FUSED = re.compile(r"\b(?:the|of|a|an|and|to|in|on|for|with|by)\s+(?:We|Our|This|These|The|It|In|However)\s")
 _CAPTION = re.compile(r"\b(?:Table|Figure|Fig\.)\s*\d+\s*:")  # a table's cells or caption merged into the sentence by the PDF converter

@@ -27,7 +27,7 @@ from agenthop.server.corpus.importer import check_release
 
 pytestmark = [needs_chromium, pytest.mark.slow]
 CORPUS = Path(__file__).resolve().parents[1] / "corpus.sqlite"
-SETTINGS = Settings(min_refs=5, max_chains_per_seed=8)  # 77 candidates from the demo corpus, offline, in seconds
+SETTINGS = Settings(min_refs=5)  # 23 candidates from the demo corpus, offline, in seconds
 
 
 @pytest.fixture(scope="module")

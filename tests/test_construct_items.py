@@ -16,7 +16,8 @@ import pytest
 from agenthop.construct import artifacts
 from agenthop.construct.chains import cited_together, prefilter
 from agenthop.construct.corpus_view import CorpusView
-from agenthop.construct.offline_items import MT_SEPARATOR, candidates_for, paper_slots, question_text, seed_references
+from agenthop.construct.offline_items import (MT_SEPARATOR, _distance_band, _roundness, candidates_for, finding_strength, paper_slots,
+                                              question_text, seed_references)
 from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.postfilter import blanks, repeated_blanks
 from agenthop.construct.release_out import item_id, item_ids
@@ -111,7 +112,7 @@ def test_slots_are_typed_by_kind_and_form():
 
 def test_every_option_has_the_gold_type_and_a_genuine_wrong_source(release):
     out, items, cands = release
-    assert len(items) >= 30
+    assert len(items) >= 20  # 23 on the committed corpus, whose targets state few values: each blank is asked once
     view = CorpusView(ROOT / "corpus.sqlite")
     for item in items:
         cand = cands[json.loads((out / "release" / "construct" / "provenance.json").read_text())["items"][item["id"]]]
@@ -138,8 +139,10 @@ def test_each_blank_is_asked_once_per_release(release):
     ids = json.loads((out / "release" / "construct" / "provenance.json").read_text())["items"]
     asked = Counter(b for item in items for b in blanks(cands[ids[item["id"]]]))
     assert asked and max(asked.values()) == 1
-    reasons = {r["stage"]: r["reasons"] for r in json.loads((out / "attrition.json").read_text())["rows"]}["postfilter"]
-    assert reasons.get("repeated_blank", 0) > 0  # the committed corpus has blanks two chains reach: the drops are counted
+    reasons = {r["stage"]: r["reasons"] for r in json.loads((out / "attrition.json").read_text())["rows"]}
+    # The committed corpus has blanks two chains reach: the offline generator gives each to the first chain in turn,
+    # the later chains ask another sentence or are dropped there, and the drops are counted.
+    assert reasons["qa"].get("repeated_blank", 0) > 0
 
 
 def test_of_two_items_on_one_blank_the_smaller_id_is_kept():
@@ -359,3 +362,33 @@ def test_a_corpus_value_that_measures_what_the_gold_does_comes_first():
     cand = {"seed": "s", "bridge": None, "targets": ["t"], "question": "What value fills the blank?"}
     firsts = {candidates_for(view, cand, "no_context", record, [], f"salt{i}")[0] for i in range(8)}
     assert firsts == {"31.2"}
+
+
+@pytest.mark.parametrize("sentence", [
+    "Despite the task being simpler, the drop in performance is substantial, ranging from 11 to 33 points in accuracy.",
+    "Summaries can be long (such as 50 or 75 byte) and we evaluate all of them against the references.",
+    "For training, we only use sentence pairs in which both sentences are only up to 50 symbols long.",
+    "2.1 Additional random variables and representations for entities are introduced in our model here.",
+    "The question selects the next word of the story from the 21st sentence, given 20 sentences of context.",
+    "Each question is answered by a classifier whose accuracy (accuracy 50%) is the threshold 0.5 we report.",
+    "Regarding other neural systems, Luong et al. report a BLEU score of 25.9 on newstest2015, but we note it.",
+    "We measured the Convolutional Neural Network 6 (CNN) of Kim, achieving the remarkable accuracy of 93.6%.",
+    "MCTest is a collection of 660 elementary-level children's stories and associated questions by human subjects.",
+    "ESIM ) is one of the previous state-of-the-art systems with an 88.0% test-set accuracy on the benchmark.",
+    "In most cases, a threshold of 1 was the best option (30.5% of the We observed a large increase in accuracy.",
+])
+def test_blanks_the_ninth_and_earlier_reads_found_wanting_are_not_slots(sentence):
+    """Ranges and lists of values, examples, limits, headings, the value stated another way, another work's value or
+    resource, and sentences a converter cut or fused: each from a real item a hand read judged not good."""
+    assert slots_in(sentence) == []
+
+
+def test_the_plainest_findings_are_asked_first():
+    result = next(iter(slots_in("We find that our parser reaches an accuracy of 91.2% on the GEO test set.")))
+    setup = next(iter(slots_in("The annotators wrote a total of 300 dialogues for the whole data set.")))
+    assert finding_strength("5 Results", result) == 4 > finding_strength("3 Data", setup) == 0
+
+
+def test_wrong_values_near_the_gold_and_as_round_come_first():
+    assert _distance_band(88.1, 92.5) == 0 and _distance_band(28.4, 92.5) == 2 and _distance_band(50, 92.5) == 1
+    assert [_roundness(v) for v in ("30%", "25", "31%", "0.30")] == [2, 1, 0, 0]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agenthop.construct.chains import marks_other_work
 from agenthop.construct.corpus_view import Paper, Section
 from agenthop.construct.ensemble import tier
 from agenthop.construct.postfilter import run_postfilter
@@ -149,3 +150,24 @@ def test_the_review_command_says_what_to_run_first(tmp_path):
     result = CliRunner().invoke(main, ["review", "--corpus", str(corpus), "--out", str(tmp_path)])
     assert result.exit_code == 1
     assert f"run 'agenthop-construct sanity --corpus {corpus} --out {tmp_path}' (or 'run') first" in result.output
+
+
+def test_a_field_term_in_many_titles_is_not_the_target_name():
+    title = "Transfer Learning for Low-Resource Neural Machine Translation"
+    question = "Which gain does transfer learning give on Uzbek?"
+    assert names_target(question, title) == "the method name 'Transfer Learning'"
+    assert names_target(question, title, titles_naming=lambda name: 68) is None  # the corpus's titles hold it 68 times
+    assert names_target(question, title, titles_naming=lambda name: 1) == "the method name 'Transfer Learning'"
+
+
+@pytest.mark.parametrize("context, first_author, other", [
+    # The sixth and eighth hand reads: the converter linked a sentence about Mallinson et al. to Wieting, Mallinson and Gimpel.
+    ("For example, Mallinson et al. (2017) leverage bilingual data to produce paraphrases by pivoting.", "John Wieting", True),
+    ("For example, Mallinson et al. (2017) leverage bilingual data to produce paraphrases by pivoting.", "Jonathan Mallinson", False),
+    ("Inspired by the copy mechanism ( Gu et al., 2016;See et al., 2017), we design an attention vector.", "Jiatao Gu", False),
+    ("Recent proposals by Rush et al. (2015) and Bingel and Søgaard (2016) address this issue.", "Joachim Bingel", False),
+    ("A sentence citing by number only [12] says nothing of its authors.", "Anyone Else", False),
+])
+def test_a_hop_whose_marks_name_only_other_first_authors_is_caught(context, first_author, other):
+    view = View({"t": Paper("t", "t", "A paper", "", 2017, None, (first_author, "Kevin Gimpel"), "{}", True)}, {}, {})
+    assert (marks_other_work(view, "t", context) is not None) == other
