@@ -34,10 +34,10 @@ _CUES = re.compile(
 )
 
 
-# What a PDF converter merges into a citation sentence: a footnote ("* Corresponding author", "* Work done while ..."),
-# a URL, or a results table's cells (four decimals or more).
+# What a PDF converter merges into a citation sentence: a footnote ("* Corresponding author", "* Work done while ...",
+# "using recurrent 7 Like Beltagy and Quirk"), a URL, or a results table's cells (four decimals or more).
 _GARBLED = re.compile(r"(?<![\w*])\*\s*[A-Z]|corresponding author|contributed equally|work (?:was )?done (?:while|during)|https?://|"
-                      r"(?:\d+\.\d+\D+){3}\d+\.\d+", re.I)
+                      r"(?:\d+\.\d+\D+){3}\d+\.\d+|(?-i:[a-z,\-]\s\d{1,2}\s[A-Z][a-z])", re.I)
 
 # An author-year mark's first author: "Mallinson et al. (2017)", "( Gu et al., 2016", "Bingel and Søgaard (2016)".
 _MARK_SURNAME = re.compile(r"([A-Z][^\W\d_'’´\-]*(?:[-'’´][^\W\d_]+)*)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][^\W\d_'’´\-]*(?:[-'’´][^\W\d_]+)*)?"

@@ -54,7 +54,16 @@ MIN_STRENGTH = 1  # hand reads found the weaker ones to be setup counts, asides 
 def paper_slots(view, pid: str) -> tuple[tuple[str, str, Slot], ...]:
     """(section header, sentence as written, slot) for every slot of a paper, outside its related-work sections."""
     return tuple((sec.header, sent, slot) for sec in view.sections(pid) if not _NOT_FINDINGS.search(sec.header)
-                 for sent in sentences(sec.text) for slot in slots_in(sent))
+                 and is_header(sec.header) for sent in sentences(sec.text) for slot in slots_in(sent))
+
+
+# A header the converter took from a sentence ("2 The method of Liang et al. (2011) is not comparable to", "5 Both
+# players win if"): the question would name a section no reader recognises.
+_HEADER_TAIL = re.compile(r"\b(?:to|if|of|the|a|an|and|or|in|for|with|is|are|was|were|that|by|on)$|\bet al\b|\(\d{4}\)", re.I)
+
+
+def is_header(header: str) -> bool:
+    return len(header.split()) <= 8 and not _HEADER_TAIL.search(header.strip())
 
 
 def finding_strength(header: str, slot: Slot) -> int:
@@ -102,10 +111,12 @@ def _values_stated(view, pids) -> set[str]:
 
 
 def seed_references(view, cand: dict) -> list[str]:
-    """The seed's neighbours with text, off the item's path: its other references in the reference list's order,
-    then the papers citing it (a small corpus holds few of a seed's references, and a citer is one hop away too)."""
+    """The seed's neighbours with text, off the item's path: its other references in the reference list's order, the
+    papers citing it, then the works its references cite (a small corpus holds few of a seed's references, and a
+    reader who follows the seed's other citations a step further finds those)."""
     skip = {cand["seed"], cand["bridge"], *cand["targets"]}
-    near = [c for c, _ in view.references(cand["seed"])] + view.citers(cand["seed"])
+    refs = [c for c, _ in view.references(cand["seed"])]
+    near = refs + view.citers(cand["seed"]) + [c for r in refs for c, _ in view.references(r)]
     return [p for p in dict.fromkeys(near) if p not in skip and view.has_text(p)]
 
 
@@ -116,12 +127,13 @@ def _source_pids(view, cand: dict, kind: str, siblings) -> list[str]:
 def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str], salt: str) -> list[str]:
     """Values of the slot's type from ``kind``'s source, most corresponding first; excluding what the target or question states."""
     vtype = tuple(slot["type"])
+    widest = max_band(slot["cloze"])
     banned = _values_stated(view, cand["targets"]) | set(re.findall(r"\d+(?:\.\d+)?%?", cand["question"]))
     seed_numbers = _numbers_in(view, cand["seed"])  # a number the seed states would be an option a seed reader excludes
     if kind == "no_context":
         banned |= _values_stated(view, [cand["seed"], *siblings, *([cand["bridge"]] if cand["bridge"] else [])])
         pool = [v for v in sorted(corpus_values(view).get(vtype, ()), key=lambda v: digest(f"{salt}:{v}"))
-                if v not in banned and v.rstrip("%") not in seed_numbers]
+                if v not in banned and v.rstrip("%") not in seed_numbers and _distance_band(_num(v), _num(slot["value"])) <= widest]
         # Values that measure what the gold does first (a BLEU score beside a BLEU score, a dimension beside a dimension),
         # then those of the gold's magnitude (within a factor of 3): a reader of the field rules out neither by meaning.
         unit, gold = unit_of(slot["cloze"]), _num(slot["value"])
@@ -134,7 +146,8 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
     scored = {}
     for pid in _source_pids(view, cand, kind, siblings):
         for _, sent, s in paper_slots(view, pid):
-            if s.type == vtype and s.value not in banned and s.value.rstrip("%") not in seed_numbers:
+            if (s.type == vtype and s.value not in banned and s.value.rstrip("%") not in seed_numbers
+                    and _distance_band(_num(s.value), _num(slot["value"])) <= widest):
                 # Near the gold first, as round as the gold, then the most corresponding sentence: a BLEU of 91.7 beside
                 # 25.5 is ruled out by anyone who knows BLEU, however alike the sentences.
                 score = (_distance_band(_num(s.value), _num(slot["value"])), _roundness(s.value) != _roundness(slot["value"]),
@@ -149,6 +162,18 @@ def _num(value: str) -> float:
 
 def _same_magnitude(a: float, b: float) -> bool:
     return a > 0 and b > 0 and abs(math.log10(a) - math.log10(b)) <= math.log10(3)
+
+
+# Words by which a sentence judges its value's size ("only ___", "a good number", "roughly balanced", "surpasses the state
+# of the art"): a reader rules out a wrong value far from the gold by them alone, so such a blank takes near values only.
+_SIZE_WORDS = re.compile(r"\b(?:only|just|merely|mere|a good|remarkabl\w*|balanced|majority|minority|few|little|surpass\w*|"
+                         r"almost|nearly|vast|tiny|huge|modest|slight\w*|marginal\w*|dramatic\w*)\b", re.I)
+
+
+def max_band(cloze: str) -> int:
+    """How far a wrong value may lie from the gold (``_distance_band``): within a factor of 1.25 when the sentence judges
+    the value's size, else of 3. Further ones are never offered: the ninth and tenth reads ruled them out by meaning."""
+    return 0 if _SIZE_WORDS.search(cloze) else 1
 
 
 def _distance_band(a: float, b: float) -> int:

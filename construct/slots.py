@@ -42,7 +42,7 @@ _SETTING = re.compile(r"\b(?:dropout|drop-out|epochs?|(?:mini-?)?batch(?:es)?|ba
                       r"clip\w*|beam (?:size|width)|max(?:imum)? (?:\w+ )?lengths?|patience|warm-?up|iterations?|"
                       r"l2|regulari[sz]\w*|hidden (?:units?|size|states?|layers?|dimensions?|nodes?)|checkpoints?|"
                       r"early stopping|steps?|updates?|dimension\w*|(?:set|fixed|tuned) (?:to|at)|fixed rate|window size|"
-                      r"vocabular(?:y|ies) (?:size|of)|embedding size|thresholds?|significance|confidence(?: level)?|t-test|p\s*[<=])(?!\w)", re.I)
+                      r"vocabular(?:y|ies) (?:size|of)|embedding size|thresholds?|held[- ]out|for (?:training|development|testing|validation)|significance|confidence(?: level)?|t-test|p\s*[<=])(?!\w)", re.I)
 # A cut-off or a limit ("sentences up to ___ symbols long"): a choice of the authors', not a finding.
 _LIMIT_BEFORE = re.compile(r"\b(?:up to|at most|no more than|longer than|shorter than|more than|fewer than|less than|maximum of|"
                            r"minimum of|at least|limited to|capped at)\s+$", re.I)
@@ -63,7 +63,8 @@ _REPORTED_BY = re.compile(r"\breported (?:by|in)\b|\bresults? of [A-Z][a-z]+ (?:
                           r"\bet al\.?,? (?:report|achiev|obtain|show|find|found)\w*|\b(?:model|system|network|CNN|baseline|parser)\)? of "
                           r"[A-Z][a-z]+(?: et al\.?)?,? (?:achiev|obtain|reach|scor)\w*")
 # Two sentences fused by the converter: a function word, then a capitalised sentence start ("(30.5% of the We observed").
-_FUSED = re.compile(r"\b(?:the|of|a|an|and|to|in|on|for|with|by)\s+(?:We|Our|This|These|The|It|In|However)\s")
+_FUSED = re.compile(r"\b(?:the|of|a|an|and|to|in|on|for|with|by)\s+(?:We|Our|This|These|The|It|In|However)\s|"
+                    r"[a-z,\-]\s\d{1,2}\s[A-Z][a-z]")  # ... or a footnote spliced in mid-sentence ("is for- 1 Manually examining")
 _CAPTION = re.compile(r"\b(?:Table|Figure|Fig\.)\s*\d+\s*:")  # a table's cells or caption merged into the sentence by the PDF converter
 _NOT_UNITS = frozenset("and or to of in on the for from with by at as is are was were than times an be been has have had "
                        "about around only over under up nearly almost roughly approximately which that this".split())

@@ -16,8 +16,16 @@ import pytest
 from agenthop.construct import artifacts
 from agenthop.construct.chains import cited_together, prefilter
 from agenthop.construct.corpus_view import CorpusView
-from agenthop.construct.offline_items import (MT_SEPARATOR, _distance_band, _roundness, candidates_for, finding_strength, paper_slots,
-                                              question_text, seed_references)
+from agenthop.construct.offline_items import (
+    MT_SEPARATOR,
+    _distance_band,
+    _roundness,
+    candidates_for,
+    finding_strength,
+    paper_slots,
+    question_text,
+    seed_references,
+)
 from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.postfilter import blanks, repeated_blanks
 from agenthop.construct.release_out import item_id, item_ids
