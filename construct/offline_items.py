@@ -128,12 +128,15 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
     """Values of the slot's type from ``kind``'s source, most corresponding first; excluding what the target or question states."""
     vtype = tuple(slot["type"])
     widest = max_band(slot["cloze"])
+    # After "approximately ___" the gold is as round as the sentence says: an unround wrong value would stand out.
+    rounded = _roundness(slot["value"]) if _APPROXIMATE.search(slot["cloze"].partition("___")[0]) else None
     banned = _values_stated(view, cand["targets"]) | set(re.findall(r"\d+(?:\.\d+)?%?", cand["question"]))
     seed_numbers = _numbers_in(view, cand["seed"])  # a number the seed states would be an option a seed reader excludes
     if kind == "no_context":
         banned |= _values_stated(view, [cand["seed"], *siblings, *([cand["bridge"]] if cand["bridge"] else [])])
         pool = [v for v in sorted(corpus_values(view).get(vtype, ()), key=lambda v: digest(f"{salt}:{v}"))
-                if v not in banned and v.rstrip("%") not in seed_numbers and _distance_band(_num(v), _num(slot["value"])) <= widest]
+                if v not in banned and v.rstrip("%") not in seed_numbers and _distance_band(_num(v), _num(slot["value"])) <= widest
+                and rounded in (None, _roundness(v))]
         # Values that measure what the gold does first (a BLEU score beside a BLEU score, a dimension beside a dimension),
         # then those of the gold's magnitude (within a factor of 3): a reader of the field rules out neither by meaning.
         unit, gold = unit_of(slot["cloze"]), _num(slot["value"])
@@ -147,7 +150,7 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
     for pid in _source_pids(view, cand, kind, siblings):
         for _, sent, s in paper_slots(view, pid):
             if (s.type == vtype and s.value not in banned and s.value.rstrip("%") not in seed_numbers
-                    and _distance_band(_num(s.value), _num(slot["value"])) <= widest):
+                    and _distance_band(_num(s.value), _num(slot["value"])) <= widest and rounded in (None, _roundness(s.value))):
                 # Near the gold first, as round as the gold, then the most corresponding sentence: a BLEU of 91.7 beside
                 # 25.5 is ruled out by anyone who knows BLEU, however alike the sentences.
                 score = (_distance_band(_num(s.value), _num(slot["value"])), _roundness(s.value) != _roundness(slot["value"]),
@@ -168,6 +171,9 @@ def _same_magnitude(a: float, b: float) -> bool:
 # of the art"): a reader rules out a wrong value far from the gold by them alone, so such a blank takes near values only.
 _SIZE_WORDS = re.compile(r"\b(?:only|just|merely|mere|a good|remarkabl\w*|balanced|majority|minority|few|little|surpass\w*|"
                          r"almost|nearly|vast|tiny|huge|modest|slight\w*|marginal\w*|dramatic\w*)\b", re.I)
+
+
+_APPROXIMATE = re.compile(r"\b(?:approximately|roughly|about|around|nearly|almost|some|circa)\s*$|~\s*$", re.I)
 
 
 def max_band(cloze: str) -> int:

@@ -42,10 +42,12 @@ _SETTING = re.compile(r"\b(?:dropout|drop-out|epochs?|(?:mini-?)?batch(?:es)?|ba
                       r"clip\w*|beam (?:size|width)|max(?:imum)? (?:\w+ )?lengths?|patience|warm-?up|iterations?|"
                       r"l2|regulari[sz]\w*|hidden (?:units?|size|states?|layers?|dimensions?|nodes?)|checkpoints?|"
                       r"early stopping|steps?|updates?|dimension\w*|(?:set|fixed|tuned) (?:to|at)|fixed rate|window size|"
-                      r"vocabular(?:y|ies) (?:size|of)|embedding size|thresholds?|held[- ]out|for (?:training|development|testing|validation)|significance|confidence(?: level)?|t-test|p\s*[<=])(?!\w)", re.I)
+                      r"vocabular(?:y|ies) (?:size|of)|embedding size|thresholds?|"
+                      r"for (?:training|development|testing|validation)|significance|confidence(?: level)?|t-test|p\s*[<=])(?!\w)", re.I)
 # A cut-off or a limit ("sentences up to ___ symbols long"): a choice of the authors', not a finding.
 _LIMIT_BEFORE = re.compile(r"\b(?:up to|at most|no more than|longer than|shorter than|more than|fewer than|less than|maximum of|"
                            r"minimum of|at least|limited to|capped at)\s+$", re.I)
+_HELD_OUT_BEFORE = re.compile(r"\bheld[- ]out\s+$", re.I)  # "a held-out ___ of the training data": a split, not a finding
 # The value is one of an example's, a range's or a list's ("such as 50 or ___", "from 11 to ___", "6 of ___"): the
 # other number bounds it, and an example is no finding.
 _EXAMPLE_BEFORE = re.compile(r"\b(?:e\.\s?g\.|i\.\s?e\.|for example|for instance|such as)[^.;:]*$", re.I)
@@ -68,6 +70,9 @@ _FUSED = re.compile(r"\b(?:the|of|a|an|and|to|in|on|for|with|by)\s+(?:We|Our|Thi
 _CAPTION = re.compile(r"\b(?:Table|Figure|Fig\.)\s*\d+\s*:")  # a table's cells or caption merged into the sentence by the PDF converter
 _NOT_UNITS = frozenset("and or to of in on the for from with by at as is are was were than times an be been has have had "
                        "about around only over under up nearly almost roughly approximately which that this".split())
+
+
+_SPANS_OF_TIME = frozenset("years decades months weeks".split())
 
 
 def join_hyphens(text: str) -> str:
@@ -158,6 +163,8 @@ def slots_in(sentence: str) -> list[Slot]:
             unit = _UNIT_WORD.match(after)
             if len(number) < 2 or not unit or unit.group(1) in _NOT_UNITS:
                 continue  # a lone small integer is a subscript, an index or an ordinal far more often than a finding
+            if unit.group(1) in _SPANS_OF_TIME:
+                continue  # "over the last 15 years", "1.5 weeks": an aside or a running time, not a finding
         if percent and float(number) > 100:
             continue
         if vtype[0] == "decimal" and float(number) < 20 and _NAME_BEFORE.search(before):
@@ -166,7 +173,7 @@ def slots_in(sentence: str) -> list[Slot]:
             continue  # "the IWSLT 15 test sets": a name's year or edition
         if _SETTING.search(" ".join(before.split()[-8:] + after.split()[:4])) or _TOP_BEFORE.search(before):
             continue  # "dropout of 0.5", "trained for 300 epochs": a setting, not a finding
-        if vtype[0] == "count" and _LIMIT_BEFORE.search(before):
+        if vtype[0] == "count" and _LIMIT_BEFORE.search(before) or _HELD_OUT_BEFORE.search(before):
             continue
         if not re.search(r"[A-Za-z]", before) or before.count('"') % 2 or before.count("“") > before.count("”"):
             continue  # "___ Additional random variables": a heading's number; a value inside a quoted example

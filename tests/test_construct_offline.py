@@ -137,10 +137,10 @@ def test_the_fixture_papers_run_stage_by_stage_and_give_the_documented_table(tmp
     assert "has no items: there is nothing to import or run" in result.stderr and "Q/A pairs kept none of 2" in result.stderr
     assert "seeds: done already, skipped" in result.stderr and "chains: done already, skipped" in result.stderr and "qa: running" in result.stderr
     # Six papers hold too few values for options none of which the seed states (docs/construct.md, the walk-through).
-    assert "| Q/A generation (2 chains sampled) | 2 | 2 | no_balanced_options −1, no_sibling_with_text −1 | 0 |" in result.output
+    assert "| Q/A generation (2 chains sampled) | 2 | 2 | no_same_type_value −1, no_sibling_with_text −1 | 0 |" in result.output
     drops = [json.loads(line)["drop"] for line in (out / "work" / "qa.jsonl").read_text().splitlines()]
-    assert {d["reason"] for d in drops} == {"no_balanced_options", "no_sibling_with_text"}
-    assert any(d["detail"].startswith("no same-type values put the gold at rank ") for d in drops)
+    assert {d["reason"] for d in drops} == {"no_same_type_value", "no_sibling_with_text"}
+    assert any(d["detail"].endswith(" value of the gold's form") for d in drops)
     # docs/construct.md's walk-through shows this very table.
     assert (out / "attrition.md").read_text() in (ROOT / "docs" / "construct.md").read_text()
 
