@@ -17,11 +17,13 @@ from agenthop.construct import artifacts
 from agenthop.construct.chains import cited_together, prefilter
 from agenthop.construct.corpus_view import CorpusView
 from agenthop.construct.offline_items import (
+    _APPROXIMATE,
     MT_SEPARATOR,
     _distance_band,
     _roundness,
     candidates_for,
     finding_strength,
+    max_band,
     paper_slots,
     question_text,
     seed_references,
@@ -128,6 +130,11 @@ def test_every_option_has_the_gold_type_and_a_genuine_wrong_source(release):
         parts = [o.split(MT_SEPARATOR) for o in item["options"]]
         for i, slot in enumerate(cand["slots"]):
             assert {tuple(slot["type"])} == {value_type(p[i].rstrip("%"), p[i].endswith("%")) for p in parts}, item["id"]
+            # Near the gold: within a factor of 3, or of 1.25 when the sentence judges the value's size.
+            assert all(_distance_band(float(p[i].rstrip("%")), float(slot["value"].rstrip("%"))) <= max_band(slot["cloze"])
+                       for p in parts), item["id"]
+            if _APPROXIMATE.search(slot["cloze"].partition("___")[0]):  # "about ___": all as round as the gold
+                assert {_roundness(p[i]) for p in parts} == {_roundness(slot["value"])}, item["id"]
         assert len(set(item["options"])) == 4
         # No option is a number the seed states: a reader of the seed can rule out none of them.
         in_seed = artifacts.seed_numbers(view, item["seed_paper_id"])
@@ -402,6 +409,45 @@ def test_the_plainest_findings_are_asked_first():
     assert finding_strength("5 Results", result) == 4 > finding_strength("3 Data", setup) == 0
 
 
+def test_a_sentence_that_judges_the_size_takes_near_values_only():
+    assert max_band("only ___ of the answers are completely correct") == 0
+    assert max_band("the SNLI labels are roughly balanced, with ___ entailment") == 0
+    assert max_band("the model reaches ___ accuracy on the test set") == 1
+
+
 def test_wrong_values_near_the_gold_and_as_round_come_first():
     assert _distance_band(88.1, 92.5) == 0 and _distance_band(28.4, 92.5) == 2 and _distance_band(50, 92.5) == 1
     assert [_roundness(v) for v in ("30%", "25", "31%", "0.30")] == [2, 1, 0, 0]
+
+
+class _Papers:
+    """The part of CorpusView that ``candidates_for`` reads, over a few one-sentence papers (hashable, as its caches need)."""
+
+    def __init__(self, texts: dict[str, str]):
+        self.texts = texts
+        self.papers = {pid: SimpleNamespace(has_text=True, title=pid) for pid in texts}
+
+    def sections(self, pid):
+        return (SimpleNamespace(header="5 Results", text=self.texts[pid]),)
+
+    def references(self, pid):
+        return []
+
+    def citers(self, pid):
+        return []
+
+    def has_text(self, pid):
+        return pid in self.texts
+
+
+def test_after_an_approximating_word_every_wrong_value_is_as_round_and_near_as_the_gold():
+    values = ["31%", "40%", "35%", "27%", "20%", "100%", "50%"]
+    texts = {"s": "We study the problem in this paper and report nothing.", "t": "We find that roughly 30% of our answers are correct."}
+    texts |= {f"w{i}": f"We find that our system answers {v} of the questions correctly on the test set." for i, v in enumerate(values)}
+    view = _Papers(texts)
+    cand = {"id": "c-1", "seed": "s", "bridge": None, "targets": ["t"], "question": "What fills the blank?"}
+    slot = {"type": ["percent", 0, 2], "value": "30%", "sentence": texts["t"], "cloze": "We find that roughly ___ of our answers are correct."}
+    picked = candidates_for(view, cand, "wrong_paper", slot, [f"w{i}" for i in range(len(values))], "salt")
+    assert set(picked) == {"40%", "20%", "50%"}  # multiples of 10 within a factor of 3 of 30%: not 31%, 35%, 27% or 100%
+    plain = {**slot, "cloze": "We find that ___ of our answers are correct."}
+    assert set(candidates_for(view, cand, "wrong_paper", plain, [f"w{i}" for i in range(len(values))], "salt")) == set(values) - {"100%"}
