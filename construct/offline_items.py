@@ -88,6 +88,22 @@ def corpus_values(view) -> dict[tuple, tuple[str, ...]]:
 
 
 @lru_cache(maxsize=8)
+def papers_stating(view) -> dict[tuple[str, str], int]:
+    """How many papers of the corpus state each (value, unit): "880 queries", "75 bytes", "4.5 million" pairs."""
+    stating: dict[tuple[str, str], set[str]] = {}
+    for pid, paper in view.papers.items():
+        if paper.has_text:
+            for _, _, slot in paper_slots(view, pid):
+                stating.setdefault((slot.value, unit_of(slot.cloze())), set()).add(pid)
+    return {k: len(v) for k, v in stating.items()}
+
+
+# A value this many papers state with the same unit is the field's, not the target's finding: a benchmark's size (GEO's
+# 880 queries, DUC's 500 documents), a shared task's limit (75 bytes), a score every paper quotes, or a routine number.
+FIELD_FACT_PAPERS = 3
+
+
+@lru_cache(maxsize=8)
 def corpus_values_by_unit(view) -> dict[tuple, frozenset[str]]:
     """The corpus's slot values by (type, unit): those that measure what a gold does (BLEU beside BLEU)."""
     by_unit: dict[tuple, set[str]] = {}
@@ -121,7 +137,15 @@ def seed_references(view, cand: dict) -> list[str]:
 
 
 def _source_pids(view, cand: dict, kind: str, siblings) -> list[str]:
-    return seed_references(view, cand) if kind == "seed_only" else siblings if kind == "wrong_paper" else []
+    return seed_references(view, cand) if kind == "seed_only" else sibling_sources(view, cand, siblings) if kind == "wrong_paper" else []
+
+
+def sibling_sources(view, cand: dict, siblings: list[str]) -> list[str]:
+    """The siblings, then the works they cite (off the item's path): a reader who takes the wrong branch of the
+    citing paper's references, one step further, finds those."""
+    skip = {cand["seed"], cand["bridge"], *cand["targets"]}
+    further = [c for sib in siblings for c, _ in view.references(sib)]
+    return [p for p in dict.fromkeys([*siblings, *further]) if p not in skip and view.has_text(p)]
 
 
 def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str], salt: str) -> list[str]:
@@ -266,8 +290,10 @@ def _ranked_slots(view, chain: dict, pid: str, salt: str) -> list[tuple[str, str
     """A target's slots whose value the seed does not state (the seed alone would give it away: the shortcut the
     ensemble drops), the plainest findings first (``finding_strength``), salted among equals."""
     seed_numbers = _numbers_in(view, chain["seed"])
+    stating = papers_stating(view)
     usable = [x for x in paper_slots(view, pid)
-              if x[2].value.rstrip("%") not in seed_numbers and finding_strength(x[0], x[2]) >= MIN_STRENGTH]
+              if x[2].value.rstrip("%") not in seed_numbers and finding_strength(x[0], x[2]) >= MIN_STRENGTH
+              and stating.get((x[2].value, unit_of(x[2].cloze())), 0) < FIELD_FACT_PAPERS]
     return sorted(usable, key=lambda x: (-finding_strength(x[0], x[2]), digest(f"{salt}:{x[1]}:{x[2].value}")))
 
 
