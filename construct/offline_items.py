@@ -159,7 +159,7 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
     if kind == "no_context":
         banned |= _values_stated(view, [cand["seed"], *siblings, *([cand["bridge"]] if cand["bridge"] else [])])
         pool = [v for v in sorted(corpus_values(view).get(vtype, ()), key=lambda v: digest(f"{salt}:{v}"))
-                if v not in banned and v.rstrip("%") not in seed_numbers and _distance_band(_num(v), _num(slot["value"])) <= widest
+                if v not in banned and v.rstrip("%") not in seed_numbers and _distance_band(v, slot["value"]) <= widest
                 and rounded in (None, _roundness(v))]
         # Values that measure what the gold does first (a BLEU score beside a BLEU score, a dimension beside a dimension),
         # then those of the gold's magnitude (within a factor of 3): a reader of the field rules out neither by meaning.
@@ -167,17 +167,17 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
         same_unit = corpus_values_by_unit(view).get((vtype, unit), frozenset()) if unit else frozenset()
 
         def rank(v: str) -> tuple:
-            return not (_same_magnitude(_num(v), gold) and v in same_unit), _distance_band(_num(v), gold), _roundness(v) != _roundness(slot["value"])
+            return not (_same_magnitude(_num(v), gold) and v in same_unit), _distance_band(v, slot["value"]), _roundness(v) != _roundness(slot["value"])
 
         return sorted(pool, key=rank)
     scored = {}
     for pid in _source_pids(view, cand, kind, siblings):
         for _, sent, s in paper_slots(view, pid):
             if (s.type == vtype and s.value not in banned and s.value.rstrip("%") not in seed_numbers
-                    and _distance_band(_num(s.value), _num(slot["value"])) <= widest and rounded in (None, _roundness(s.value))):
+                    and _distance_band(s.value, slot["value"]) <= widest and rounded in (None, _roundness(s.value))):
                 # Near the gold first, as round as the gold, then the most corresponding sentence: a BLEU of 91.7 beside
                 # 25.5 is ruled out by anyone who knows BLEU, however alike the sentences.
-                score = (_distance_band(_num(s.value), _num(slot["value"])), _roundness(s.value) != _roundness(slot["value"]),
+                score = (_distance_band(s.value, slot["value"]), _roundness(s.value) != _roundness(slot["value"]),
                          -_similarity(sent, slot["sentence"]), digest(f"{salt}:{pid}:{s.value}"))
                 scored[s.value] = min(scored.get(s.value, score), score)
     return sorted(scored, key=scored.get)
@@ -201,18 +201,36 @@ _APPROXIMATE = re.compile(r"\b(?:approximately|roughly|about|around|nearly|almos
 
 
 def max_band(cloze: str) -> int:
-    """How far a wrong value may lie from the gold (``_distance_band``): within a factor of 1.25 when the sentence judges
-    the value's size, else of 3. Further ones are never offered: the ninth and tenth reads ruled them out by meaning."""
+    """How far a wrong value may lie from the gold (``_distance_band``): close when the sentence judges the value's
+    size, else near. Further ones are never offered: the ninth and tenth reads ruled them out by meaning."""
     return 0 if _SIZE_WORDS.search(cloze) else 1
 
 
-def _distance_band(a: float, b: float) -> int:
-    """0 within a factor of 1.25 of each other, 1 within a factor of 3, 2 further: a parser's F1 of 28.4 beside 92.5,
-    or 31% of the data for training beside 90%, is ruled out by meaning; 88.1 beside 92.5 is not."""
+def _distance_band(value: str, gold: str) -> int:
+    """0 when a wrong value is close to the gold, 1 when near, 2 when a reader of the field would rule it out by meaning.
+
+    On a bounded scale (percentages, scores below 100 with decimals, fractions 0.x) the distance is in log-odds, since
+    99.2 beside a parser's 91.2 F1 is as implausible as 33.3: close within 0.5, near within 1.4 (beside 91%: 71-98%). Other
+    values (counts, ratios) compare by their ratio: close within a factor of 1.25, near within 3.
+    """
+    a, b = _num(value), _num(gold)
+    bounded = _bounded_scale(value) and _bounded_scale(gold)
+    if bounded:
+        top = 1.0 if value.startswith("0.") and gold.startswith("0.") else 100.0
+        if not (0 < a < top and 0 < b < top):
+            return 0 if a == b else 2
+        d = abs(math.log(a / (top - a)) - math.log(b / (top - b)))
+        return 0 if d <= 0.5 else 1 if d <= 1.4 else 2
     if a <= 0 or b <= 0:
         return 2
     ratio = abs(math.log10(a) - math.log10(b))
     return 0 if ratio <= math.log10(1.25) else 1 if ratio <= math.log10(3) else 2
+
+
+def _bounded_scale(value: str) -> bool:
+    """A percentage, a fraction (0.x) or a score with decimals below 100 (F1 91.2, BLEU 25.5)."""
+    number = value.rstrip("%")
+    return value.endswith("%") or number.startswith("0.") or ("." in number and float(number) < 100)
 
 
 def _roundness(value: str) -> int:

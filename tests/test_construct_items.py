@@ -20,6 +20,7 @@ from agenthop.construct.offline_items import (
     _APPROXIMATE,
     MT_SEPARATOR,
     _distance_band,
+    _ranked_slots,
     _roundness,
     candidates_for,
     finding_strength,
@@ -27,6 +28,7 @@ from agenthop.construct.offline_items import (
     paper_slots,
     question_text,
     seed_references,
+    sibling_sources,
 )
 from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.postfilter import blanks, repeated_blanks
@@ -130,8 +132,8 @@ def test_every_option_has_the_gold_type_and_a_genuine_wrong_source(release):
         parts = [o.split(MT_SEPARATOR) for o in item["options"]]
         for i, slot in enumerate(cand["slots"]):
             assert {tuple(slot["type"])} == {value_type(p[i].rstrip("%"), p[i].endswith("%")) for p in parts}, item["id"]
-            # Near the gold: within a factor of 3, or of 1.25 when the sentence judges the value's size.
-            assert all(_distance_band(float(p[i].rstrip("%")), float(slot["value"].rstrip("%"))) <= max_band(slot["cloze"])
+            # Near the gold, or close to it when the sentence judges the value's size.
+            assert all(_distance_band(p[i], slot["value"]) <= max_band(slot["cloze"])
                        for p in parts), item["id"]
             if _APPROXIMATE.search(slot["cloze"].partition("___")[0]):  # "about ___": all as round as the gold
                 assert {_roundness(p[i]) for p in parts} == {_roundness(slot["value"])}, item["id"]
@@ -416,7 +418,10 @@ def test_a_sentence_that_judges_the_size_takes_near_values_only():
 
 
 def test_wrong_values_near_the_gold_and_as_round_come_first():
-    assert _distance_band(88.1, 92.5) == 0 and _distance_band(28.4, 92.5) == 2 and _distance_band(50, 92.5) == 1
+    # On a bounded scale by log-odds: beside a parser's 92.5 F1, 90.1 is close, 80.3 near, 28.4 and 99.2 ruled out.
+    assert [_distance_band(v, "92.5") for v in ("90.1", "80.3", "28.4", "99.2")] == [0, 1, 2, 2]
+    assert [_distance_band(v, "30%") for v in ("25%", "15%", "5%")] == [0, 1, 2]
+    assert [_distance_band(v, "300") for v in ("280", "150", "1000")] == [0, 1, 2]  # counts by their ratio
     assert [_roundness(v) for v in ("30%", "25", "31%", "0.30")] == [2, 1, 0, 0]
 
 
@@ -451,3 +456,22 @@ def test_after_an_approximating_word_every_wrong_value_is_as_round_and_near_as_t
     assert set(picked) == {"40%", "20%", "50%"}  # multiples of 10 within a factor of 3 of 30%: not 31%, 35%, 27% or 100%
     plain = {**slot, "cloze": "We find that ___ of our answers are correct."}
     assert set(candidates_for(view, cand, "wrong_paper", plain, [f"w{i}" for i in range(len(values))], "salt")) == set(values) - {"100%"}
+
+
+def test_a_value_three_papers_state_with_one_unit_is_the_field_s_not_a_finding():
+    geo = "We find that our parser answers most of the 880 queries of the benchmark in our evaluation."
+    texts = {"s": "We study the problem in this paper and report nothing.",
+             "t": geo + "\nWe find that our parser reaches 85.1% accuracy on the test set.",
+             "a": geo, "b": geo.replace("most", "half")}
+    chain = {"id": "c-1", "seed": "s", "bridge": None, "targets": ["t"]}
+    view = _Papers(texts)
+    assert [s.value for _, _, s in _ranked_slots(view, chain, "t", "salt")] == ["85.1%"]  # three papers state "880 queries"
+    fewer = _Papers({k: v for k, v in texts.items() if k != "b"})
+    assert {s.value for _, _, s in _ranked_slots(fewer, chain, "t", "salt")} == {"85.1%", "880"}
+
+
+def test_wrong_paper_values_come_from_the_siblings_then_the_works_they_cite():
+    view = _Papers({p: "We study it." for p in ("s", "t", "w", "x", "y")})
+    view.references = lambda pid: {"w": [("x", None), ("t", None)], "x": [("y", None)]}.get(pid, [])
+    cand = {"seed": "s", "bridge": None, "targets": ["t"]}
+    assert sibling_sources(view, cand, ["w"]) == ["w", "x"]  # the target is off limits; two steps away is too far
