@@ -34,7 +34,7 @@ _FORMULA_AFTER = re.compile(r"^\s*[=<>≤≥×*/^_]")
 _THOUSANDS_BEFORE = re.compile(r"\d,?\s?$")  # "1, 805" split at its separator; "10 229", an exponent lost (10^229)
 _THOUSANDS_AFTER = re.compile(r"^,\s?\d{3}(?!\d)")
 _PER = re.compile(r"\b(?:per|every|each|out of|of every)\s+$", re.I)
-_NAME_BEFORE = re.compile(r"\b(?:[A-Z]{2,}|[A-Z][a-z]+)\s$")
+_NAME_BEFORE = re.compile(r"\b(?:[A-Z]{2,}|[A-Z][A-Za-z]+)\s$")  # "Open IE 4.2", "OntoNotes 5.0"
 _ACRONYM_BEFORE = re.compile(r"\b[A-Z]{2,}\s$")
 _UNIT_WORD = re.compile(r"^\s+([a-z][a-z\-]{2,})")
 # A training setting named near the value: the 8 words before it or the 4 after.
@@ -47,6 +47,8 @@ _SETTING = re.compile(r"\b(?:dropout|drop-out|epochs?|(?:mini-?)?batch(?:es)?|ba
 # A cut-off or a limit ("sentences up to ___ symbols long"): a choice of the authors', not a finding.
 _LIMIT_BEFORE = re.compile(r"\b(?:up to|at most|no more than|longer than|shorter than|more than|fewer than|less than|maximum of|"
                            r"minimum of|at least|limited to|capped at)\s+$", re.I)
+# A line of a worked example the converter ran into the text: "Reference the tunnel has a cross-section of 90 centimetres".
+_EXAMPLE_LINE = re.compile(r"^(?:Reference|Source|Input|Output|Hypothesis|Translation|Example|Gold|Prediction|Question|Answer)\b:?\s")
 _HELD_OUT_BEFORE = re.compile(r"\bheld[- ]out\s+$", re.I)  # "a held-out ___ of the training data": a split, not a finding
 # The value is one of an example's, a range's or a list's ("such as 50 or ___", "from 11 to ___", "6 of ___"): the
 # other number bounds it, and an example is no finding.
@@ -140,7 +142,7 @@ def _eligible_sentence(sentence: str) -> bool:
 def slots_in(sentence: str) -> list[Slot]:
     """The slots of one sentence (empty when the sentence states no finding value)."""
     clean = _FOOTNOTE_START.sub("", join_hyphens(" ".join(strip_citation_marks(sentence).split())))
-    if not _eligible_sentence(clean):
+    if not _eligible_sentence(clean) or _EXAMPLE_LINE.match(clean):
         return []
     if _CITES.search(" ".join(sentence.split())) and not _FIRST_PERSON.search(clean) or _REPORTED_BY.search(clean):
         return []  # "As mentioned in (Upadhyay and Chang, 2015), ... almost 50%": another work's value, restated

@@ -398,6 +398,9 @@ def test_a_corpus_value_that_measures_what_the_gold_does_comes_first():
     "MCTest is a collection of 660 elementary-level children's stories and associated questions by human subjects.",
     "ESIM ) is one of the previous state-of-the-art systems with an 88.0% test-set accuracy on the benchmark.",
     "In most cases, a threshold of 1 was the best option (30.5% of the We observed a large increase in accuracy.",
+    "We evaluate on the English portion of OntoNotes 5.0 with the standard splits of the shared task.",
+    "Reference the tunnel has a cross -section measuring 1.20 metres high and 90 centimetres across in the end.",
+    "Despite the task being considerably simpler, the drop over the last 15 years of work is substantial in accuracy.",
 ])
 def test_blanks_the_ninth_and_earlier_reads_found_wanting_are_not_slots(sentence):
     """Ranges and lists of values, examples, limits, headings, the value stated another way, another work's value or
