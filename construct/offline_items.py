@@ -4,10 +4,14 @@ A question blanks one reported value of a target's finding sentence (a slot,
 ``construct/slots.py``) and quotes the seed's citing sentence. Every option is a
 value of the same type (kind, decimals, digits) and each wrong one is genuine:
 
-- ``seed_only``: the value of that type another paper the seed cites (off the item's path) states in its sentence
-  most like the evidence: what a reader who has the seed and follows its other citations finds;
-- ``wrong_paper``: the same from a sibling (another reference of the citing paper);
+- ``seed_only``: the value of that type a paper of the seed's neighbourhood (off the item's path) states in its
+  sentence most like the evidence: what a reader who has the seed and follows its other citations finds;
+- ``wrong_paper``: the same from a sibling (another reference of the citing paper), or a work a sibling cites;
 - ``no_context``: a value of that type from the corpus's distribution, stated by none of the item's papers.
+
+Every wrong value is near the gold on its own scale, so none is ruled out by what it measures (``_distance_band``).
+The slot asked is the target's plainest finding still free (``finding_strength``; ``generate_all`` lets chains take
+turns so that each blank is asked once), never a value the field repeats (``papers_stating``).
 
 No option is a number the seed states (the gold never is: the seed would give it away), so "rule out what the seed
 states" excludes nothing. SPEC 8's ``seed_only`` is the value the seed itself states; with the gold kept off the
