@@ -356,3 +356,32 @@ def test_an_enter_during_the_first_listing_waits_for_it(demo, tmp_path):
     assert sent_while_held == 1
     assert len(listings) == 2  # the Enter's listing was sent once the first had its answer, not dropped
     assert problems == []
+
+
+def test_a_name_entered_before_the_page_has_its_settings_is_listed_once(demo, tmp_path):
+    """Enter pressed on a name before the page had its settings: the start-up listing that came after hid the key
+    form the person was typing into, and the key they typed was refused (a CI failure). The settings are held here
+    until the name is refused and half the key typed; the page must not list again on its own."""
+    import json
+    from urllib.request import urlopen
+
+    corpus, _ = demo
+    held = []
+    with ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001",))) as server, \
+            browser_page() as page:
+        with urlopen(f"{server.base_url}/play/api/items?participant=ivan") as answer:  # another browser claims ivan
+            key = json.load(answer)["key"]
+        page.add_init_script(COUNT_ITEM_LISTINGS)
+        page.route("**/play/api/config", lambda route: held.append(route))
+        page.goto(f"{server.base_url}/play")
+        page.fill("#participant", "ivan")
+        page.press("#participant", "Enter")
+        expect(page.locator("#key-input")).to_be_focused()
+        page.keyboard.type(key[:4])
+        held[0].continue_()
+        expect(page.locator("#costs li").first).to_be_attached()  # the settings arrived, and the start-up went on
+        page.keyboard.type(key[4:])
+        page.keyboard.press("Enter")
+        expect(page.locator("#items-caption")).to_have_text("Items for ivan: 0 of 1 finished")
+        listings = [url for url in page.requested if "/play/api/items" in url]
+    assert len(listings) == 2  # the one refused for another browser's name, and the one after the key: none on its own

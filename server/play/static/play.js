@@ -90,6 +90,9 @@ function describeRules(config) {
 // One listing at a time: the first listing under a new name claims it and sets the browser's key cookie in its
 // answer, so a second listing sent before that answer carries no cookie and would be refused as another browser's.
 let listing = Promise.resolve();
+// Set once the person asks for the list (Enter on the name). The start-up listing is then not needed, and one sent
+// after it would hide the key form the person may be typing into, as the name was another browser's.
+let askedForList = false;
 
 function loadItems() {
   const participant = $("participant").value.trim();
@@ -484,7 +487,7 @@ function bindForms() {
   const topK = $("top-k");
   for (let k = 1; k <= 10; k += 1) topK.append(el("option", { value: String(k), selected: k === 5, text: `${k} results` }));
 
-  $("who").addEventListener("submit", (e) => { e.preventDefault(); loadItems(); });
+  $("who").addEventListener("submit", (e) => { e.preventDefault(); askedForList = true; loadItems(); });
   $("key-form").addEventListener("submit", (e) => { e.preventDefault(); enterKey(); });
   $("play-next").addEventListener("click", () => start(null));
   $("next-item").addEventListener("click", () => { localStorage.removeItem(SAVED); start(null); });
@@ -652,7 +655,8 @@ async function main() {
       return;
     }
   } catch (err) { showProblem(err.message); return; }
-  if (input.value) await loadItems();
+  if (askedForList) { /* the person's Enter listed the items already */ }
+  else if (input.value) await loadItems();
   else input.focus();
   if (lost) showProblem(lost);
 }
