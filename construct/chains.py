@@ -56,14 +56,14 @@ def marks_other_work(view: CorpusView, cited: str, context: str) -> str | None:
     another work, and the hop leads to a paper it does not speak of. A split author name ("Alham Fikri", "Aji") is
     matched on its one-word second part too.
     """
-    names = [_letters(m.group(1)) for m in _MARK_SURNAME.finditer(context)]
+    marks = list(_MARK_SURNAME.finditer(context))
     authors = view.papers[cited].authors
-    if not names or not authors:
+    if not marks or not authors:
         return None
     heads = [_letters(authors[0])] + ([_letters(authors[1])] if len(authors) > 1 and len(authors[1].split()) == 1 else [])
-    if any(name and name in head for name in names for head in heads):
+    if any(name and name in head for name in (_letters(m.group(1)) for m in marks) for head in heads):
         return None
-    return ", ".join(m.group(0).strip() for m in _MARK_SURNAME.finditer(context))
+    return ", ".join(m.group(0).strip() for m in marks)
 
 
 def cited_together(view: CorpusView, citing: str, context: str) -> int:

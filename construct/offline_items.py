@@ -79,14 +79,15 @@ def finding_strength(header: str, slot: Slot) -> int:
 
 
 def _corpus_slots(view):
-    return (slot for pid, paper in view.papers.items() if paper.has_text for _, _, slot in paper_slots(view, pid))
+    """(paper ID, slot) for every slot of every paper with text."""
+    return ((pid, slot) for pid, paper in view.papers.items() if paper.has_text for _, _, slot in paper_slots(view, pid))
 
 
 @lru_cache(maxsize=8)
 def corpus_values(view) -> dict[tuple, tuple[str, ...]]:
     """Every slot value in the corpus by type, each once, sorted: the distribution ``no_context`` draws from."""
     by_type: dict[tuple, set[str]] = {}
-    for slot in _corpus_slots(view):
+    for _, slot in _corpus_slots(view):
         by_type.setdefault(slot.type, set()).add(slot.value)
     return {t: tuple(sorted(v)) for t, v in by_type.items()}
 
@@ -95,10 +96,8 @@ def corpus_values(view) -> dict[tuple, tuple[str, ...]]:
 def papers_stating(view) -> dict[tuple[str, str], int]:
     """How many papers of the corpus state each (value, unit): "880 queries", "75 bytes", "4.5 million" pairs."""
     stating: dict[tuple[str, str], set[str]] = {}
-    for pid, paper in view.papers.items():
-        if paper.has_text:
-            for _, _, slot in paper_slots(view, pid):
-                stating.setdefault((slot.value, unit_of(slot.cloze())), set()).add(pid)
+    for pid, slot in _corpus_slots(view):
+        stating.setdefault((slot.value, unit_of(slot.cloze())), set()).add(pid)
     return {k: len(v) for k, v in stating.items()}
 
 
@@ -111,7 +110,7 @@ FIELD_FACT_PAPERS = 3
 def corpus_values_by_unit(view) -> dict[tuple, frozenset[str]]:
     """The corpus's slot values by (type, unit): those that measure what a gold does (BLEU beside BLEU)."""
     by_unit: dict[tuple, set[str]] = {}
-    for slot in _corpus_slots(view):
+    for _, slot in _corpus_slots(view):
         by_unit.setdefault((slot.type, unit_of(slot.cloze())), set()).add(slot.value)
     return {k: frozenset(v) for k, v in by_unit.items()}
 
@@ -156,8 +155,9 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
     """Values of the slot's type from ``kind``'s source, most corresponding first; excluding what the target or question states."""
     vtype = tuple(slot["type"])
     widest = max_band(slot["cloze"])
+    gold_round = _roundness(slot["value"])
     # After "approximately ___" the gold is as round as the sentence says: an unround wrong value would stand out.
-    rounded = _roundness(slot["value"]) if _APPROXIMATE.search(slot["cloze"].partition("___")[0]) else None
+    rounded = gold_round if _APPROXIMATE.search(slot["cloze"].partition("___")[0]) else None
     banned = _values_stated(view, cand["targets"]) | set(re.findall(r"\d+(?:\.\d+)?%?", cand["question"]))
     seed_numbers = _numbers_in(view, cand["seed"])  # a number the seed states would be an option a seed reader excludes
     if kind == "no_context":
@@ -171,7 +171,7 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
         same_unit = corpus_values_by_unit(view).get((vtype, unit), frozenset()) if unit else frozenset()
 
         def rank(v: str) -> tuple:
-            return not (_same_magnitude(_num(v), gold) and v in same_unit), _distance_band(v, slot["value"]), _roundness(v) != _roundness(slot["value"])
+            return not (_same_magnitude(_num(v), gold) and v in same_unit), _distance_band(v, slot["value"]), _roundness(v) != gold_round
 
         return sorted(pool, key=rank)
     scored = {}
@@ -181,7 +181,7 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
                     and _distance_band(s.value, slot["value"]) <= widest and rounded in (None, _roundness(s.value))):
                 # Near the gold first, as round as the gold, then the most corresponding sentence: a BLEU of 91.7 beside
                 # 25.5 is ruled out by anyone who knows BLEU, however alike the sentences.
-                score = (_distance_band(s.value, slot["value"]), _roundness(s.value) != _roundness(slot["value"]),
+                score = (_distance_band(s.value, slot["value"]), _roundness(s.value) != gold_round,
                          -_similarity(sent, slot["sentence"]), digest(f"{salt}:{pid}:{s.value}"))
                 scored[s.value] = min(scored.get(s.value, score), score)
     return sorted(scored, key=scored.get)

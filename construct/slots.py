@@ -72,8 +72,6 @@ _FUSED = re.compile(r"\b(?:the|of|a|an|and|to|in|on|for|with|by)\s+(?:We|Our|Thi
 _CAPTION = re.compile(r"\b(?:Table|Figure|Fig\.)\s*\d+\s*:")  # a table's cells or caption merged into the sentence by the PDF converter
 _NOT_UNITS = frozenset("and or to of in on the for from with by at as is are was were than times an be been has have had "
                        "about around only over under up nearly almost roughly approximately which that this".split())
-
-
 _SPANS_OF_TIME = frozenset("years decades months weeks".split())
 
 

@@ -655,9 +655,10 @@ async function main() {
       return;
     }
   } catch (err) { showProblem(err.message); return; }
-  if (askedForList) { /* the person's Enter listed the items already */ }
-  else if (input.value) await loadItems();
-  else input.focus();
+  if (!askedForList) {  // else the person's Enter listed the items already
+    if (input.value) await loadItems();
+    else input.focus();
+  }
   if (lost) showProblem(lost);
 }
 
