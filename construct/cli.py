@@ -61,7 +61,7 @@ def settings_options(fn):
         click.option("--min-context", type=click.IntRange(min=0), default=80, show_default=True, help="Chains: shortest citation sentence (characters)."),
         click.option("--any-citation-intent", is_flag=True,
                      help="Chains: keep background-only citation sentences too (no cue word needed, lists of works kept)."),
-        click.option("--max-cited-together", type=click.IntRange(min=0), default=2, show_default=True,
+        click.option("--max-cited-together", type=click.IntRange(min=0), default=1, show_default=True,
                      help="Chains: most works one citation sentence may cite (more is a list of related work); 0 turns the rule off."),
         click.option("--max-target-age", type=click.IntRange(min=0), default=15, show_default=True,
                      help="Chains: most years a cited paper may predate the paper citing it (older targets are too early)."),
@@ -70,6 +70,9 @@ def settings_options(fn):
         click.option("--generator", default="baseline", show_default=True, metavar="MODEL",
                      help="Q/A and distractors: 'baseline' (no model) or NAME or NAME@BASE_URL."),
         click.option("--max-qa", type=click.IntRange(min=1), default=None, help="Q/A: sample at most N chains."),
+        click.option("--min-strength", type=click.IntRange(0, 4), default=3, show_default=True,
+                     help="Q/A, offline generator: least finding strength (0-4) of the sentence a blank is taken from "
+                          "(one point each for we/our, a result word, a results section, a score rather than a count)."),
         click.option("--same-paper", is_flag=True, help="Distractors: a same_paper option (the right paper, another passage) instead of no_context."),
         click.option("--too-close", type=click.FloatRange(0, 1), default=0.9, show_default=True,
                      help="Distractors: token Jaccard with the gold or another option at which an option is asked for again."),
@@ -99,7 +102,8 @@ def _settings(kw: dict) -> Settings:
                     max_target_age=kw["max_target_age"], max_chains_per_seed=kw["max_chains_per_seed"], multi_target=not kw["no_multi_target"],
                     min_overlap=kw["min_overlap"], min_context=kw["min_context"], method_or_result=not kw["any_citation_intent"],
                     max_cited_together=kw["max_cited_together"],
-                    judge=kw["judge"], judge_min=kw["judge_min"], generator=kw["generator"], max_qa=kw["max_qa"], same_paper=kw["same_paper"],
+                    judge=kw["judge"], judge_min=kw["judge_min"], generator=kw["generator"], max_qa=kw["max_qa"],
+                    min_strength=kw["min_strength"], same_paper=kw["same_paper"],
                     too_close=kw["too_close"], filters=tuple(kw["filters"]) or ("baseline",), max_section_chars=kw["max_section_chars"],
                     attempts=kw["attempts"], workers=kw["workers"], sampling=_sampling(kw))
 

@@ -43,8 +43,9 @@ RELAX: dict[str, tuple[str | None, str]] = {
                                "the converter linked it to the wrong reference; no option relaxes this"),
     "no_citation_context": (None, "the citing paper has no sentence around the citation; no option relaxes this"),
     "judge_below_threshold": ("--judge-min", "the judge scored the hop below --judge-min ({value}); lower it"),
-    "no_fact_sentence": ("--generator", "the offline generator found no factual sentence to ask about; "
-                                        "a model generator (--generator NAME@BASE_URL) writes questions from any section"),
+    "no_fact_sentence": ("--min-strength", "the offline generator found no sentence stating a finding of strength --min-strength "
+                                           "({value}) or more to ask about; lower it (0 takes any sentence with a value), or a model "
+                                           "generator (--generator NAME@BASE_URL) writes questions from any section"),
     "names_target": ("--generator", "the offline generator's question named the cited paper; a model generator may not"),
     "no_sibling_with_text": (None, "wrong options come from other references with text; add more of the cited papers to the folder"),
     "no_distractor_source": ("--generator", "no source for wrong options; a model generator (--generator NAME@BASE_URL) writes them"),
@@ -56,7 +57,7 @@ RELAX: dict[str, tuple[str | None, str]] = {
 VALUES = {"--min-refs": "min_refs", "--max-refs": "max_refs", "--min-overlap": "min_overlap", "--min-context": "min_context",
           "--judge-min": "judge_min", "--max-section-chars": "max_section_chars",
           "--citations-per-year": "citations_per_year", "--max-target-age": "max_target_age",
-          "--max-cited-together": "max_cited_together"}
+          "--max-cited-together": "max_cited_together", "--min-strength": "min_strength"}
 
 
 def empty_stage(attrition: dict) -> dict | None:

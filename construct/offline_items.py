@@ -18,9 +18,10 @@ states" excludes nothing. SPEC 8's ``seed_only`` is the value the seed itself st
 seed, such an option is always wrong and a seed reader could exclude it (46.5% on the explore release before this
 rule, docs/construct.md), so the kind keeps its name (the release's vocabulary) and draws from the seed's citations.
 
-The gold's rank among the four is drawn per item (0-3 options below it, equally
-often), so neither the largest nor the smallest option is a clue. A wrong value
-the target itself states, or that the question shows, is never used.
+The gold's rank among the four (0-3 options below it) is balanced over the release: each item takes the rank the
+items before it have used least that its values can meet, so neither the largest nor the smallest option is a clue,
+even though the extremes are the hardest ranks to meet. A wrong value the target itself states, or that the question
+shows, is never used.
 
 Multi-target items ask for one value from each target, in a 2x2 design: the
 options are (a, b) the gold, (a', b), (a, b') and (a', b'), so each value is in
@@ -32,6 +33,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections import Counter
 from functools import lru_cache
 
 from agenthop.construct.slots import Slot, join_hyphens, slots_in, unit_of
@@ -51,7 +53,7 @@ _FINDING_WORDS = re.compile(r"\b(?:achiev\w*|obtain\w*|outperform\w*|improv\w*|r
                             r"score\w*|error\w*|agree\w*|correlat\w*|perplexit\w*|better|worse|best|higher|lower|fail\w*)\b", re.I)
 _RESULT_HEADER = re.compile(r"result|experiment|evaluat|analys|ablation|discussion|comparison|error|finding", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:we|our)\b", re.I)
-MIN_STRENGTH = 1  # hand reads found the weaker ones to be setup counts, asides and other works' facts
+MIN_STRENGTH = 3  # the default (Settings.min_strength): strict readers judged most such blanks good, and few weaker ones
 
 
 @lru_cache(maxsize=8192)
@@ -156,8 +158,7 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
     vtype = tuple(slot["type"])
     widest = max_band(slot["cloze"])
     gold_round = _roundness(slot["value"])
-    # After "approximately ___" the gold is as round as the sentence says: an unround wrong value would stand out.
-    rounded = gold_round if _APPROXIMATE.search(slot["cloze"].partition("___")[0]) else None
+    rounded = gold_round if said_round(slot["cloze"], slot["value"]) else None
     banned = _values_stated(view, cand["targets"]) | set(re.findall(r"\d+(?:\.\d+)?%?", cand["question"]))
     seed_numbers = _numbers_in(view, cand["seed"])  # a number the seed states would be an option a seed reader excludes
     if kind == "no_context":
@@ -201,7 +202,16 @@ _SIZE_WORDS = re.compile(r"\b(?:only|just|merely|mere|a good|remarkabl\w*|balanc
                          r"almost|nearly|vast|tiny|huge|modest|slight\w*|marginal\w*|dramatic\w*)\b", re.I)
 
 
-_APPROXIMATE = re.compile(r"\b(?:approximately|roughly|about|around|nearly|almost|some|circa)\s*$|~\s*$", re.I)
+# After "about ___" a value is said in round figures, and after "over ___" or "more than ___" a round gold is a bound: an
+# unround wrong value would stand out beside them ("over 91%"), so every option is then as round as the gold.
+_ROUND_BEFORE = re.compile(r"\b(?:approximately|roughly|about|around|nearly|almost|some|circa)\s*$|~\s*$", re.I)
+_BOUND_BEFORE = re.compile(r"\b(?:over|(?:more|less|fewer) than|at (?:least|most)|above|below|under|exceeding)\s*$", re.I)
+
+
+def said_round(cloze: str, gold: str) -> bool:
+    """Whether every option must be as round as the gold: after "about ___", or a round gold after "over ___"."""
+    before = cloze.partition("___")[0]
+    return bool(_ROUND_BEFORE.search(before) or _BOUND_BEFORE.search(before) and _roundness(gold))
 
 
 def max_band(cloze: str) -> int:
@@ -308,13 +318,13 @@ def _numbers_in(view, pid: str) -> frozenset[str]:
     return frozenset(n for sec in view.sections(pid) for n in re.findall(r"\d+(?:\.\d+)?", sec.text))
 
 
-def _ranked_slots(view, chain: dict, pid: str, salt: str) -> list[tuple[str, str, Slot]]:
+def _ranked_slots(view, chain: dict, pid: str, salt: str, min_strength: int = MIN_STRENGTH) -> list[tuple[str, str, Slot]]:
     """A target's slots whose value the seed does not state (the seed alone would give it away: the shortcut the
     ensemble drops), the plainest findings first (``finding_strength``), salted among equals."""
     seed_numbers = _numbers_in(view, chain["seed"])
     stating = papers_stating(view)
     usable = [x for x in paper_slots(view, pid)
-              if x[2].value.rstrip("%") not in seed_numbers and finding_strength(x[0], x[2]) >= MIN_STRENGTH
+              if x[2].value.rstrip("%") not in seed_numbers and finding_strength(x[0], x[2]) >= min_strength
               and stating.get((x[2].value, unit_of(x[2].cloze())), 0) < FIELD_FACT_PAPERS]
     return sorted(usable, key=lambda x: (-finding_strength(x[0], x[2]), digest(f"{salt}:{x[1]}:{x[2].value}")))
 
@@ -333,31 +343,38 @@ def siblings(view, cand: dict, seed: int) -> list[str]:
 MAX_TRIES = 16  # slots tried per target (pairs of them for multi-target chains)
 
 
-def generate_all(view, chains: list[dict], seed: int) -> list[dict]:
+def generate_all(view, chains: list[dict], seed: int, min_strength: int = MIN_STRENGTH) -> list[dict]:
     """``generate`` for every chain, each blank (a target's sentence) asked once: chains take turns in a fixed salted
     order, multi-target chains first (they need two free blanks), and a chain skips the blanks earlier ones took, so
     two chains to one target ask two of its sentences rather than one being dropped later as a repeated blank."""
     taken: set[tuple[str, str]] = set()
+    balance: Counter = Counter()  # the gold's rank among the options so far: ("st", options below it), ("mt", target, wrong below)
     order = sorted(range(len(chains)), key=lambda i: (len(chains[i]["targets"]) == 1, digest(f"{seed}:turn:{chains[i]['id']}")))
     out: list[dict] = [{}] * len(chains)
     for i in order:
-        out[i] = generate(view, chains[i], seed, taken)
+        out[i] = generate(view, chains[i], seed, taken, min_strength, balance)
         if "drop" not in out[i]:
             taken.update(zip(chains[i]["targets"], out[i]["evidence"]))
+            balance.update([("st", out[i]["gold_rank"])] if "gold_rank" in out[i] else
+                           [("mt", t, low) for t, low in enumerate(out[i]["wrong_below"])])
     return out
 
 
-def generate(view, chain: dict, seed: int, taken: frozenset | set = frozenset()) -> dict:
+def generate(view, chain: dict, seed: int, taken: frozenset | set = frozenset(), min_strength: int = MIN_STRENGTH,
+             balance: Counter | None = None) -> dict:
     """Question, answer, evidence, reasoning type, labels and slots for a chain, or ``{"drop": ...}``.
 
     A slot is asked about only when three genuine same-type wrong values exist for it (``options``), so the
     distractor stage never has to drop what this stage could have asked differently. Blanks in ``taken``
-    ((target, sentence) pairs another chain asks) are skipped.
+    ((target, sentence) pairs another chain asks) are skipped. A record holds where its gold sits among the options,
+    the least used in ``balance`` that its values can meet (``options``), so that the distractor stage meets it again:
+    ``gold_rank`` (options below the gold) for one target, ``wrong_below`` (per target, whether its wrong value is the
+    lower) for two.
     """
     salt = f"{seed}:{chain['id']}"
-    ranked = [_ranked_slots(view, chain, t, salt) for t in chain["targets"]]
+    ranked = [_ranked_slots(view, chain, t, salt, min_strength) for t in chain["targets"]]
     if not all(ranked):
-        return {"drop": {"reason": "no_fact_sentence", "detail": "a target states no value in a finding sentence"}}
+        return {"drop": {"reason": "no_fact_sentence", "detail": f"a target states no value in a sentence of finding strength {min_strength} or more"}}
     per_target = [[x for x in r if (t, x[1]) not in taken][:MAX_TRIES] for t, r in zip(chain["targets"], ranked)]
     if not all(per_target):
         return {"drop": {"reason": "repeated_blank", "detail": "other chains already ask every finding sentence of a target"}}
@@ -377,16 +394,26 @@ def generate(view, chain: dict, seed: int, taken: frozenset | set = frozenset())
         record = {"question": question, "answer": MT_SEPARATOR.join(s["value"] for s in slots), "evidence": [s["evidence"] for s in slots],
                   "reasoning_type": _reasoning_type(slots[0]["header"], slots[0]["sentence"]), "slots": slots,
                   "labels": [{"paper_id": t, "section": s["header"], "relevance": "direct"} for t, s in zip(chain["targets"], slots)]}
-        wrong = options(view, {**chain, **record}, sibs, seed)
+        wrong = options(view, {**chain, **record}, sibs, seed, balance)
         if "drop" in wrong:
             last = wrong["drop"]
             continue
+        if len(slots) == 1:
+            record["gold_rank"] = sum(_num(v) < _num(slots[0]["value"]) for v in wrong.values())
+        else:
+            lows = [_num(v) for v in wrong["no_context"].split(MT_SEPARATOR)]
+            record["wrong_below"] = [low < _num(s["value"]) for low, s in zip(lows, slots)]
         return record
     return {"drop": last}
 
 
-def options(view, cand: dict, siblings: list[str], seed: int) -> dict:
-    """The three wrong options by kind (``{"seed_only": ..., ...}``), or ``{"drop": ...}`` naming what was missing."""
+def options(view, cand: dict, siblings: list[str], seed: int, balance: Counter | None = None) -> dict:
+    """The three wrong options by kind (``{"seed_only": ..., ...}``), or ``{"drop": ...}`` naming what was missing.
+
+    Where the gold sits is what the Q/A stage chose (``gold_rank``, ``wrong_below``) when it chose, else the first
+    place, least used in ``balance`` first (salted among equals), that the values can meet: the extremes are the
+    hardest to meet, so a drawn place alone left the gold the largest option less often than the smallest."""
+    used = balance or Counter()
     salt = f"{seed}:{cand['id']}"
     slots = cand["slots"]
     if not siblings:
@@ -396,10 +423,11 @@ def options(view, cand: dict, siblings: list[str], seed: int) -> dict:
         empty = [k for k, p in pools.items() if not p]
         if empty:
             return {"drop": {"reason": "no_same_type_value", "detail": f"{empty[0]}: no {slots[0]['type'][0]} value of the gold's form"}}
-        below = int(digest(f"{salt}:rank"), 16) % 4
-        picked = balanced_pick(pools, slots[0]["value"], below, salt)
+        tries = [cand["gold_rank"]] if "gold_rank" in cand else sorted(range(4), key=lambda b: (used["st", b], digest(f"{salt}:rank:{b}")))
+        picked = next((p for below in tries if (p := balanced_pick(pools, slots[0]["value"], below, salt)) is not None), None)
         if picked is None:
-            return {"drop": {"reason": "no_balanced_options", "detail": f"no same-type values put the gold at rank {below + 1} of 4"}}
+            ranks = " or ".join(str(b + 1) for b in tries)
+            return {"drop": {"reason": "no_balanced_options", "detail": f"no same-type values put the gold at rank {ranks} of 4"}}
         return picked
     # 2x2: a wrong value for one target's slot from a sibling, for the other's from another paper the seed cites
     # (whichever way round works); neither is a number the seed states, so one target plus the seed leaves two options.
@@ -408,9 +436,10 @@ def options(view, cand: dict, siblings: list[str], seed: int) -> dict:
         wrong = []
         for i, kind in enumerate(order):
             pool = candidates_for(view, cand, kind, slots[i], siblings, f"{salt}:{kind}")
-            lower = int(digest(f"{salt}:side{i}"), 16) % 2 == 0
+            sides = ([cand["wrong_below"][i]] if "wrong_below" in cand
+                     else sorted((True, False), key=lambda low: (used["mt", i, low], digest(f"{salt}:side{i}:{low}"))))
             g = _num(slots[i]["value"])
-            pick = next((v for v in pool if (_num(v) < g) == lower and _num(v) != g), None)
+            pick = next((v for low in sides for v in pool if (_num(v) < g) == low and _num(v) != g), None)
             if pick is None:
                 problem = {"reason": "no_same_type_value" if not pool else "no_balanced_options",
                            "detail": f"{kind}: no {slots[i]['type'][0]} value of the form of target {i + 1}'s"}

@@ -69,7 +69,7 @@ async def run_qa(ctx, chains: list[dict]) -> list[dict]:
     spec = ModelSpec.parse(s.generator)
     if spec.offline:  # one pass in a fixed order, so that chains to one target ask different sentences
         turn = [c for c in chains if c["id"] in sampled]
-        made = dict(zip((c["id"] for c in turn), offline_items.generate_all(view, turn, s.seed)))
+        made = dict(zip((c["id"] for c in turn), offline_items.generate_all(view, turn, s.seed, s.min_strength)))
 
     async def one(chain: dict) -> dict:
         if chain["id"] not in sampled:

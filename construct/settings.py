@@ -25,13 +25,14 @@ class Settings:
     min_overlap: float = 0.08
     min_context: int = 80
     method_or_result: bool = True
-    max_cited_together: int = 2                # a citation sentence citing more works than this is a list (0: no limit)
+    max_cited_together: int = 1                # a citation sentence citing more works than this is a list (0: no limit)
     judge: str | None = None                   # model spec, or None for no judge
     judge_min: int = 4
     max_target_age: int | None = 15            # a target this many years older than its citing paper is too early
     # Q/A and distractors
     generator: str = BASELINE
     max_qa: int | None = None
+    min_strength: int = 3                      # offline generator: least finding strength (0-4) of a blanked sentence
     same_paper: bool = False
     too_close: float = 0.9
     # ensemble
@@ -53,7 +54,7 @@ STAGE_SETTINGS = {
     "seeds": ("min_refs", "max_refs", "venues", "years", "per_stratum", "citations_per_year", "seed"),
     "chains": ("max_chains_per_seed", "multi_target", "min_overlap", "min_context", "method_or_result", "max_cited_together",
                "judge", "judge_min", "max_target_age", "seed"),
-    "qa": ("generator", "max_qa", "seed"),
+    "qa": ("generator", "max_qa", "min_strength", "seed"),
     "distractors": ("generator", "same_paper", "too_close", "seed"),
     "artifacts": (),
     "ensemble": ("filters",),

@@ -34,7 +34,7 @@ _FORMULA_AFTER = re.compile(r"^\s*[=<>≤≥×*/^_]")
 _THOUSANDS_BEFORE = re.compile(r"\d,?\s?$")  # "1, 805" split at its separator; "10 229", an exponent lost (10^229)
 _THOUSANDS_AFTER = re.compile(r"^,\s?\d{3}(?!\d)")
 _PER = re.compile(r"\b(?:per|every|each|out of|of every)\s+$", re.I)
-_NAME_BEFORE = re.compile(r"\b(?:[A-Z]{2,}|[A-Z][A-Za-z]+)\s$")  # "Open IE 4.2", "OntoNotes 5.0"
+_NAME_BEFORE = re.compile(r"\b(?:[A-Z]{2,}|[A-Z][A-Za-z]+|corpus|corpora|treebank|dataset|release|version)\s$")  # "Open IE 4.2", "UD corpus 1.4"
 _ACRONYM_BEFORE = re.compile(r"\b[A-Z]{2,}\s$")
 _UNIT_WORD = re.compile(r"^\s+([a-z][a-z\-]{2,})")
 # A training setting named near the value: the 8 words before it or the 4 after.
@@ -71,7 +71,8 @@ _FUSED = re.compile(r"\b(?:the|of|a|an|and|to|in|on|for|with|by)\s+(?:We|Our|Thi
                     r"[a-z,\-]\s\d{1,2}\s[A-Z][a-z]")  # ... or a footnote spliced in mid-sentence ("is for- 1 Manually examining")
 _CAPTION = re.compile(r"\b(?:Table|Figure|Fig\.)\s*\d+\s*:")  # a table's cells or caption merged into the sentence by the PDF converter
 _NOT_UNITS = frozenset("and or to of in on the for from with by at as is are was were than times an be been has have had "
-                       "about around only over under up nearly almost roughly approximately which that this".split())
+                       "about around only over under up nearly almost roughly approximately which that this through via into "
+                       "described released provided proposed introduced available".split())
 _SPANS_OF_TIME = frozenset("years decades months weeks".split())
 
 
@@ -128,6 +129,8 @@ def _eligible_sentence(sentence: str) -> bool:
     words = sentence.split()
     if not 8 <= len(words) <= 60 or "<unk>" in sentence or _CAPTION.search(sentence) or _FUSED.search(sentence):
         return False
+    if re.match(r"[a-z]+\b", sentence):
+        return False  # "age F1 score to fall to": a sentence the converter cut at its start
     if sentence.count("(") != sentence.count(")"):
         return False  # "ESIM ) is one of ...": a citation mark half lost, or a parenthesis cut by the converter
     if sum(w.strip(".,;:()").isascii() for w in words) < 0.9 * len(words):
@@ -162,7 +165,8 @@ def slots_in(sentence: str) -> list[Slot]:
         if vtype[0] == "count":
             unit = _UNIT_WORD.match(after)
             if len(number) < 2 or not unit or unit.group(1) in _NOT_UNITS:
-                continue  # a lone small integer is a subscript, an index or an ordinal far more often than a finding
+                continue  # a lone small integer is a subscript, an index or an ordinal far more often than a finding, and
+                # "model 13 described in", "WordNet 11 through" a footnote's marker
             if unit.group(1) in _SPANS_OF_TIME:
                 continue  # "over the last 15 years", "1.5 weeks": an aside or a running time, not a finding
         if percent and float(number) > 100:

@@ -77,7 +77,7 @@ def demo(demo_corpus, demo_split) -> tuple[Path, Path]:
 
 @pytest.fixture(scope="session")
 def construct_run(tmp_path_factory, demo_corpus) -> Path:
-    """The offline construction pipeline run once on corpus.sqlite with --min-refs 5 (every chain: about 90 items).
+    """The offline construction pipeline run once on corpus.sqlite with --min-refs 5 (every chain: 22 items).
 
     Shared by the construct tests that read its candidates or its release, so the ~10 s run happens once; tests copy
     the directory before changing anything in it.
