@@ -2,9 +2,10 @@
 stage beside the published pipeline's Table 5; time per item; the artifact audit's solvers; and, with --agents, the
 offline baseline agent with tools and closed-book (no tools), scored.
 
-    python bench/bench_explore_release.py [--corpus explore.sqlite] [--agents] [--draw 20 --draw-seed 32]
+    python bench/bench_explore_release.py [--corpus explore.sqlite] [--strict] [--agents] [--draw 20 --draw-seed 32]
 
-The settings are the Makefile's EXPLORE_BENCH_OPTS. --draw prints that many items chosen by a seeded draw (for reading
+The settings are the Makefile's EXPLORE_BENCH_OPTS (`make explore-bench`), or with --strict its EXPLORE_STRICT_OPTS
+(`make explore-strict`). --draw prints that many items chosen by a seeded draw (for reading
 by hand) with their gold and evidence. Figures go to stdout as markdown; progress to stderr.
 """
 
@@ -30,9 +31,9 @@ TABLE5 = {"seeds": 953, "chains": 17_983, "qa": 1_651, "distractors": 1_651, "ar
           "audit": 1_043, "postfilter": 1_011}
 
 
-def make_opts() -> list[str]:
+def make_opts(variable: str) -> list[str]:
     text = (ROOT / "Makefile").read_text()
-    return re.search(r"^EXPLORE_BENCH_OPTS\s*:=\s*(.+)$", text, re.M).group(1).split()
+    return re.search(rf"^{variable}\s*:=\s*(.+)$", text, re.M).group(1).split()
 
 
 def tree_digest(root: Path) -> str:
@@ -43,9 +44,9 @@ def tree_digest(root: Path) -> str:
     return h.hexdigest()
 
 
-def build(corpus: Path, out: Path) -> float:
+def build(corpus: Path, out: Path, opts: list[str]) -> float:
     t0 = time.perf_counter()
-    done = subprocess.run([str(BIN / "agenthop-construct"), "run", "--corpus", str(corpus), "--out", str(out), *make_opts()],
+    done = subprocess.run([str(BIN / "agenthop-construct"), "run", "--corpus", str(corpus), "--out", str(out), *opts],
                           capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"construct failed:\n{done.stderr[-2000:]}")
@@ -64,6 +65,7 @@ def run_agent(items: Path, corpus: Path, out: Path, closed_book: bool) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=ROOT / "explore.sqlite")
+    ap.add_argument("--strict", action="store_true", help="the release of make explore-strict (the pipeline's item rules)")
     ap.add_argument("--agents", action="store_true", help="also run the offline baseline with tools and closed-book, and score them")
     ap.add_argument("--draw", type=int, default=0, help="print this many items chosen by a seeded draw")
     ap.add_argument("--draw-seed", type=int, default=32)
@@ -72,13 +74,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-explore-release-") as tmp:
         tmp = Path(tmp)
         print("building twice from scratch ...", file=sys.stderr)
-        seconds = [build(args.corpus, tmp / f"b{i}") for i in (1, 2)]
+        opts = make_opts("EXPLORE_STRICT_OPTS" if args.strict else "EXPLORE_BENCH_OPTS")
+        seconds = [build(args.corpus, tmp / f"b{i}", opts) for i in (1, 2)]
         digests = [tree_digest(tmp / f"b{i}" / "release") for i in (1, 2)]
         out = tmp / "b1"
         items = [json.loads(line) for line in (out / "release" / "qa" / "full.jsonl").read_text().splitlines()]
         attrition = json.loads((out / "attrition.json").read_text())
         n, mt = len(items), sum(i["question_type"] == "multi-target" for i in items)
-        print(f"## The explore release\n\n`agenthop-construct run --corpus {args.corpus.name} {' '.join(make_opts())}`\n")
+        print(f"## The explore release\n\n`agenthop-construct run --corpus {args.corpus.name} {' '.join(opts)}`\n")
         print(f"- items: {n} ({mt} multi-target, {mt / max(n, 1):.1%})")
         print(f"- two builds from scratch: {'the same bytes' if digests[0] == digests[1] else 'DIFFERENT bytes'} (SHA-256 of the release tree "
               f"{digests[0][:16]}...)")
