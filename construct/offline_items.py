@@ -36,7 +36,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-from agenthop.construct.slots import Slot, join_hyphens, slots_in, unit_of
+from agenthop.construct.slots import Slot, drop_footnote_end, join_hyphens, slots_in, unit_of
 from agenthop.construct.stagefiles import digest
 from agenthop.construct.textspans import names_target, sentences, strip_citation_marks
 from agenthop.runner.textmatch import content_words
@@ -118,8 +118,8 @@ def corpus_values_by_unit(view) -> dict[tuple, frozenset[str]]:
 
 
 def readable(text: str) -> str:
-    """A quote for a question: no citation marks, no PDF line-break hyphens ('de- veloped')."""
-    return join_hyphens(" ".join(strip_citation_marks(text or "").split())).rstrip(".")
+    """A quote for a question: no citation marks, no PDF line-break hyphens ('de- veloped'), no trailing footnote marker."""
+    return drop_footnote_end(join_hyphens(" ".join(strip_citation_marks(text or "").split()))).rstrip(".").rstrip()
 
 
 def _similarity(a: str, b: str) -> float:

@@ -41,7 +41,8 @@ _UNIT_WORD = re.compile(r"^\s+([a-z][a-z\-]{2,})")
 _SETTING = re.compile(r"\b(?:dropout|drop-out|epochs?|(?:mini-?)?batch(?:es)?|batch size|learning rates?|momentum|weight decay|"
                       r"clip\w*|beam (?:size|width)|max(?:imum)? (?:\w+ )?lengths?|patience|warm-?up|iterations?|"
                       r"l2|regulari[sz]\w*|hidden (?:units?|size|states?|layers?|dimensions?|nodes?)|checkpoints?|"
-                      r"early stopping|steps?|updates?|dimension\w*|(?:set|fixed|tuned) (?:to|at)|fixed rate|window size|"
+                      r"early stopping|consecutive|steps?|updates?|dimension\w*|fixed rate|window size|"
+                      r"(?<!training )(?<!test )(?<!development )(?<!dev )(?:set|fixed|tuned)(?: [^\s.;]+){0,3} (?:to|at|as)\b|"
                       r"vocabular(?:y|ies) (?:size|of)|embedding size|thresholds?|"
                       r"for (?:training|development|testing|validation)|significance|confidence(?: level)?|t-test|p\s*[<=])(?!\w)", re.I)
 # A cut-off or a limit ("sentences up to ___ symbols long"): a choice of the authors', not a finding.
@@ -57,6 +58,11 @@ _NUMBER_NEAR_BEFORE = re.compile(r"(?<![\w\-])\d+(?:\.\d+)?%?\s*(?:\S+\s+){0,2}$
 _NUMBER_NEAR_AFTER = re.compile(r"^\s*(?:%\s*)?(?:(?:or|and|to|-|–|/|,|of|out of|vs\.?|versus)\s+|\(\s*)\d")
 _TOP_BEFORE = re.compile(r"\btop[- ]?$", re.I)  # "the top 10 candidates": a cut-off, not a finding
 _FOOTNOTE_START = re.compile(r"^\d{1,2}\s+(?=[A-Z][a-z])")  # "4 We trained ...": a footnote's number the converter kept
+_FOOTNOTE_END = re.compile(r"\s\d{1,2}(?P<spaced>\s\.)?\.?$")  # "... QALD-5 6 .", "... of errors. 4.": a trailing marker
+_ENDS_A_SENTENCE = re.compile(r"[.!?]\)?$")
+# Words a sentence's last value follows ("the turn angle is 15 .", "the maximum of 69."): never a footnote's word.
+_BEFORE_A_VALUE = frozenset("is are was were be of to by at than and or from with for in on as about around over under least "
+                            "most reaches reached has have had equals = < > - only remaining original top".split())
 # Another work's finding: a sentence citing a work, or about "their" model, in which the paper does not speak for itself.
 _CITES = re.compile(rf"\bet al\b|{AUTHOR_YEAR.pattern}|^(?:Their|They|His|Her)\b")
 _FIRST_PERSON = re.compile(r"\b(?:we|our|us|ours)\b", re.I)
@@ -79,6 +85,25 @@ _SPANS_OF_TIME = frozenset("years decades months weeks".split())
 def join_hyphens(text: str) -> str:
     """'Sec- tion 3.6' -> 'Section 3.6': undo the line-break hyphens PDF converters leave."""
     return re.sub(r"(?<=[a-z])- (?=[a-z])", "", text)
+
+
+def drop_footnote_end(sentence: str) -> str:
+    """'... dataset QALD-5 6 .' -> '... dataset QALD-5.': drop the footnote marker a converter left at a sentence's end.
+
+    A marker is a number of one or two digits after the sentence's own full stop ("of errors. 4."), or after a word
+    with GROBID's spaced stop ("structures 1 ."); never a label's number ("Eq. 3."), a subscript ("micro-F 1 .") or a
+    value the sentence reports ("the turn angle is 15 .")."""
+    m = _FOOTNOTE_END.search(sentence)
+    if not m:
+        return sentence
+    head = sentence[: m.start()].rstrip()
+    last = head.rsplit(" ", 1)[-1]
+    after_stop = bool(_ENDS_A_SENTENCE.search(head)) and not _LABEL.search(head)
+    after_word = bool(m.group("spaced")) and not re.search(r"(?:^|-)[A-Za-z]$", last) and (
+        last.lower() not in _BEFORE_A_VALUE and (re.search(r"[A-Za-z]", last) or last.endswith(")")))
+    if not (after_stop or after_word):
+        return sentence
+    return head if _ENDS_A_SENTENCE.search(head) else head + "."
 
 
 @dataclass(frozen=True)
@@ -142,7 +167,7 @@ def _eligible_sentence(sentence: str) -> bool:
 
 def slots_in(sentence: str) -> list[Slot]:
     """The slots of one sentence (empty when the sentence states no finding value)."""
-    clean = _FOOTNOTE_START.sub("", join_hyphens(" ".join(strip_citation_marks(sentence).split())))
+    clean = drop_footnote_end(_FOOTNOTE_START.sub("", join_hyphens(" ".join(strip_citation_marks(sentence).split()))))
     if not _eligible_sentence(clean) or _EXAMPLE_LINE.match(clean):
         return []
     if _CITES.search(" ".join(sentence.split())) and not _FIRST_PERSON.search(clean) or _REPORTED_BY.search(clean):
