@@ -34,7 +34,7 @@ from agenthop.construct import artifacts
 from agenthop.construct.stagefiles import digest
 
 REBALANCED = ("longest", "shortest", "middle_length", "most_similar", "least_similar", "odd_form", "largest", "smallest",
-              "middle_value", "question_overlap", "form_vote")
+              "middle_value", "roundest", "question_overlap", "form_vote")
 TRIGGER = 0.075   # points from chance that make a rule's items rebalanced
 TARGET = 0.05     # ... back to within this: headroom under SPEC 8's 10 for the later stages' drops
 MIN_ITEMS = artifacts.MIN_ITEMS

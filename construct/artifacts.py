@@ -217,6 +217,22 @@ def middle_length(item: dict) -> Picks:
     return _middle([len(o) for o in item["options"]])
 
 
+def roundness(option: str) -> int | None:
+    """How round the option's first value looks as written: two points per trailing zero of its digits, one more when
+    the last other digit is a 5 ('25' 1, '100' 4, '91.5%' 1, '26' 0). None when it states no number."""
+    found = finding_numbers(option)
+    if not found:
+        return None
+    digits = re.sub(r"\D", "", found[0]).lstrip("0") or "0"
+    zeros = len(digits) - len(digits.rstrip("0"))
+    return 2 * zeros + (digits.rstrip("0")[-1:] == "5")
+
+
+def roundest(item: dict) -> Picks:
+    """The option whose value is the roundest ('25' beside 26, 27 and 28: the twenty-eighth read's cue), ties shared."""
+    return _extreme([roundness(o) for o in item["options"]], True)
+
+
 def largest(item: dict) -> Picks:
     return _extreme([_first_number(o) for o in item["options"]], True)
 
@@ -307,6 +323,7 @@ SOLVERS = (
     Solver("smallest", "option", smallest, "the option with the smallest number"),
     Solver("middle_value", "option", middle_value, "any option whose number is neither the largest nor the smallest"),
     Solver("middle_length", "option", middle_length, "any option neither the longest nor the shortest"),
+    Solver("roundest", "option", roundest, "the option whose value is the roundest (trailing zeros, a final 5)"),
     Solver("twin", "option", twin, "either member of the one near-identical pair"),
     Solver("twin_smaller", "option", twin_smaller, "the near-identical pair's member with the smaller numbers"),
     Solver("twin_larger", "option", twin_larger, "the near-identical pair's member with the larger numbers"),
@@ -381,8 +398,9 @@ def option_features(options: Sequence[str]) -> np.ndarray:
             lone = next(v for v, c in values.items() if c == 1)
             odd += np.array([f[key] == lone for f in feats], float)
     has_number = np.array([v is not None for v in firsts], float)
+    rounds = rank([roundness(o) for o in options])
     return np.column_stack([rank(list(lengths)), rank(list(words)), rank(firsts), has_number, rank(list(sims)),
-                            odd, in_twin, twin_low, lengths / max(lengths.max(), 1)])
+                            odd, in_twin, twin_low, lengths / max(lengths.max(), 1), rounds])
 
 
 def _fit_softmax(X: np.ndarray, mask: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 300, lr: float = 0.5) -> np.ndarray:

@@ -45,6 +45,7 @@ FOOLED = {  # solver -> (an item built so that its rule singles out the gold, th
     "odd_form": item(["the BiLSTM-CRF tagger", "91.2%", "88.4%", "90.7%"]),
     "largest": item(["97.1%", "88.4%", "90.7%", "89.9%"]),
     "smallest": item(["12.5%", "88.4%", "90.7%", "89.9%"]),
+    "roundest": item(["25", "28", "26", "27"]),  # the twenty-eighth read: 25 the only round size of a seed dictionary
     "twin_smaller": item(["SEQ2TREE outperforms SEQ2SEQ by 2.9% and 2.5%", "the grandmother is still unaware",
                           "current learning rate for each step", "SEQ2TREE outperforms SEQ2SEQ by 3.7% and 3.2%"]),
     "twin_larger": item(["SEQ2TREE outperforms SEQ2SEQ by 3.7% and 3.2%", "the grandmother is still unaware",
