@@ -36,9 +36,9 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-from agenthop.construct.slots import Slot, drop_footnote_end, join_hyphens, slots_in, unit_of
+from agenthop.construct.slots import Slot, as_written, slots_in, unit_of
 from agenthop.construct.stagefiles import digest
-from agenthop.construct.textspans import names_target, sentences, strip_citation_marks
+from agenthop.construct.textspans import names_target, sentences
 from agenthop.runner.textmatch import content_words
 
 KINDS = ("seed_only", "wrong_paper", "no_context")
@@ -119,7 +119,7 @@ def corpus_values_by_unit(view) -> dict[tuple, frozenset[str]]:
 
 def readable(text: str) -> str:
     """A quote for a question: no citation marks, no PDF line-break hyphens ('de- veloped'), no trailing footnote marker."""
-    return drop_footnote_end(join_hyphens(" ".join(strip_citation_marks(text or "").split()))).rstrip(".").rstrip()
+    return as_written(text or "").rstrip(".").rstrip()
 
 
 def _similarity(a: str, b: str) -> float:

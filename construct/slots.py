@@ -98,12 +98,18 @@ def drop_footnote_end(sentence: str) -> str:
         return sentence
     head = sentence[: m.start()].rstrip()
     last = head.rsplit(" ", 1)[-1]
-    after_stop = bool(_ENDS_A_SENTENCE.search(head)) and not _LABEL.search(head)
+    ends = bool(_ENDS_A_SENTENCE.search(head))
+    after_stop = ends and not _LABEL.search(head)
     after_word = bool(m.group("spaced")) and not re.search(r"(?:^|-)[A-Za-z]$", last) and (
         last.lower() not in _BEFORE_A_VALUE and (re.search(r"[A-Za-z]", last) or last.endswith(")")))
     if not (after_stop or after_word):
         return sentence
-    return head if _ENDS_A_SENTENCE.search(head) else head + "."
+    return head if ends else head + "."
+
+
+def as_written(sentence: str) -> str:
+    """A sentence as a question quotes it: no citation marks, PDF line-break hyphens or trailing footnote marker."""
+    return drop_footnote_end(join_hyphens(" ".join(strip_citation_marks(sentence).split())))
 
 
 @dataclass(frozen=True)
@@ -167,7 +173,7 @@ def _eligible_sentence(sentence: str) -> bool:
 
 def slots_in(sentence: str) -> list[Slot]:
     """The slots of one sentence (empty when the sentence states no finding value)."""
-    clean = drop_footnote_end(_FOOTNOTE_START.sub("", join_hyphens(" ".join(strip_citation_marks(sentence).split()))))
+    clean = _FOOTNOTE_START.sub("", as_written(sentence))
     if not _eligible_sentence(clean) or _EXAMPLE_LINE.match(clean):
         return []
     if _CITES.search(" ".join(sentence.split())) and not _FIRST_PERSON.search(clean) or _REPORTED_BY.search(clean):
