@@ -77,6 +77,7 @@ axe: $(AXE)
 
 test: $(STAMP) $(ISTAMP) chromium slurm conformance axe
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q -m "not inspect"
 	AGENTHOP_REQUIRE_INSPECT=1 $(IBIN)/python -m pytest -q -m inspect
 

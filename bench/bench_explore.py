@@ -37,8 +37,12 @@ def _step_convert(release: Path, corpus: Path) -> dict:
     shutil.rmtree(release, ignore_errors=True)
     started = time.perf_counter()
     summary = write_release([SOURCES], release, echo=lambda m: None)
-    return {"seconds": time.perf_counter() - started, "peak_rss_mb": peak_rss_mb(),
-            "papers_with_text": summary["papers_with_text"], "citations_in_set": summary["citations_in_set"]}
+    return {
+        "seconds": time.perf_counter() - started,
+        "peak_rss_mb": peak_rss_mb(),
+        "papers_with_text": summary["papers_with_text"],
+        "citations_in_set": summary["citations_in_set"],
+    }
 
 
 def _step_import(release: Path, corpus: Path) -> dict:
@@ -47,7 +51,11 @@ def _step_import(release: Path, corpus: Path) -> dict:
     corpus.unlink(missing_ok=True)
     started = time.perf_counter()
     import_release(release, corpus, echo=lambda m: None)
-    return {"seconds": time.perf_counter() - started, "peak_rss_mb": peak_rss_mb(), "corpus_bytes": corpus.stat().st_size}
+    return {
+        "seconds": time.perf_counter() - started,
+        "peak_rss_mb": peak_rss_mb(),
+        "corpus_bytes": corpus.stat().st_size,
+    }
 
 
 def _step_search(release: Path, corpus_path: Path, queries: int, seed: int) -> dict:
@@ -78,19 +86,30 @@ def _step_search(release: Path, corpus_path: Path, queries: int, seed: int) -> d
             continue
         query = " ".join(rng.sample(words, k=min(len(words), rng.randint(2, 3))))
         match = " OR ".join(f'"{t}"' for t in tokenize(query))
-        for name in (("bm25s", "fts5") if q % 2 == 0 else ("fts5", "bm25s")):
+        for name in ("bm25s", "fts5") if q % 2 == 0 else ("fts5", "bm25s"):
             t0 = time.perf_counter()
             if name == "bm25s":
                 top = [h.paper_id for h in engine.search(None, query, 5)]
             else:
-                top = [ids[r] for (r,) in fts.execute("SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT 5", (match,))]
+                top = [
+                    ids[r]
+                    for (r,) in fts.execute("SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT 5", (match,))
+                ]
             times[name].append((time.perf_counter() - t0) * 1000)
             found_first[name] += bool(top) and top[0] == ids[doc]
-    out = {"documents": len(ids), "queries": len(times["bm25s"]), "stored_index_load_s": round(load_s, 2),
-           "fts5_build_s": round(fts_build_s, 2), "paper_ranked_first": found_first}
+    out = {
+        "documents": len(ids),
+        "queries": len(times["bm25s"]),
+        "stored_index_load_s": round(load_s, 2),
+        "fts5_build_s": round(fts_build_s, 2),
+        "paper_ranked_first": found_first,
+    }
     for name, values in times.items():
         values.sort()
-        out[name] = {"median_ms": round(statistics.median(values), 3), "p90_ms": round(values[int(0.9 * len(values))], 3)}
+        out[name] = {
+            "median_ms": round(statistics.median(values), 3),
+            "p90_ms": round(values[int(0.9 * len(values))], 3),
+        }
     out["median_ratio_bm25s_over_fts5"] = round(out["bm25s"]["median_ms"] / out["fts5"]["median_ms"], 3)
     return out
 
@@ -116,13 +135,20 @@ def main() -> None:
         release, corpus = str(work / "release"), str(work / "explore.sqlite")
         runs = []
         for round_ in range(args.rounds):
-            convert, imported = run_child(__file__, "convert", release, corpus), run_child(__file__, "import", release, corpus)
+            convert, imported = (
+                run_child(__file__, "convert", release, corpus),
+                run_child(__file__, "import", release, corpus),
+            )
             runs.append((convert, imported))
-            print(f"round {round_ + 1}: convert {convert['seconds']:.1f} s ({convert['peak_rss_mb']:.0f} MB), "
-                  f"import {imported['seconds']:.1f} s ({imported['peak_rss_mb']:.0f} MB)", file=sys.stderr)
+            print(
+                f"round {round_ + 1}: convert {convert['seconds']:.1f} s ({convert['peak_rss_mb']:.0f} MB), "
+                f"import {imported['seconds']:.1f} s ({imported['peak_rss_mb']:.0f} MB)",
+                file=sys.stderr,
+            )
         report = {
             "sources_bytes": dir_bytes(SOURCES),
-            "papers_with_text": runs[0][0]["papers_with_text"], "citations_in_set": runs[0][0]["citations_in_set"],
+            "papers_with_text": runs[0][0]["papers_with_text"],
+            "citations_in_set": runs[0][0]["citations_in_set"],
             "corpus_bytes": runs[0][1]["corpus_bytes"],
             "convert_seconds": spread([c["seconds"] for c, _ in runs]),
             "convert_peak_rss_mb": [round(c["peak_rss_mb"], 1) for c, _ in runs],

@@ -47,7 +47,9 @@ def run(corpus: Path, *, query_only: bool) -> list[dict]:
         log = CheckpointLog(Path(tmp) / "log.sqlite")
         try:
             sandbox = make_sandbox(corpus, log, Caps())
-            session = sandbox.sessions.create(sandbox.scope(None), run="questions", caps=Caps(None, None, None), transport="stdio")
+            session = sandbox.sessions.create(
+                sandbox.scope(None), run="questions", caps=Caps(None, None, None), transport="stdio"
+            )
             for q in questions:
                 args = {"query": q["query"], "top_k": 5}
                 if not query_only:
@@ -57,8 +59,15 @@ def run(corpus: Path, *, query_only: bool) -> list[dict]:
                     args = {"query": q["query"], "top_k": 5}
                     result = session.call("search_papers", args)
                 rank = found_at(result.data.get("results", []), q)
-                rows.append({"n": q["n"], "query": q["query"], "args": args, "rank": rank,
-                             "top": [r["title"][:60] for r in result.data.get("results", [])]})
+                rows.append(
+                    {
+                        "n": q["n"],
+                        "query": q["query"],
+                        "args": args,
+                        "rank": rank,
+                        "top": [r["title"][:60] for r in result.data.get("results", [])],
+                    }
+                )
         finally:
             log.close()
     return rows

@@ -37,10 +37,14 @@ from pathlib import Path
 
 from bench_build import peak_rss_mb, run_child, vocabulary
 
-VENUES = ["Proceedings of the 56th Annual Meeting of the Association for Computational Linguistics",
-          "Proceedings of the 2018 Conference on Empirical Methods in Natural Language Processing",
-          "Transactions of the Association for Computational Linguistics", "Journal of Machine Learning Research",
-          "Advances in Neural Information Processing Systems", "Computational Linguistics"]
+VENUES = [
+    "Proceedings of the 56th Annual Meeting of the Association for Computational Linguistics",
+    "Proceedings of the 2018 Conference on Empirical Methods in Natural Language Processing",
+    "Transactions of the Association for Computational Linguistics",
+    "Journal of Machine Learning Research",
+    "Advances in Neural Information Processing Systems",
+    "Computational Linguistics",
+]
 
 
 def generate(release: Path, text: int, stubs: int, cites: int, seed: int) -> None:
@@ -54,18 +58,47 @@ def generate(release: Path, text: int, stubs: int, cites: int, seed: int) -> Non
     (release / "corpus").mkdir()
     text_ids = [f"doi:10.9999/p{i}" for i in range(text)]
     stub_ids = [f"ref:{k:08x}" for k in range(stubs)]
-    with open(release / "paper_pool" / "papers.jsonl", "w") as pool, open(release / "corpus" / "papers.jsonl", "w") as papers:
+    with (
+        open(release / "paper_pool" / "papers.jsonl", "w") as pool,
+        open(release / "corpus" / "papers.jsonl", "w") as papers,
+    ):
         for i, pid in enumerate(text_ids):
             title = f"{sentence(7)[:-1]} {i}"
-            pool.write(json.dumps({"arxiv_id": pid, "title": title, "sections": [
-                {"header": f"{s + 1} {name}", "text": " ".join(sentence(18) for _ in range(3))}
-                for s, name in enumerate(("Introduction", "Method", "Experiments", "Conclusion"))]}) + "\n")
-            papers.write(json.dumps({"paper_id": pid, "title": title, "abstract": " ".join(sentence(20) for _ in range(3)),
-                                     "authors": [f"Ada Author{i}", f"Alan Coauthor{i % 997}"], "year": rng.randint(1995, 2024),
-                                     "venue": VENUES[i % len(VENUES)], "text_id": pid, "ids": {"doi": pid[4:]}}) + "\n")
+            pool.write(
+                json.dumps(
+                    {
+                        "arxiv_id": pid,
+                        "title": title,
+                        "sections": [
+                            {"header": f"{s + 1} {name}", "text": " ".join(sentence(18) for _ in range(3))}
+                            for s, name in enumerate(("Introduction", "Method", "Experiments", "Conclusion"))
+                        ],
+                    }
+                )
+                + "\n"
+            )
+            papers.write(
+                json.dumps(
+                    {
+                        "paper_id": pid,
+                        "title": title,
+                        "abstract": " ".join(sentence(20) for _ in range(3)),
+                        "authors": [f"Ada Author{i}", f"Alan Coauthor{i % 997}"],
+                        "year": rng.randint(1995, 2024),
+                        "venue": VENUES[i % len(VENUES)],
+                        "text_id": pid,
+                        "ids": {"doi": pid[4:]},
+                    }
+                )
+                + "\n"
+            )
         for k, pid in enumerate(stub_ids):
-            record = {"paper_id": pid, "title": f"Outside work {k} on {sentence(4)[:-1].lower()}", "year": 1980 + k % 45,
-                      "authors": [f"Bea Writer{k}", f"Cy Other{k % 501}"]}
+            record = {
+                "paper_id": pid,
+                "title": f"Outside work {k} on {sentence(4)[:-1].lower()}",
+                "year": 1980 + k % 45,
+                "authors": [f"Bea Writer{k}", f"Cy Other{k % 501}"],
+            }
             if k % 3 == 0:
                 record["ids"] = {"doi": f"10.8888/outside.{k}"}
             papers.write(json.dumps(record) + "\n")
@@ -75,12 +108,24 @@ def generate(release: Path, text: int, stubs: int, cites: int, seed: int) -> Non
         for pid in text_ids:
             refs = {text_ids[rng.randrange(text)] for _ in range(10)} - {pid}
             refs |= {stub_ids[rng.randrange(stubs)] for _ in range(10)} if stubs else set()
-            out.write(json.dumps({"paper_id": pid, "references": [
-                {"paper_id": r, "context": sentence(15) if n % 2 == 0 else None} for n, r in enumerate(sorted(refs))]}) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "paper_id": pid,
+                        "references": [
+                            {"paper_id": r, "context": sentence(15) if n % 2 == 0 else None}
+                            for n, r in enumerate(sorted(refs))
+                        ],
+                    }
+                )
+                + "\n"
+            )
         if cites:
             for pid in stub_ids:
                 refs = sorted({stub_ids[rng.randrange(stubs)] for _ in range(cites)} - {pid})
-                out.write(json.dumps({"paper_id": pid, "references": [{"paper_id": r, "context": None} for r in refs]}) + "\n")
+                out.write(
+                    json.dumps({"paper_id": pid, "references": [{"paper_id": r, "context": None} for r in refs]}) + "\n"
+                )
 
 
 def _step_import(release: Path, corpus: Path) -> dict:
@@ -89,9 +134,15 @@ def _step_import(release: Path, corpus: Path) -> dict:
     corpus.unlink(missing_ok=True)
     started = time.perf_counter()
     summary = import_release(release, corpus, echo=lambda m: None)
-    return {"seconds": round(time.perf_counter() - started, 1), "peak_rss_mb": round(peak_rss_mb(), 1),
-            "corpus_bytes": corpus.stat().st_size, "papers": summary["counts"]["papers"], "edges": summary["counts"]["edges"],
-            "sections": summary["counts"]["sections"], **summary["explore"]}
+    return {
+        "seconds": round(time.perf_counter() - started, 1),
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+        "corpus_bytes": corpus.stat().st_size,
+        "papers": summary["counts"]["papers"],
+        "edges": summary["counts"]["edges"],
+        "sections": summary["counts"]["sections"],
+        **summary["explore"],
+    }
 
 
 class _Tools:
@@ -123,12 +174,17 @@ def _step_startup(corpus: Path, log: Path) -> dict:
     started = time.perf_counter()
     import agenthop.server.explore_tools  # noqa: F401  the server's modules: the same at any corpus size
     import agenthop.server.transport.mcp_app  # noqa: F401
+
     imported = time.perf_counter()
     _, session = _sandbox(corpus, log)
     ready = time.perf_counter()
     session.call("search_papers", {"query": "outside work method"})
-    return {"imports_s": round(imported - started, 2), "sandbox_ready_s": round(ready - imported, 3),
-            "first_search_s": round(time.perf_counter() - ready, 3), "peak_rss_mb": round(peak_rss_mb(), 1)}
+    return {
+        "imports_s": round(imported - started, 2),
+        "sandbox_ready_s": round(ready - imported, 3),
+        "first_search_s": round(time.perf_counter() - ready, 3),
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+    }
 
 
 def _ms(values: list[float]) -> dict:
@@ -145,40 +201,60 @@ def _step_search(corpus: Path, log: Path, queries: int, seed: int) -> dict:
     n_text = conn.execute("SELECT count(*) FROM papers WHERE has_text = 1").fetchone()[0]
     asks = []
     for _ in range(queries):
-        (title,) = conn.execute("SELECT title FROM papers WHERE has_text = 1 LIMIT 1 OFFSET ?", (rng.randrange(n_text),)).fetchone()
+        (title,) = conn.execute(
+            "SELECT title FROM papers WHERE has_text = 1 LIMIT 1 OFFSET ?", (rng.randrange(n_text),)
+        ).fetchone()
         words = [w for w in tokenize(title) if not w.isdigit()]
         asks.append(" ".join(rng.sample(words, min(len(words), rng.choice((2, 3))))))
     engines = {
         "explore search_papers (title_abstract)": lambda q: session.call("search_papers", {"query": q, "top_k": 10}),
-        "explore search_papers (full_text)": lambda q: session.call("search_papers", {"query": q, "top_k": 10, "scope": "full_text"}),
-        "explore search_papers (year_from 2010)": lambda q: session.call("search_papers", {"query": q, "top_k": 10, "year_from": 2010}),
+        "explore search_papers (full_text)": lambda q: session.call(
+            "search_papers", {"query": q, "top_k": 10, "scope": "full_text"}
+        ),
+        "explore search_papers (year_from 2010)": lambda q: session.call(
+            "search_papers", {"query": q, "top_k": 10, "year_from": 2010}
+        ),
         "plain FTS5 over the same documents": lambda q: conn.execute(
             "SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY rank LIMIT 10",
-            (" OR ".join(f'"{w}"' for w in tokenize(q)),)).fetchall(),
+            (" OR ".join(f'"{w}"' for w in tokenize(q)),),
+        ).fetchall(),
         "bm25s over the same documents (stored index)": lambda q: sandbox.search.search(None, q, 10),
     }
     times: dict[str, list[float]] = {name: [] for name in engines}
     names = list(engines)
     for n, q in enumerate(asks):
-        for name in names[n % len(names):] + names[:n % len(names)]:  # rotate which engine goes first
+        for name in names[n % len(names) :] + names[: n % len(names)]:  # rotate which engine goes first
             t0 = time.perf_counter()
             engines[name](q)
             times[name].append((time.perf_counter() - t0) * 1000)
     (top,) = conn.execute("SELECT paper_id FROM cited_by_counts ORDER BY n DESC LIMIT 1").fetchone()
-    graph: dict[str, list[float]] = {"get_citing_papers (most cited, limit 10, sort citations)": [],
-                                     "get_paper_info (most cited)": [], "find_similar_papers (most cited)": [],
-                                     "get_paper_info (unknown ID: the closest is looked for)": []}
+    graph: dict[str, list[float]] = {
+        "get_citing_papers (most cited, limit 10, sort citations)": [],
+        "get_paper_info (most cited)": [],
+        "find_similar_papers (most cited)": [],
+        "get_paper_info (unknown ID: the closest is looked for)": [],
+    }
     for _ in range(5):
-        for name, (tool, args) in zip(graph, [("get_citing_papers", {"paper_id": top, "sort": "citations"}),
-                                               ("get_paper_info", {"paper_id": top}), ("find_similar_papers", {"paper_id": top}),
-                                               ("get_paper_info", {"paper_id": top[:-1] + "#"})]):
+        for name, (tool, args) in zip(
+            graph,
+            [
+                ("get_citing_papers", {"paper_id": top, "sort": "citations"}),
+                ("get_paper_info", {"paper_id": top}),
+                ("find_similar_papers", {"paper_id": top}),
+                ("get_paper_info", {"paper_id": top[:-1] + "#"}),
+            ],
+        ):
             t0 = time.perf_counter()
             session.call(tool, args, expect=None if "unknown" in name else "ok")
             graph[name].append((time.perf_counter() - t0) * 1000)
     cited = conn.execute("SELECT n FROM cited_by_counts WHERE paper_id = ?", (top,)).fetchone()[0]
-    return {"queries": queries, "search": {name: _ms(v) for name, v in times.items()},
-            "graph": {name: _ms(v) for name, v in graph.items()}, "most_cited_citers": cited,
-            "peak_rss_mb": round(peak_rss_mb(), 1)}
+    return {
+        "queries": queries,
+        "search": {name: _ms(v) for name, v in times.items()},
+        "graph": {name: _ms(v) for name, v in graph.items()},
+        "most_cited_citers": cited,
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+    }
 
 
 def main() -> None:
@@ -199,26 +275,45 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dir", type=Path, default=None, help="work directory (default: a temporary one)")
-    parser.add_argument("--corpus", type=Path, default=None, help="measure start-up and search on this corpus (no generate, no import)")
+    parser.add_argument(
+        "--corpus", type=Path, default=None, help="measure start-up and search on this corpus (no generate, no import)"
+    )
     args = parser.parse_args()
     if args.corpus is not None:
         with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-            out = {"corpus": str(args.corpus), "corpus_bytes": args.corpus.stat().st_size,
-                   "startup": run_child(__file__, "startup", str(args.corpus), str(Path(tmp) / "log1.sqlite")),
-                   "search": run_child(__file__, "search", str(args.corpus), str(Path(tmp) / "log2.sqlite"), str(args.queries), str(args.seed))}
+            out = {
+                "corpus": str(args.corpus),
+                "corpus_bytes": args.corpus.stat().st_size,
+                "startup": run_child(__file__, "startup", str(args.corpus), str(Path(tmp) / "log1.sqlite")),
+                "search": run_child(
+                    __file__,
+                    "search",
+                    str(args.corpus),
+                    str(Path(tmp) / "log2.sqlite"),
+                    str(args.queries),
+                    str(args.seed),
+                ),
+            }
         print(json.dumps(out, indent=1))
         return
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         tmp = Path(tmp)
         started = time.perf_counter()
         generate(tmp / "release", args.text, args.stubs, args.cites, args.seed)
-        out = {"text": args.text, "stubs": args.stubs, "cites": args.cites, "generate_s": round(time.perf_counter() - started, 1)}
+        out = {
+            "text": args.text,
+            "stubs": args.stubs,
+            "cites": args.cites,
+            "generate_s": round(time.perf_counter() - started, 1),
+        }
         print(f"generated in {out['generate_s']} s", file=sys.stderr)
         out["import"] = run_child(__file__, "import", str(tmp / "release"), str(tmp / "corpus.sqlite"))
         print(f"import: {out['import']}", file=sys.stderr)
         out["startup"] = run_child(__file__, "startup", str(tmp / "corpus.sqlite"), str(tmp / "log1.sqlite"))
         print(f"startup: {out['startup']}", file=sys.stderr)
-        out["search"] = run_child(__file__, "search", str(tmp / "corpus.sqlite"), str(tmp / "log2.sqlite"), str(args.queries), str(args.seed))
+        out["search"] = run_child(
+            __file__, "search", str(tmp / "corpus.sqlite"), str(tmp / "log2.sqlite"), str(args.queries), str(args.seed)
+        )
         print(json.dumps(out, indent=1))
 
 

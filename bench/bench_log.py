@@ -61,10 +61,27 @@ CONCURRENCY = (1, 8, 40)
 
 def call_record(i: int, session: str) -> CallRecord:
     return CallRecord(
-        run="bench", session_id=session, item_id="st_0001", seq=i, time=time.time(), tool="search_papers",
-        arguments={"query": f"graph neural networks for molecules {i}", "top_k": 5}, turn=i // 2, tokens=1000 * i,
-        forced=False, outcome="ok", executed=True, cost=1, budget_before=i, budget_after=i + 1, latency_ms=0.4,
-        exposed=[{"paper_id": f"{k:040x}", "rank": k + 1} for k in range(5)], delivered=None, output_chars=1800, message=None)
+        run="bench",
+        session_id=session,
+        item_id="st_0001",
+        seq=i,
+        time=time.time(),
+        tool="search_papers",
+        arguments={"query": f"graph neural networks for molecules {i}", "top_k": 5},
+        turn=i // 2,
+        tokens=1000 * i,
+        forced=False,
+        outcome="ok",
+        executed=True,
+        cost=1,
+        budget_before=i,
+        budget_after=i + 1,
+        latency_ms=0.4,
+        exposed=[{"paper_id": f"{k:040x}", "rank": k + 1} for k in range(5)],
+        delivered=None,
+        output_chars=1800,
+        message=None,
+    )
 
 
 class PerCallLog:
@@ -80,8 +97,11 @@ class PerCallLog:
     def write(self, record) -> None:
         row = encode(record)
         with self._lock:
-            self._conn.execute("INSERT INTO records(run, session_id, item_id, seq, kind, tool, outcome, record) "
-                               "VALUES (?,?,?,?,?,?,?,?)", row)
+            self._conn.execute(
+                "INSERT INTO records(run, session_id, item_id, seq, kind, tool, outcome, record) "
+                "VALUES (?,?,?,?,?,?,?,?)",
+                row,
+            )
 
     def close(self) -> None:
         self._conn.close()
@@ -117,15 +137,21 @@ def run_once(kind: str, directory: Path, threads: int, records: int) -> dict:
         written = sqlite3.connect(path).execute("SELECT count(*) FROM records").fetchone()[0]
         assert written == per_thread * threads, (written, per_thread * threads)
     latencies.sort()
-    return {"records_per_s": written / wall, "p50_ms": statistics.median(latencies),
-            "p99_ms": latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]}
+    return {
+        "records_per_s": written / wall,
+        "p50_ms": statistics.median(latencies),
+        "p99_ms": latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
+    }
 
 
 # --- part 2: the whole server ---------------------------------------------------------------------------
 
 PROTOCOL = "2026-07-28"
-META = {"io.modelcontextprotocol/protocolVersion": PROTOCOL, "io.modelcontextprotocol/clientInfo": {"name": "bench-log", "version": "0"},
-        "io.modelcontextprotocol/clientCapabilities": {}}
+META = {
+    "io.modelcontextprotocol/protocolVersion": PROTOCOL,
+    "io.modelcontextprotocol/clientInfo": {"name": "bench-log", "version": "0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 
 
 def _free_port() -> int:
@@ -138,8 +164,24 @@ def _free_port() -> int:
 
 def _serve(python: str, corpus: Path, log: Path) -> tuple[subprocess.Popen, str]:
     port = _free_port()
-    proc = subprocess.Popen([python, "-m", "agenthop.server", "serve", "--transport", "http", "--port", str(port),
-                             "--corpus", str(corpus), "--log", str(log)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            python,
+            "-m",
+            "agenthop.server",
+            "serve",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            "--corpus",
+            str(corpus),
+            "--log",
+            str(log),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -170,11 +212,23 @@ async def _server_load(base: str, item: str, paper: str, sessions: int, calls: i
             created = (await http.post("/sessions", json={"item": item, "run": "bench-log", "budget": None})).json()
             for n in range(calls):
                 name, args = ("get_paper_info", {"paper_id": paper}) if n % 2 else ("think", {"reasoning": f"step {n}"})
-                body = {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": name, "arguments": args, "_meta": META}}
+                body = {
+                    "jsonrpc": "2.0",
+                    "id": n,
+                    "method": "tools/call",
+                    "params": {"name": name, "arguments": args, "_meta": META},
+                }
                 started = time.perf_counter()
-                response = await http.post(created["mcp_url"], json=body, headers={
-                    "mcp-protocol-version": PROTOCOL, "mcp-method": "tools/call", "mcp-name": name,
-                    "accept": "application/json, text/event-stream"})
+                response = await http.post(
+                    created["mcp_url"],
+                    json=body,
+                    headers={
+                        "mcp-protocol-version": PROTOCOL,
+                        "mcp-method": "tools/call",
+                        "mcp-name": name,
+                        "accept": "application/json, text/event-stream",
+                    },
+                )
                 latencies.append((time.perf_counter() - started) * 1000)
                 assert response.json()["result"]["structuredContent"]["outcome"] == "ok", response.text[:300]
 
@@ -184,11 +238,16 @@ async def _server_load(base: str, item: str, paper: str, sessions: int, calls: i
             tg.start_soon(agent)
     wall = time.perf_counter() - started
     latencies.sort()
-    return {"calls_per_s": sessions * calls / wall, "p50_ms": statistics.median(latencies),
-            "p99_ms": latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]}
+    return {
+        "calls_per_s": sessions * calls / wall,
+        "p50_ms": statistics.median(latencies),
+        "p99_ms": latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
+    }
 
 
-def bench_servers(pythons: list[str], corpus: Path, dirs: list[Path], rounds: int, sessions: int, calls: int) -> list[dict]:
+def bench_servers(
+    pythons: list[str], corpus: Path, dirs: list[Path], rounds: int, sessions: int, calls: int
+) -> list[dict]:
     item, paper = _paper_id(corpus)
     samples: dict = {}
     for _ in range(rounds):
@@ -210,12 +269,19 @@ def bench_servers(pythons: list[str], corpus: Path, dirs: list[Path], rounds: in
         for python in pythons:
             row = {m: summary(samples[(str(directory), python, m)]) for m in ("calls_per_s", "p50_ms", "p99_ms")}
             fmt = lambda s: f"{s['median']:>8} ({s['min']}-{s['max']})"  # noqa: E731
-            print(f"{str(directory):<16} {python:<40} {fmt(row['calls_per_s']):>22} {fmt(row['p50_ms']):>22} {fmt(row['p99_ms']):>22}")
+            print(
+                f"{str(directory):<16} {python:<40} {fmt(row['calls_per_s']):>22} {fmt(row['p50_ms']):>22} {fmt(row['p99_ms']):>22}"
+            )
             report.append({"dir": str(directory), "server": python, **row})
     if len(pythons) == 2:
         for directory in dirs:
-            ratios = [b / a for a, b in zip(samples[(str(directory), pythons[0], "calls_per_s")],
-                                            samples[(str(directory), pythons[1], "calls_per_s")])]
+            ratios = [
+                b / a
+                for a, b in zip(
+                    samples[(str(directory), pythons[0], "calls_per_s")],
+                    samples[(str(directory), pythons[1], "calls_per_s")],
+                )
+            ]
             print(f"{str(directory):<16} throughput {pythons[1]} / {pythons[0]}: {summary(ratios)}")
     return report
 
@@ -249,8 +315,12 @@ def bench_session_call(pythons: list[str], corpus: Path, dirs: list[Path], round
     for _ in range(rounds):
         for directory in dirs:
             for python in pythons:
-                out = subprocess.run([python, "-c", SESSION_CALL, str(corpus), str(directory)], capture_output=True, text=True,
-                                     check=True).stdout
+                out = subprocess.run(
+                    [python, "-c", SESSION_CALL, str(corpus), str(directory)],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
                 for tool, ms in json.loads(out).items():
                     samples.setdefault((str(directory), python, tool), []).append(ms)
     print(f"\nSession.call median ms over {rounds} rounds: median (min-max)")
@@ -266,8 +336,11 @@ def bench_from_loop(directory: Path, rounds: int, calls: int) -> dict:
     record = call_record(0, "loop")
     with tempfile.TemporaryDirectory(dir=directory) as tmp:
         log, direct = CheckpointLog(Path(tmp) / "writer.sqlite"), PerCallLog(Path(tmp) / "direct.sqlite")
-        variants = {"hop alone": lambda rec: None, "hop + commit in that thread": direct.write,
-                    "hop + CheckpointLog.write": log.write}
+        variants = {
+            "hop alone": lambda rec: None,
+            "hop + commit in that thread": direct.write,
+            "hop + CheckpointLog.write": log.write,
+        }
 
         async def measure() -> dict[str, list[float]]:
             medians: dict[str, list[float]] = {name: [] for name in variants}
@@ -299,14 +372,20 @@ def summary(values: list[float]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--records", type=int, default=1200, help="records per run at concurrency 8 and 40 (a quarter at 1)")
+    parser.add_argument(
+        "--records", type=int, default=1200, help="records per run at concurrency 8 and 40 (a quarter at 1)"
+    )
     parser.add_argument("--dirs", nargs="+", type=Path, default=[Path(tempfile.gettempdir()), Path("/dev/shm")])
     parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--servers", nargs="+", default=None, help="python interpreters whose agenthop server to compare (part 2)")
+    parser.add_argument(
+        "--servers", nargs="+", default=None, help="python interpreters whose agenthop server to compare (part 2)"
+    )
     parser.add_argument("--corpus", type=Path, default=Path("corpus.sqlite"))
     parser.add_argument("--sessions", type=int, default=64)
     parser.add_argument("--calls", type=int, default=20, help="calls per session (part 2)")
-    parser.add_argument("--from-loop", action="store_true", help="part 3: one call's record as the event loop pays for it")
+    parser.add_argument(
+        "--from-loop", action="store_true", help="part 3: one call's record as the event loop pays for it"
+    )
     args = parser.parse_args()
     if args.from_loop:
         report = {str(d): bench_from_loop(d, args.rounds, args.records) for d in args.dirs}
@@ -334,19 +413,35 @@ def main() -> None:
                         samples.setdefault((str(directory), threads, kind, metric), []).append(value)
 
     report = []
-    print(f"{'dir':<12} {'threads':>7} {'writer':<9} {'records/s':>22} {'p50 ms':>20} {'p99 ms':>20} {'group/per-call':>15}")
+    print(
+        f"{'dir':<12} {'threads':>7} {'writer':<9} {'records/s':>22} {'p50 ms':>20} {'p99 ms':>20} {'group/per-call':>15}"
+    )
     for directory in args.dirs:
         for threads in CONCURRENCY:
-            rows = {kind: {m: summary(samples[(str(directory), threads, kind, m)]) for m in ("records_per_s", "p50_ms", "p99_ms")}
-                    for kind in ("per-call", "group")}
-            ratios = [g / p for g, p in zip(samples[(str(directory), threads, "group", "records_per_s")],
-                                            samples[(str(directory), threads, "per-call", "records_per_s")])]
+            rows = {
+                kind: {
+                    m: summary(samples[(str(directory), threads, kind, m)])
+                    for m in ("records_per_s", "p50_ms", "p99_ms")
+                }
+                for kind in ("per-call", "group")
+            }
+            ratios = [
+                g / p
+                for g, p in zip(
+                    samples[(str(directory), threads, "group", "records_per_s")],
+                    samples[(str(directory), threads, "per-call", "records_per_s")],
+                )
+            ]
             for kind, row in rows.items():
                 fmt = lambda s: f"{s['median']:>8} ({s['min']}-{s['max']})"  # noqa: E731
                 ratio = summary(ratios) if kind == "group" else None
-                print(f"{str(directory):<12} {threads:>7} {kind:<9} {fmt(row['records_per_s']):>22} {fmt(row['p50_ms']):>20} "
-                      f"{fmt(row['p99_ms']):>20} {'' if ratio is None else fmt(ratio):>15}")
-                report.append({"dir": str(directory), "threads": threads, "writer": kind, **row, "throughput_ratio": ratio})
+                print(
+                    f"{str(directory):<12} {threads:>7} {kind:<9} {fmt(row['records_per_s']):>22} {fmt(row['p50_ms']):>20} "
+                    f"{fmt(row['p99_ms']):>20} {'' if ratio is None else fmt(ratio):>15}"
+                )
+                report.append(
+                    {"dir": str(directory), "threads": threads, "writer": kind, **row, "throughput_ratio": ratio}
+                )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=1))

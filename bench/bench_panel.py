@@ -45,8 +45,12 @@ def main() -> None:
         for k, (name, cmd) in enumerate(variants.items()):
             report = args.out / f"report-{k}"
             shutil.rmtree(report, ignore_errors=True)
-            results[name].append(timed([*cmd, "--corpus", str(corpus), "--out", str(report)], args.out / f"variant-{k}.log"))
-        print(f"round {r + 1}/{args.repeat}: " + ", ".join(f"{n} {res[-1]['wall']:.1f} s" for n, res in results.items()))
+            results[name].append(
+                timed([*cmd, "--corpus", str(corpus), "--out", str(report)], args.out / f"variant-{k}.log")
+            )
+        print(
+            f"round {r + 1}/{args.repeat}: " + ", ".join(f"{n} {res[-1]['wall']:.1f} s" for n, res in results.items())
+        )
 
     print_variants(f"{args.runs} runs x {args.items} items (median of {args.repeat}, min-max)", results, 28)
     if len(panels) == 2:  # the panel must not depend on how many processes scored the runs

@@ -84,9 +84,18 @@ def bench_fallback(rounds: int) -> list[dict]:
                 rss[mode] = max(rss[mode], got["rss_mib"])
         pages = page_count(pdf)
         layout, whole = statistics.median(times["layout"]), statistics.median(times["fallback"])
-        rows.append({"pdf": name, "pages": pages, "layout_pages_per_s": pages / layout, "fallback_pages_per_s": pages / whole,
-                     "fallback_over_layout": whole / layout,
-                     "fallback_pages_per_cpu_s": pages / statistics.median(cpu), "peak_rss_mib": rss["fallback"], "imports_rss_mib": base})
+        rows.append(
+            {
+                "pdf": name,
+                "pages": pages,
+                "layout_pages_per_s": pages / layout,
+                "fallback_pages_per_s": pages / whole,
+                "fallback_over_layout": whole / layout,
+                "fallback_pages_per_cpu_s": pages / statistics.median(cpu),
+                "peak_rss_mib": rss["fallback"],
+                "imports_rss_mib": base,
+            }
+        )
     return rows
 
 
@@ -139,8 +148,9 @@ def bench_grobid(n_pdfs: int, latency: float, capacity: int, concurrencies: list
             with Service(answers, latency, capacity) as service:
                 cache = work / f"cache-{concurrency}"
                 start = time.perf_counter()
-                teis, failures, counts = convert_pdfs(pdfs, cache, GrobidOptions(service.url, concurrency=concurrency),
-                                                      echo=lambda _: None)
+                teis, failures, counts = convert_pdfs(
+                    pdfs, cache, GrobidOptions(service.url, concurrency=concurrency), echo=lambda _: None
+                )
                 seconds = time.perf_counter() - start
                 assert len(teis) == n_pdfs and not failures, failures
                 warm = None
@@ -148,12 +158,27 @@ def bench_grobid(n_pdfs: int, latency: float, capacity: int, concurrencies: list
                     start = time.perf_counter()
                     convert_pdfs(pdfs, cache, GrobidOptions(service.url, concurrency=concurrency), echo=lambda _: None)
                     warm = time.perf_counter() - start
-                rows.append({"concurrency": concurrency, "seconds": seconds, "pdfs_per_s": n_pdfs / seconds,
-                             "capacity_used": (n_pdfs / seconds) / (capacity / latency), "busy_503": service.busy_answers(),
-                             "retries": counts["retries"]})
+                rows.append(
+                    {
+                        "concurrency": concurrency,
+                        "seconds": seconds,
+                        "pdfs_per_s": n_pdfs / seconds,
+                        "capacity_used": (n_pdfs / seconds) / (capacity / latency),
+                        "busy_503": service.busy_answers(),
+                        "retries": counts["retries"],
+                    }
+                )
             if warm is not None:
-                rows.append({"concurrency": f"{concurrency}, warm cache", "seconds": warm, "pdfs_per_s": n_pdfs / warm,
-                             "capacity_used": None, "busy_503": 0, "retries": 0})
+                rows.append(
+                    {
+                        "concurrency": f"{concurrency}, warm cache",
+                        "seconds": warm,
+                        "pdfs_per_s": n_pdfs / warm,
+                        "capacity_used": None,
+                        "busy_503": 0,
+                        "retries": 0,
+                    }
+                )
         return rows
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -176,24 +201,32 @@ def main() -> None:
 
 
 def grobid_table(args: argparse.Namespace) -> None:
-    print(f"GROBID client: {args.pdfs} PDFs, stand-in {args.latency:g} s per PDF with {args.capacity} threads "
-          f"(at most {args.capacity / args.latency:.2f} PDFs/s)")
+    print(
+        f"GROBID client: {args.pdfs} PDFs, stand-in {args.latency:g} s per PDF with {args.capacity} threads "
+        f"(at most {args.capacity / args.latency:.2f} PDFs/s)"
+    )
     print("| concurrency | seconds | PDFs/s | share of capacity | 503s answered | retries |")
     print("|---|---|---|---|---|---|")
     for r in bench_grobid(args.pdfs, args.latency, args.capacity, args.concurrency):
         used = f"{r['capacity_used']:.0%}" if r["capacity_used"] is not None else "-"
-        print(f"| {r['concurrency']} | {r['seconds']:.2f} | {r['pdfs_per_s']:.2f} | {used} | {r['busy_503']} | {r['retries']} |")
+        print(
+            f"| {r['concurrency']} | {r['seconds']:.2f} | {r['pdfs_per_s']:.2f} | {used} | {r['busy_503']} | {r['retries']} |"
+        )
     print()
 
 
 def fallback_table(args: argparse.Namespace) -> None:
     print(f"Fallback parser: median of {args.rounds} rounds, each in its own process")
-    print("| PDF | pages | pdfminer layout alone, pages/s | whole fallback, pages/s | fallback / layout time "
-          "| whole fallback, pages per CPU second | peak RSS (MiB) | imports only (MiB) |")
+    print(
+        "| PDF | pages | pdfminer layout alone, pages/s | whole fallback, pages/s | fallback / layout time "
+        "| whole fallback, pages per CPU second | peak RSS (MiB) | imports only (MiB) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for r in bench_fallback(args.rounds):
-        print(f"| {r['pdf']} | {r['pages']} | {r['layout_pages_per_s']:.1f} | {r['fallback_pages_per_s']:.1f} | "
-              f"{r['fallback_over_layout']:.2f} | {r['fallback_pages_per_cpu_s']:.1f} | {r['peak_rss_mib']:.0f} | {r['imports_rss_mib']:.0f} |")
+        print(
+            f"| {r['pdf']} | {r['pages']} | {r['layout_pages_per_s']:.1f} | {r['fallback_pages_per_s']:.1f} | "
+            f"{r['fallback_over_layout']:.2f} | {r['fallback_pages_per_cpu_s']:.1f} | {r['peak_rss_mib']:.0f} | {r['imports_rss_mib']:.0f} |"
+        )
 
 
 if __name__ == "__main__":

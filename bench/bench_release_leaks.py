@@ -68,15 +68,20 @@ def main() -> None:
     print(f"release: {args.release} ({total_n} items); seed exclusion, chance 25%")
     print("| Items | n | Accuracy [95% CI] | Ruled out by kind | MT answered by one target + seed |")
     print("|---|---:|---:|---|---:|")
-    for name, r in [*sorted(rows.items()), ("all", {"n": total_n, "credit": total_credit, "ruled_out": {}, "one_target": None})]:
+    for name, r in [
+        *sorted(rows.items()),
+        ("all", {"n": total_n, "credit": total_credit, "ruled_out": {}, "one_target": None}),
+    ]:
         lo, hi = wilson(round(r["credit"]), r["n"])
         kinds = ", ".join(f"{k} {a}/{b}" for k, (a, b) in sorted(r["ruled_out"].items()))
         one = f"{r['one_target']}/{r['n']}" if name == "multi-target" else ""
         print(f"| {name} | {r['n']} | {r['credit'] / r['n']:.1%} [{lo:.1%}, {hi:.1%}] | {kinds} | {one} |")
     shared, credit = cross_item(items)
     lo, hi = wilson(round(credit), len(items))
-    print(f"\ncross-item intersection: {credit / len(items):.1%} [{lo:.1%}, {hi:.1%}] over {len(items)} items; "
-          f"{shared} items share a blanked sentence with another item")
+    print(
+        f"\ncross-item intersection: {credit / len(items):.1%} [{lo:.1%}, {hi:.1%}] over {len(items)} items; "
+        f"{shared} items share a blanked sentence with another item"
+    )
 
 
 _CLOZE = re.compile(r'"([^"]*___[^"]*)"')

@@ -79,16 +79,27 @@ def replica_app(latency: float, slots: int, served, index: int):
     async def health(request):  # what vllm serve answers, and the vLLM router checks before it routes
         return JSONResponse({})
 
-    return Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]), Route("/v1/models", models),
-                             Route("/health", health)])
+    return Starlette(
+        routes=[
+            Route("/v1/chat/completions", chat, methods=["POST"]),
+            Route("/v1/models", models),
+            Route("/health", health),
+        ]
+    )
 
 
 def serve_replicas(ports: list[int], latency: float, slots: int, served, ready, stop) -> None:
     """The replicas, each its own uvicorn server on its own port (in one child process, off the runner's CPU)."""
     import uvicorn
 
-    servers = [uvicorn.Server(uvicorn.Config(replica_app(latency, slots, served, i), host="127.0.0.1", port=p,
-                                             log_level="warning", lifespan="off")) for i, p in enumerate(ports)]
+    servers = [
+        uvicorn.Server(
+            uvicorn.Config(
+                replica_app(latency, slots, served, i), host="127.0.0.1", port=p, log_level="warning", lifespan="off"
+            )
+        )
+        for i, p in enumerate(ports)
+    ]
     threads = [threading.Thread(target=s.run, daemon=True) for s in servers]
     for t in threads:
         t.start()
@@ -125,14 +136,38 @@ def start_litellm(venv: Path, replica_ports: list[int], tmp: Path) -> tuple[subp
     config = tmp / "litellm.yaml"
     deployments = "\n".join(
         f"  - model_name: fake-1\n    litellm_params:\n      model: openai/fake-1\n      api_base: http://127.0.0.1:{p}/v1\n"
-        f"      api_key: unused\n" for p in replica_ports)
-    config.write_text(f"model_list:\n{deployments}\nrouter_settings:\n  routing_strategy: least-busy\n"
-                      "litellm_settings:\n  telemetry: false\n  drop_params: true\n")
-    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp), "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-           "LITELLM_TELEMETRY": "False", "NO_DOCKER": "True"}
+        f"      api_key: unused\n"
+        for p in replica_ports
+    )
+    config.write_text(
+        f"model_list:\n{deployments}\nrouter_settings:\n  routing_strategy: least-busy\n"
+        "litellm_settings:\n  telemetry: false\n  drop_params: true\n"
+    )
+    env = {
+        "PATH": f"{venv / 'bin'}:/usr/bin:/bin",
+        "HOME": str(tmp),
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "LITELLM_TELEMETRY": "False",
+        "NO_DOCKER": "True",
+    }
     log = open(tmp / "litellm.log", "w")  # noqa: SIM115 - kept open for the proxy's lifetime
-    proc = subprocess.Popen([str(venv / "bin" / "litellm"), "--config", str(config), "--host", "127.0.0.1", "--port", str(port),
-                             "--num_workers", "1"], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
+    proc = subprocess.Popen(
+        [
+            str(venv / "bin" / "litellm"),
+            "--config",
+            str(config),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--num_workers",
+            "1",
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=tmp,
+    )
     wait_http(f"http://127.0.0.1:{port}/health/liveliness", proc, "the LiteLLM proxy")
     return proc, f"http://127.0.0.1:{port}/v1"
 
@@ -141,10 +176,25 @@ def start_vllm_router(venv: Path, replica_ports: list[int], policy: str, tmp: Pa
     """vLLM's router (the vllm-router package, in its own venv) in front of the replicas, on loopback."""
     port = free_port()
     log = open(tmp / "vllm-router.log", "w")  # noqa: SIM115 - kept open for the router's lifetime
-    proc = subprocess.Popen([str(venv / "bin" / "vllm-router"), "--host", "127.0.0.1", "--port", str(port), "--policy", policy,
-                             "--worker-urls", *[f"http://127.0.0.1:{p}" for p in replica_ports], "--log-level", "warning"],
-                            env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp)}, stdout=log, stderr=subprocess.STDOUT,
-                            cwd=tmp)
+    proc = subprocess.Popen(
+        [
+            str(venv / "bin" / "vllm-router"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--policy",
+            policy,
+            "--worker-urls",
+            *[f"http://127.0.0.1:{p}" for p in replica_ports],
+            "--log-level",
+            "warning",
+        ],
+        env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp)},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=tmp,
+    )
     wait_http(f"http://127.0.0.1:{port}/v1/models", proc, "the vLLM router")
     return proc, f"http://127.0.0.1:{port}/v1"
 
@@ -161,25 +211,53 @@ def start_nginx(replica_ports: list[int], tmp: Path) -> tuple[subprocess.Popen, 
         f"http {{\n  access_log off;\n  client_body_buffer_size 8m;\n  client_max_body_size 8m;\n  proxy_buffering off;\n"
         f"  upstream replicas {{\n    least_conn;\n{upstream}    keepalive 64;\n  }}\n"
         f"  server {{\n    listen 127.0.0.1:{port};\n    location / {{\n      proxy_pass http://replicas;\n"
-        "      proxy_http_version 1.1;\n      proxy_set_header Connection \"\";\n      proxy_read_timeout 300s;\n    }\n  }\n}\n")
-    proc = subprocess.Popen([nginx, "-c", str(tmp / "nginx.conf"), "-p", str(tmp)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.STDOUT)
+        '      proxy_http_version 1.1;\n      proxy_set_header Connection "";\n      proxy_read_timeout 300s;\n    }\n  }\n}\n'
+    )
+    proc = subprocess.Popen(
+        [nginx, "-c", str(tmp / "nginx.conf"), "-p", str(tmp)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+    )
     wait_http(f"http://127.0.0.1:{port}/v1/models", proc, "nginx")
     return proc, f"http://127.0.0.1:{port}/v1"
 
 
 def run(base_url: str, corpus: Path, items: Path, out: Path, workers: int, latency: float) -> dict:
-    cmd = [RUNNER, "--items", str(items), "--agent", "raw", "--model", "fake-1", "--base-url", base_url, "--corpus", str(corpus),
-           "--out", str(out), "--workers", str(workers), "--no-progress", "--no-resume", "--retries", "0"]
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                          env={**os.environ, "OPENAI_API_KEY": "sk-bench"})
+    cmd = [
+        RUNNER,
+        "--items",
+        str(items),
+        "--agent",
+        "raw",
+        "--model",
+        "fake-1",
+        "--base-url",
+        base_url,
+        "--corpus",
+        str(corpus),
+        "--out",
+        str(out),
+        "--workers",
+        str(workers),
+        "--no-progress",
+        "--no-resume",
+        "--retries",
+        "0",
+    ]
+    done = subprocess.run(
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "OPENAI_API_KEY": "sk-bench"},
+    )
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
     row = measure(out, latency, workers)
     if row["not_answered"]:
         from agenthop.runner.records import read_records
 
-        errors = sorted({r.get("error", "")[:300] for r in read_records(out / "runner.jsonl") if r["kind"] == "attempt_error"})
+        errors = sorted(
+            {r.get("error", "")[:300] for r in read_records(out / "runner.jsonl") if r["kind"] == "attempt_error"}
+        )
         raise SystemExit(f"{row['not_answered']} item(s) were not answered through {base_url}: {errors[:3]}")
     return row
 
@@ -187,7 +265,9 @@ def run(base_url: str, corpus: Path, items: Path, out: Path, workers: int, laten
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--router", choices=["vllm-router", "litellm", "nginx"], required=True)
-    ap.add_argument("--venv", type=Path, help="the venv holding the router (vllm-router, litellm): its own, never the project's")
+    ap.add_argument(
+        "--venv", type=Path, help="the venv holding the router (vllm-router, litellm): its own, never the project's"
+    )
     ap.add_argument("--policy", default="power_of_two", help="vllm-router's --policy")
     ap.add_argument("--replicas", type=int, default=4)
     ap.add_argument("--slots", type=int, default=4, help="requests a replica works on at once (its batch)")
@@ -197,12 +277,16 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     if args.router != "nginx" and not (args.venv and (args.venv / "bin" / args.router).exists()):
-        raise SystemExit(f"--router {args.router} needs --venv VENV, a venv holding it (bin/{args.router}; docs/scale-out.md)")
+        raise SystemExit(
+            f"--router {args.router} needs --venv VENV, a venv holding it (bin/{args.router}; docs/scale-out.md)"
+        )
 
     ports = [free_port() for _ in range(args.replicas)]
     ctx = mp.get_context("spawn")
     ready, stop, served = ctx.Event(), ctx.Event(), ctx.Array("i", args.replicas)
-    replicas = ctx.Process(target=serve_replicas, args=(ports, args.latency, args.slots, served, ready, stop), daemon=True)
+    replicas = ctx.Process(
+        target=serve_replicas, args=(ports, args.latency, args.slots, served, ready, stop), daemon=True
+    )
     replicas.start()
     router = None
     rows: dict[str, list[dict]] = {"one replica": [], args.router: []}
@@ -225,7 +309,9 @@ def main() -> None:
                     row = run(url, corpus, items, tmp / f"{name.replace(' ', '-')}-{rep}", args.workers, args.latency)
                     row["served_by_replica"] = [after - b for after, b in zip(served, before)]
                     # The router's own CPU per response it passed on: the figure that carries over to another machine.
-                    row["router_cpu_ms_per_response"] = round((_tree_cpu(router.pid) - cpu0) * 1000 / row["responses"], 2)
+                    row["router_cpu_ms_per_response"] = round(
+                        (_tree_cpu(router.pid) - cpu0) * 1000 / row["responses"], 2
+                    )
                     rows[name].append(row)
                     print(json.dumps({"round": rep + 1, "target": name, **row}), flush=True)
     finally:
@@ -237,19 +323,30 @@ def main() -> None:
     one, routed = rows["one replica"], rows[args.router]
     speedups = [a["wall_s"] / b["wall_s"] for a, b in zip(one, routed)]
     print()
-    print(f"{args.items} items, raw agent, {args.workers} workers; each replica {args.latency} s per response, "
-          f"{args.slots} at a time; {args.repeats} interleaved rounds")
+    print(
+        f"{args.items} items, raw agent, {args.workers} workers; each replica {args.latency} s per response, "
+        f"{args.slots} at a time; {args.repeats} interleaved rounds"
+    )
     # The replicas' own bound: responses x latency / the requests they can work on at once (workers permitting).
     print(f"{'target':28} {'wall s':>7} {'replicas bound s':>16} {'wall/ideal':>10} {'router CPU ms/response':>22}")
-    for name, label, n in (("one replica", "one replica", 1), (args.router, f"{args.router} -> {args.replicas} replicas", args.replicas)):
+    for name, label, n in (
+        ("one replica", "one replica", 1),
+        (args.router, f"{args.router} -> {args.replicas} replicas", args.replicas),
+    ):
         r = rows[name]
         bound = r[0]["responses"] * args.latency / min(args.workers, n * args.slots)
         cpu = f"{statistics.median(x['router_cpu_ms_per_response'] for x in r):.2f}" if name == args.router else "-"
-        print(f"{label:28} {statistics.median(x['wall_s'] for x in r):>7.2f} {bound:>16.2f} "
-              f"{statistics.median(x['ratio'] for x in r):>10.2f} {cpu:>22}")
-    print(f"the most a router can give here: {min(args.workers, args.replicas * args.slots) / min(args.workers, args.slots):.2f}x")
-    print(f"speed-up of the router over one replica: {statistics.median(speedups):.2f}x "
-          f"(spread {min(speedups):.2f}-{max(speedups):.2f})")
+        print(
+            f"{label:28} {statistics.median(x['wall_s'] for x in r):>7.2f} {bound:>16.2f} "
+            f"{statistics.median(x['ratio'] for x in r):>10.2f} {cpu:>22}"
+        )
+    print(
+        f"the most a router can give here: {min(args.workers, args.replicas * args.slots) / min(args.workers, args.slots):.2f}x"
+    )
+    print(
+        f"speed-up of the router over one replica: {statistics.median(speedups):.2f}x "
+        f"(spread {min(speedups):.2f}-{max(speedups):.2f})"
+    )
 
 
 if __name__ == "__main__":

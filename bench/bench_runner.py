@@ -84,20 +84,53 @@ def measure(out: Path, latency: float, workers: int) -> dict:
     responses = sum(1 for r in recs if r["kind"] == "turn")
     wall = max(r["time"] for r in ends) - start
     ideal = responses * latency / workers
-    return {"items": len(ends), "responses": responses, "wall_s": round(wall, 3), "ideal_s": round(ideal, 3),
-            "ratio": round(wall / ideal, 3) if ideal else None, "not_answered": sum(1 for r in ends if r["termination"] != "answer")}
+    return {
+        "items": len(ends),
+        "responses": responses,
+        "wall_s": round(wall, 3),
+        "ideal_s": round(ideal, 3),
+        "ratio": round(wall / ideal, 3) if ideal else None,
+        "not_answered": sum(1 for r in ends if r["termination"] != "answer"),
+    }
 
 
-def run_once(runner: str, agent: str, workers: int, processes: int, base_url: str, corpus: Path, items: Path, out: Path,
-             latency: float) -> dict:
-    cmd = [runner, "--items", str(items), "--agent", agent, "--model", "fake-1", "--base-url", base_url,
-           "--corpus", str(corpus), "--out", str(out), "--workers", str(workers), "--no-progress", "--no-resume"]
+def run_once(
+    runner: str,
+    agent: str,
+    workers: int,
+    processes: int,
+    base_url: str,
+    corpus: Path,
+    items: Path,
+    out: Path,
+    latency: float,
+) -> dict:
+    cmd = [
+        runner,
+        "--items",
+        str(items),
+        "--agent",
+        agent,
+        "--model",
+        "fake-1",
+        "--base-url",
+        base_url,
+        "--corpus",
+        str(corpus),
+        "--out",
+        str(out),
+        "--workers",
+        str(workers),
+        "--no-progress",
+        "--no-resume",
+    ]
     if processes > 1:
         cmd += ["--processes", str(processes)]
     t0, cpu0 = time.perf_counter(), _children_cpu()
     with tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, text=True,
-                                env={**os.environ, "OPENAI_API_KEY": "sk-bench"})
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.DEVNULL, stderr=err, text=True, env={**os.environ, "OPENAI_API_KEY": "sk-bench"}
+        )
         at_start = _cpu_at_run_start(proc, out / "runner.jsonl")
         proc.wait()
         total, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
@@ -109,7 +142,9 @@ def run_once(runner: str, agent: str, workers: int, processes: int, base_url: st
     row["cpu_ms_per_item"] = round(cpu * 1000 / max(1, row["items"]), 1)
     # The figure that travels between machines: CPU of the runner and its in-process server per model turn,
     # from run_start on (imports and start-up excluded).
-    row["cpu_ms_per_turn"] = round((cpu - at_start) * 1000 / max(1, row["responses"]), 2) if at_start is not None else None
+    row["cpu_ms_per_turn"] = (
+        round((cpu - at_start) * 1000 / max(1, row["responses"]), 2) if at_start is not None else None
+    )
     return row
 
 
@@ -159,14 +194,22 @@ def main() -> None:
     ap.add_argument("--agents", default="raw,sdk")
     ap.add_argument("--processes", default="1", help="comma-separated --processes values to compare")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--before", metavar="PATH",
-                    help="the agenthop-runner of an earlier checkout, run interleaved with this one (one process) as the reference")
+    ap.add_argument(
+        "--before",
+        metavar="PATH",
+        help="the agenthop-runner of an earlier checkout, run interleaved with this one (one process) as the reference",
+    )
     args = ap.parse_args()
 
     runners = [("this", RUNNER)] + ([("before", args.before)] if args.before else [])
-    configs = [(name, path, a, int(w), int(p)) for a in args.agents.split(",") for w in args.workers.split(",")
-               for name, path in runners for p in args.processes.split(",")
-               if int(p) <= int(w) and (name == "this" or int(p) == 1)]  # the runner caps processes at workers
+    configs = [
+        (name, path, a, int(w), int(p))
+        for a in args.agents.split(",")
+        for w in args.workers.split(",")
+        for name, path in runners
+        for p in args.processes.split(",")
+        if int(p) <= int(w) and (name == "this" or int(p) == 1)
+    ]  # the runner caps processes at workers
     ctx = mp.get_context("spawn")
     q, stop = ctx.Queue(), ctx.Event()
     proc = ctx.Process(target=serve, args=(args.latency, q, stop), daemon=True)
@@ -181,22 +224,41 @@ def main() -> None:
                     out = Path(tmp) / f"{name}-{agent}-{workers}-{processes}"
                     row = run_once(path, agent, workers, processes, base_url, corpus, items, out, args.latency)
                     results[(name, agent, workers, processes)].append(row)
-                    print(json.dumps({"round": rep + 1, "runner": name, "agent": agent, "workers": workers, "processes": processes,
-                                      **row}), flush=True)
+                    print(
+                        json.dumps(
+                            {
+                                "round": rep + 1,
+                                "runner": name,
+                                "agent": agent,
+                                "workers": workers,
+                                "processes": processes,
+                                **row,
+                            }
+                        ),
+                        flush=True,
+                    )
     finally:
         stop.set()
         proc.join(timeout=10)
     print()
-    print(f"runner wall time / ideal, {args.items} items, model latency {args.latency} s, {args.repeats} interleaved rounds")
-    print(f"{'runner':6} {'agent':6} {'workers':>7} {'procs':>5} {'median':>7} {'spread':>13} {'wall s':>7} {'ideal s':>7} "
-          f"{'startup s':>9} {'CPU ms/item':>11} {'CPU ms/turn':>11}")
-    for (name, agent, workers, processes), rows in sorted(results.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0] != "before", kv[0][3])):
+    print(
+        f"runner wall time / ideal, {args.items} items, model latency {args.latency} s, {args.repeats} interleaved rounds"
+    )
+    print(
+        f"{'runner':6} {'agent':6} {'workers':>7} {'procs':>5} {'median':>7} {'spread':>13} {'wall s':>7} {'ideal s':>7} "
+        f"{'startup s':>9} {'CPU ms/item':>11} {'CPU ms/turn':>11}"
+    )
+    for (name, agent, workers, processes), rows in sorted(
+        results.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0] != "before", kv[0][3])
+    ):
         ratios = [r["ratio"] for r in rows]
         walls = [r["wall_s"] for r in rows]
-        print(f"{name:6} {agent:6} {workers:>7} {processes:>5} {statistics.median(ratios):>7.2f} {min(ratios):>6.2f}-{max(ratios):<6.2f}"
-              f"{statistics.median(walls):>7.2f} {rows[0]['ideal_s']:>7.2f} {statistics.median(r['startup_s'] for r in rows):>9.2f}"
-              f" {statistics.median(r['cpu_ms_per_item'] for r in rows):>11.0f}"
-              f" {statistics.median(r['cpu_ms_per_turn'] or 0 for r in rows):>11.1f}")
+        print(
+            f"{name:6} {agent:6} {workers:>7} {processes:>5} {statistics.median(ratios):>7.2f} {min(ratios):>6.2f}-{max(ratios):<6.2f}"
+            f"{statistics.median(walls):>7.2f} {rows[0]['ideal_s']:>7.2f} {statistics.median(r['startup_s'] for r in rows):>9.2f}"
+            f" {statistics.median(r['cpu_ms_per_item'] for r in rows):>11.0f}"
+            f" {statistics.median(r['cpu_ms_per_turn'] or 0 for r in rows):>11.1f}"
+        )
 
 
 if __name__ == "__main__":

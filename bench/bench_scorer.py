@@ -45,8 +45,15 @@ from pathlib import Path
 from agenthop.server.corpus.schema import INDEXES, create_index, create_schema
 from agenthop.server.log.checkpoint import CheckpointLog
 
-TOOLS_COST = {"search_papers": 1, "get_paper_info": 1, "get_references": 1, "list_sections": 1, "read_section": 5,
-              "think": 0, "submit_answer": 0}
+TOOLS_COST = {
+    "search_papers": 1,
+    "get_paper_info": 1,
+    "get_references": 1,
+    "list_sections": 1,
+    "read_section": 5,
+    "think": 0,
+    "submit_answer": 0,
+}
 HEADERS = ["Introduction", "Related Work", "Method", "Experiments", "Results", "Conclusion", "Apdx_A: Proofs"]
 
 
@@ -83,13 +90,47 @@ def build_corpus(path: Path, n_items: int, rng: random.Random) -> list[dict]:
         dist = ["seed_only", "wrong_paper", "no_context"]
         rng.shuffle(dist)
         dist.insert(correct, "correct")
-        item_rows.append((item_id, "single-target" if st else "multi-target", depth, rng.choice(["GROUND", "METHOD", "MOTIVE", "RESULT"]),
-                          None, rng.choice(["ACL", "NeurIPS", "ICLR"]), rng.choice(["gold", "silver", "bronze"]), "q?",
-                          json.dumps(["a", "b", "c", "d"]), pid(seed), None, "seed", None, i))
-        gold_rows.append((item_id, correct, json.dumps(dist), json.dumps([pid(g) for g in golds]),
-                          json.dumps([f"{g:04d}.{g:05d}" for g in golds]), "[]", "[]"))
+        item_rows.append(
+            (
+                item_id,
+                "single-target" if st else "multi-target",
+                depth,
+                rng.choice(["GROUND", "METHOD", "MOTIVE", "RESULT"]),
+                None,
+                rng.choice(["ACL", "NeurIPS", "ICLR"]),
+                rng.choice(["gold", "silver", "bronze"]),
+                "q?",
+                json.dumps(["a", "b", "c", "d"]),
+                pid(seed),
+                None,
+                "seed",
+                None,
+                i,
+            )
+        )
+        gold_rows.append(
+            (
+                item_id,
+                correct,
+                json.dumps(dist),
+                json.dumps([pid(g) for g in golds]),
+                json.dumps([f"{g:04d}.{g:05d}" for g in golds]),
+                "[]",
+                "[]",
+            )
+        )
         for k, g in enumerate(golds):
-            labels.append((item_id, 2 * k, None, f"{g:04d}.{g:05d}", rng.choice(["Results", "4.1 Window Size", "method"]), "direct", None))
+            labels.append(
+                (
+                    item_id,
+                    2 * k,
+                    None,
+                    f"{g:04d}.{g:05d}",
+                    rng.choice(["Results", "4.1 Window Size", "method"]),
+                    "direct",
+                    None,
+                )
+            )
             labels.append((item_id, 2 * k + 1, None, f"{g:04d}.{g:05d}", "Introduction", "supporting", None))
         items.append({"item_id": item_id, "seed": seed, "golds": golds, "others": others, "correct": correct})
     conn.executemany("INSERT INTO papers(paper_id, arxiv_id, title, has_text) VALUES (?,?,?,?)", papers)
@@ -107,11 +148,21 @@ def build_corpus(path: Path, n_items: int, rng: random.Random) -> list[dict]:
 def session_records(run: str, item: dict, rng: random.Random, skill: float) -> tuple[list[dict], list[dict]]:
     sid = f"{run}-{item['item_id']}-{rng.getrandbits(48):012x}"
     base = {"run": run, "session_id": sid, "item_id": item["item_id"]}
-    recs = [{**base, "kind": "session_start", "seq": 0, "time": 0.0, "mode": "item",
-             "caps": {"budget": 30, "max_turns": 20, "max_tokens": 200000}, "disabled_tools": [],
-             "client": {"agent": "bench", "model": "synthetic"}, "transport": "http",
-             "corpus": {"corpus_id": "bench", "schema_version": 1},
-             "search": {"engine": "bm25s", "method": "lucene", "k1": 1.5, "b": 0.75, "tokenizer": "default"}}]
+    recs = [
+        {
+            **base,
+            "kind": "session_start",
+            "seq": 0,
+            "time": 0.0,
+            "mode": "item",
+            "caps": {"budget": 30, "max_turns": 20, "max_tokens": 200000},
+            "disabled_tools": [],
+            "client": {"agent": "bench", "model": "synthetic"},
+            "transport": "http",
+            "corpus": {"corpus_id": "bench", "schema_version": 1},
+            "search": {"engine": "bm25s", "method": "lucene", "k1": 1.5, "b": 0.75, "tokenizer": "default"},
+        }
+    ]
     spent, seq, turn = 0, 1, 0
     turns: list[dict] = []
     candidates = item["golds"] + item["others"][:5]
@@ -120,18 +171,51 @@ def session_records(run: str, item: dict, rng: random.Random, skill: float) -> t
         nonlocal spent, seq, turn
         if not same_turn or turn == 0:
             turn += 1
-            turns.append({"kind": "turn", "run": run, "item_id": item["item_id"], "session_id": sid, "attempt": 1,
-                          "turn": turn, "prompt_tokens": 2000 * turn, "completion_tokens": 150, "cached_tokens": 0,
-                          "cumulative_tokens": 2150 * turn * (turn + 1) // 2, "tool_calls": [], "latency_ms": 900.0,
-                          "retries": 0, "error": None, "time": 0.0})
+            turns.append(
+                {
+                    "kind": "turn",
+                    "run": run,
+                    "item_id": item["item_id"],
+                    "session_id": sid,
+                    "attempt": 1,
+                    "turn": turn,
+                    "prompt_tokens": 2000 * turn,
+                    "completion_tokens": 150,
+                    "cached_tokens": 0,
+                    "cumulative_tokens": 2150 * turn * (turn + 1) // 2,
+                    "tool_calls": [],
+                    "latency_ms": 900.0,
+                    "retries": 0,
+                    "error": None,
+                    "time": 0.0,
+                }
+            )
         turns[-1]["tool_calls"].append({"id": f"c{seq}", "name": tool, "arguments": args})
         executed = outcome in ("ok", "not_found", "no_text", "ambiguous")
         cost = TOOLS_COST[tool] if executed else 0
-        recs.append({**base, "kind": "call", "seq": seq, "time": float(seq), "tool": tool, "arguments": args, "turn": turn,
-                     "tokens": 2150 * turn * (turn + 1) // 2, "forced": False, "outcome": outcome, "executed": executed,
-                     "cost": cost, "budget_before": spent, "budget_after": spent + cost, "latency_ms": 2.0,
-                     "exposed": [{"paper_id": pid(p), "rank": r} for r, p in enumerate(exposed, 1)],
-                     "delivered": delivered, "output_chars": 3000, "message": None})
+        recs.append(
+            {
+                **base,
+                "kind": "call",
+                "seq": seq,
+                "time": float(seq),
+                "tool": tool,
+                "arguments": args,
+                "turn": turn,
+                "tokens": 2150 * turn * (turn + 1) // 2,
+                "forced": False,
+                "outcome": outcome,
+                "executed": executed,
+                "cost": cost,
+                "budget_before": spent,
+                "budget_after": spent + cost,
+                "latency_ms": 2.0,
+                "exposed": [{"paper_id": pid(p), "rank": r} for r, p in enumerate(exposed, 1)],
+                "delivered": delivered,
+                "output_chars": 3000,
+                "message": None,
+            }
+        )
         spent += cost
         seq += 1
 
@@ -145,8 +229,12 @@ def session_records(run: str, item: dict, rng: random.Random, skill: float) -> t
             break
         arxiv = f"{p:04d}.{p:05d}"
         call("list_sections", {"paper_id": pid(p)})
-        call("read_section", {"paper_id": pid(p), "section": HEADERS[k]},
-             delivered={"paper_id": pid(p), "arxiv_id": arxiv, "section_index": k, "header": HEADERS[k]}, same_turn=rng.random() < 0.2)
+        call(
+            "read_section",
+            {"paper_id": pid(p), "section": HEADERS[k]},
+            delivered={"paper_id": pid(p), "arxiv_id": arxiv, "section_index": k, "header": HEADERS[k]},
+            same_turn=rng.random() < 0.2,
+        )
     call("think", {"reasoning": "r"})
     answer = None
     if rng.random() < 0.95:
@@ -155,12 +243,38 @@ def session_records(run: str, item: dict, rng: random.Random, skill: float) -> t
         end = "answer"
     else:
         end = "max_turns"
-    recs.append({**base, "kind": "session_end", "seq": seq, "time": float(seq), "termination": end, "answer": answer,
-                 "budget_used": spent, "reason": None})
-    runner = turns + [{"kind": "item_end", "run": run, "item_id": item["item_id"], "session_id": sid, "attempt": 1,
-                       "termination": end, "answer": answer, "turns": turn, "prompt_tokens": 0, "completion_tokens": 0,
-                       "cached_tokens": 0, "total_tokens": turns[-1]["cumulative_tokens"], "budget_used": spent,
-                       "cost_usd": 0.002 * turn, "wall_time_s": 5.0, "time": 0.0}]
+    recs.append(
+        {
+            **base,
+            "kind": "session_end",
+            "seq": seq,
+            "time": float(seq),
+            "termination": end,
+            "answer": answer,
+            "budget_used": spent,
+            "reason": None,
+        }
+    )
+    runner = turns + [
+        {
+            "kind": "item_end",
+            "run": run,
+            "item_id": item["item_id"],
+            "session_id": sid,
+            "attempt": 1,
+            "termination": end,
+            "answer": answer,
+            "turns": turn,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "cached_tokens": 0,
+            "total_tokens": turns[-1]["cumulative_tokens"],
+            "budget_used": spent,
+            "cost_usd": 0.002 * turn,
+            "wall_time_s": 5.0,
+            "time": 0.0,
+        }
+    ]
     return recs, runner
 
 
@@ -168,14 +282,39 @@ def write_run(run_dir: Path, name: str, items: list[dict], rng: random.Random, s
     run_dir.mkdir(parents=True)
     CheckpointLog(run_dir / "server-log.sqlite").close()  # creates the file with the server's schema
     conn = sqlite3.connect(run_dir / "server-log.sqlite")
-    rows, runner = [], [{"kind": "run_start", "run": name, "agent": "bench", "model": f"synthetic-{skill:.2f}",
-                         "settings": {"workers": 8}, "versions": {}, "time": 0.0}]
+    rows, runner = (
+        [],
+        [
+            {
+                "kind": "run_start",
+                "run": name,
+                "agent": "bench",
+                "model": f"synthetic-{skill:.2f}",
+                "settings": {"workers": 8},
+                "versions": {},
+                "time": 0.0,
+            }
+        ],
+    )
     for item in items:
         recs, rr = session_records(name, item, rng, skill)
         runner.extend(rr)
-        rows.extend((r["run"], r["session_id"], r["item_id"], r["seq"], r["kind"], r.get("tool"), r.get("outcome"),
-                     json.dumps(r, sort_keys=True)) for r in recs)
-    conn.executemany("INSERT INTO records(run, session_id, item_id, seq, kind, tool, outcome, record) VALUES (?,?,?,?,?,?,?,?)", rows)
+        rows.extend(
+            (
+                r["run"],
+                r["session_id"],
+                r["item_id"],
+                r["seq"],
+                r["kind"],
+                r.get("tool"),
+                r.get("outcome"),
+                json.dumps(r, sort_keys=True),
+            )
+            for r in recs
+        )
+    conn.executemany(
+        "INSERT INTO records(run, session_id, item_id, seq, kind, tool, outcome, record) VALUES (?,?,?,?,?,?,?,?)", rows
+    )
     conn.commit()
     conn.close()
     with (run_dir / "runner.jsonl").open("w") as fh:
@@ -237,10 +376,12 @@ def profile_now(runs: list[str], corpus: Path, out: Path) -> None:
     prof.runcall(score, runs, corpus, out=out, jobs=1)
     stats = pstats.Stats(prof, stream=io.StringIO())
     total = max(v[3] for v in stats.stats.values())
-    parts = {"drawing plots (plots.run_plots, comparison_plots)": ("plots.py", ("run_plots", "comparison_plots")),
-             "reading logs (runs.load_run)": ("runs.py", ("load_run",)),
-             "scoring (summary.score_run)": ("summary.py", ("score_run",)),
-             "writing summary.json (reports.write_json)": ("reports.py", ("write_json",))}
+    parts = {
+        "drawing plots (plots.run_plots, comparison_plots)": ("plots.py", ("run_plots", "comparison_plots")),
+        "reading logs (runs.load_run)": ("runs.py", ("load_run",)),
+        "scoring (summary.score_run)": ("summary.py", ("score_run",)),
+        "writing summary.json (reports.write_json)": ("reports.py", ("write_json",)),
+    }
     print(f"profile of one process scoring {len(runs)} runs ({total:.1f} s under cProfile):")
     for label, (file, funcs) in parts.items():
         cum = sum(v[3] for (f, _, name), v in stats.stats.items() if f.endswith(file) and name in funcs)
@@ -264,8 +405,12 @@ def compare_loading(runs: list[str], repeat: int, baseline_src: Path | None) -> 
     times: dict[str, list[float]] = {name: [] for name in packages}
     for _ in range(repeat):
         for name, package in packages.items():
-            out = subprocess.run([sys.executable, "-c", LOAD_CODE.format(package=package), str(baseline_src or ""), *runs],
-                                 capture_output=True, text=True, check=True).stdout.split()
+            out = subprocess.run(
+                [sys.executable, "-c", LOAD_CODE.format(package=package), str(baseline_src or ""), *runs],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
             times[name].append(float(out[0]))
     first = statistics.median(next(iter(times.values())))
     print(f"\nloading {len(runs)} runs (load_run; {out[1]} checkpoint records), median of {repeat} (min-max):")
@@ -284,8 +429,10 @@ def print_variants(title: str, results: dict[str, list[dict]], width: int) -> No
     print(f"  {'variant':<{width}} {'wall':>18} {'CPU':>8} {'peak RSS':>9} {'vs first':>9}")
     for name, res in results.items():
         wall = [x["wall"] for x in res]
-        print(f"  {name:<{width}} {spread(wall):>18} {statistics.median(x['cpu'] for x in res):>6.1f} s "
-              f"{max(x['rss_mb'] for x in res):>6.0f} MB {first / statistics.median(wall):>8.2f}x")
+        print(
+            f"  {name:<{width}} {spread(wall):>18} {statistics.median(x['cpu'] for x in res):>6.1f} s "
+            f"{max(x['rss_mb'] for x in res):>6.0f} MB {first / statistics.median(wall):>8.2f}x"
+        )
 
 
 def generate(out: Path, n_runs: int, n_items: int, seed: int) -> tuple[Path, list[str]]:
@@ -302,8 +449,10 @@ def generate(out: Path, n_runs: int, n_items: int, seed: int) -> tuple[Path, lis
         d = out / "runs" / f"run{k:02d}"
         n_records += write_run(d, f"run{k:02d}", items, rng, skill=0.3 + 0.6 * k / max(1, n_runs - 1))
         runs.append(str(d))
-    print(f"generated {n_runs} runs x {n_items} items ({n_records:,} checkpoint records) in {time.perf_counter() - t0:.1f} s; "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"generated {n_runs} runs x {n_items} items ({n_records:,} checkpoint records) in {time.perf_counter() - t0:.1f} s; "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
+    )
     return corpus, runs
 
 
@@ -315,8 +464,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="rounds; each round runs every variant once")
     ap.add_argument("--baseline-ref", default=BASELINE_REF, help="git ref of the baseline scorer ('' for none)")
     ap.add_argument("--profile", action="store_true", help="first profile one process scoring 5 runs")
-    ap.add_argument("--loading", action="store_true",
-                    help="also time loading the runs alone (load_run), baseline and now, interleaved, in child processes")
+    ap.add_argument(
+        "--loading",
+        action="store_true",
+        help="also time loading the runs alone (load_run), baseline and now, interleaved, in child processes",
+    )
     ap.add_argument("--out", type=Path, default=Path("bench/out/scorer"))
     args = ap.parse_args()
     corpus, runs = generate(args.out, args.runs, args.items, args.seed)
@@ -335,22 +487,29 @@ def main() -> None:
         for k, (name, cmd) in enumerate(variants.items()):
             report = args.out / f"report-{k}"
             shutil.rmtree(report, ignore_errors=True)
-            results[name].append(timed([*cmd, *runs, "--corpus", str(corpus), "--out", str(report)],
-                                       args.out / f"variant-{k}.log"))
-        print(f"round {r + 1}/{args.repeat}: " + ", ".join(f"{n} {res[-1]['wall']:.1f} s" for n, res in results.items()))
+            results[name].append(
+                timed([*cmd, *runs, "--corpus", str(corpus), "--out", str(report)], args.out / f"variant-{k}.log")
+            )
+        print(
+            f"round {r + 1}/{args.repeat}: " + ", ".join(f"{n} {res[-1]['wall']:.1f} s" for n, res in results.items())
+        )
 
     if args.loading:
         compare_loading(runs, args.repeat, args.out / "baseline-src" if base else None)
 
     rows = {k: headline_rows(args.out / f"report-{k}") for k in range(len(variants))}
     same = all(rows[k] == rows[0] for k in rows)
-    print_variants(f"scoring {args.runs} runs x {args.items} items with reports (median of {args.repeat}, min-max)", results, 34)
+    print_variants(
+        f"scoring {args.runs} runs x {args.items} items with reports (median of {args.repeat}, min-max)", results, 34
+    )
     default = statistics.median(x["wall"] for x in list(results.values())[-1])
     print(f"goal: <= {GOAL_S:.0f} s with the default: {default:.1f} s ({'met' if default <= GOAL_S else 'NOT met'})")
     print(f"same headline numbers (comparison.json runs) in every variant: {'yes' if same else 'NO'}")
     comp = json.loads((args.out / f"report-{len(variants) - 1}" / "comparison.json").read_text())
-    print(f"Cronbach's alpha {comp['reliability']['cronbach_alpha']:.3f}; accuracy range "
-          f"{min(r['accuracy'] for r in comp['runs']):.3f}-{max(r['accuracy'] for r in comp['runs']):.3f}")
+    print(
+        f"Cronbach's alpha {comp['reliability']['cronbach_alpha']:.3f}; accuracy range "
+        f"{min(r['accuracy'] for r in comp['runs']):.3f}-{max(r['accuracy'] for r in comp['runs']):.3f}"
+    )
 
 
 if __name__ == "__main__":

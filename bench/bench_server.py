@@ -63,18 +63,26 @@ AGENTHOP_PYTHON = sys.executable  # --agenthop-python: AgentHop's server from an
 
 def quantiles(samples_ms: list[float]) -> dict:
     s = sorted(samples_ms)
-    return {"median_ms": round(statistics.median(s), 3), "p99_ms": round(s[min(len(s) - 1, int(0.99 * len(s)))], 3), "n": len(s)}
+    return {
+        "median_ms": round(statistics.median(s), 3),
+        "p99_ms": round(s[min(len(s) - 1, int(0.99 * len(s)))], 3),
+        "n": len(s),
+    }
 
 
 def pick_workload(corpus_path: Path) -> tuple[str, dict[str, dict]]:
     """The item with the largest neighbourhood and one argument set per tool."""
     conn = sqlite3.connect(corpus_path)
-    item, _ = conn.execute("SELECT item_id, count(*) c FROM item_nodes GROUP BY item_id ORDER BY c DESC LIMIT 1").fetchone()
+    item, _ = conn.execute(
+        "SELECT item_id, count(*) c FROM item_nodes GROUP BY item_id ORDER BY c DESC LIMIT 1"
+    ).fetchone()
     seed, question = conn.execute("SELECT seed_paper_id, question FROM items WHERE item_id = ?", (item,)).fetchone()
     # The neighbourhood's longest section (the costliest read), and its paper for list_sections.
     paper, position = conn.execute(
         "SELECT p.paper_id, s.position FROM item_nodes n JOIN papers p USING (paper_id) JOIN sections s ON s.arxiv_id = p.arxiv_id "
-        "WHERE n.item_id = ? AND p.has_text = 1 AND p.paper_id != ? ORDER BY length(s.text) DESC LIMIT 1", (item, seed)).fetchone()
+        "WHERE n.item_id = ? AND p.has_text = 1 AND p.paper_id != ? ORDER BY length(s.text) DESC LIMIT 1",
+        (item, seed),
+    ).fetchone()
     args = {
         "search_papers": {"query": question, "top_k": 10},
         "get_paper_info": {"paper_id": seed},
@@ -122,9 +130,24 @@ async def _client_latency(client: Client, workload: dict, calls: int) -> dict:
 
 
 async def bench_stdio(corpus: Path, item: str, workload: dict, calls: int, tmp: Path) -> dict:
-    params = StdioServerParameters(command=sys.executable, args=[
-        "-m", "agenthop.server", "serve", "--corpus", str(corpus), "--item", item, "--run", "bench-stdio",
-        "--log", str(tmp / "stdio-log.sqlite"), "--budget", str(UNLIMITED)])
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "agenthop.server",
+            "serve",
+            "--corpus",
+            str(corpus),
+            "--item",
+            item,
+            "--run",
+            "bench-stdio",
+            "--log",
+            str(tmp / "stdio-log.sqlite"),
+            "--budget",
+            str(UNLIMITED),
+        ],
+    )
     async with Client(params, read_timeout_seconds=60) as client:
         return await _client_latency(client, workload, calls)
 
@@ -133,9 +156,24 @@ class HttpServer:
     def __init__(self, corpus: Path, tmp: Path, python: str = sys.executable):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen([
-            python, "-m", "agenthop.server", "serve", "--transport", "http", "--port", str(self.port),
-            "--corpus", str(corpus), "--log", str(tmp / "http-log.sqlite"), "--budget", str(UNLIMITED)])
+        self.proc = subprocess.Popen(
+            [
+                python,
+                "-m",
+                "agenthop.server",
+                "serve",
+                "--transport",
+                "http",
+                "--port",
+                str(self.port),
+                "--corpus",
+                str(corpus),
+                "--log",
+                str(tmp / "http-log.sqlite"),
+                "--budget",
+                str(UNLIMITED),
+            ]
+        )
 
     def wait_ready(self) -> None:
         deadline = time.monotonic() + 60
@@ -165,8 +203,12 @@ async def bench_http(base: str, item: str, workload: dict, calls: int) -> dict:
 
 
 async def bench_throughput(base: str, item: str, workload: dict, sessions: int, calls_each: int) -> dict:
-    mix = [("get_paper_info", workload["get_paper_info"]), ("search_papers", workload["search_papers"]),
-           ("list_sections", workload["list_sections"]), ("think", workload["think"])]
+    mix = [
+        ("get_paper_info", workload["get_paper_info"]),
+        ("search_papers", workload["search_papers"]),
+        ("list_sections", workload["list_sections"]),
+        ("think", workload["think"]),
+    ]
 
     async def agent(i: int) -> None:
         async with httpx2.AsyncClient(timeout=120) as http:
@@ -194,7 +236,9 @@ def bench_search(corpus: Path, item: str, queries: int) -> dict:
     scopes = {
         "neighbourhood": conn.execute(
             "SELECT p.paper_id, p.title || char(10) || p.abstract FROM item_nodes n JOIN papers p USING (paper_id) "
-            "WHERE n.item_id = ? ORDER BY n.position", (item,)).fetchall(),
+            "WHERE n.item_id = ? ORDER BY n.position",
+            (item,),
+        ).fetchall(),
         "explore": conn.execute("SELECT paper_id, title || char(10) || abstract FROM papers ORDER BY rowid").fetchall(),
     }
     for scope, rows in scopes.items():
@@ -216,9 +260,15 @@ def bench_search(corpus: Path, item: str, queries: int) -> dict:
             t0 = time.perf_counter()
             fts.execute("SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10", (terms,)).fetchall()
             floor.append((time.perf_counter() - t0) * 1000)
-        entry = {"documents": len(ids), "index_build_s": round(build_s, 3), "agenthop_bm25s": quantiles(ours),
-                 "sqlite_fts5_bm25": quantiles(floor)}
-        entry["ratio_median_vs_fts5"] = round(entry["agenthop_bm25s"]["median_ms"] / entry["sqlite_fts5_bm25"]["median_ms"], 2)
+        entry = {
+            "documents": len(ids),
+            "index_build_s": round(build_s, 3),
+            "agenthop_bm25s": quantiles(ours),
+            "sqlite_fts5_bm25": quantiles(floor),
+        }
+        entry["ratio_median_vs_fts5"] = round(
+            entry["agenthop_bm25s"]["median_ms"] / entry["sqlite_fts5_bm25"]["median_ms"], 2
+        )
         try:
             from rank_bm25 import BM25Okapi
 
@@ -238,8 +288,11 @@ def bench_search(corpus: Path, item: str, queries: int) -> dict:
 
 # --- 4. the floor: a no-op tool on the same SDK and transport -------------------------------------------
 
-NOOP = types.Tool(name="noop", description="Does nothing.", input_schema={
-    "type": "object", "properties": {"reasoning": {"type": "string"}}, "required": ["reasoning"]})
+NOOP = types.Tool(
+    name="noop",
+    description="Does nothing.",
+    input_schema={"type": "object", "properties": {"reasoning": {"type": "string"}}, "required": ["reasoning"]},
+)
 
 
 class ToolWork:
@@ -285,22 +338,47 @@ def noop_server(log_path: str | None, work: ToolWork | None = None) -> Server:
         arguments = params.arguments or {}
         record = None
         if log is not None:
-            record = {"kind": "call", "run": "noop", "session_id": "noop", "item_id": None, "seq": seq, "time": time.time(),
-                      "tool": params.name, "arguments": arguments, "turn": None, "tokens": None, "forced": False,
-                      "outcome": "ok", "executed": True, "cost": 0, "budget_before": 0, "budget_after": 0, "latency_ms": 0.0,
-                      "exposed": [], "delivered": None, "output_chars": 6, "message": None}
+            record = {
+                "kind": "call",
+                "run": "noop",
+                "session_id": "noop",
+                "item_id": None,
+                "seq": seq,
+                "time": time.time(),
+                "tool": params.name,
+                "arguments": arguments,
+                "turn": None,
+                "tokens": None,
+                "forced": False,
+                "outcome": "ok",
+                "executed": True,
+                "cost": 0,
+                "budget_before": 0,
+                "budget_after": 0,
+                "latency_ms": 0.0,
+                "exposed": [],
+                "delivered": None,
+                "output_chars": 6,
+                "message": None,
+            }
             seq += 1
         if log is None and work is None:
             outcome, text = "ok", "Noted."
         else:  # as AgentHop does: off the event loop, one hop for the work and the fsync'd record
             outcome, text = await anyio.to_thread.run_sync(work_and_record, params.name, arguments, record)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content={"outcome": outcome})
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], structured_content={"outcome": outcome}
+        )
 
     schemas = {"noop": NOOP.input_schema, **(INPUT_SCHEMAS if work is not None else {})}
-    return Server("noop", version="0", get_tool_input_schema=schemas.get, on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(
+        "noop", version="0", get_tool_input_schema=schemas.get, on_list_tools=list_tools, on_call_tool=call_tool
+    )
 
 
-def serve_noop(transport: str, port: int, log_path: str | None, corpus: str | None = None, item: str | None = None) -> None:
+def serve_noop(
+    transport: str, port: int, log_path: str | None, corpus: str | None = None, item: str | None = None
+) -> None:
     server = noop_server(log_path, ToolWork(Path(corpus), item) if corpus else None)
     if transport == "stdio":
         from mcp.server.stdio import stdio_server
@@ -325,7 +403,9 @@ class NoopHttpServer(HttpServer):
         extra = ["--log", str(tmp / f"noop-{self.port}.sqlite")] if log else []
         if tools is not None:
             extra += ["--tools", str(tools[0])] + (["--item", tools[1]] if tools[1] else [])
-        self.proc = subprocess.Popen([sys.executable, __file__, "serve-noop", "--transport", "http", "--port", str(self.port), *extra])
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "serve-noop", "--transport", "http", "--port", str(self.port), *extra]
+        )
 
     def wait_ready(self) -> None:
         deadline = time.monotonic() + 60
@@ -358,7 +438,7 @@ async def _interleaved_latency(clients: dict[str, tuple[Client, str, dict]], rou
             await client.call_tool(name, args)
     for r in range(rounds):
         medians = {}
-        for label in labels[r % len(labels):] + labels[:r % len(labels)]:
+        for label in labels[r % len(labels) :] + labels[: r % len(labels)]:
             client, name, args = clients[label]
             got = []
             for _ in range(per_round):
@@ -370,7 +450,10 @@ async def _interleaved_latency(clients: dict[str, tuple[Client, str, dict]], rou
         for other in labels[1:]:
             ratios[other].append(medians[labels[0]] / medians[other])
     ours = labels[0]
-    out = {label: {"p50_ms": round(statistics.median(v), 3), "p99_ms": round(_p(v, 0.99), 3), "n": len(v)} for label, v in samples.items()}
+    out = {
+        label: {"p50_ms": round(statistics.median(v), 3), "p99_ms": round(_p(v, 0.99), 3), "n": len(v)}
+        for label, v in samples.items()
+    }
     for other in labels[1:]:
         out[f"ratio_p50_vs_{other}"] = _spread(ratios[other])
         out[f"ratio_p99_vs_{other}"] = round(_p(samples[ours], 0.99) / _p(samples[other], 0.99), 2)
@@ -383,26 +466,58 @@ NOOP_CALL = ("noop", {"reasoning": "benchmark"})
 
 
 async def floor_stdio(corpus: Path, item: str, tmp: Path, rounds: int, per_round: int) -> dict:
-    ours = StdioServerParameters(command=sys.executable, args=[
-        "-m", "agenthop.server", "serve", "--corpus", str(corpus), "--item", item, "--run", "bench-floor",
-        "--log", str(tmp / "floor-stdio.sqlite"), "--budget", str(UNLIMITED)])
+    ours = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "agenthop.server",
+            "serve",
+            "--corpus",
+            str(corpus),
+            "--item",
+            item,
+            "--run",
+            "bench-floor",
+            "--log",
+            str(tmp / "floor-stdio.sqlite"),
+            "--budget",
+            str(UNLIMITED),
+        ],
+    )
     noop = StdioServerParameters(command=sys.executable, args=[__file__, "serve-noop", "--transport", "stdio"])
-    noop_fsync = StdioServerParameters(command=sys.executable, args=[__file__, "serve-noop", "--transport", "stdio",
-                                                                     "--log", str(tmp / "noop-stdio.sqlite")])
-    async with Client(ours, read_timeout_seconds=60) as a, Client(noop, read_timeout_seconds=60) as b, \
-            Client(noop_fsync, read_timeout_seconds=60) as c:
-        return await _interleaved_latency({"agenthop_think": (a, *THINK), "noop": (b, *NOOP_CALL),
-                                           "noop_fsync": (c, *NOOP_CALL)}, rounds, per_round)
+    noop_fsync = StdioServerParameters(
+        command=sys.executable,
+        args=[__file__, "serve-noop", "--transport", "stdio", "--log", str(tmp / "noop-stdio.sqlite")],
+    )
+    async with (
+        Client(ours, read_timeout_seconds=60) as a,
+        Client(noop, read_timeout_seconds=60) as b,
+        Client(noop_fsync, read_timeout_seconds=60) as c,
+    ):
+        return await _interleaved_latency(
+            {"agenthop_think": (a, *THINK), "noop": (b, *NOOP_CALL), "noop_fsync": (c, *NOOP_CALL)}, rounds, per_round
+        )
 
 
-async def floor_http(ours_base: str, noop_base: str, noop_fsync_base: str, item: str, rounds: int, per_round: int) -> dict:
-    async with httpx2.AsyncClient(timeout=60) as h1, httpx2.AsyncClient(timeout=60) as h2, httpx2.AsyncClient(timeout=60) as h3:
+async def floor_http(
+    ours_base: str, noop_base: str, noop_fsync_base: str, item: str, rounds: int, per_round: int
+) -> dict:
+    async with (
+        httpx2.AsyncClient(timeout=60) as h1,
+        httpx2.AsyncClient(timeout=60) as h2,
+        httpx2.AsyncClient(timeout=60) as h3,
+    ):
         url = await _session(ours_base, h1, item, "bench-floor")
-        async with Client(streamable_http_client(url, http_client=h1)) as a, \
-                Client(streamable_http_client(noop_base + "/mcp", http_client=h2)) as b, \
-                Client(streamable_http_client(noop_fsync_base + "/mcp", http_client=h3)) as c:
-            return await _interleaved_latency({"agenthop_think": (a, *THINK), "noop": (b, *NOOP_CALL),
-                                               "noop_fsync": (c, *NOOP_CALL)}, rounds, per_round)
+        async with (
+            Client(streamable_http_client(url, http_client=h1)) as a,
+            Client(streamable_http_client(noop_base + "/mcp", http_client=h2)) as b,
+            Client(streamable_http_client(noop_fsync_base + "/mcp", http_client=h3)) as c,
+        ):
+            return await _interleaved_latency(
+                {"agenthop_think": (a, *THINK), "noop": (b, *NOOP_CALL), "noop_fsync": (c, *NOOP_CALL)},
+                rounds,
+                per_round,
+            )
 
 
 async def _concurrent(base: str, item: str | None, sessions: int, calls_each: int) -> dict:
@@ -436,19 +551,29 @@ async def _concurrent(base: str, item: str | None, sessions: int, calls_each: in
         start = time.perf_counter()
         go.set()
     wall = max(finished) - start
-    return {"calls_per_s": round(sessions * calls_each / wall, 1), "p50_ms": round(statistics.median(latencies), 1),
-            "p99_ms": round(_p(latencies, 0.99), 1)}
+    return {
+        "calls_per_s": round(sessions * calls_each / wall, 1),
+        "p50_ms": round(statistics.median(latencies), 1),
+        "p99_ms": round(_p(latencies, 0.99), 1),
+    }
 
 
-async def floor_throughput(ours_base: str, noop_base: str, item: str, sessions: int, calls_each: int, rounds: int) -> dict:
+async def floor_throughput(
+    ours_base: str, noop_base: str, item: str, sessions: int, calls_each: int, rounds: int
+) -> dict:
     runs: dict[str, list[dict]] = {"agenthop_think": [], "noop_fsync": []}
     for r in range(rounds):
         order = [("agenthop_think", ours_base, item), ("noop_fsync", noop_base, None)]
-        for label, base, it in (order if r % 2 == 0 else order[::-1]):
+        for label, base, it in order if r % 2 == 0 else order[::-1]:
             runs[label].append(await _concurrent(base, it, sessions, calls_each))
     ratios = [a["calls_per_s"] / b["calls_per_s"] for a, b in zip(runs["agenthop_think"], runs["noop_fsync"])]
-    return {"sessions": sessions, "calls_each": calls_each, "rounds": runs, "ratio_calls_per_s": _spread(ratios),
-            "agenthop_p99_ms": _spread([x["p99_ms"] for x in runs["agenthop_think"]])}
+    return {
+        "sessions": sessions,
+        "calls_each": calls_each,
+        "rounds": runs,
+        "ratio_calls_per_s": _spread(ratios),
+        "agenthop_p99_ms": _spread([x["p99_ms"] for x in runs["agenthop_think"]]),
+    }
 
 
 def bench_floor(corpus: Path, item: str, tmp: Path, rounds: int, per_round: int, tp_calls: int, tp_rounds: int) -> dict:
@@ -458,7 +583,9 @@ def bench_floor(corpus: Path, item: str, tmp: Path, rounds: int, per_round: int,
         for server in (ours, noop, noop_fsync):
             server.wait_ready()
         result["http"] = anyio.run(floor_http, ours.base, noop.base, noop_fsync.base, item, rounds, per_round)
-        result["http_64_sessions"] = anyio.run(floor_throughput, ours.base, noop_fsync.base, item, 64, tp_calls, tp_rounds)
+        result["http_64_sessions"] = anyio.run(
+            floor_throughput, ours.base, noop_fsync.base, item, 64, tp_calls, tp_rounds
+        )
     finally:
         for server in (ours, noop, noop_fsync):
             server.stop()
@@ -471,14 +598,23 @@ def bench_floor(corpus: Path, item: str, tmp: Path, rounds: int, per_round: int,
 # client would validate AgentHop's structured results against their output schemas and the no-op's not at all.
 
 PROTOCOL = "2026-07-28"
-RAW_META = {"io.modelcontextprotocol/protocolVersion": PROTOCOL, "io.modelcontextprotocol/clientInfo": {"name": "bench-server", "version": "0"},
-            "io.modelcontextprotocol/clientCapabilities": {}}
+RAW_META = {
+    "io.modelcontextprotocol/protocolVersion": PROTOCOL,
+    "io.modelcontextprotocol/clientInfo": {"name": "bench-server", "version": "0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 MIX = ["search_papers", "get_references", "list_sections", "read_section", "get_paper_info", "think"]
 
 
 def _request(request_id: int, name: str, arguments: dict) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-                       "params": {"name": name, "arguments": arguments, "_meta": RAW_META}}).encode()
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": RAW_META},
+        }
+    ).encode()
 
 
 def _checked(reply: dict, name: str) -> dict:
@@ -496,9 +632,17 @@ class RawHttp:
 
     async def call(self, name: str, arguments: dict) -> dict:
         self.n += 1
-        response = await self.http.post(self.url, content=_request(self.n, name, arguments), headers={
-            "mcp-protocol-version": PROTOCOL, "mcp-method": "tools/call", "mcp-name": name,
-            "accept": "application/json, text/event-stream", "content-type": "application/json"})
+        response = await self.http.post(
+            self.url,
+            content=_request(self.n, name, arguments),
+            headers={
+                "mcp-protocol-version": PROTOCOL,
+                "mcp-method": "tools/call",
+                "mcp-name": name,
+                "accept": "application/json, text/event-stream",
+                "content-type": "application/json",
+            },
+        )
         return _checked(response.json(), name)
 
 
@@ -567,13 +711,13 @@ async def anchor_latency(clients: dict, workload: dict, work: ToolWork, rounds: 
     labels = list(clients) + ["function"]
     tools = list(workload)
     for label, client in clients.items():  # warm up (search indexes, connections)
-        for name in (tools if label in ("agenthop", "anchor") else ["noop"]):
+        for name in tools if label in ("agenthop", "anchor") else ["noop"]:
             for _ in range(5):
                 await client.call(name, workload.get(name, {"reasoning": "warm"}))
     rows: list[dict] = []
     for r in range(rounds):
         med: dict[tuple[str, str], float] = {}
-        for label in labels[r % len(labels):] + labels[:r % len(labels)]:
+        for label in labels[r % len(labels) :] + labels[: r % len(labels)]:
             if label == "function":
                 for name in tools:
                     med[label, name] = _timed_function(work, name, workload[name], per_round)
@@ -583,8 +727,11 @@ async def anchor_latency(clients: dict, workload: dict, work: ToolWork, rounds: 
             else:
                 med[label, "noop"] = await _timed(clients[label], "noop", {"reasoning": "benchmark"}, per_round)
         rows.append(med)
-    out: dict = {"noop_p50_ms": _spread([m["noop", "noop"] for m in rows]),
-                 "noop_fsync_p50_ms": _spread([m["noop_fsync", "noop"] for m in rows]), "tools": {}}
+    out: dict = {
+        "noop_p50_ms": _spread([m["noop", "noop"] for m in rows]),
+        "noop_fsync_p50_ms": _spread([m["noop_fsync", "noop"] for m in rows]),
+        "tools": {},
+    }
     for name in tools:
         out["tools"][name] = {
             "agenthop_p50_ms": _spread([m["agenthop", name] for m in rows]),
@@ -592,7 +739,8 @@ async def anchor_latency(clients: dict, workload: dict, work: ToolWork, rounds: 
             "function_p50_ms": _spread([m["function", name] for m in rows]),
             "ratio_vs_anchor_server": _spread([m["agenthop", name] / m["anchor", name] for m in rows]),
             "ratio_vs_function_plus_noop_fsync": _spread(
-                [m["agenthop", name] / (m["function", name] + m["noop_fsync", "noop"]) for m in rows]),
+                [m["agenthop", name] / (m["function", name] + m["noop_fsync", "noop"]) for m in rows]
+            ),
             "ratio_vs_noop_fsync": _spread([m["agenthop", name] / m["noop_fsync", "noop"] for m in rows]),
         }
     return out
@@ -600,20 +748,43 @@ async def anchor_latency(clients: dict, workload: dict, work: ToolWork, rounds: 
 
 def _stdio_args(kind: str, corpus: Path, item: str | None, tmp: Path) -> list[str]:
     if kind == "agenthop":
-        return ["-m", "agenthop.server", "serve", "--corpus", str(corpus), *(["--item", item] if item else []),
-                "--run", "bench-anchor", "--log", str(tmp / "anchor-agenthop.sqlite"), "--budget", str(UNLIMITED)]
-    extra = {"noop": [], "noop_fsync": ["--log", str(tmp / "anchor-noop.sqlite")],
-             "anchor": ["--log", str(tmp / "anchor-anchor.sqlite"), "--tools", str(corpus), *(["--item", item] if item else [])]}[kind]
+        return [
+            "-m",
+            "agenthop.server",
+            "serve",
+            "--corpus",
+            str(corpus),
+            *(["--item", item] if item else []),
+            "--run",
+            "bench-anchor",
+            "--log",
+            str(tmp / "anchor-agenthop.sqlite"),
+            "--budget",
+            str(UNLIMITED),
+        ]
+    extra = {
+        "noop": [],
+        "noop_fsync": ["--log", str(tmp / "anchor-noop.sqlite")],
+        "anchor": [
+            "--log",
+            str(tmp / "anchor-anchor.sqlite"),
+            "--tools",
+            str(corpus),
+            *(["--item", item] if item else []),
+        ],
+    }[kind]
     return [__file__, "serve-noop", "--transport", "stdio", *extra]
 
 
 async def anchor_stdio(corpus: Path, item: str | None, workload: dict, tmp: Path, rounds: int, per_round: int) -> dict:
     work = ToolWork(corpus, item)
     kinds = ["agenthop", "anchor", "noop", "noop_fsync"]
-    async with RawStdio(_stdio_args(kinds[0], corpus, item, tmp), tmp / "s0.err", AGENTHOP_PYTHON) as a, \
-            RawStdio(_stdio_args(kinds[1], corpus, item, tmp), tmp / "s1.err") as b, \
-            RawStdio(_stdio_args(kinds[2], corpus, item, tmp), tmp / "s2.err") as c, \
-            RawStdio(_stdio_args(kinds[3], corpus, item, tmp), tmp / "s3.err") as d:
+    async with (
+        RawStdio(_stdio_args(kinds[0], corpus, item, tmp), tmp / "s0.err", AGENTHOP_PYTHON) as a,
+        RawStdio(_stdio_args(kinds[1], corpus, item, tmp), tmp / "s1.err") as b,
+        RawStdio(_stdio_args(kinds[2], corpus, item, tmp), tmp / "s2.err") as c,
+        RawStdio(_stdio_args(kinds[3], corpus, item, tmp), tmp / "s3.err") as d,
+    ):
         return await anchor_latency(dict(zip(kinds, (a, b, c, d))), workload, work, rounds, per_round)
 
 
@@ -622,8 +793,12 @@ class AnchorHttp:
 
     def __init__(self, corpus: Path, item: str | None, tmp: Path):
         self.item = item
-        self.servers = {"agenthop": HttpServer(corpus, tmp, AGENTHOP_PYTHON), "anchor": NoopHttpServer(tmp, log=True, tools=(corpus, item)),
-                        "noop": NoopHttpServer(tmp, log=False), "noop_fsync": NoopHttpServer(tmp, log=True)}
+        self.servers = {
+            "agenthop": HttpServer(corpus, tmp, AGENTHOP_PYTHON),
+            "anchor": NoopHttpServer(tmp, log=True, tools=(corpus, item)),
+            "noop": NoopHttpServer(tmp, log=False),
+            "noop_fsync": NoopHttpServer(tmp, log=True),
+        }
 
     def __enter__(self) -> AnchorHttp:
         try:
@@ -686,31 +861,55 @@ async def _mix_load(servers: AnchorHttp, kind: str, workload: dict, sessions: in
         go.set()
     wall, cpu = max(finished) - start, cpu_seconds(pid) - cpu0
     calls = sessions * calls_each
-    return {"calls_per_s": round(calls / wall, 1), "p50_ms": round(statistics.median(latencies), 1),
-            "p99_ms": round(_p(latencies, 0.99), 1), "server_cpu_ms_per_call": round(cpu * 1000 / calls, 3)}
+    return {
+        "calls_per_s": round(calls / wall, 1),
+        "p50_ms": round(statistics.median(latencies), 1),
+        "p99_ms": round(_p(latencies, 0.99), 1),
+        "server_cpu_ms_per_call": round(cpu * 1000 / calls, 3),
+    }
 
 
 async def anchor_mix(servers: AnchorHttp, workload: dict, sessions: int, calls_each: int, rounds: int) -> dict:
     kinds = list(servers.servers)
     runs: dict[str, list[dict]] = {kind: [] for kind in kinds}
     for r in range(rounds):
-        for kind in kinds[r % len(kinds):] + kinds[:r % len(kinds)]:
+        for kind in kinds[r % len(kinds) :] + kinds[: r % len(kinds)]:
             runs[kind].append(await _mix_load(servers, kind, workload, sessions, calls_each))
     ours = runs["agenthop"]
-    out = {"sessions": sessions, "calls_each": calls_each, "mix": MIX, "rounds": runs,
-           "agenthop_p99_ms": _spread([x["p99_ms"] for x in ours])}
+    out = {
+        "sessions": sessions,
+        "calls_each": calls_each,
+        "mix": MIX,
+        "rounds": runs,
+        "agenthop_p99_ms": _spread([x["p99_ms"] for x in ours]),
+    }
     for other in kinds[1:]:
-        out[f"calls_per_s_vs_{other}"] = _spread([a["calls_per_s"] / b["calls_per_s"] for a, b in zip(ours, runs[other])])
+        out[f"calls_per_s_vs_{other}"] = _spread(
+            [a["calls_per_s"] / b["calls_per_s"] for a, b in zip(ours, runs[other])]
+        )
         out[f"p99_ms_{other}"] = _spread([x["p99_ms"] for x in runs[other]])
     out["server_cpu_per_call_vs_anchor"] = _spread(
-        [a["server_cpu_ms_per_call"] / b["server_cpu_ms_per_call"] for a, b in zip(ours, runs["anchor"])])
+        [a["server_cpu_ms_per_call"] / b["server_cpu_ms_per_call"] for a, b in zip(ours, runs["anchor"])]
+    )
     out["server_cpu_ms_per_call"] = {kind: _spread([x["server_cpu_ms_per_call"] for x in runs[kind]]) for kind in kinds}
     return out
 
 
-def bench_anchor(corpus: Path, item: str | None, workload: dict, tmp: Path, rounds: int, per_round: int,
-                 mix_sessions: int, mix_calls: int, mix_rounds: int) -> dict:
-    result = {"scope": item or "explore", "stdio": anyio.run(anchor_stdio, corpus, item, workload, tmp, rounds, per_round)}
+def bench_anchor(
+    corpus: Path,
+    item: str | None,
+    workload: dict,
+    tmp: Path,
+    rounds: int,
+    per_round: int,
+    mix_sessions: int,
+    mix_calls: int,
+    mix_rounds: int,
+) -> dict:
+    result = {
+        "scope": item or "explore",
+        "stdio": anyio.run(anchor_stdio, corpus, item, workload, tmp, rounds, per_round),
+    }
     with AnchorHttp(corpus, item, tmp) as servers:
         result["http"] = anyio.run(anchor_http, servers, workload, ToolWork(corpus, item), rounds, per_round)
         if mix_rounds:
@@ -728,22 +927,32 @@ def print_anchor(anchor: dict) -> None:
     say(f"\nanchor, scope {anchor['scope']}: p50 ms and AgentHop / anchor (median of per-round ratios, min-max)")
     for transport in ("stdio", "http"):
         part = anchor[transport]
-        say(f"{transport}: no-op {part['noop_p50_ms']['median']:.2f} ms, no-op with record {part['noop_fsync_p50_ms']['median']:.2f} ms")
-        say(f"  {'tool':15} {'function':>8} {'anchor':>7} {'agenthop':>8}  {'/ anchor server':>19}  {'/ function + no-op rec':>22}")
+        say(
+            f"{transport}: no-op {part['noop_p50_ms']['median']:.2f} ms, no-op with record {part['noop_fsync_p50_ms']['median']:.2f} ms"
+        )
+        say(
+            f"  {'tool':15} {'function':>8} {'anchor':>7} {'agenthop':>8}  {'/ anchor server':>19}  {'/ function + no-op rec':>22}"
+        )
         for name, row in part["tools"].items():
-            say(f"  {name:15} {row['function_p50_ms']['median']:>8.3f} {row['anchor_p50_ms']['median']:>7.2f} "
+            say(
+                f"  {name:15} {row['function_p50_ms']['median']:>8.3f} {row['anchor_p50_ms']['median']:>7.2f} "
                 f"{row['agenthop_p50_ms']['median']:>8.2f}  {_fmt(row['ratio_vs_anchor_server']):>19}  "
-                f"{_fmt(row['ratio_vs_function_plus_noop_fsync']):>22}")
+                f"{_fmt(row['ratio_vs_function_plus_noop_fsync']):>22}"
+            )
     mix = anchor.get("http_mix")
     if mix:
         say(f"HTTP, {mix['sessions']} sessions x {mix['calls_each']} calls of the mix ({', '.join(mix['mix'])}):")
         for kind, runs in mix["rounds"].items():
-            say(f"  {kind:10} calls/s {statistics.median(r['calls_per_s'] for r in runs):>7.1f}  "
+            say(
+                f"  {kind:10} calls/s {statistics.median(r['calls_per_s'] for r in runs):>7.1f}  "
                 f"p99 {statistics.median(r['p99_ms'] for r in runs):>6.1f} ms  "
-                f"server CPU {statistics.median(r['server_cpu_ms_per_call'] for r in runs):.2f} ms/call")
-        say(f"  AgentHop calls/s / no-op {_fmt(mix['calls_per_s_vs_noop'])}, / no-op with record "
+                f"server CPU {statistics.median(r['server_cpu_ms_per_call'] for r in runs):.2f} ms/call"
+            )
+        say(
+            f"  AgentHop calls/s / no-op {_fmt(mix['calls_per_s_vs_noop'])}, / no-op with record "
             f"{_fmt(mix['calls_per_s_vs_noop_fsync'])}, / anchor {_fmt(mix['calls_per_s_vs_anchor'])}; "
-            f"server CPU per call / anchor {_fmt(mix['server_cpu_per_call_vs_anchor'])}")
+            f"server CPU per call / anchor {_fmt(mix['server_cpu_per_call_vs_anchor'])}"
+        )
 
 
 def main() -> None:
@@ -752,7 +961,9 @@ def main() -> None:
         noop.add_argument("--transport", choices=["stdio", "http"], required=True)
         noop.add_argument("--port", type=int, default=0)
         noop.add_argument("--log")
-        noop.add_argument("--tools", metavar="CORPUS", help="the anchor: also serve AgentHop's tools (their own work only)")
+        noop.add_argument(
+            "--tools", metavar="CORPUS", help="the anchor: also serve AgentHop's tools (their own work only)"
+        )
         noop.add_argument("--item", help="with --tools: the item whose scope the tools see (default: explore)")
         args = noop.parse_args(sys.argv[2:])
         serve_noop(args.transport, args.port, args.log, args.tools, args.item)
@@ -764,17 +975,34 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=10, help="floor: alternating rounds of the latency comparison")
     parser.add_argument("--per-round", type=int, default=50, help="floor: calls per server per round")
-    parser.add_argument("--tp-rounds", type=int, default=3, help="floor: alternating rounds of the 64-session comparison")
-    parser.add_argument("--mix-sessions", type=int, default=64, help="anchor: concurrent HTTP sessions of the realistic mix")
+    parser.add_argument(
+        "--tp-rounds", type=int, default=3, help="floor: alternating rounds of the 64-session comparison"
+    )
+    parser.add_argument(
+        "--mix-sessions", type=int, default=64, help="anchor: concurrent HTTP sessions of the realistic mix"
+    )
     parser.add_argument("--mix-calls", type=int, default=30, help="anchor: calls per session of the mix")
     parser.add_argument("--mix-rounds", type=int, default=3, help="anchor: rotating rounds of the mix (0: none)")
-    parser.add_argument("--explore", action="store_true", help="anchor: explore mode (the whole corpus) instead of the item")
-    parser.add_argument("--log-dir", type=Path, help="anchor: where every server's log goes (e.g. /dev/shm, where fsync is free, "
-                        "to compare CPU without the shared disk's noise); default: a temporary directory")
-    parser.add_argument("--agenthop-python", metavar="PYTHON",
-                        help="anchor: run AgentHop's server with this interpreter (an earlier checkout's venv); default: this one")
-    parser.add_argument("--only", choices=["latency", "throughput", "search", "floor", "anchor"], action="append",
-                        help="run only these sections (repeatable); default: all")
+    parser.add_argument(
+        "--explore", action="store_true", help="anchor: explore mode (the whole corpus) instead of the item"
+    )
+    parser.add_argument(
+        "--log-dir",
+        type=Path,
+        help="anchor: where every server's log goes (e.g. /dev/shm, where fsync is free, "
+        "to compare CPU without the shared disk's noise); default: a temporary directory",
+    )
+    parser.add_argument(
+        "--agenthop-python",
+        metavar="PYTHON",
+        help="anchor: run AgentHop's server with this interpreter (an earlier checkout's venv); default: this one",
+    )
+    parser.add_argument(
+        "--only",
+        choices=["latency", "throughput", "search", "floor", "anchor"],
+        action="append",
+        help="run only these sections (repeatable); default: all",
+    )
     parser.add_argument("--out", type=Path)
     opts = parser.parse_args()
     global AGENTHOP_PYTHON
@@ -794,15 +1022,28 @@ def main() -> None:
                 if "latency" in sections:
                     result["http"] = anyio.run(bench_http, server.base, item, workload, opts.calls)
                 if "throughput" in sections:
-                    result["throughput"] = [anyio.run(bench_throughput, server.base, item, workload, n, opts.tp_calls) for n in (1, 8, 64)]
+                    result["throughput"] = [
+                        anyio.run(bench_throughput, server.base, item, workload, n, opts.tp_calls) for n in (1, 8, 64)
+                    ]
             finally:
                 server.stop()
         if "floor" in sections:
-            result["floor"] = bench_floor(opts.corpus, item, tmp, opts.rounds, opts.per_round, opts.tp_calls, opts.tp_rounds)
+            result["floor"] = bench_floor(
+                opts.corpus, item, tmp, opts.rounds, opts.per_round, opts.tp_calls, opts.tp_rounds
+            )
         if "anchor" in sections:
             logs = Path(tempfile.mkdtemp(dir=opts.log_dir)) if opts.log_dir else tmp
-            result["anchor"] = bench_anchor(opts.corpus, None if opts.explore else item, workload, logs, opts.rounds,
-                                            opts.per_round, opts.mix_sessions, opts.mix_calls, opts.mix_rounds)
+            result["anchor"] = bench_anchor(
+                opts.corpus,
+                None if opts.explore else item,
+                workload,
+                logs,
+                opts.rounds,
+                opts.per_round,
+                opts.mix_sessions,
+                opts.mix_calls,
+                opts.mix_rounds,
+            )
     if "search" in sections:
         result["search"] = bench_search(opts.corpus, item, opts.queries)
     text = json.dumps(result, indent=2)

@@ -47,7 +47,9 @@ def _median_ms(fn, args_list: list, repeat: int) -> float:
 def _old_references(conn: sqlite3.Connection, item: str, paper_id: str) -> list:
     rows = conn.execute(
         f"SELECT {_PAPER_COLUMNS}, r.context FROM item_edges r JOIN papers p ON p.paper_id = r.cited "
-        "WHERE r.item_id = ? AND r.citing = ? ORDER BY r.position", (item, paper_id))
+        "WHERE r.item_id = ? AND r.citing = ? ORDER BY r.position",
+        (item, paper_id),
+    )
     return [(_paper(row[:9]), row[9]) for row in rows]
 
 
@@ -63,23 +65,43 @@ def main() -> None:
     if "length(text)" in new._section_headers_sql or "length(text)" not in old._section_headers_sql:
         raise SystemExit("--corpus must store section lengths and --old-corpus must not")
     conn = new.conn
-    item, _ = conn.execute("SELECT item_id, count(*) c FROM item_nodes GROUP BY item_id ORDER BY c DESC LIMIT 1").fetchone()
-    nodes = [pid for (pid,) in conn.execute("SELECT paper_id FROM item_nodes WHERE item_id = ? ORDER BY position", (item,))]
-    texted = [(a,) for (a,) in conn.execute(
-        "SELECT p.arxiv_id FROM item_nodes n JOIN papers p USING (paper_id) WHERE n.item_id = ? AND p.has_text = 1", (item,))]
-    citing = [(item, pid) for (pid,) in conn.execute(
-        "SELECT DISTINCT citing FROM item_edges WHERE item_id = ?", (item,))]
+    item, _ = conn.execute(
+        "SELECT item_id, count(*) c FROM item_nodes GROUP BY item_id ORDER BY c DESC LIMIT 1"
+    ).fetchone()
+    nodes = [
+        pid for (pid,) in conn.execute("SELECT paper_id FROM item_nodes WHERE item_id = ? ORDER BY position", (item,))
+    ]
+    texted = [
+        (a,)
+        for (a,) in conn.execute(
+            "SELECT p.arxiv_id FROM item_nodes n JOIN papers p USING (paper_id) WHERE n.item_id = ? AND p.has_text = 1",
+            (item,),
+        )
+    ]
+    citing = [
+        (item, pid) for (pid,) in conn.execute("SELECT DISTINCT citing FROM item_edges WHERE item_id = ?", (item,))
+    ]
     longest = conn.execute("SELECT text FROM sections ORDER BY chars DESC LIMIT 1").fetchone()[0]
-    texts = {"ascii": [(longest,)], "non_ascii": [(longest[: len(longest) // 2] + "\u00e9" + longest[len(longest) // 2:],)]}
+    texts = {
+        "ascii": [(longest,)],
+        "non_ascii": [(longest[: len(longest) // 2] + "\u00e9" + longest[len(longest) // 2 :],)],
+    }
 
     for i, pid in citing:  # the same references, in the same order, both ways
-        assert [(q.paper_id, q.title, q.year, q.has_text, c) for q, c in _old_references(old.conn, i, pid)] == \
-            [(r.paper.paper_id, r.paper.title, r.paper.year, r.paper.has_text, r.context) for r in new.references(pid, i)]
+        assert [(q.paper_id, q.title, q.year, q.has_text, c) for q, c in _old_references(old.conn, i, pid)] == [
+            (r.paper.paper_id, r.paper.title, r.paper.year, r.paper.has_text, r.context) for r in new.references(pid, i)
+        ]
     pairs = {
         "list_sections": ((old.section_headers, texted), (new.section_headers, texted)),
-        "get_references": ((lambda i, p: _old_references(old.conn, i, p), citing), (lambda i, p: new.references(p, i), citing)),
+        "get_references": (
+            (lambda i, p: _old_references(old.conn, i, p), citing),
+            (lambda i, p: new.references(p, i), citing),
+        ),
         "lone_surrogate_ascii": ((OLD_LONE_SURROGATE.search, texts["ascii"]), (has_lone_surrogate, texts["ascii"])),
-        "lone_surrogate_non_ascii": ((OLD_LONE_SURROGATE.search, texts["non_ascii"]), (has_lone_surrogate, texts["non_ascii"])),
+        "lone_surrogate_non_ascii": (
+            (OLD_LONE_SURROGATE.search, texts["non_ascii"]),
+            (has_lone_surrogate, texts["non_ascii"]),
+        ),
     }
     rounds: dict[str, dict[str, list[float]]] = {name: {"before": [], "after": []} for name in pairs}
     for r in range(opts.rounds):
@@ -87,19 +109,35 @@ def main() -> None:
             order = [("before", before_fn), ("after", after_fn)]
             for label, fn in order if r % 2 == 0 else order[::-1]:
                 rounds[name][label].append(_median_ms(fn, args, opts.repeat))
-    report = {"item": item, "nodes": len(nodes), "papers_with_text": len(texted), "citing_papers": len(citing),
-              "longest_section_chars": len(longest), "ms_per_call": {}}
-    print(f"item {item}: {len(nodes)} nodes, {len(texted)} with text, {len(citing)} citing; longest section {len(longest):,} chars")
+    report = {
+        "item": item,
+        "nodes": len(nodes),
+        "papers_with_text": len(texted),
+        "citing_papers": len(citing),
+        "longest_section_chars": len(longest),
+        "ms_per_call": {},
+    }
+    print(
+        f"item {item}: {len(nodes)} nodes, {len(texted)} with text, {len(citing)} citing; longest section {len(longest):,} chars"
+    )
     print(f"{'':26} {'before ms':>10} {'after ms':>10} {'before / after':>15}")
     for name, got in rounds.items():
         before, after = statistics.median(got["before"]), statistics.median(got["after"])
         ratios = [b / a for b, a in zip(got["before"], got["after"])]
-        report["ms_per_call"][name] = {"before": round(before, 4), "after": round(after, 4),
-                                       "ratio": [round(statistics.median(ratios), 1), round(min(ratios), 1), round(max(ratios), 1)]}
-        print(f"{name:26} {before:>10.4f} {after:>10.4f} {statistics.median(ratios):>8.1f} ({min(ratios):.1f}-{max(ratios):.1f})")
+        report["ms_per_call"][name] = {
+            "before": round(before, 4),
+            "after": round(after, 4),
+            "ratio": [round(statistics.median(ratios), 1), round(min(ratios), 1), round(max(ratios), 1)],
+        }
+        print(
+            f"{name:26} {before:>10.4f} {after:>10.4f} {statistics.median(ratios):>8.1f} ({min(ratios):.1f}-{max(ratios):.1f})"
+        )
     report["relay_us_per_request"] = relay_cost(opts.rounds)
-    print("client-log relay, µs per request: around a bare handler {relay:.2f}, the handler alone {bare:.2f}".format(
-        **report["relay_us_per_request"]))
+    print(
+        "client-log relay, µs per request: around a bare handler {relay:.2f}, the handler alone {bare:.2f}".format(
+            **report["relay_us_per_request"]
+        )
+    )
     print(json.dumps(report))
 
 

@@ -42,9 +42,11 @@ from hardening_common import BUDGET, SCRIPT  # noqa: E402
 
 from agenthop.server.transport.web import free_port  # noqa: E402
 
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "soak", "version": "0"},
-        "io.modelcontextprotocol/clientCapabilities": {}}
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "soak", "version": "0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 
 
 def rss_kb(pid_: int) -> int:
@@ -65,9 +67,26 @@ def fixture_corpus(tmp: Path) -> Path:
 
 
 def start_server(corpus: Path, log: Path, port: int, stderr) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "agenthop.server", "serve", "--transport", "http", "--host", "127.0.0.1",
-                             "--port", str(port), "--corpus", str(corpus), "--log", str(log)],
-                            stdout=subprocess.DEVNULL, stderr=stderr)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agenthop.server",
+            "serve",
+            "--transport",
+            "http",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--corpus",
+            str(corpus),
+            "--log",
+            str(log),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -93,7 +112,9 @@ class Stats:
         self.latencies_ms.append((time.perf_counter() - started) * 1000)
         _, _, outcome, used = SCRIPT[step]
         if data is None or (data.get("outcome"), data.get("budget_used")) != (outcome, used):
-            self.errors.append(f"{where} step {step}: expected {(outcome, used)}, got {data and (data.get('outcome'), data.get('budget_used'))}")
+            self.errors.append(
+                f"{where} step {step}: expected {(outcome, used)}, got {data and (data.get('outcome'), data.get('budget_used'))}"
+            )
 
 
 async def raw_agent(http: httpx2.AsyncClient, session: dict, stats: Stats) -> None:
@@ -101,10 +122,21 @@ async def raw_agent(http: httpx2.AsyncClient, session: dict, stats: Stats) -> No
     for step, (tool, args, _, _) in enumerate(SCRIPT):
         started = time.perf_counter()
         try:
-            answer = await http.post(url, json={"jsonrpc": "2.0", "id": step, "method": "tools/call",
-                                                "params": {"name": tool, "arguments": args, "_meta": META}},
-                                     headers={"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": tool,
-                                              "accept": "application/json, text/event-stream"})
+            answer = await http.post(
+                url,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": step,
+                    "method": "tools/call",
+                    "params": {"name": tool, "arguments": args, "_meta": META},
+                },
+                headers={
+                    "mcp-protocol-version": "2026-07-28",
+                    "mcp-method": "tools/call",
+                    "mcp-name": tool,
+                    "accept": "application/json, text/event-stream",
+                },
+            )
             data = answer.json()["result"]["structuredContent"]
         except Exception as exc:  # noqa: BLE001 - a soak counts every failure
             stats.calls += 1
@@ -115,7 +147,10 @@ async def raw_agent(http: httpx2.AsyncClient, session: dict, stats: Stats) -> No
 
 async def mcp_agent(session: dict, mode: str, stats: Stats) -> None:
     try:
-        async with httpx2.AsyncClient(timeout=60) as h, Client(streamable_http_client(session["mcp_url"], http_client=h), mode=mode) as client:
+        async with (
+            httpx2.AsyncClient(timeout=60) as h,
+            Client(streamable_http_client(session["mcp_url"], http_client=h), mode=mode) as client,
+        ):
             for step, (tool, args, _, _) in enumerate(SCRIPT):
                 started = time.perf_counter()
                 result = await client.call_tool(tool, args, meta={"agenthop/turn": step + 1})
@@ -134,7 +169,9 @@ async def soak(base: str, n_sessions: int, duration: float, max_rounds: int, ser
         while rounds < max_rounds and time.monotonic() - started < duration:
             sessions = []
             for _ in range(n_sessions):
-                created = await http.post("/sessions", json={"item": "st_0001", "run": f"soak-{rounds}", "budget": BUDGET})
+                created = await http.post(
+                    "/sessions", json={"item": "st_0001", "run": f"soak-{rounds}", "budget": BUDGET}
+                )
                 sessions.append(created.json())
             with anyio.fail_after(300):
                 async with anyio.create_task_group() as tg:
@@ -148,20 +185,37 @@ async def soak(base: str, n_sessions: int, duration: float, max_rounds: int, ser
             if rounds == 1:
                 rss["after_first_round_kb"] = series[0]
             if rounds % 10 == 0:
-                print(f"round {rounds}: {stats.calls} calls, {len(stats.errors)} errors, RSS {series[-1]} kB, "
-                      f"{time.monotonic() - started:.0f} s", file=sys.stderr)
+                print(
+                    f"round {rounds}: {stats.calls} calls, {len(stats.errors)} errors, RSS {series[-1]} kB, "
+                    f"{time.monotonic() - started:.0f} s",
+                    file=sys.stderr,
+                )
         rss["end_kb"] = rss_kb(server_pid)
         health = (await http.get("/health")).json()
     wall = time.monotonic() - started
     lat = sorted(stats.latencies_ms)
     return {
-        "rounds": rounds, "sessions": rounds * n_sessions, "sessions_live_in_server": health["sessions"],
-        "calls": stats.calls, "errors": len(stats.errors), "first_errors": stats.errors[:10],
-        "wall_s": round(wall, 1), "calls_per_s": round(stats.calls / wall, 1),
-        "latency_ms": {"p50": round(statistics.median(lat), 2), "p99": round(lat[min(len(lat) - 1, int(0.99 * len(lat)))], 2),
-                       "max": round(lat[-1], 2)} if lat else None,
-        "rss": {**rss, "growth_kb": rss["end_kb"] - rss.get("after_first_round_kb", rss["end_kb"]),
-                "second_half_growth_kb": series[-1] - series[len(series) // 2] if series else 0, "after_each_round_kb": series},
+        "rounds": rounds,
+        "sessions": rounds * n_sessions,
+        "sessions_live_in_server": health["sessions"],
+        "calls": stats.calls,
+        "errors": len(stats.errors),
+        "first_errors": stats.errors[:10],
+        "wall_s": round(wall, 1),
+        "calls_per_s": round(stats.calls / wall, 1),
+        "latency_ms": {
+            "p50": round(statistics.median(lat), 2),
+            "p99": round(lat[min(len(lat) - 1, int(0.99 * len(lat)))], 2),
+            "max": round(lat[-1], 2),
+        }
+        if lat
+        else None,
+        "rss": {
+            **rss,
+            "growth_kb": rss["end_kb"] - rss.get("after_first_round_kb", rss["end_kb"]),
+            "second_half_growth_kb": series[-1] - series[len(series) // 2] if series else 0,
+            "after_each_round_kb": series,
+        },
     }
 
 
@@ -170,7 +224,9 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=180.0, help="seconds to keep starting rounds (default 180)")
     parser.add_argument("--sessions", type=int, default=64, help="concurrent sessions per round (default 64)")
     parser.add_argument("--max-rounds", type=int, default=1000, help="stop after this many rounds (default 1000)")
-    parser.add_argument("--corpus", type=Path, default=None, help="corpus file (default: build the tests' fixture corpus)")
+    parser.add_argument(
+        "--corpus", type=Path, default=None, help="corpus file (default: build the tests' fixture corpus)"
+    )
     parser.add_argument("--out", type=Path, default=None, help="also write the report here (JSON)")
     args = parser.parse_args()
     if not 1 <= args.sessions <= 256 or not 0 < args.duration <= 3600:
@@ -184,23 +240,37 @@ def main() -> None:
         with open(tmp / "server.stderr", "wb") as stderr:
             proc = start_server(corpus, log, port, stderr)
             try:
-                report = anyio.run(soak, f"http://127.0.0.1:{port}", args.sessions, args.duration, args.max_rounds, proc.pid)
+                report = anyio.run(
+                    soak, f"http://127.0.0.1:{port}", args.sessions, args.duration, args.max_rounds, proc.pid
+                )
             finally:
                 os.kill(proc.pid, signal.SIGTERM)
                 proc.wait(timeout=30)
         conn = sqlite3.connect(log)
         logged_calls = conn.execute("SELECT count(*) FROM records WHERE kind = 'call'").fetchone()[0]
         ends = conn.execute("SELECT count(*) FROM records WHERE kind = 'session_end'").fetchone()[0]
-        server_ms = sorted(v for (v,) in conn.execute(
-            "SELECT json_extract(record, '$.latency_ms') FROM records WHERE kind = 'call'"))
+        server_ms = sorted(
+            v for (v,) in conn.execute("SELECT json_extract(record, '$.latency_ms') FROM records WHERE kind = 'call'")
+        )
         conn.close()
         if server_ms:  # the log's latency_ms: executing the call, before the durable write; no HTTP, no queueing
-            report["server_latency_ms"] = {"p50": round(statistics.median(server_ms), 2),
-                                           "p99": round(server_ms[min(len(server_ms) - 1, int(0.99 * len(server_ms)))], 2)}
-        report["log"] = {"call_records": logged_calls, "session_end_records": ends,
-                         "call_records_equal_calls": logged_calls == report["calls"], "size_mb": round(log.stat().st_size / 2**20, 1)}
-        report["settings"] = {"sessions": args.sessions, "duration_s": args.duration, "max_rounds": args.max_rounds,
-                              "script_calls": len(SCRIPT), "corpus": str(args.corpus) if args.corpus else "tests fixture (3 items)"}
+            report["server_latency_ms"] = {
+                "p50": round(statistics.median(server_ms), 2),
+                "p99": round(server_ms[min(len(server_ms) - 1, int(0.99 * len(server_ms)))], 2),
+            }
+        report["log"] = {
+            "call_records": logged_calls,
+            "session_end_records": ends,
+            "call_records_equal_calls": logged_calls == report["calls"],
+            "size_mb": round(log.stat().st_size / 2**20, 1),
+        }
+        report["settings"] = {
+            "sessions": args.sessions,
+            "duration_s": args.duration,
+            "max_rounds": args.max_rounds,
+            "script_calls": len(SCRIPT),
+            "corpus": str(args.corpus) if args.corpus else "tests fixture (3 items)",
+        }
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:

@@ -33,12 +33,24 @@ from collections import Counter
 from agenthop.construct import artifacts
 from agenthop.construct.stagefiles import digest
 
-REBALANCED = ("longest", "shortest", "middle_length", "most_similar", "least_similar", "odd_form", "largest", "smallest",
-              "middle_value", "roundest", "question_overlap", "form_vote")
-TRIGGER = 0.075   # points from chance that make a rule's items rebalanced
-TARGET = 0.05     # ... back to within this: headroom under SPEC 8's 10 for the later stages' drops
+REBALANCED = (
+    "longest",
+    "shortest",
+    "middle_length",
+    "most_similar",
+    "least_similar",
+    "odd_form",
+    "largest",
+    "smallest",
+    "middle_value",
+    "roundest",
+    "question_overlap",
+    "form_vote",
+)
+TRIGGER = 0.075  # points from chance that make a rule's items rebalanced
+TARGET = 0.05  # ... back to within this: headroom under SPEC 8's 10 for the later stages' drops
 MIN_ITEMS = artifacts.MIN_ITEMS
-GAP = 0.75        # orders of magnitude (x5.6) that set one option's value apart from the others'
+GAP = 0.75  # orders of magnitude (x5.6) that set one option's value apart from the others'
 
 
 def _type(option: str) -> tuple:
@@ -48,7 +60,11 @@ def _type(option: str) -> tuple:
 
 def _type_name(t: tuple) -> str:
     kind, percent, joined = t
-    return kind.replace("_", " ") + (" with a percent sign" if percent else "") + (" (two answers joined by ';')" if joined else "")
+    return (
+        kind.replace("_", " ")
+        + (" with a percent sign" if percent else "")
+        + (" (two answers joined by ';')" if joined else "")
+    )
 
 
 def odd_magnitude(options: list[str]) -> int | None:
@@ -60,7 +76,7 @@ def odd_magnitude(options: list[str]) -> int | None:
         return None
     logs = [math.log10(v[0]) for v in values]
     for i, x in enumerate(logs):
-        others = logs[:i] + logs[i + 1:]
+        others = logs[:i] + logs[i + 1 :]
         if min(abs(x - o) for o in others) >= GAP and max(others) - min(others) <= GAP / 2:
             return i
     return None
@@ -72,16 +88,25 @@ def flaw(cand: dict) -> dict | None:
     pairs = artifacts.twin_pairs(options)
     if len(pairs) == 1:
         i, j = pairs[0]
-        return {"reason": "artifact_twin", "detail": f"options {'ABCD'[i]} and {'ABCD'[j]} are the same words with other numbers"}
+        return {
+            "reason": "artifact_twin",
+            "detail": f"options {'ABCD'[i]} and {'ABCD'[j]} are the same words with other numbers",
+        }
     types = Counter(_type(o) for o in options)
     if len(types) == 2 and min(types.values()) == 1 and len(options) >= 3:
         lone = next(t for t, c in types.items() if c == 1)
         i = next(k for k, o in enumerate(options) if _type(o) == lone)
         other = next(t for t in types if t != lone)
-        return {"reason": "artifact_odd_type", "detail": f"option {'ABCD'[i]} is a {_type_name(lone)}, the others a {_type_name(other)}"}
+        return {
+            "reason": "artifact_odd_type",
+            "detail": f"option {'ABCD'[i]} is a {_type_name(lone)}, the others a {_type_name(other)}",
+        }
     i = odd_magnitude(options)
     if i is not None:
-        return {"reason": "artifact_odd_type", "detail": f"option {'ABCD'[i]}'s value is of another order of magnitude than the others'"}
+        return {
+            "reason": "artifact_odd_type",
+            "detail": f"option {'ABCD'[i]}'s value is of another order of magnitude than the others'",
+        }
     for i, option in enumerate(options):
         why = artifacts.refuted(cand["question"], option)
         if why:
@@ -101,7 +126,9 @@ def _drops(kept: list[dict], name: str) -> tuple[list[dict], float, float] | Non
     before = total / n
     if before <= chance + TRIGGER:
         return None
-    pool = sorted((r for r in kept if _credit(r, name) > 1 / len(r["options"])), key=lambda r: digest(f"{name}:{r['id']}"))
+    pool = sorted(
+        (r for r in kept if _credit(r, name) > 1 / len(r["options"])), key=lambda r: digest(f"{name}:{r['id']}")
+    )
     chosen = []
     for r in pool:
         if total / n <= chance + TARGET or n <= MIN_ITEMS:
@@ -133,9 +160,11 @@ def rebalance(records: list[dict]) -> list[str]:
                 stuck.add(name)
                 continue
             for r in chosen:
-                r["drop"] = {"reason": f"artifact_{name}",
-                             "detail": f"the rule '{artifacts.describe(name)}' holds the gold; it scored {before:.1%} over {len(kept)} "
-                                       f"items (chance {chance:.0%}): rebalanced towards chance"}
+                r["drop"] = {
+                    "reason": f"artifact_{name}",
+                    "detail": f"the rule '{artifacts.describe(name)}' holds the gold; it scored {before:.1%} over {len(kept)} "
+                    f"items (chance {chance:.0%}): rebalanced towards chance",
+                }
             moved = True
     return sorted(stuck)
 
@@ -162,6 +191,8 @@ def run_artifacts(view, cands: list[dict], echo=None) -> list[dict]:
     rebalance(records)
     outside = out_of_bounds(records)
     if outside and echo is not None:
-        echo(f"  artifacts: rules more than {artifacts.CHANCE_MARGIN:.0%} from chance after the stage: {', '.join(outside)} "
-             "(see the audit under the attrition table)")
+        echo(
+            f"  artifacts: rules more than {artifacts.CHANCE_MARGIN:.0%} from chance after the stage: {', '.join(outside)} "
+            "(see the audit under the attrition table)"
+        )
     return records

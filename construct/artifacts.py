@@ -36,11 +36,13 @@ from agenthop.scorer.stats import wilson
 
 Picks = tuple[int, ...]
 CHANCE_MARGIN = 0.10  # SPEC 8: chance is 25%; a release where a solver exceeds 35% is not a benchmark
-MIN_ITEMS = 20        # below this, a solver's interval spans most of [0, 1]: figures are shown, not acted on
-TWIN_JACCARD = 0.75   # two options whose words (numbers masked) overlap this much are a near-identical pair
+MIN_ITEMS = 20  # below this, a solver's interval spans most of [0, 1]: figures are shown, not acted on
+TWIN_JACCARD = 0.75  # two options whose words (numbers masked) overlap this much are a near-identical pair
 _NUM = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
-_NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+_NUMBER_WORDS = {
+    w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
+}
 _COUNT = re.compile(r"\b(\d{1,3}|" + "|".join(_NUMBER_WORDS) + r")\s+([a-z][a-z\-]{2,})", re.I)
 
 
@@ -96,15 +98,23 @@ def form(option: str) -> dict[str, object]:
     """Categorical form features: what a reader sees before reading the words."""
     decimals = [len(d) for d in re.findall(r"\d\.(\d+)", option)]
     words = len(option.split())
-    return {"kind": kind(option), "percent": "%" in option, "magnitude": magnitude(option), "n_numbers": min(len(finding_numbers(option)), 2),
-            "decimals": max(decimals, default=0), "words": 0 if words <= 2 else 1 if words <= 5 else 2 if words <= 12 else 3,
-            "capital": option[:1].isupper(), "bracket": bool(re.search(r"[()\[\]]", option)), "joined": ";" in option,
-            "end_punct": option.rstrip()[-1:] in ".!?:" if option.strip() else False}
+    return {
+        "kind": kind(option),
+        "percent": "%" in option,
+        "magnitude": magnitude(option),
+        "n_numbers": min(len(finding_numbers(option)), 2),
+        "decimals": max(decimals, default=0),
+        "words": 0 if words <= 2 else 1 if words <= 5 else 2 if words <= 12 else 3,
+        "capital": option[:1].isupper(),
+        "bracket": bool(re.search(r"[()\[\]]", option)),
+        "joined": ";" in option,
+        "end_punct": option.rstrip()[-1:] in ".!?:" if option.strip() else False,
+    }
 
 
 def _trigrams(text: str) -> set[str]:
     s = f"  {' '.join(tokens(text))} "
-    return {s[i:i + 3] for i in range(len(s) - 2)}
+    return {s[i : i + 3] for i in range(len(s) - 2)}
 
 
 def similarity(a: str, b: str) -> float:
@@ -150,6 +160,7 @@ def refuted(question: str, option: str) -> str | None:
 
 # -- the solvers ---------------------------------------------------------------------------------------------------
 
+
 def _extreme(scores: Sequence[float | None], largest: bool) -> Picks:
     """The options with the extreme score (ties share it); nothing when fewer than two options have a score."""
     known = [(s, i) for i, s in enumerate(scores) if s is not None]
@@ -168,7 +179,10 @@ def shortest(item: dict) -> Picks:
 
 
 def _mean_similarity(options: Sequence[str]) -> list[float]:
-    return [sum(similarity(o, p) for j, p in enumerate(options) if j != i) / (len(options) - 1) for i, o in enumerate(options)]
+    return [
+        sum(similarity(o, p) for j, p in enumerate(options) if j != i) / (len(options) - 1)
+        for i, o in enumerate(options)
+    ]
 
 
 def most_similar(item: dict) -> Picks:
@@ -301,7 +315,9 @@ def seed_exclusion(item: dict, view) -> Picks:
     if view is None or seed not in view.papers:
         return ()
     stated = seed_numbers(view, seed)
-    alive = tuple(i for i, o in enumerate(item["options"]) if not any(p.strip().rstrip("%") in stated for p in o.split(";")))
+    alive = tuple(
+        i for i, o in enumerate(item["options"]) if not any(p.strip().rstrip("%") in stated for p in o.split(";"))
+    )
     return alive if 0 < len(alive) < len(item["options"]) else ()
 
 
@@ -330,7 +346,9 @@ SOLVERS = (
     Solver("question_overlap", "question", question_overlap, "the option sharing most words with the question"),
     Solver("contradiction", "question", contradiction, "any option the question's text does not rule out"),
     Solver("seed_only", "seed", seed_only, "the offline baseline reading the seed paper alone"),
-    Solver("seed_exclusion", "seed", seed_exclusion, "any option holding no number the seed states (rule out the others)"),
+    Solver(
+        "seed_exclusion", "seed", seed_exclusion, "any option holding no number the seed states (rule out the others)"
+    ),
 )
 FORM_SOLVERS = tuple(s.name for s in SOLVERS if s.family != "seed")
 NAMES = tuple(s.name for s in SOLVERS) + ("form_vote", "option_classifier")
@@ -367,6 +385,7 @@ def credit(picks: Sequence[int], correct: int, n_options: int) -> float:
 
 # -- the option-only classifier ------------------------------------------------------------------------------------
 
+
 def option_features(options: Sequence[str]) -> np.ndarray:
     """One row per option, each feature relative to the item's other options (ranks, shares, flags)."""
     n = len(options)
@@ -399,11 +418,25 @@ def option_features(options: Sequence[str]) -> np.ndarray:
             odd += np.array([f[key] == lone for f in feats], float)
     has_number = np.array([v is not None for v in firsts], float)
     rounds = rank([roundness(o) for o in options])
-    return np.column_stack([rank(list(lengths)), rank(list(words)), rank(firsts), has_number, rank(list(sims)),
-                            odd, in_twin, twin_low, lengths / max(lengths.max(), 1), rounds])
+    return np.column_stack(
+        [
+            rank(list(lengths)),
+            rank(list(words)),
+            rank(firsts),
+            has_number,
+            rank(list(sims)),
+            odd,
+            in_twin,
+            twin_low,
+            lengths / max(lengths.max(), 1),
+            rounds,
+        ]
+    )
 
 
-def _fit_softmax(X: np.ndarray, mask: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 300, lr: float = 0.5) -> np.ndarray:
+def _fit_softmax(
+    X: np.ndarray, mask: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 300, lr: float = 0.5
+) -> np.ndarray:
     """Conditional logit (a softmax over each item's options, one weight vector) by plain gradient descent, no randomness.
     ``X`` is items x options x features, ``mask`` marks the options an item has."""
     w = np.zeros(X.shape[2])
@@ -442,6 +475,7 @@ def classifier_picks(items: Sequence[dict], folds: int = 5) -> list[list[int]]:
 
 # -- the release-level audit ---------------------------------------------------------------------------------------
 
+
 def score(items: Sequence[dict], picks: Sequence[dict[str, Sequence[int]]], name: str) -> dict | None:
     """One solver's expected accuracy over the items, its Wilson 95% interval, and how often it decided."""
     rows = [(p[name], it["correct_index"], len(it["options"])) for it, p in zip(items, picks) if name in p]
@@ -450,9 +484,14 @@ def score(items: Sequence[dict], picks: Sequence[dict[str, Sequence[int]]], name
     total = sum(credit(p, c, n) for p, c, n in rows)
     lo, hi = wilson(total, len(rows))
     decided = [(p, c) for p, c, _ in rows if len(p) == 1]
-    return {"n": len(rows), "accuracy": round(total / len(rows), 4), "ci95": [round(lo, 4), round(hi, 4)],
-            "decided": len(decided), "decided_right": sum(p[0] == c for p, c in decided),
-            "abstained": sum(not p or len(p) >= n for p, _, n in rows)}
+    return {
+        "n": len(rows),
+        "accuracy": round(total / len(rows), 4),
+        "ci95": [round(lo, 4), round(hi, 4)],
+        "decided": len(decided),
+        "decided_right": sum(p[0] == c for p, c in decided),
+        "abstained": sum(not p or len(p) >= n for p, _, n in rows),
+    }
 
 
 def summarise(items: Sequence[dict], picks: Sequence[dict[str, Sequence[int]]] | None = None, view=None) -> dict:
@@ -469,29 +508,52 @@ def summarise(items: Sequence[dict], picks: Sequence[dict[str, Sequence[int]]] |
     over = sorted(name for name, s in solvers.items() if s["accuracy"] > chance + CHANCE_MARGIN)
     # The seed solver's floor is by design: with models, SPEC's seed_only distractor is what the seed states, so the seed
     # alone points at a wrong option; whether ruling out what the seed states pays is seed_exclusion's to measure.
-    under = sorted(name for name, s in solvers.items() if s["accuracy"] < chance - CHANCE_MARGIN and name != "seed_only")
-    return {"items": len(items), "chance": round(chance, 4), "limit": round(chance + CHANCE_MARGIN, 4),
-            "scoring": "expected accuracy of a uniform pick among the options a solver names; an abstention earns chance",
-            "solvers": solvers, "above_limit": over, "below_floor": under}
+    under = sorted(
+        name for name, s in solvers.items() if s["accuracy"] < chance - CHANCE_MARGIN and name != "seed_only"
+    )
+    return {
+        "items": len(items),
+        "chance": round(chance, 4),
+        "limit": round(chance + CHANCE_MARGIN, 4),
+        "scoring": "expected accuracy of a uniform pick among the options a solver names; an abstention earns chance",
+        "solvers": solvers,
+        "above_limit": over,
+        "below_floor": under,
+    }
 
 
 def describe(name: str) -> str:
-    extra = {"form_vote": "the option most form solvers decide on (two votes at least)",
-             "option_classifier": "a conditional-logit classifier on option form, trained on the release, 5-fold cross-validated"}
+    extra = {
+        "form_vote": "the option most form solvers decide on (two votes at least)",
+        "option_classifier": "a conditional-logit classifier on option form, trained on the release, 5-fold cross-validated",
+    }
     return next((s.what for s in SOLVERS if s.name == name), extra.get(name, name))
 
 
 def markdown(summary: dict) -> str:
     """The audit as a table: solver, what it sees, accuracy [95% CI], decided."""
     family = {s.name: s.family for s in SOLVERS} | {"form_vote": "option+question", "option_classifier": "option"}
-    lines = [f"Artifact audit over {summary['items']} items (chance {summary['chance']:.0%}, limit {summary['limit']:.0%}):", "",
-             "| Solver | Sees | Accuracy [95% CI] | Decided (right) |", "|---|---|---:|---:|"]
+    lines = [
+        f"Artifact audit over {summary['items']} items (chance {summary['chance']:.0%}, limit {summary['limit']:.0%}):",
+        "",
+        "| Solver | Sees | Accuracy [95% CI] | Decided (right) |",
+        "|---|---|---:|---:|",
+    ]
     for name, s in summary["solvers"].items():
-        flag = " **over the limit**" if name in summary["above_limit"] else (" below the floor" if name in summary["below_floor"] else "")
+        flag = (
+            " **over the limit**"
+            if name in summary["above_limit"]
+            else (" below the floor" if name in summary["below_floor"] else "")
+        )
         lo, hi = s["ci95"]
-        lines.append(f"| {name}: {describe(name)} | {family.get(name, '?')} | {s['accuracy']:.1%} [{lo:.1%}, {hi:.1%}]{flag} "
-                     f"| {s['decided']} ({s['decided_right']}) |")
+        lines.append(
+            f"| {name}: {describe(name)} | {family.get(name, '?')} | {s['accuracy']:.1%} [{lo:.1%}, {hi:.1%}]{flag} "
+            f"| {s['decided']} ({s['decided_right']}) |"
+        )
     if summary["items"] < MIN_ITEMS:
-        lines += ["", f"Too few items ({summary['items']}) to judge a solver: the intervals above say how little they show; "
-                      f"the stage rebalances from {MIN_ITEMS}."]
+        lines += [
+            "",
+            f"Too few items ({summary['items']}) to judge a solver: the intervals above say how little they show; "
+            f"the stage rebalances from {MIN_ITEMS}.",
+        ]
     return "\n".join(lines) + "\n"

@@ -24,7 +24,9 @@ ROWS = (  # stage file, row name, what its count counts
 
 
 def _reasons(records: list[dict]) -> dict[str, int]:
-    return dict(sorted(Counter(r["drop"]["reason"] for r in records if "drop" in r).items(), key=lambda kv: (-kv[1], kv[0])))
+    return dict(
+        sorted(Counter(r["drop"]["reason"] for r in records if "drop" in r).items(), key=lambda kv: (-kv[1], kv[0]))
+    )
 
 
 def table(stage_records: dict[str, list[dict]]) -> dict:
@@ -36,8 +38,14 @@ def table(stage_records: dict[str, list[dict]]) -> dict:
             continue
         entered = [r for r in records if not (stage == "qa" and r.get("drop", {}).get("reason") == "not_sampled")]
         kept = [r for r in records if "drop" not in r]
-        row = {"stage": stage, "name": name, "entered": len(records), "kept": len(kept), "dropped": len(records) - len(kept),
-               "reasons": _reasons(records)}
+        row = {
+            "stage": stage,
+            "name": name,
+            "entered": len(records),
+            "kept": len(kept),
+            "dropped": len(records) - len(kept),
+            "reasons": _reasons(records),
+        }
         if stage == "chains":
             row["by_cell"] = dict(sorted(Counter(f"{r['kind']}-d{r['depth']}" for r in records).items()))
             row["kept_by_cell"] = dict(sorted(Counter(f"{r['kind']}-d{r['depth']}" for r in kept).items()))
@@ -58,12 +66,18 @@ def markdown(att: dict) -> str:
     for row in att["rows"]:
         reasons = ", ".join(f"{k} −{v}" for k, v in row["reasons"].items()) or "–"
         if row["stage"] == "seeds":
-            lines.append(f"| Seeds (papers with text considered) | {row['entered']} | {row['dropped']} | {reasons} | {row['kept']} |")
+            lines.append(
+                f"| Seeds (papers with text considered) | {row['entered']} | {row['dropped']} | {reasons} | {row['kept']} |"
+            )
         elif row["stage"] == "chains":
             cells = ", ".join(f"{k} {v}" for k, v in row["by_cell"].items()) or "none"  # never an empty "()"
-            lines.append(f"| Candidate chains ({cells}) | {row['entered']} | {row['dropped']} | {reasons} | {row['kept']} |")
+            lines.append(
+                f"| Candidate chains ({cells}) | {row['entered']} | {row['dropped']} | {reasons} | {row['kept']} |"
+            )
         elif row["stage"] == "qa":
-            lines.append(f"| Q/A generation ({row['sampled']} chains sampled) | {row['entered']} | {row['dropped']} | {reasons} | {row['kept']} |")
+            lines.append(
+                f"| Q/A generation ({row['sampled']} chains sampled) | {row['entered']} | {row['dropped']} | {reasons} | {row['kept']} |"
+            )
         elif row["stage"] == "audit":
             extra = f"; flagged and kept {row['flagged']}, not reviewed {row['unreviewed']}"
             lines.append(f"| Human audit | {row['entered']} | {row['dropped']} | {reasons}{extra} | {row['kept']} |")

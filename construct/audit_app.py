@@ -39,9 +39,12 @@ from agenthop.server.web.assets import asset_routes
 ASSETS = {"audit.js": "text/javascript", "audit.css": "text/css"}
 REVIEWED_STAGE = "sanity"  # auditors see what the structural check kept
 # The page loads only its own files and talks only to its own origin; text from papers is inserted as text.
-HEADERS = {"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-                                      "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-           "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}
+HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-cache",
+}
 
 
 class PortTaken(OSError):
@@ -57,8 +60,10 @@ def bind_socket(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
-            raise PortTaken(f"port {port} on {host} is already in use (another program, or another review, listens there): "
-                            "stop it, or choose another port with --port (0 picks a free one)") from None
+            raise PortTaken(
+                f"port {port} on {host} is already in use (another program, or another review, listens there): "
+                "stop it, or choose another port with --port (0 picks a free one)"
+            ) from None
         raise PortTaken(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     sock.set_inheritable(True)
     return sock
@@ -72,8 +77,10 @@ class AuditData:
     def __init__(self, corpus: Path, out: Path):
         stage_file = out / "work" / f"{REVIEWED_STAGE}.jsonl"
         if not stage_file.exists():
-            raise FileNotFoundError(f"{stage_file} does not exist: run 'agenthop-construct sanity --corpus {corpus} --out {out}' "
-                                    "(or 'run') first, so that there are candidates to review")
+            raise FileNotFoundError(
+                f"{stage_file} does not exist: run 'agenthop-construct sanity --corpus {corpus} --out {out}' "
+                "(or 'run') first, so that there are candidates to review"
+            )
         self.view = CorpusView(corpus)
         self.candidates = [c for c in read_jsonl(stage_file) if "drop" not in c]
         self.by_id = {c["id"]: c for c in self.candidates}
@@ -92,8 +99,18 @@ class AuditData:
             return {name: row["verdict"] for name, row in effective.get(cid, {}).get("by", {}).items()}
 
         # "by": each auditor's latest verdict, so the page can count per auditor and find disagreements.
-        return {"candidates": [{"id": c["id"], "cell": f"{c['kind']}-d{c['depth']}", "question": c["question"],
-                                "verdict": effective.get(c["id"], {}).get("verdict"), "by": by(c["id"])} for c in self.candidates]}
+        return {
+            "candidates": [
+                {
+                    "id": c["id"],
+                    "cell": f"{c['kind']}-d{c['depth']}",
+                    "question": c["question"],
+                    "verdict": effective.get(c["id"], {}).get("verdict"),
+                    "by": by(c["id"]),
+                }
+                for c in self.candidates
+            ]
+        }
 
     def candidate(self, cid: str) -> dict:
         c = self.by_id[cid]
@@ -103,19 +120,46 @@ class AuditData:
         for lab in labels:
             secs = self.view.sections(lab["paper_id"])
             hits = label_headers(lab["section"], [s.header for s in secs])
-            sections.append({"paper_id": lab["paper_id"], "section": lab["section"], "resolved": bool(hits),
-                             "text": secs[hits[0]].text if hits else None})
-        return {"id": cid, "cell": f"{c['kind']}-d{c['depth']}", "question": c["question"], "options": c["options"],
-                "correct_index": c["correct_index"], "distractor_types": c["distractor_types"], "answer": c["answer"],
-                "evidence": c.get("evidence", []), "reasoning_type": c["reasoning_type"], "tier": c.get("consensus_tier"),
-                "seed": self._paper(c["seed"]), "bridge": self._paper(c["bridge"]), "targets": [self._paper(t) for t in c["targets"]],
-                "labels": labels, "labels_edited": entry["labels"] is not None, "sections": sections,
-                "verdicts": [{k: r[k] for k in ("auditor", "verdict", "axes", "note", "seq")} for r in entry["by"].values()]}
+            sections.append(
+                {
+                    "paper_id": lab["paper_id"],
+                    "section": lab["section"],
+                    "resolved": bool(hits),
+                    "text": secs[hits[0]].text if hits else None,
+                }
+            )
+        return {
+            "id": cid,
+            "cell": f"{c['kind']}-d{c['depth']}",
+            "question": c["question"],
+            "options": c["options"],
+            "correct_index": c["correct_index"],
+            "distractor_types": c["distractor_types"],
+            "answer": c["answer"],
+            "evidence": c.get("evidence", []),
+            "reasoning_type": c["reasoning_type"],
+            "tier": c.get("consensus_tier"),
+            "seed": self._paper(c["seed"]),
+            "bridge": self._paper(c["bridge"]),
+            "targets": [self._paper(t) for t in c["targets"]],
+            "labels": labels,
+            "labels_edited": entry["labels"] is not None,
+            "sections": sections,
+            "verdicts": [
+                {k: r[k] for k in ("auditor", "verdict", "axes", "note", "seq")} for r in entry["by"].values()
+            ],
+        }
 
     def paper(self, pid: str) -> dict:
         p = self.view.papers[pid]
-        return {"id": pid, "title": p.title, "abstract": p.abstract, "year": p.year, "venue": p.venue,
-                "sections": [{"header": s.header, "text": s.text} for s in self.view.sections(pid)]}
+        return {
+            "id": pid,
+            "title": p.title,
+            "abstract": p.abstract,
+            "year": p.year,
+            "venue": p.venue,
+            "sections": [{"header": s.header, "text": s.text} for s in self.view.sections(pid)],
+        }
 
     def save(self, body: dict) -> dict:
         cid = body.get("candidate")
@@ -126,9 +170,17 @@ class AuditData:
             targets = set(self.by_id[cid]["targets"])
             for i, lab in enumerate(labels if isinstance(labels, list) else [None]):
                 if not isinstance(lab, dict) or lab.get("paper_id") not in targets:
-                    raise VerdictError(f"labels[{i}]: paper_id must be one of the candidate's targets {sorted(targets)}")
-        seq = self.store.add(cid, str(body.get("auditor") or ""), str(body.get("verdict")), body.get("axes") or {},
-                             str(body.get("note") or ""), labels)
+                    raise VerdictError(
+                        f"labels[{i}]: paper_id must be one of the candidate's targets {sorted(targets)}"
+                    )
+        seq = self.store.add(
+            cid,
+            str(body.get("auditor") or ""),
+            str(body.get("verdict")),
+            body.get("axes") or {},
+            str(body.get("note") or ""),
+            labels,
+        )
         return {"saved": seq, "candidate": self.candidate(cid)}
 
     def close(self) -> None:
@@ -145,6 +197,7 @@ def build_app(data: AuditData) -> Starlette:
                 return JSONResponse({"error": f"not found: {exc.args[0]}"}, status_code=404)
             except (VerdictError, ValueError) as exc:
                 return JSONResponse({"error": str(exc)}, status_code=400)
+
         return endpoint
 
     async def page(request: Request) -> Response:
@@ -174,12 +227,18 @@ def build_app(data: AuditData) -> Starlette:
             raise ValueError("the request body must be a JSON object")
         return data.save(body)
 
-    return Starlette(routes=[
-        Route("/audit", page), Route("/", page), Route("/audit/assets/{name}", asset),
-        Route("/audit/api/candidates", api(summary)), Route("/audit/api/candidates/{cid}", api(candidate)),
-        Route("/audit/api/papers/{pid:path}", api(paper)), Route("/audit/api/verdicts", api(save), methods=["POST"]),
-        *asset_routes(),  # /static/base.css and /static/dom.js, the toolkit play and the viewer share
-    ])
+    return Starlette(
+        routes=[
+            Route("/audit", page),
+            Route("/", page),
+            Route("/audit/assets/{name}", asset),
+            Route("/audit/api/candidates", api(summary)),
+            Route("/audit/api/candidates/{cid}", api(candidate)),
+            Route("/audit/api/papers/{pid:path}", api(paper)),
+            Route("/audit/api/verdicts", api(save), methods=["POST"]),
+            *asset_routes(),  # /static/base.css and /static/dom.js, the toolkit play and the viewer share
+        ]
+    )
 
 
 class AuditServer:
@@ -193,9 +252,14 @@ class AuditServer:
             self.data.close()
             raise
         self.url = f"http://{host}:{self.sock.getsockname()[1]}/audit"
-        self.server = uvicorn.Server(uvicorn.Config(build_app(self.data), host=host, port=self.sock.getsockname()[1],
-                                                    log_level="warning", lifespan="off"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, name="audit-page", daemon=True)
+        self.server = uvicorn.Server(
+            uvicorn.Config(
+                build_app(self.data), host=host, port=self.sock.getsockname()[1], log_level="warning", lifespan="off"
+            )
+        )
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, name="audit-page", daemon=True
+        )
 
     def __enter__(self) -> AuditServer:
         self.thread.start()
@@ -224,8 +288,10 @@ def serve(corpus: Path, out: Path, *, host: str, port: int, echo) -> None:
     bound = sock.getsockname()[1]
     try:
         server = uvicorn.Server(uvicorn.Config(build_app(data), host=host, port=bound, log_level="warning"))
-        echo(f"audit page: http://{host}:{bound}/audit  ({len(data.candidates)} candidates; "
-             f"verdicts go to {out / 'audit' / 'verdicts.sqlite'})")
+        echo(
+            f"audit page: http://{host}:{bound}/audit  ({len(data.candidates)} candidates; "
+            f"verdicts go to {out / 'audit' / 'verdicts.sqlite'})"
+        )
         server.run(sockets=[sock])
     finally:
         sock.close()

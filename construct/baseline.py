@@ -42,7 +42,9 @@ def _sentence_index(view: CorpusView, pid: str) -> tuple[tuple[frozenset, str], 
 def choose(view: CorpusView, question: str, options: list[str], pids: list[str]) -> int | None:
     """The option stated in the sentence (of these papers) that best matches the question, or None when no option is stated."""
     qwords = set(content_words(question))
-    sents = [(len(qwords & toks) / max(len(qwords), 1), norm) for pid in pids for toks, norm in _sentence_index(view, pid)]
+    sents = [
+        (len(qwords & toks) / max(len(qwords), 1), norm) for pid in pids for toks, norm in _sentence_index(view, pid)
+    ]
     best, best_score = None, 0.0
     for i, option in enumerate(options):
         parts = [f" {normalise(p)} " for p in option.split("; ") if normalise(p)]

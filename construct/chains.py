@@ -36,12 +36,17 @@ _CUES = re.compile(
 
 # What a PDF converter merges into a citation sentence: a footnote ("* Corresponding author", "* Work done while ...",
 # "using recurrent 7 Like Beltagy and Quirk"), a URL, or a results table's cells (four decimals or more).
-_GARBLED = re.compile(r"(?<![\w*])\*\s*[A-Z]|corresponding author|contributed equally|work (?:was )?done (?:while|during)|https?://|"
-                      r"(?:\d+\.\d+\D+){3}\d+\.\d+|(?-i:[a-z,\-]\s\d{1,2}\s[A-Z][a-z])", re.I)
+_GARBLED = re.compile(
+    r"(?<![\w*])\*\s*[A-Z]|corresponding author|contributed equally|work (?:was )?done (?:while|during)|https?://|"
+    r"(?:\d+\.\d+\D+){3}\d+\.\d+|(?-i:[a-z,\-]\s\d{1,2}\s[A-Z][a-z])",
+    re.I,
+)
 
 # An author-year mark's first author: "Mallinson et al. (2017)", "( Gu et al., 2016", "Bingel and Søgaard (2016)".
-_MARK_SURNAME = re.compile(r"([A-Z][^\W\d_'’´\-]*(?:[-'’´][^\W\d_]+)*)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][^\W\d_'’´\-]*(?:[-'’´][^\W\d_]+)*)?"
-                           r"\s*[,(]?\s*\(?\s*(?:19|20)\d\d[a-z]?\b")
+_MARK_SURNAME = re.compile(
+    r"([A-Z][^\W\d_'’´\-]*(?:[-'’´][^\W\d_]+)*)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][^\W\d_'’´\-]*(?:[-'’´][^\W\d_]+)*)?"
+    r"\s*[,(]?\s*\(?\s*(?:19|20)\d\d[a-z]?\b"
+)
 
 
 def _letters(text: str) -> str:
@@ -60,7 +65,9 @@ def marks_other_work(view: CorpusView, cited: str, context: str) -> str | None:
     authors = view.papers[cited].authors
     if not marks or not authors:
         return None
-    heads = [_letters(authors[0])] + ([_letters(authors[1])] if len(authors) > 1 and len(authors[1].split()) == 1 else [])
+    heads = [_letters(authors[0])] + (
+        [_letters(authors[1])] if len(authors) > 1 and len(authors[1].split()) == 1 else []
+    )
     if any(name and name in head for name in (_letters(m.group(1)) for m in marks) for head in heads):
         return None
     return ", ".join(m.group(0).strip() for m in marks)
@@ -95,7 +102,7 @@ def pairs(view: CorpusView, citing: str, cited: list[str]) -> list[tuple[str, st
     contexts = {c: view.context(citing, c) for c in cited}
     out = []
     for i, a in enumerate(cited):
-        for j, b in enumerate(cited[i + 1:], start=i + 1):
+        for j, b in enumerate(cited[i + 1 :], start=i + 1):
             if j - i <= PAIR_SPAN or (contexts[a] and contexts[a] == contexts[b]):
                 out.append((a, b))
     return out
@@ -103,14 +110,23 @@ def pairs(view: CorpusView, citing: str, cited: list[str]) -> list[tuple[str, st
 
 def enumerate_chains(view: CorpusView, seed: str, s) -> list[dict]:
     """All chains from ``seed`` whose papers have text; at most ``max_chains_per_seed``, sampled by the run's seed."""
+
     def cited_with_text(pid: str, exclude: set[str]) -> list[str]:
         return [c for c in window(view, pid) if c not in exclude and view.has_text(c)]
 
     chains = []
 
     def add(bridge: str | None, targets: list[str]) -> None:
-        chains.append({"id": chain_id(seed, bridge, targets), "kind": "MT" if len(targets) > 1 else "ST",
-                       "depth": 2 if bridge else 1, "seed": seed, "bridge": bridge, "targets": targets})
+        chains.append(
+            {
+                "id": chain_id(seed, bridge, targets),
+                "kind": "MT" if len(targets) > 1 else "ST",
+                "depth": 2 if bridge else 1,
+                "seed": seed,
+                "bridge": bridge,
+                "targets": targets,
+            }
+        )
 
     first = cited_with_text(seed, {seed})
     for t in first:
@@ -157,10 +173,17 @@ def prefilter(view: CorpusView, chain: dict, s) -> dict | None:
         if _GARBLED.search(context):
             return {"reason": "garbled_citation_context", "detail": f"{where}: {context[:120]}"}
         if (marks := marks_other_work(view, cited, context)) is not None:
-            return {"reason": "marks_other_work", "detail": f"{where}: the sentence cites {marks}, not {view.papers[cited].authors[0]}"}
+            return {
+                "reason": "marks_other_work",
+                "detail": f"{where}: the sentence cites {marks}, not {view.papers[cited].authors[0]}",
+            }
         if s.method_or_result and not _CUES.search(context):
             return {"reason": "background_citation", "detail": f"{where}: {context[:120]}"}
-        if s.method_or_result and s.max_cited_together and (n := cited_together(view, citing, context)) > s.max_cited_together:
+        if (
+            s.method_or_result
+            and s.max_cited_together
+            and (n := cited_together(view, citing, context)) > s.max_cited_together
+        ):
             return {"reason": "list_citation", "detail": f"{where}: the sentence cites {n} works: {context[:120]}"}
         old, new = view.papers[cited].year, view.papers[citing].year
         if s.max_target_age is not None and old and new and new - old > s.max_target_age:

@@ -43,53 +43,183 @@ def _years(ctx, param, value: str | None):
 
 def settings_options(fn):
     options = [
-        click.option("--corpus", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The corpus to build from (corpus build's output)."),
-        click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
-                     help="Working directory: work/ (stage outputs, model cache), audit/, release/, attrition.md."),
-        click.option("--seed", "rng_seed", type=int, default=0, show_default=True, help="Random seed: sampling and option order."),
-        click.option("--min-refs", type=click.IntRange(min=0), default=15, show_default=True, help="Seeds: fewest references in the corpus."),
-        click.option("--max-refs", type=click.IntRange(min=1), default=50, show_default=True, help="Seeds: most references (keeps surveys out)."),
+        click.option(
+            "--corpus",
+            required=True,
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="The corpus to build from (corpus build's output).",
+        ),
+        click.option(
+            "--out",
+            required=True,
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Working directory: work/ (stage outputs, model cache), audit/, release/, attrition.md.",
+        ),
+        click.option(
+            "--seed", "rng_seed", type=int, default=0, show_default=True, help="Random seed: sampling and option order."
+        ),
+        click.option(
+            "--min-refs",
+            type=click.IntRange(min=0),
+            default=15,
+            show_default=True,
+            help="Seeds: fewest references in the corpus.",
+        ),
+        click.option(
+            "--max-refs",
+            type=click.IntRange(min=1),
+            default=50,
+            show_default=True,
+            help="Seeds: most references (keeps surveys out).",
+        ),
         click.option("--venue", "venues", multiple=True, help="Seeds: only these venues (repeat the option)."),
         click.option("--years", callback=_years, default=None, help="Seeds: only these years, e.g. 2023-2025."),
-        click.option("--per-stratum", type=click.IntRange(min=1), default=None, help="Seeds: at most N per (venue, year)."),
-        click.option("--citations-per-year", type=click.FloatRange(min=0), default=1.0, show_default=True,
-                     help="Seeds: citing papers needed per year of age (older than the newest paper); 0 turns the rule off."),
-        click.option("--max-chains-per-seed", type=click.IntRange(min=1), default=40, show_default=True, help="Chains: sample at most N per seed."),
+        click.option(
+            "--per-stratum", type=click.IntRange(min=1), default=None, help="Seeds: at most N per (venue, year)."
+        ),
+        click.option(
+            "--citations-per-year",
+            type=click.FloatRange(min=0),
+            default=1.0,
+            show_default=True,
+            help="Seeds: citing papers needed per year of age (older than the newest paper); 0 turns the rule off.",
+        ),
+        click.option(
+            "--max-chains-per-seed",
+            type=click.IntRange(min=1),
+            default=40,
+            show_default=True,
+            help="Chains: sample at most N per seed.",
+        ),
         click.option("--no-multi-target", is_flag=True, help="Chains: single-target only."),
-        click.option("--min-overlap", type=click.FloatRange(0, 1), default=0.08, show_default=True,
-                     help="Chains: least reference-list Jaccard between adjacent hops."),
-        click.option("--min-context", type=click.IntRange(min=0), default=80, show_default=True, help="Chains: shortest citation sentence (characters)."),
-        click.option("--any-citation-intent", is_flag=True,
-                     help="Chains: keep background-only citation sentences too (no cue word needed, lists of works kept)."),
-        click.option("--max-cited-together", type=click.IntRange(min=0), default=1, show_default=True,
-                     help="Chains: most works one citation sentence may cite (more is a list of related work); 0 turns the rule off."),
-        click.option("--max-target-age", type=click.IntRange(min=0), default=15, show_default=True,
-                     help="Chains: most years a cited paper may predate the paper citing it (older targets are too early)."),
-        click.option("--judge", default=None, metavar="MODEL", help="Chains: a model judging each hop 1-5 (NAME or NAME@BASE_URL)."),
-        click.option("--judge-min", type=click.IntRange(1, 5), default=4, show_default=True, help="Chains: least judge score kept."),
-        click.option("--generator", default="baseline", show_default=True, metavar="MODEL",
-                     help="Q/A and distractors: 'baseline' (no model) or NAME or NAME@BASE_URL."),
+        click.option(
+            "--min-overlap",
+            type=click.FloatRange(0, 1),
+            default=0.08,
+            show_default=True,
+            help="Chains: least reference-list Jaccard between adjacent hops.",
+        ),
+        click.option(
+            "--min-context",
+            type=click.IntRange(min=0),
+            default=80,
+            show_default=True,
+            help="Chains: shortest citation sentence (characters).",
+        ),
+        click.option(
+            "--any-citation-intent",
+            is_flag=True,
+            help="Chains: keep background-only citation sentences too (no cue word needed, lists of works kept).",
+        ),
+        click.option(
+            "--max-cited-together",
+            type=click.IntRange(min=0),
+            default=1,
+            show_default=True,
+            help="Chains: most works one citation sentence may cite (more is a list of related work); 0 turns the rule off.",
+        ),
+        click.option(
+            "--max-target-age",
+            type=click.IntRange(min=0),
+            default=15,
+            show_default=True,
+            help="Chains: most years a cited paper may predate the paper citing it (older targets are too early).",
+        ),
+        click.option(
+            "--judge",
+            default=None,
+            metavar="MODEL",
+            help="Chains: a model judging each hop 1-5 (NAME or NAME@BASE_URL).",
+        ),
+        click.option(
+            "--judge-min",
+            type=click.IntRange(1, 5),
+            default=4,
+            show_default=True,
+            help="Chains: least judge score kept.",
+        ),
+        click.option(
+            "--generator",
+            default="baseline",
+            show_default=True,
+            metavar="MODEL",
+            help="Q/A and distractors: 'baseline' (no model) or NAME or NAME@BASE_URL.",
+        ),
         click.option("--max-qa", type=click.IntRange(min=1), default=None, help="Q/A: sample at most N chains."),
-        click.option("--min-strength", type=click.IntRange(0, 4), default=3, show_default=True,
-                     help="Q/A, offline generator: least finding strength (0-4) of the sentence a blank is taken from "
-                          "(one point each for we/our, a result word, a results section, a score rather than a count)."),
-        click.option("--same-paper", is_flag=True, help="Distractors: a same_paper option (the right paper, another passage) instead of no_context."),
-        click.option("--too-close", type=click.FloatRange(0, 1), default=0.9, show_default=True,
-                     help="Distractors: token Jaccard with the gold or another option at which an option is asked for again."),
-        click.option("--filter", "filters", multiple=True, metavar="MODEL",
-                     help="Ensemble: a filter model (repeat for each; default: the baseline filter)."),
-        click.option("--max-section-chars", type=click.IntRange(min=1), default=70_015, show_default=True,
-                     help="Post-filter: longest section allowed on a gold path."),
-        click.option("--attempts", type=click.IntRange(min=1), default=3, show_default=True, help="Tries per model request whose reply is unusable."),
-        click.option("--workers", type=click.IntRange(min=1), default=8, show_default=True, help="Model calls in flight at once."),
+        click.option(
+            "--min-strength",
+            type=click.IntRange(0, 4),
+            default=3,
+            show_default=True,
+            help="Q/A, offline generator: least finding strength (0-4) of the sentence a blank is taken from "
+            "(one point each for we/our, a result word, a results section, a score rather than a count).",
+        ),
+        click.option(
+            "--same-paper",
+            is_flag=True,
+            help="Distractors: a same_paper option (the right paper, another passage) instead of no_context.",
+        ),
+        click.option(
+            "--too-close",
+            type=click.FloatRange(0, 1),
+            default=0.9,
+            show_default=True,
+            help="Distractors: token Jaccard with the gold or another option at which an option is asked for again.",
+        ),
+        click.option(
+            "--filter",
+            "filters",
+            multiple=True,
+            metavar="MODEL",
+            help="Ensemble: a filter model (repeat for each; default: the baseline filter).",
+        ),
+        click.option(
+            "--max-section-chars",
+            type=click.IntRange(min=1),
+            default=70_015,
+            show_default=True,
+            help="Post-filter: longest section allowed on a gold path.",
+        ),
+        click.option(
+            "--attempts",
+            type=click.IntRange(min=1),
+            default=3,
+            show_default=True,
+            help="Tries per model request whose reply is unusable.",
+        ),
+        click.option(
+            "--workers", type=click.IntRange(min=1), default=8, show_default=True, help="Model calls in flight at once."
+        ),
         # Sampling of every model call, as the runner's options (runner/wire.py); none given: temperature 0, nothing else.
-        click.option("--temperature", type=click.FloatRange(min=0), default=None, help="Model calls: sampling temperature [0]."),
-        click.option("--top-p", type=click.FloatRange(min=0, min_open=True, max=1), default=None, help="Model calls: nucleus sampling mass [not sent]."),
-        click.option("--top-k", type=click.IntRange(min=1), default=None, help="Model calls: top-k sampling [not sent]."),
-        click.option("--max-completion-tokens", type=click.IntRange(min=1), default=None,
-                     help="Model calls: generated tokens per call [no cap sent]."),
-        click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Price table JSON overriding runner/prices.json."),
-        click.option("--dry-run", is_flag=True, help="Print how many model calls each stage would make and their cost; call nothing."),
+        click.option(
+            "--temperature", type=click.FloatRange(min=0), default=None, help="Model calls: sampling temperature [0]."
+        ),
+        click.option(
+            "--top-p",
+            type=click.FloatRange(min=0, min_open=True, max=1),
+            default=None,
+            help="Model calls: nucleus sampling mass [not sent].",
+        ),
+        click.option(
+            "--top-k", type=click.IntRange(min=1), default=None, help="Model calls: top-k sampling [not sent]."
+        ),
+        click.option(
+            "--max-completion-tokens",
+            type=click.IntRange(min=1),
+            default=None,
+            help="Model calls: generated tokens per call [no cap sent].",
+        ),
+        click.option(
+            "--prices",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help="Price table JSON overriding runner/prices.json.",
+        ),
+        click.option(
+            "--dry-run",
+            is_flag=True,
+            help="Print how many model calls each stage would make and their cost; call nothing.",
+        ),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -97,15 +227,34 @@ def settings_options(fn):
 
 
 def _settings(kw: dict) -> Settings:
-    return Settings(seed=kw["rng_seed"], min_refs=kw["min_refs"], max_refs=kw["max_refs"], venues=tuple(kw["venues"]), years=kw["years"],
-                    per_stratum=kw["per_stratum"], citations_per_year=kw["citations_per_year"],
-                    max_target_age=kw["max_target_age"], max_chains_per_seed=kw["max_chains_per_seed"], multi_target=not kw["no_multi_target"],
-                    min_overlap=kw["min_overlap"], min_context=kw["min_context"], method_or_result=not kw["any_citation_intent"],
-                    max_cited_together=kw["max_cited_together"],
-                    judge=kw["judge"], judge_min=kw["judge_min"], generator=kw["generator"], max_qa=kw["max_qa"],
-                    min_strength=kw["min_strength"], same_paper=kw["same_paper"],
-                    too_close=kw["too_close"], filters=tuple(kw["filters"]) or ("baseline",), max_section_chars=kw["max_section_chars"],
-                    attempts=kw["attempts"], workers=kw["workers"], sampling=_sampling(kw))
+    return Settings(
+        seed=kw["rng_seed"],
+        min_refs=kw["min_refs"],
+        max_refs=kw["max_refs"],
+        venues=tuple(kw["venues"]),
+        years=kw["years"],
+        per_stratum=kw["per_stratum"],
+        citations_per_year=kw["citations_per_year"],
+        max_target_age=kw["max_target_age"],
+        max_chains_per_seed=kw["max_chains_per_seed"],
+        multi_target=not kw["no_multi_target"],
+        min_overlap=kw["min_overlap"],
+        min_context=kw["min_context"],
+        method_or_result=not kw["any_citation_intent"],
+        max_cited_together=kw["max_cited_together"],
+        judge=kw["judge"],
+        judge_min=kw["judge_min"],
+        generator=kw["generator"],
+        max_qa=kw["max_qa"],
+        min_strength=kw["min_strength"],
+        same_paper=kw["same_paper"],
+        too_close=kw["too_close"],
+        filters=tuple(kw["filters"]) or ("baseline",),
+        max_section_chars=kw["max_section_chars"],
+        attempts=kw["attempts"],
+        workers=kw["workers"],
+        sampling=_sampling(kw),
+    )
 
 
 def _sampling(kw: dict):
@@ -150,14 +299,18 @@ def _run(until: str, kw: dict) -> None:
     release = kw["out"] / "release"
     if "release" in result and result["release"]["items"] == 0:
         # An empty release is a failed build, not a result: say which rule emptied it instead of "Import it with".
-        raise click.ClickException("\n".join([f"the release ({release}) has no items: there is nothing to import or run.", *why]))
+        raise click.ClickException(
+            "\n".join([f"the release ({release}) has no items: there is nothing to import or run.", *why])
+        )
     if why:
         click.echo("\n" + "\n".join(why), err=True)
     if "release" in result:
         n = result["release"]["items"]
         bench = kw["out"].with_name(kw["out"].name + ".sqlite")  # my-bench -> my-bench.sqlite, as the README names it
-        click.echo(f"\nrelease: {release} ({n} item{'' if n == 1 else 's'}). Import it with:\n"
-                   f"  agenthop-server corpus import {release} --check\n  agenthop-server corpus import {release} --out {bench}")
+        click.echo(
+            f"\nrelease: {release} ({n} item{'' if n == 1 else 's'}). Import it with:\n"
+            f"  agenthop-server corpus import {release} --check\n  agenthop-server corpus import {release} --out {bench}"
+        )
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
@@ -174,13 +327,22 @@ def _stage_command(name: str, until: str, help_text: str):
     main.command(name=name)(command)
 
 
-_stage_command("run", "postfilter", "Run every stage and write the release (offline with the baseline generator and filter unless models are given).")
+_stage_command(
+    "run",
+    "postfilter",
+    "Run every stage and write the release (offline with the baseline generator and filter unless models are given).",
+)
 for _stage, _help in STAGE_HELP.items():
     _stage_command(_stage, _stage, _help)
 
 
 @main.command()
-@click.option("--out", required=True, type=click.Path(file_okay=False, exists=True, path_type=Path), help="The working directory of a run.")
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="The working directory of a run.",
+)
 @click.option("--json", "as_json", is_flag=True, help="The table as JSON.")
 def attrition(out: Path, as_json: bool) -> None:
     """Print the attrition table of the stages run so far."""
@@ -197,8 +359,18 @@ def attrition(out: Path, as_json: bool) -> None:
 
 
 @main.command()
-@click.option("--corpus", required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path), help="The corpus the run was built from.")
-@click.option("--out", required=True, type=click.Path(file_okay=False, exists=True, path_type=Path), help="The working directory of a run.")
+@click.option(
+    "--corpus",
+    required=True,
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="The corpus the run was built from.",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="The working directory of a run.",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8770, show_default=True, help="Port (0: any free port).")
 def review(corpus: Path, out: Path, host: str, port: int) -> None:

@@ -41,7 +41,9 @@ class ModelSpec:
     def parse(cls, text: str) -> ModelSpec:
         name, _, url = text.strip().partition("@")
         if not name:
-            raise ModelSpecError(f"model {text!r} has no name; write NAME or NAME@BASE_URL, e.g. gpt-4.1-mini@https://api.openai.com/v1")
+            raise ModelSpecError(
+                f"model {text!r} has no name; write NAME or NAME@BASE_URL, e.g. gpt-4.1-mini@https://api.openai.com/v1"
+            )
         if url and not url.startswith(("http://", "https://")):
             raise ModelSpecError(f"model {text!r}: the base URL {url!r} must start with http:// or https://")
         return cls(name, url or None)
@@ -56,7 +58,7 @@ class ModelSpec:
 
 @dataclass
 class Tally:
-    calls: int = 0          # requests sent to the endpoint (successful)
+    calls: int = 0  # requests sent to the endpoint (successful)
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -96,7 +98,9 @@ class ResponseCache:
         # A commit survives a kill of the process (the WAL is written before the commit returns); only a power cut
         # could lose the last replies, and then they are asked for again, never half-stored. FULL would fsync each one.
         self.conn.execute("PRAGMA synchronous = NORMAL")
-        self.conn.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, text TEXT NOT NULL, usage TEXT NOT NULL)")
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, text TEXT NOT NULL, usage TEXT NOT NULL)"
+        )
         self.lock = threading.Lock()
 
     def get(self, key: str) -> str | None:
@@ -106,7 +110,10 @@ class ResponseCache:
 
     def put(self, key: str, model: str, text: str, usage: dict) -> None:
         with self.lock:
-            self.conn.execute("INSERT OR REPLACE INTO responses(key, model, text, usage) VALUES (?, ?, ?, ?)", (key, model, text, json.dumps(usage)))
+            self.conn.execute(
+                "INSERT OR REPLACE INTO responses(key, model, text, usage) VALUES (?, ?, ?, ?)",
+                (key, model, text, json.dumps(usage)),
+            )
 
     def close(self) -> None:
         self.conn.close()
@@ -141,10 +148,13 @@ class ModelClient:
 
             key = os.environ.get(self.api_key_env)
             if not key and spec.base_url is None:
-                raise ModelSpecError(f"model {spec.name} uses the OpenAI API, but {self.api_key_env} is not set; "
-                                     f"set it, or give the model as {spec.name}@BASE_URL for another endpoint")
-            self._clients[spec.base_url] = openai.AsyncOpenAI(base_url=spec.base_url, api_key=key or "unused",
-                                                              max_retries=0, timeout=self.policy.timeout)
+                raise ModelSpecError(
+                    f"model {spec.name} uses the OpenAI API, but {self.api_key_env} is not set; "
+                    f"set it, or give the model as {spec.name}@BASE_URL for another endpoint"
+                )
+            self._clients[spec.base_url] = openai.AsyncOpenAI(
+                base_url=spec.base_url, api_key=key or "unused", max_retries=0, timeout=self.policy.timeout
+            )
         return self._clients[spec.base_url]
 
     async def chat(self, spec: ModelSpec, messages: list[dict], *, stage: str) -> Reply:
@@ -166,8 +176,9 @@ class ModelClient:
             try:
                 # client.post, not chat.completions.create: the SDK would walk every message to transform it, which
                 # costs more CPU than the request (as runner/raw_agent.py found); these messages need no transform.
-                response = await call_with_retry(lambda: client.post("/chat/completions", body=body, cast_to=ChatCompletion),
-                                                 self.policy, stats)
+                response = await call_with_retry(
+                    lambda: client.post("/chat/completions", body=body, cast_to=ChatCompletion), self.policy, stats
+                )
             except HardModelError as exc:
                 tally.failures += 1
                 tally.retries += stats.retries
@@ -175,18 +186,30 @@ class ModelClient:
         tally.retries += stats.retries
         text = (response.choices[0].message.content or "") if response.choices else ""
         u = response.usage
-        usage = {"prompt_tokens": getattr(u, "prompt_tokens", 0) or 0, "completion_tokens": getattr(u, "completion_tokens", 0) or 0,
-                 "cached_tokens": (getattr(getattr(u, "prompt_tokens_details", None), "cached_tokens", 0) or 0) if u else 0}
+        usage = {
+            "prompt_tokens": getattr(u, "prompt_tokens", 0) or 0,
+            "completion_tokens": getattr(u, "completion_tokens", 0) or 0,
+            "cached_tokens": (getattr(getattr(u, "prompt_tokens_details", None), "cached_tokens", 0) or 0) if u else 0,
+        }
         tally.calls += 1
-        tally.add_usage(usage, self.prices.cost(spec.name, usage["prompt_tokens"], usage["completion_tokens"], usage["cached_tokens"]))
-        await asyncio.to_thread(self.cache.put, key, spec.name, text, usage)  # stored before it is used; the other calls go on
+        tally.add_usage(
+            usage,
+            self.prices.cost(spec.name, usage["prompt_tokens"], usage["completion_tokens"], usage["cached_tokens"]),
+        )
+        await asyncio.to_thread(
+            self.cache.put, key, spec.name, text, usage
+        )  # stored before it is used; the other calls go on
         return Reply(text, False)
 
     def totals(self) -> dict:
         rows = [{"stage": s, "model": m, **vars(t)} for (s, m), t in sorted(self.tallies.items())]
-        return {"by_stage_and_model": rows,
-                "calls": sum(r["calls"] for r in rows), "cache_hits": sum(r["cache_hits"] for r in rows),
-                "usd": round(sum(r["usd"] for r in rows), 6), "unpriced_models": sorted({r["model"] for r in rows if r["unpriced"]})}
+        return {
+            "by_stage_and_model": rows,
+            "calls": sum(r["calls"] for r in rows),
+            "cache_hits": sum(r["cache_hits"] for r in rows),
+            "usd": round(sum(r["usd"] for r in rows), 6),
+            "unpriced_models": sorted({r["model"] for r in rows if r["unpriced"]}),
+        }
 
     async def aclose(self) -> None:
         for client in self._clients.values():

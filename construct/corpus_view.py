@@ -40,14 +40,21 @@ class CorpusView:
         self.conn = open_corpus(self.path)  # the public tables only: construction never needs an old release's gold
         self.papers: dict[str, Paper] = {}
         for pid, key, title, abstract, year, venue, authors, ids, has_text in self.conn.execute(
-                "SELECT paper_id, arxiv_id, title, abstract, year, venue, authors, ids, has_text FROM papers ORDER BY rowid"):
-            self.papers[pid] = Paper(pid, key, title, abstract or "", year, venue, tuple(json.loads(authors)), ids, bool(has_text))
+            "SELECT paper_id, arxiv_id, title, abstract, year, venue, authors, ids, has_text FROM papers ORDER BY rowid"
+        ):
+            self.papers[pid] = Paper(
+                pid, key, title, abstract or "", year, venue, tuple(json.loads(authors)), ids, bool(has_text)
+            )
         self.refs: dict[str, list[tuple[str, str | None]]] = {}
         self.cited_by: dict[str, list[str]] = {}
-        for citing, cited, context in self.conn.execute("SELECT citing, cited, context FROM edges ORDER BY citing, position"):
+        for citing, cited, context in self.conn.execute(
+            "SELECT citing, cited, context FROM edges ORDER BY citing, position"
+        ):
             self.refs.setdefault(citing, []).append((cited, context))
             self.cited_by.setdefault(cited, []).append(citing)
-        self.pool = [(key, title) for key, title in self.conn.execute("SELECT arxiv_id, title FROM pool ORDER BY arxiv_id")]
+        self.pool = [
+            (key, title) for key, title in self.conn.execute("SELECT arxiv_id, title FROM pool ORDER BY arxiv_id")
+        ]
         self.sections = lru_cache(maxsize=4096)(self._sections)
         self.titles_naming = lru_cache(maxsize=8192)(self._titles_naming)
 
@@ -70,7 +77,9 @@ class CorpusView:
         paper = self.papers.get(pid)
         if paper is None or paper.text_key is None:
             return ()
-        rows = self.conn.execute("SELECT header, text FROM sections WHERE arxiv_id = ? ORDER BY position", (paper.text_key,))
+        rows = self.conn.execute(
+            "SELECT header, text FROM sections WHERE arxiv_id = ? ORDER BY position", (paper.text_key,)
+        )
         return tuple(Section(h, t) for h, t in rows)
 
     def _titles_naming(self, name: str) -> int:
@@ -79,7 +88,12 @@ class CorpusView:
         return sum(1 for paper in self.papers.values() if paper.title and pattern.search(paper.title))
 
     def pool_sections(self, key: str) -> list[Section]:
-        return [Section(h, t) for h, t in self.conn.execute("SELECT header, text FROM sections WHERE arxiv_id = ? ORDER BY position", (key,))]
+        return [
+            Section(h, t)
+            for h, t in self.conn.execute(
+                "SELECT header, text FROM sections WHERE arxiv_id = ? ORDER BY position", (key,)
+            )
+        ]
 
     def close(self) -> None:
         self.conn.close()

@@ -42,15 +42,26 @@ def _baseline_options(view, cand: dict, kinds: list[str], s) -> dict:
                 sources = siblings(view, cand, s.seed)[:2]
             else:  # same_paper: the target's finding clauses outside the evidence sentences
                 sources = cand["targets"]
-            spans = [span for pid in sources for _, sentence, span in baseline.fact_sentences(view, pid, f"{s.seed}:{cand['id']}")
-                     if sentence not in cand["evidence"]]
+            spans = [
+                span
+                for pid in sources
+                for _, sentence, span in baseline.fact_sentences(view, pid, f"{s.seed}:{cand['id']}")
+                if sentence not in cand["evidence"]
+            ]
             if not spans:
                 reason = "no_sibling_with_text" if kind == "wrong_paper" else "no_distractor_source"
                 return {"drop": {"reason": reason, "detail": f"{kind}: no finding clause to use"}}
-            candidates = ["; ".join(spans[i:i + n_parts]) for i in range(0, max(len(spans) - n_parts + 1, 1))]
-        pick = next((c for c in candidates if c.count("; ") == n_parts - 1 and not _too_close(c, taken, s.too_close)), None)
+            candidates = ["; ".join(spans[i : i + n_parts]) for i in range(0, max(len(spans) - n_parts + 1, 1))]
+        pick = next(
+            (c for c in candidates if c.count("; ") == n_parts - 1 and not _too_close(c, taken, s.too_close)), None
+        )
         if pick is None:
-            return {"drop": {"reason": "distractor_too_close", "detail": f"{kind}: every candidate option is too close to one already chosen"}}
+            return {
+                "drop": {
+                    "reason": "distractor_too_close",
+                    "detail": f"{kind}: every candidate option is too close to one already chosen",
+                }
+            }
         out[kind] = pick
         taken.append(pick)
     return out
@@ -74,13 +85,23 @@ async def _model_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) -> 
     for kind in kinds:
         papers = _sources(view, cand, kind, s)
         if papers is None:
-            return {"drop": {"reason": "no_sibling_with_text", "detail": "the citing paper cites no other paper with text"}}
+            return {
+                "drop": {"reason": "no_sibling_with_text", "detail": "the citing paper cites no other paper with text"}
+            }
         form = answer_form(cand["answer"])
         messages = answer_messages(view, cand["question"], papers, form)
         if kind == "same_paper":  # the right paper without the passages that hold the answer
             evidence_sections = {lab["section"] for lab in cand["labels"] if lab["relevance"] == "direct"}
-            messages = [messages[0], {**messages[1], "content": messages[1]["content"].replace(
-                "From the paper above", f"From the paper above, leaving aside its sections {sorted(evidence_sections)}")}]
+            messages = [
+                messages[0],
+                {
+                    **messages[1],
+                    "content": messages[1]["content"].replace(
+                        "From the paper above",
+                        f"From the paper above, leaving aside its sections {sorted(evidence_sections)}",
+                    ),
+                },
+            ]
 
         def validate(reply: str, form: str = form) -> str:
             answer = parse_json(reply).get("answer")
@@ -90,8 +111,10 @@ async def _model_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) -> 
                 raise BadReply(f"write the answer as {form}", "distractor_wrong_form")
             close = _too_close(answer, taken, s.too_close)
             if close:
-                raise BadReply(f"that answer is nearly the same as one already given ({close!r}); give a different specific answer",
-                               "distractor_too_close")
+                raise BadReply(
+                    f"that answer is nearly the same as one already given ({close!r}); give a different specific answer",
+                    "distractor_too_close",
+                )
             return answer.strip()
 
         try:
@@ -107,8 +130,11 @@ def shuffle(cand: dict, wrong: dict, seed: int) -> dict:
     texts = [cand["answer"], *wrong.values()]
     order = list(range(len(kinds)))
     random.Random(digest(f"{seed}:{cand['id']}")).shuffle(order)
-    return {"options": [texts[i] for i in order], "distractor_types": [kinds[i] for i in order],
-            "correct_index": order.index(0)}
+    return {
+        "options": [texts[i] for i in order],
+        "distractor_types": [kinds[i] for i in order],
+        "correct_index": order.index(0),
+    }
 
 
 async def run_distractors(ctx, cands: list[dict]) -> list[dict]:

@@ -69,14 +69,25 @@ async def run_ensemble(ctx, cands: list[dict]) -> list[dict]:
             votes["shortcut"][str(spec)] = await answer(spec, cand, [cand["seed"]])
             votes["consensus"][str(spec)] = await answer(spec, cand, [cand["seed"], *cand["targets"]])
         hits = {check: sum(v == cand["correct_index"] for v in answers.values()) for check, answers in votes.items()}
-        pattern = " ".join(f"{check}:" + "".join("+" if v == cand["correct_index"] else ("?" if v is None else "-")
-                                                    for v in answers.values()) for check, answers in votes.items())
+        pattern = " ".join(
+            f"{check}:"
+            + "".join("+" if v == cand["correct_index"] else ("?" if v is None else "-") for v in answers.values())
+            for check, answers in votes.items()
+        )
         reason, level = tier(hits["shortcut"], hits["consensus"], len(specs))
         by_form = cand.get("artifacts", {}).get("picks", {}).get("form_vote") == [cand["correct_index"]]
         if level == "gold" and by_form:
             level = "silver"
-        out = {**cand, "filter": {"by_form": by_form, "votes": {k: {m: (None if v is None else LETTERS[v]) for m, v in a.items()} for k, a in votes.items()},
-                                  "shortcut": hits["shortcut"], "consensus": hits["consensus"], "pattern": pattern}}
+        out = {
+            **cand,
+            "filter": {
+                "by_form": by_form,
+                "votes": {k: {m: (None if v is None else LETTERS[v]) for m, v in a.items()} for k, a in votes.items()},
+                "shortcut": hits["shortcut"],
+                "consensus": hits["consensus"],
+                "pattern": pattern,
+            },
+        }
         if reason:
             out["drop"] = {"reason": reason, "detail": pattern}
         else:

@@ -46,26 +46,40 @@ MT_SEPARATOR = "; "  # the runner's baseline and the filters read multi-target o
 
 
 # Sections that report other works or hold asides, not the paper's findings.
-_NOT_FINDINGS = re.compile(r"related|background|previous work|prior work|appendix|supplement|acknowledg|footnote|references", re.I)
+_NOT_FINDINGS = re.compile(
+    r"related|background|previous work|prior work|appendix|supplement|acknowledg|footnote|references", re.I
+)
 # A sentence reporting what the paper found or did, and a section of results.
-_FINDING_WORDS = re.compile(r"\b(?:achiev\w*|obtain\w*|outperform\w*|improv\w*|reach\w*|yield\w*|gain\w*|drop\w*|increas\w*|"
-                            r"decreas\w*|reduc\w*|found|find\w*|observ\w*|show\w*|accura\w*|precision|recall|F1|BLEU|ROUGE\w*|"
-                            r"score\w*|error\w*|agree\w*|correlat\w*|perplexit\w*|better|worse|best|higher|lower|fail\w*)\b", re.I)
+_FINDING_WORDS = re.compile(
+    r"\b(?:achiev\w*|obtain\w*|outperform\w*|improv\w*|reach\w*|yield\w*|gain\w*|drop\w*|increas\w*|"
+    r"decreas\w*|reduc\w*|found|find\w*|observ\w*|show\w*|accura\w*|precision|recall|F1|BLEU|ROUGE\w*|"
+    r"score\w*|error\w*|agree\w*|correlat\w*|perplexit\w*|better|worse|best|higher|lower|fail\w*)\b",
+    re.I,
+)
 _RESULT_HEADER = re.compile(r"result|experiment|evaluat|analys|ablation|discussion|comparison|error|finding", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:we|our)\b", re.I)
-MIN_STRENGTH = 3  # the default (Settings.min_strength): strict readers judged most such blanks good, and few weaker ones
+MIN_STRENGTH = (
+    3  # the default (Settings.min_strength): strict readers judged most such blanks good, and few weaker ones
+)
 
 
 @lru_cache(maxsize=8192)
 def paper_slots(view, pid: str) -> tuple[tuple[str, str, Slot], ...]:
     """(section header, sentence as written, slot) for every slot of a paper, outside its related-work sections."""
-    return tuple((sec.header, sent, slot) for sec in view.sections(pid) if not _NOT_FINDINGS.search(sec.header)
-                 and is_header(sec.header) for sent in sentences(sec.text) for slot in slots_in(sent))
+    return tuple(
+        (sec.header, sent, slot)
+        for sec in view.sections(pid)
+        if not _NOT_FINDINGS.search(sec.header) and is_header(sec.header)
+        for sent in sentences(sec.text)
+        for slot in slots_in(sent)
+    )
 
 
 # A header the converter took from a sentence ("2 The method of Liang et al. (2011) is not comparable to", "5 Both
 # players win if"): the question would name a section no reader recognises.
-_HEADER_TAIL = re.compile(r"\b(?:to|if|of|the|a|an|and|or|in|for|with|is|are|was|were|that|by|on)$|\bet al\b|\(\d{4}\)", re.I)
+_HEADER_TAIL = re.compile(
+    r"\b(?:to|if|of|the|a|an|and|or|in|for|with|is|are|was|were|that|by|on)$|\bet al\b|\(\d{4}\)", re.I
+)
 
 
 def is_header(header: str) -> bool:
@@ -76,13 +90,19 @@ def finding_strength(header: str, slot: Slot) -> int:
     """How plainly a slot reports the paper's own finding, 0-4: it speaks as "we"/"our", names a result ("outperforms",
     "accuracy"), sits in a section of results, and is a measured score (a percentage or a decimal) rather than a count,
     which is more often a setup detail. The generator asks the strongest first."""
-    return (bool(_FIRST_PERSON.search(slot.sentence)) + bool(_FINDING_WORDS.search(slot.sentence))
-            + bool(_RESULT_HEADER.search(header)) + (slot.type[0] != "count"))
+    return (
+        bool(_FIRST_PERSON.search(slot.sentence))
+        + bool(_FINDING_WORDS.search(slot.sentence))
+        + bool(_RESULT_HEADER.search(header))
+        + (slot.type[0] != "count")
+    )
 
 
 def _corpus_slots(view):
     """(paper ID, slot) for every slot of every paper with text."""
-    return ((pid, slot) for pid, paper in view.papers.items() if paper.has_text for _, _, slot in paper_slots(view, pid))
+    return (
+        (pid, slot) for pid, paper in view.papers.items() if paper.has_text for _, _, slot in paper_slots(view, pid)
+    )
 
 
 @lru_cache(maxsize=8)
@@ -142,7 +162,13 @@ def seed_references(view, cand: dict) -> list[str]:
 
 
 def _source_pids(view, cand: dict, kind: str, siblings) -> list[str]:
-    return seed_references(view, cand) if kind == "seed_only" else sibling_sources(view, cand, siblings) if kind == "wrong_paper" else []
+    return (
+        seed_references(view, cand)
+        if kind == "seed_only"
+        else sibling_sources(view, cand, siblings)
+        if kind == "wrong_paper"
+        else []
+    )
 
 
 def sibling_sources(view, cand: dict, siblings: list[str]) -> list[str]:
@@ -163,27 +189,45 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
     seed_numbers = _numbers_in(view, cand["seed"])  # a number the seed states would be an option a seed reader excludes
     if kind == "no_context":
         banned |= _values_stated(view, [cand["seed"], *siblings, *([cand["bridge"]] if cand["bridge"] else [])])
-        pool = [v for v in sorted(corpus_values(view).get(vtype, ()), key=lambda v: digest(f"{salt}:{v}"))
-                if v not in banned and v.rstrip("%") not in seed_numbers and _distance_band(v, slot["value"]) <= widest
-                and rounded in (None, _roundness(v))]
+        pool = [
+            v
+            for v in sorted(corpus_values(view).get(vtype, ()), key=lambda v: digest(f"{salt}:{v}"))
+            if v not in banned
+            and v.rstrip("%") not in seed_numbers
+            and _distance_band(v, slot["value"]) <= widest
+            and rounded in (None, _roundness(v))
+        ]
         # Values that measure what the gold does first (a BLEU score beside a BLEU score, a dimension beside a dimension),
         # then those of the gold's magnitude (within a factor of 3): a reader of the field rules out neither by meaning.
         unit, gold = unit_of(slot["cloze"]), _num(slot["value"])
         same_unit = corpus_values_by_unit(view).get((vtype, unit), frozenset()) if unit else frozenset()
 
         def rank(v: str) -> tuple:
-            return not (_same_magnitude(_num(v), gold) and v in same_unit), _distance_band(v, slot["value"]), _roundness(v) != gold_round
+            return (
+                not (_same_magnitude(_num(v), gold) and v in same_unit),
+                _distance_band(v, slot["value"]),
+                _roundness(v) != gold_round,
+            )
 
         return sorted(pool, key=rank)
     scored = {}
     for pid in _source_pids(view, cand, kind, siblings):
         for _, sent, s in paper_slots(view, pid):
-            if (s.type == vtype and s.value not in banned and s.value.rstrip("%") not in seed_numbers
-                    and _distance_band(s.value, slot["value"]) <= widest and rounded in (None, _roundness(s.value))):
+            if (
+                s.type == vtype
+                and s.value not in banned
+                and s.value.rstrip("%") not in seed_numbers
+                and _distance_band(s.value, slot["value"]) <= widest
+                and rounded in (None, _roundness(s.value))
+            ):
                 # Near the gold first, as round as the gold, then the most corresponding sentence: a BLEU of 91.7 beside
                 # 25.5 is ruled out by anyone who knows BLEU, however alike the sentences.
-                score = (_distance_band(s.value, slot["value"]), _roundness(s.value) != gold_round,
-                         -_similarity(sent, slot["sentence"]), digest(f"{salt}:{pid}:{s.value}"))
+                score = (
+                    _distance_band(s.value, slot["value"]),
+                    _roundness(s.value) != gold_round,
+                    -_similarity(sent, slot["sentence"]),
+                    digest(f"{salt}:{pid}:{s.value}"),
+                )
                 scored[s.value] = min(scored.get(s.value, score), score)
     return sorted(scored, key=scored.get)
 
@@ -198,14 +242,19 @@ def _same_magnitude(a: float, b: float) -> bool:
 
 # Words by which a sentence judges its value's size ("only ___", "a good number", "roughly balanced", "surpasses the state
 # of the art"): a reader rules out a wrong value far from the gold by them alone, so such a blank takes near values only.
-_SIZE_WORDS = re.compile(r"\b(?:only|just|merely|mere|a good|remarkabl\w*|balanced|majority|minority|few|little|surpass\w*|"
-                         r"almost|nearly|vast|tiny|huge|modest|slight\w*|marginal\w*|dramatic\w*)\b", re.I)
+_SIZE_WORDS = re.compile(
+    r"\b(?:only|just|merely|mere|a good|remarkabl\w*|balanced|majority|minority|few|little|surpass\w*|"
+    r"almost|nearly|vast|tiny|huge|modest|slight\w*|marginal\w*|dramatic\w*)\b",
+    re.I,
+)
 
 
 # After "about ___" a value is said in round figures, and after "over ___" or "more than ___" a round gold is a bound: an
 # unround wrong value would stand out beside them ("over 91%"), so every option is then as round as the gold.
 _ROUND_BEFORE = re.compile(r"\b(?:approximately|roughly|about|around|nearly|almost|some|circa)\s*$|~\s*$", re.I)
-_BOUND_BEFORE = re.compile(r"\b(?:over|(?:more|less|fewer) than|at (?:least|most)|above|below|under|exceeding)\s*$", re.I)
+_BOUND_BEFORE = re.compile(
+    r"\b(?:over|(?:more|less|fewer) than|at (?:least|most)|above|below|under|exceeding)\s*$", re.I
+)
 
 
 def said_round(cloze: str, gold: str) -> bool:
@@ -263,8 +312,14 @@ def balanced_pick(pools: dict[str, list[str]], gold: str, below: int, salt: str)
         picked: dict[str, str] = {}
         for kind, pool in pools.items():
             want_low = kind in low
-            value = next((v for v in pool if (_num(v) < g) == want_low and _num(v) != g
-                          and all(_num(v) != _num(p) for p in picked.values())), None)
+            value = next(
+                (
+                    v
+                    for v in pool
+                    if (_num(v) < g) == want_low and _num(v) != g and all(_num(v) != _num(p) for p in picked.values())
+                ),
+                None,
+            )
             if value is None:
                 break
             picked[kind] = value
@@ -274,8 +329,14 @@ def balanced_pick(pools: dict[str, list[str]], gold: str, below: int, salt: str)
 
 
 def _slot_record(header: str, sentence: str, slot: Slot) -> dict:
-    return {"header": header, "sentence": slot.sentence, "evidence": sentence, "value": slot.value, "type": list(slot.type),
-            "cloze": slot.cloze()}
+    return {
+        "header": header,
+        "sentence": slot.sentence,
+        "evidence": sentence,
+        "value": slot.value,
+        "type": list(slot.type),
+        "cloze": slot.cloze(),
+    }
 
 
 def _reasoning_type(header: str, sentence: str) -> str:
@@ -284,7 +345,9 @@ def _reasoning_type(header: str, sentence: str) -> str:
         return "RESULT"
     if re.search(r"data|corpus|corpora|annotation", h):
         return "GROUND"
-    if re.search(r"method|model|approach|architecture|implementation|setup|setting|training|algorithm|procedure|parameter", h):
+    if re.search(
+        r"method|model|approach|architecture|implementation|setup|setting|training|algorithm|procedure|parameter", h
+    ):
         return "METHOD"
     if re.search(r"introduction|motivation|background|related", h):
         return "MOTIVE"
@@ -294,9 +357,17 @@ def _reasoning_type(header: str, sentence: str) -> str:
 def question_text(view, chain: dict, slots: list[dict]) -> str:
     via = chain["bridge"] or chain["seed"]
     contexts = [readable(view.context(via, t)) for t in chain["targets"]]
-    one_sentence = len(contexts) == 2 and contexts[0] == contexts[1]  # both targets cited together: quote the sentence once
+    one_sentence = (
+        len(contexts) == 2 and contexts[0] == contexts[1]
+    )  # both targets cited together: quote the sentence once
     if chain["bridge"]:
-        cited = ("earlier work" if len(slots) == 1 else "two earlier works in one sentence" if one_sentence else "two earlier works")
+        cited = (
+            "earlier work"
+            if len(slots) == 1
+            else "two earlier works in one sentence"
+            if one_sentence
+            else "two earlier works"
+        )
         quotes = f'"{contexts[0]}"' if one_sentence else "; ".join(f'"{c}"' for c in contexts)
         lead = f'The seed paper cites a work ("{readable(view.context(chain["seed"], chain["bridge"]))}"), which in turn cites {cited} ({quotes}).'
     elif len(slots) == 1:
@@ -308,9 +379,11 @@ def question_text(view, chain: dict, slots: list[dict]) -> str:
     if len(slots) == 1:
         where = "that earlier work" if chain["bridge"] else "that work"
         return f'{lead} In {where}, section "{slots[0]["header"]}" states: "{readable(slots[0]["cloze"])}". What value fills the blank?'
-    return (f'{lead} The first work states in section "{slots[0]["header"]}": "{readable(slots[0]["cloze"])}"; the second states in '
-            f'section "{slots[1]["header"]}": "{readable(slots[1]["cloze"])}". Which pair of values fills the two blanks, '
-            "the first work's value first?")
+    return (
+        f'{lead} The first work states in section "{slots[0]["header"]}": "{readable(slots[0]["cloze"])}"; the second states in '
+        f'section "{slots[1]["header"]}": "{readable(slots[1]["cloze"])}". Which pair of values fills the two blanks, '
+        "the first work's value first?"
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -318,14 +391,20 @@ def _numbers_in(view, pid: str) -> frozenset[str]:
     return frozenset(n for sec in view.sections(pid) for n in re.findall(r"\d+(?:\.\d+)?", sec.text))
 
 
-def _ranked_slots(view, chain: dict, pid: str, salt: str, min_strength: int = MIN_STRENGTH) -> list[tuple[str, str, Slot]]:
+def _ranked_slots(
+    view, chain: dict, pid: str, salt: str, min_strength: int = MIN_STRENGTH
+) -> list[tuple[str, str, Slot]]:
     """A target's slots whose value the seed does not state (the seed alone would give it away: the shortcut the
     ensemble drops), the plainest findings first (``finding_strength``), salted among equals."""
     seed_numbers = _numbers_in(view, chain["seed"])
     stating = papers_stating(view)
-    usable = [x for x in paper_slots(view, pid)
-              if x[2].value.rstrip("%") not in seed_numbers and finding_strength(x[0], x[2]) >= min_strength
-              and stating.get((x[2].value, unit_of(x[2].cloze())), 0) < FIELD_FACT_PAPERS]
+    usable = [
+        x
+        for x in paper_slots(view, pid)
+        if x[2].value.rstrip("%") not in seed_numbers
+        and finding_strength(x[0], x[2]) >= min_strength
+        and stating.get((x[2].value, unit_of(x[2].cloze())), 0) < FIELD_FACT_PAPERS
+    ]
     return sorted(usable, key=lambda x: (-finding_strength(x[0], x[2]), digest(f"{salt}:{x[1]}:{x[2].value}")))
 
 
@@ -348,20 +427,33 @@ def generate_all(view, chains: list[dict], seed: int, min_strength: int = MIN_ST
     order, multi-target chains first (they need two free blanks), and a chain skips the blanks earlier ones took, so
     two chains to one target ask two of its sentences rather than one being dropped later as a repeated blank."""
     taken: set[tuple[str, str]] = set()
-    balance: Counter = Counter()  # the gold's rank among the options so far: ("st", options below it), ("mt", target, wrong below)
-    order = sorted(range(len(chains)), key=lambda i: (len(chains[i]["targets"]) == 1, digest(f"{seed}:turn:{chains[i]['id']}")))
+    balance: Counter = (
+        Counter()
+    )  # the gold's rank among the options so far: ("st", options below it), ("mt", target, wrong below)
+    order = sorted(
+        range(len(chains)), key=lambda i: (len(chains[i]["targets"]) == 1, digest(f"{seed}:turn:{chains[i]['id']}"))
+    )
     out: list[dict] = [{}] * len(chains)
     for i in order:
         out[i] = generate(view, chains[i], seed, taken, min_strength, balance)
         if "drop" not in out[i]:
             taken.update(zip(chains[i]["targets"], out[i]["evidence"]))
-            balance.update([("st", out[i]["gold_rank"])] if "gold_rank" in out[i] else
-                           [("mt", t, low) for t, low in enumerate(out[i]["wrong_below"])])
+            balance.update(
+                [("st", out[i]["gold_rank"])]
+                if "gold_rank" in out[i]
+                else [("mt", t, low) for t, low in enumerate(out[i]["wrong_below"])]
+            )
     return out
 
 
-def generate(view, chain: dict, seed: int, taken: frozenset | set = frozenset(), min_strength: int = MIN_STRENGTH,
-             balance: Counter | None = None) -> dict:
+def generate(
+    view,
+    chain: dict,
+    seed: int,
+    taken: frozenset | set = frozenset(),
+    min_strength: int = MIN_STRENGTH,
+    balance: Counter | None = None,
+) -> dict:
     """Question, answer, evidence, reasoning type, labels and slots for a chain, or ``{"drop": ...}``.
 
     A slot is asked about only when three genuine same-type wrong values exist for it (``options``), so the
@@ -374,10 +466,20 @@ def generate(view, chain: dict, seed: int, taken: frozenset | set = frozenset(),
     salt = f"{seed}:{chain['id']}"
     ranked = [_ranked_slots(view, chain, t, salt, min_strength) for t in chain["targets"]]
     if not all(ranked):
-        return {"drop": {"reason": "no_fact_sentence", "detail": f"a target states no value in a sentence of finding strength {min_strength} or more"}}
+        return {
+            "drop": {
+                "reason": "no_fact_sentence",
+                "detail": f"a target states no value in a sentence of finding strength {min_strength} or more",
+            }
+        }
     per_target = [[x for x in r if (t, x[1]) not in taken][:MAX_TRIES] for t, r in zip(chain["targets"], ranked)]
     if not all(per_target):
-        return {"drop": {"reason": "repeated_blank", "detail": "other chains already ask every finding sentence of a target"}}
+        return {
+            "drop": {
+                "reason": "repeated_blank",
+                "detail": "other chains already ask every finding sentence of a target",
+            }
+        }
     sibs = siblings(view, chain, seed)
     last = {"reason": "no_fact_sentence", "detail": "no finding sentence could be turned into a question"}
     for picks in itertools.product(*per_target):
@@ -387,13 +489,27 @@ def generate(view, chain: dict, seed: int, taken: frozenset | set = frozenset(),
         if len({s["value"] for s in slots}) < len(slots):
             continue  # "25; 25": two targets stating one fact, so one of them answers both blanks
         question = question_text(view, chain, slots)
-        named = next((f"{why} of {t}" for t in chain["targets"] if (why := names_target(question, view.papers[t].title, view.titles_naming))), None)
+        named = next(
+            (
+                f"{why} of {t}"
+                for t in chain["targets"]
+                if (why := names_target(question, view.papers[t].title, view.titles_naming))
+            ),
+            None,
+        )
         if named:
             last = {"reason": "names_target", "detail": f"every question written names the target: {named}"}
             continue
-        record = {"question": question, "answer": MT_SEPARATOR.join(s["value"] for s in slots), "evidence": [s["evidence"] for s in slots],
-                  "reasoning_type": _reasoning_type(slots[0]["header"], slots[0]["sentence"]), "slots": slots,
-                  "labels": [{"paper_id": t, "section": s["header"], "relevance": "direct"} for t, s in zip(chain["targets"], slots)]}
+        record = {
+            "question": question,
+            "answer": MT_SEPARATOR.join(s["value"] for s in slots),
+            "evidence": [s["evidence"] for s in slots],
+            "reasoning_type": _reasoning_type(slots[0]["header"], slots[0]["sentence"]),
+            "slots": slots,
+            "labels": [
+                {"paper_id": t, "section": s["header"], "relevance": "direct"} for t, s in zip(chain["targets"], slots)
+            ],
+        }
         wrong = options(view, {**chain, **record}, sibs, seed, balance)
         if "drop" in wrong:
             last = wrong["drop"]
@@ -422,12 +538,28 @@ def options(view, cand: dict, siblings: list[str], seed: int, balance: Counter |
         pools = {kind: candidates_for(view, cand, kind, slots[0], siblings, f"{salt}:{kind}") for kind in KINDS}
         empty = [k for k, p in pools.items() if not p]
         if empty:
-            return {"drop": {"reason": "no_same_type_value", "detail": f"{empty[0]}: no {slots[0]['type'][0]} value of the gold's form"}}
-        tries = [cand["gold_rank"]] if "gold_rank" in cand else sorted(range(4), key=lambda b: (used["st", b], digest(f"{salt}:rank:{b}")))
-        picked = next((p for below in tries if (p := balanced_pick(pools, slots[0]["value"], below, salt)) is not None), None)
+            return {
+                "drop": {
+                    "reason": "no_same_type_value",
+                    "detail": f"{empty[0]}: no {slots[0]['type'][0]} value of the gold's form",
+                }
+            }
+        tries = (
+            [cand["gold_rank"]]
+            if "gold_rank" in cand
+            else sorted(range(4), key=lambda b: (used["st", b], digest(f"{salt}:rank:{b}")))
+        )
+        picked = next(
+            (p for below in tries if (p := balanced_pick(pools, slots[0]["value"], below, salt)) is not None), None
+        )
         if picked is None:
             ranks = " or ".join(str(b + 1) for b in tries)
-            return {"drop": {"reason": "no_balanced_options", "detail": f"no same-type values put the gold at rank {ranks} of 4"}}
+            return {
+                "drop": {
+                    "reason": "no_balanced_options",
+                    "detail": f"no same-type values put the gold at rank {ranks} of 4",
+                }
+            }
         return picked
     # 2x2: a wrong value for one target's slot from a sibling, for the other's from another paper the seed cites
     # (whichever way round works); neither is a number the seed states, so one target plus the seed leaves two options.
@@ -436,17 +568,25 @@ def options(view, cand: dict, siblings: list[str], seed: int, balance: Counter |
         wrong = []
         for i, kind in enumerate(order):
             pool = candidates_for(view, cand, kind, slots[i], siblings, f"{salt}:{kind}")
-            sides = ([cand["wrong_below"][i]] if "wrong_below" in cand
-                     else sorted((True, False), key=lambda low: (used["mt", i, low], digest(f"{salt}:side{i}:{low}"))))
+            sides = (
+                [cand["wrong_below"][i]]
+                if "wrong_below" in cand
+                else sorted((True, False), key=lambda low: (used["mt", i, low], digest(f"{salt}:side{i}:{low}")))
+            )
             g = _num(slots[i]["value"])
             pick = next((v for low in sides for v in pool if (_num(v) < g) == low and _num(v) != g), None)
             if pick is None:
-                problem = {"reason": "no_same_type_value" if not pool else "no_balanced_options",
-                           "detail": f"{kind}: no {slots[i]['type'][0]} value of the form of target {i + 1}'s"}
+                problem = {
+                    "reason": "no_same_type_value" if not pool else "no_balanced_options",
+                    "detail": f"{kind}: no {slots[i]['type'][0]} value of the form of target {i + 1}'s",
+                }
                 break
             wrong.append(pick)
         else:
             a, b = slots[0]["value"], slots[1]["value"]
-            return {order[0]: f"{wrong[0]}{MT_SEPARATOR}{b}", order[1]: f"{a}{MT_SEPARATOR}{wrong[1]}",
-                    "no_context": f"{wrong[0]}{MT_SEPARATOR}{wrong[1]}"}
+            return {
+                order[0]: f"{wrong[0]}{MT_SEPARATOR}{b}",
+                order[1]: f"{a}{MT_SEPARATOR}{wrong[1]}",
+                "no_context": f"{wrong[0]}{MT_SEPARATOR}{wrong[1]}",
+            }
     return {"drop": problem}

@@ -50,8 +50,16 @@ def _models(s: Settings) -> list[ModelSpec]:
 
 
 class Pipeline:
-    def __init__(self, corpus: Path, out: Path, settings: Settings, *, prices: PriceTable | None = None,
-                 policy: RetryPolicy | None = None, echo: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)):
+    def __init__(
+        self,
+        corpus: Path,
+        out: Path,
+        settings: Settings,
+        *,
+        prices: PriceTable | None = None,
+        policy: RetryPolicy | None = None,
+        echo: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+    ):
         self.out, self.settings, self.echo = Path(out), settings, echo
         self.view = CorpusView(corpus)
         self.corpus_id = read_meta(self.view.conn).get("corpus_id") or file_digest(Path(corpus))
@@ -115,7 +123,9 @@ class Pipeline:
             for stage in STAGES[: STAGES.index(until) + 1]:
                 await self.run_stage(stage)
             result = {"ran": self.ran, "attrition": self.attrition()}
-            write_atomic(self.out / "attrition.json", json.dumps(result["attrition"], indent=1, ensure_ascii=False) + "\n")
+            write_atomic(
+                self.out / "attrition.json", json.dumps(result["attrition"], indent=1, ensure_ascii=False) + "\n"
+            )
             write_atomic(self.out / "attrition.md", attrition.markdown(result["attrition"]))
             if until == "postfilter" and release:
                 result["release"] = self.write_release()
@@ -124,7 +134,9 @@ class Pipeline:
             if self.ctx.client is not None:
                 write_atomic(self.out / "work" / "costs.json", json.dumps(self.ctx.client.totals(), indent=1) + "\n")
                 result_costs = self.ctx.client.totals()
-                self.echo(f"model calls: {result_costs['calls']} sent, {result_costs['cache_hits']} from the cache, ${result_costs['usd']:.4f}")
+                self.echo(
+                    f"model calls: {result_costs['calls']} sent, {result_costs['cache_hits']} from the cache, ${result_costs['usd']:.4f}"
+                )
 
     def attrition(self) -> dict:
         records = {}
@@ -139,7 +151,7 @@ class Pipeline:
 
     def audited(self) -> dict | None:
         """The artifact audit of the items that survive the last stage run (the release's, once the post-filter ran)."""
-        done = [s for s in STAGES[STAGES.index("artifacts"):] if self.files.output(s).exists()]
+        done = [s for s in STAGES[STAGES.index("artifacts") :] if self.files.output(s).exists()]
         if not done:
             return None
         summary = artifacts.summarise(self.files.kept(done[-1]), view=self.view)
@@ -148,11 +160,17 @@ class Pipeline:
     def write_release(self) -> dict:
         final = self.files.kept("postfilter")
         run_settings = {k: v for k, v in self.settings.to_json().items() if k not in ("attempts", "workers")}
-        provenance = {"tool": "agenthop-construct", "source_corpus": self.corpus_id, "settings": run_settings,
-                      "stage_outputs": {stage: file_digest(self.files.output(stage)) for stage in STAGES},
-                      "artifact_audit": self.audited()}
+        provenance = {
+            "tool": "agenthop-construct",
+            "source_corpus": self.corpus_id,
+            "settings": run_settings,
+            "stage_outputs": {stage: file_digest(self.files.output(stage)) for stage in STAGES},
+            "artifact_audit": self.audited(),
+        }
         counts = write_release(self.view, final, self.out / "release", provenance)
-        self.echo(f"release: {counts['items']} items ({counts['ST']} single-target, {counts['MT']} multi-target) in {self.out / 'release'}")
+        self.echo(
+            f"release: {counts['items']} items ({counts['ST']} single-target, {counts['MT']} multi-target) in {self.out / 'release'}"
+        )
         return counts
 
     async def aclose(self) -> None:

@@ -30,16 +30,25 @@ def check(view, cand: dict, max_chars: int) -> tuple[dict | None, dict | None]:
         headers = [sec.header for sec in sections]
         if not sections or not label_is_resolvable(label["section"], headers, (sec.text for sec in sections)):
             unresolved.append({"label": label, "headers": headers})
-    lacking = [t for t in cand["targets"] if not any(lab["paper_id"] == t and lab["relevance"] == "direct" for lab in cand["labels"])]
+    lacking = [
+        t
+        for t in cand["targets"]
+        if not any(lab["paper_id"] == t and lab["relevance"] == "direct" for lab in cand["labels"])
+    ]
     if unresolved or lacking:
-        detail = "; ".join([f"{u['label']['section']!r} names no section of {u['label']['paper_id']}" for u in unresolved]
-                           + [f"no direct label on {t}" for t in lacking])
+        detail = "; ".join(
+            [f"{u['label']['section']!r} names no section of {u['label']['paper_id']}" for u in unresolved]
+            + [f"no direct label on {t}" for t in lacking]
+        )
         repair = {"candidate": cand["id"], "unresolved": unresolved, "targets_without_direct_label": lacking}
         return {"reason": "label_unresolved", "detail": detail}, repair
     for pid in path:
         longest = max((len(sec.text) for sec in view.sections(pid)), default=0)
         if longest > max_chars:
-            return {"reason": "section_too_long", "detail": f"{pid}: a section of {longest} characters > {max_chars}"}, None
+            return {
+                "reason": "section_too_long",
+                "detail": f"{pid}: a section of {longest} characters > {max_chars}",
+            }, None
     return None, None
 
 

@@ -37,7 +37,7 @@ def parse_json(text: str) -> dict:
         raise BadReply("the reply holds no JSON object")
     if not fenced and end < start:
         raise BadReply("the reply's JSON object is cut off (no closing brace)")
-    candidate = fenced.group(1) if fenced else text[start: end + 1]
+    candidate = fenced.group(1) if fenced else text[start : end + 1]
     try:
         value = json.loads(candidate)
     except json.JSONDecodeError as exc:
@@ -49,7 +49,7 @@ def parse_json(text: str) -> dict:
 
 @lru_cache(maxsize=2048)  # the same seed and target go into many prompts
 def paper_block(view: CorpusView, paper: Paper, budget: int = TEXT_BUDGET, *, with_text: bool = True) -> str:
-    lines = [f"<paper id=\"{paper.paper_id}\">", f"Title: {paper.title}"]
+    lines = [f'<paper id="{paper.paper_id}">', f"Title: {paper.title}"]
     if paper.abstract:
         lines.append(f"Abstract: {paper.abstract}")
     if with_text:
@@ -64,45 +64,69 @@ def paper_block(view: CorpusView, paper: Paper, budget: int = TEXT_BUDGET, *, wi
 
 def judge_messages(view: CorpusView, citing: Paper, cited: Paper, context: str) -> list[dict]:
     return [
-        {"role": "system", "content": "You help build a benchmark of research questions that need following citations. " + _DATA_NOTE},
-        {"role": "user", "content": (
-            f"{paper_block(view, citing, with_text=False)}\n\nThis paper cites another one in this sentence:\n\"{context}\"\n\n"
-            f"{paper_block(view, cited, with_text=False)}\n\n"
-            "How much would a careful reader of the first paper want to open the cited paper at this point, to learn something "
-            "the first paper relies on but does not itself explain? Score 1 (not at all: a passing mention) to 5 (certainly: the "
-            'cited work supplies a method, data or result used here). Reply with JSON only: {"score": <1-5>, "why": "<one sentence>"}'
-        )},
+        {
+            "role": "system",
+            "content": "You help build a benchmark of research questions that need following citations. " + _DATA_NOTE,
+        },
+        {
+            "role": "user",
+            "content": (
+                f'{paper_block(view, citing, with_text=False)}\n\nThis paper cites another one in this sentence:\n"{context}"\n\n'
+                f"{paper_block(view, cited, with_text=False)}\n\n"
+                "How much would a careful reader of the first paper want to open the cited paper at this point, to learn something "
+                "the first paper relies on but does not itself explain? Score 1 (not at all: a passing mention) to 5 (certainly: the "
+                'cited work supplies a method, data or result used here). Reply with JSON only: {"score": <1-5>, "why": "<one sentence>"}'
+            ),
+        },
     ]
 
 
-QA_SHAPE = ('{"question": "...", "answer": "...", "evidence": ["<verbatim sentence(s) from the target paper(s)>"], '
-            '"reasoning_type": "GROUND|METHOD|MOTIVE|RESULT", '
-            '"labels": [{"paper_id": "...", "section": "<a section header of that target>", "relevance": "direct|supporting"}]}')
+QA_SHAPE = (
+    '{"question": "...", "answer": "...", "evidence": ["<verbatim sentence(s) from the target paper(s)>"], '
+    '"reasoning_type": "GROUND|METHOD|MOTIVE|RESULT", '
+    '"labels": [{"paper_id": "...", "section": "<a section header of that target>", "relevance": "direct|supporting"}]}'
+)
 
 
-def qa_messages(view: CorpusView, seed: Paper, bridge: Paper | None, targets: list[Paper], contexts: list[str]) -> list[dict]:
-    route = f"The seed paper cites {bridge.title!r}, which cites the target(s)." if bridge else "The seed paper cites the target(s) directly."
+def qa_messages(
+    view: CorpusView, seed: Paper, bridge: Paper | None, targets: list[Paper], contexts: list[str]
+) -> list[dict]:
+    route = (
+        f"The seed paper cites {bridge.title!r}, which cites the target(s)."
+        if bridge
+        else "The seed paper cites the target(s) directly."
+    )
     multi = len(targets) > 1
-    task = ("Write one question whose answer needs both target papers together: ask for a relation between a fact of each "
-            "(which of two reported values is larger, what both used, how one builds on the other), so that reading either paper "
-            "alone cannot answer it; the evidence holds a sentence from each."
-            if multi else "Write one question whose answer is a specific fact stated in the target paper.")
+    task = (
+        "Write one question whose answer needs both target papers together: ask for a relation between a fact of each "
+        "(which of two reported values is larger, what both used, how one builds on the other), so that reading either paper "
+        "alone cannot answer it; the evidence holds a sentence from each."
+        if multi
+        else "Write one question whose answer is a specific fact stated in the target paper."
+    )
     blocks = "\n\n".join(paper_block(view, t, TEXT_BUDGET // len(targets)) for t in targets)
     return [
-        {"role": "system", "content": "You write questions for a benchmark in which an agent starts from a seed paper and must follow "
-                                      "its citations to find the answer. " + _DATA_NOTE},
-        {"role": "user", "content": (
-            f"Seed paper:\n{paper_block(view, seed, 8000)}\n\n{route} The citing sentence(s): "
-            + " | ".join(f'"{c}"' for c in contexts) + f"\n\nTarget paper(s):\n{blocks}\n\n{task}\n"
-            "Rules: ask from the seed paper's point of view (what did the work it relies on find, do, or why); ask about a finding "
-            "(a result, a method detail, a dataset, or a motive), never about a year, a section, table or equation number, a "
-            "footnote, a symbol or a citation; give enough context that the target alone answers it; never write the "
-            "target's title or the names it gives its methods, models or datasets; the answer is short (one phrase) and is "
-            "supported by the evidence, which you copy word for word from the target's text; the reasoning type is GROUND (a fact "
-            "about the paper), METHOD (how something was done), MOTIVE (why, or how it relates to earlier work) or RESULT (an "
-            "outcome measured); label the target sections that state the answer (direct) or that a reader needs to interpret it "
-            f"(supporting), naming each by its header exactly as shown after '## '.\nReply with JSON only: {QA_SHAPE}"
-        )},
+        {
+            "role": "system",
+            "content": "You write questions for a benchmark in which an agent starts from a seed paper and must follow "
+            "its citations to find the answer. " + _DATA_NOTE,
+        },
+        {
+            "role": "user",
+            "content": (
+                f"Seed paper:\n{paper_block(view, seed, 8000)}\n\n{route} The citing sentence(s): "
+                + " | ".join(f'"{c}"' for c in contexts)
+                + f"\n\nTarget paper(s):\n{blocks}\n\n{task}\n"
+                "Rules: ask from the seed paper's point of view (what did the work it relies on find, do, or why); ask about a finding "
+                "(a result, a method detail, a dataset, or a motive), never about a year, a section, table or equation number, a "
+                "footnote, a symbol or a citation; give enough context that the target alone answers it; never write the "
+                "target's title or the names it gives its methods, models or datasets; the answer is short (one phrase) and is "
+                "supported by the evidence, which you copy word for word from the target's text; the reasoning type is GROUND (a fact "
+                "about the paper), METHOD (how something was done), MOTIVE (why, or how it relates to earlier work) or RESULT (an "
+                "outcome measured); label the target sections that state the answer (direct) or that a reader needs to interpret it "
+                f"(supporting), naming each by its header exactly as shown after '## '.\nReply with JSON only: {QA_SHAPE}"
+            ),
+        },
     ]
 
 
@@ -138,7 +162,9 @@ def form_matches(answer: str, gold: str) -> bool:
     for a, g in zip(a_parts, g_parts):
         if _LONE_VALUE.fullmatch(g):
             same_kind = bool(_LONE_VALUE.fullmatch(a)) and a.endswith("%") == g.endswith("%")
-            if not same_kind or [len(x) for x in a.rstrip("%").partition(".")[::2]] != [len(x) for x in g.rstrip("%").partition(".")[::2]]:
+            if not same_kind or [len(x) for x in a.rstrip("%").partition(".")[::2]] != [
+                len(x) for x in g.rstrip("%").partition(".")[::2]
+            ]:
                 return False
         elif not 0.5 * len(g.split()) <= len(a.split()) <= 2 * len(g.split()) + 1:
             return False
@@ -157,8 +183,12 @@ def answer_messages(view: CorpusView, question: str, papers: list[Paper], form: 
         ask = "Answer this question about a research paper from what you know; give your best specific answer."
     return [
         {"role": "system", "content": "You answer questions about research papers in one short phrase. " + _DATA_NOTE},
-        {"role": "user", "content": f"{ask}\nQuestion: {question}\n" + (f"Write the answer as {form}.\n" if form else "")
-                                    + 'Reply with JSON only: {"answer": "<one phrase, at most 25 words, with any numbers it needs>"}'},
+        {
+            "role": "user",
+            "content": f"{ask}\nQuestion: {question}\n"
+            + (f"Write the answer as {form}.\n" if form else "")
+            + 'Reply with JSON only: {"answer": "<one phrase, at most 25 words, with any numbers it needs>"}',
+        },
     ]
 
 
@@ -168,12 +198,21 @@ def choice_messages(view: CorpusView, question: str, options: list[str], papers:
     listed = "\n".join(f"({letter}) {o}" for letter, o in zip("ABCD", options))
     return [
         {"role": "system", "content": "You answer multiple-choice questions about research papers. " + _DATA_NOTE},
-        {"role": "user", "content": f"{source}\n\nQuestion: {question}\n{listed}\n"
-                                    'Choose the option the text supports best. Reply with JSON only: {"answer": "A|B|C|D"}'},
+        {
+            "role": "user",
+            "content": f"{source}\n\nQuestion: {question}\n{listed}\n"
+            'Choose the option the text supports best. Reply with JSON only: {"answer": "A|B|C|D"}',
+        },
     ]
 
 
 def retry_messages(messages: list[dict], reply: str, problem: str) -> list[dict]:
     """The conversation again, with the unusable reply and what was wrong with it."""
-    return [*messages, {"role": "assistant", "content": reply},
-            {"role": "user", "content": f"That reply cannot be used: {problem}. Reply again with the JSON object only, following every rule."}]
+    return [
+        *messages,
+        {"role": "assistant", "content": reply},
+        {
+            "role": "user",
+            "content": f"That reply cannot be used: {problem}. Reply again with the JSON object only, following every rule.",
+        },
+    ]

@@ -26,7 +26,9 @@ def validate_qa(view, chain: dict, reply: str) -> dict:
         raise BadReply("'question' and 'answer' must be non-empty strings")
     rtype = str(data.get("reasoning_type", "")).strip().upper()
     if rtype not in REASONING_TYPES:
-        raise BadReply(f"'reasoning_type' must be one of {', '.join(REASONING_TYPES)}, found {data.get('reasoning_type')!r}")
+        raise BadReply(
+            f"'reasoning_type' must be one of {', '.join(REASONING_TYPES)}, found {data.get('reasoning_type')!r}"
+        )
     evidence = data.get("evidence")
     evidence = [evidence] if isinstance(evidence, str) else evidence
     if not isinstance(evidence, list) or not evidence or not all(isinstance(e, str) and e.strip() for e in evidence):
@@ -34,7 +36,9 @@ def validate_qa(view, chain: dict, reply: str) -> dict:
     texts = {t: "\n".join(sec.text for sec in view.sections(t)) for t in chain["targets"]}
     for e in evidence:
         if not any(verbatim_in(e, text) for text in texts.values()):
-            raise BadReply(f"the evidence {e[:80]!r} is not word for word in the target paper's text", "evidence_not_verbatim")
+            raise BadReply(
+                f"the evidence {e[:80]!r} is not word for word in the target paper's text", "evidence_not_verbatim"
+            )
     if not supported_by(answer, " ".join(evidence)):
         raise BadReply(f"the answer {answer[:80]!r} is not stated in the evidence", "answer_not_in_evidence")
     labels = data.get("labels")
@@ -42,22 +46,39 @@ def validate_qa(view, chain: dict, reply: str) -> dict:
         raise BadReply("'labels' must list the target sections holding the answer", "label_unresolved")
     clean = []
     for label in labels:
-        if not isinstance(label, dict) or label.get("paper_id") not in texts or label.get("relevance") not in ("direct", "supporting"):
-            raise BadReply(f"a label must give a target's paper_id, a section header and relevance direct or supporting: {label!r}",
-                           "label_unresolved")
+        if (
+            not isinstance(label, dict)
+            or label.get("paper_id") not in texts
+            or label.get("relevance") not in ("direct", "supporting")
+        ):
+            raise BadReply(
+                f"a label must give a target's paper_id, a section header and relevance direct or supporting: {label!r}",
+                "label_unresolved",
+            )
         headers = [sec.header for sec in view.sections(label["paper_id"])]
         if not isinstance(label.get("section"), str) or not label_headers(label["section"], headers):
-            raise BadReply(f"the label section {label.get('section')!r} is not a header of {label['paper_id']}; "
-                           f"its headers are {headers}", "label_unresolved")
+            raise BadReply(
+                f"the label section {label.get('section')!r} is not a header of {label['paper_id']}; "
+                f"its headers are {headers}",
+                "label_unresolved",
+            )
         clean.append({"paper_id": label["paper_id"], "section": label["section"], "relevance": label["relevance"]})
-    lacking = [t for t in chain["targets"] if not any(lab["paper_id"] == t and lab["relevance"] == "direct" for lab in clean)]
+    lacking = [
+        t for t in chain["targets"] if not any(lab["paper_id"] == t and lab["relevance"] == "direct" for lab in clean)
+    ]
     if lacking:
         raise BadReply(f"no direct label for the target {lacking[0]}", "label_unresolved")
     for t in chain["targets"]:
         why = names_target(question, view.papers[t].title, view.titles_naming)
         if why:
             raise BadReply(f"the question names the target paper ({why}); ask without naming it", "names_target")
-    return {"question": question.strip(), "answer": answer.strip(), "evidence": evidence, "reasoning_type": rtype, "labels": clean}
+    return {
+        "question": question.strip(),
+        "answer": answer.strip(),
+        "evidence": evidence,
+        "reasoning_type": rtype,
+        "labels": clean,
+    }
 
 
 async def run_qa(ctx, chains: list[dict]) -> list[dict]:
@@ -77,8 +98,13 @@ async def run_qa(ctx, chains: list[dict]) -> list[dict]:
         if spec.offline:
             return {**chain, **made[chain["id"]]}
         contexts = [view.context(chain["bridge"] or chain["seed"], t) or "" for t in chain["targets"]]
-        messages = qa_messages(view, view.papers[chain["seed"]], view.papers.get(chain["bridge"]) if chain["bridge"] else None,
-                               [view.papers[t] for t in chain["targets"]], contexts)
+        messages = qa_messages(
+            view,
+            view.papers[chain["seed"]],
+            view.papers.get(chain["bridge"]) if chain["bridge"] else None,
+            [view.papers[t] for t in chain["targets"]],
+            contexts,
+        )
         try:
             return {**chain, **await ctx.ask(spec, messages, lambda reply: validate_qa(view, chain, reply), "qa")}
         except Unusable as exc:

@@ -15,7 +15,15 @@ import shutil
 from pathlib import Path
 
 from agenthop.construct.stagefiles import canonical, digest
-from agenthop.server.corpus.release import CITATIONS_FILE, CORPUS_PAPERS_FILE, GRAPHS_FILE, LABELS_FILE, MAX_REFS, POOL_FILE, QA_FILE
+from agenthop.server.corpus.release import (
+    CITATIONS_FILE,
+    CORPUS_PAPERS_FILE,
+    GRAPHS_FILE,
+    LABELS_FILE,
+    MAX_REFS,
+    POOL_FILE,
+    QA_FILE,
+)
 
 PROVENANCE_FILE = "construct/provenance.json"
 SKILL = {"ST": "retrieve", "MT": "synthesize"}
@@ -36,8 +44,14 @@ def graph(view, item_id: str, seed: str) -> dict:
     def node(pid: str) -> None:
         if pid not in nodes:
             p = view.papers[pid]
-            nodes[pid] = {"title": p.title, "arxivId": _text_id(view, pid), "year": p.year, "abstract": p.abstract,
-                          "authors": list(p.authors), "venue": p.venue}
+            nodes[pid] = {
+                "title": p.title,
+                "arxivId": _text_id(view, pid),
+                "year": p.year,
+                "abstract": p.abstract,
+                "authors": list(p.authors),
+                "venue": p.venue,
+            }
 
     def expand(citing: str) -> list[str]:
         refs = view.references(citing)[:MAX_REFS]
@@ -55,60 +69,108 @@ def graph(view, item_id: str, seed: str) -> dict:
     return {"sample_id": item_id, "nodes": nodes, "edges": edges, "contexts": contexts}
 
 
-ID_RULE = ("st_ or mt_, then the first 10 hex digits of the SHA-256 of the canonical JSON of "
-           "[seed paper ID, bridge paper ID or null, target paper IDs, evidence sentences]")
+ID_RULE = (
+    "st_ or mt_, then the first 10 hex digits of the SHA-256 of the canonical JSON of "
+    "[seed paper ID, bridge paper ID or null, target paper IDs, evidence sentences]"
+)
 
 
 def item_id(cand: dict) -> str:
     """An ID derived from the item's content alone: removing, adding or re-running other items never changes it."""
-    return f"{cand['kind'].lower()}_" + digest(canonical([cand["seed"], cand["bridge"], cand["targets"], cand.get("evidence", [])]))[:10]
+    return (
+        f"{cand['kind'].lower()}_"
+        + digest(canonical([cand["seed"], cand["bridge"], cand["targets"], cand.get("evidence", [])]))[:10]
+    )
 
 
 def item_ids(cands: list[dict]) -> list[str]:
     ids = [item_id(c) for c in cands]
-    if len(set(ids)) != len(ids):  # two candidates with the same seed, path and evidence: a pipeline bug, never silently merged
+    if len(set(ids)) != len(
+        ids
+    ):  # two candidates with the same seed, path and evidence: a pipeline bug, never silently merged
         dup = next(i for i in ids if ids.count(i) > 1)
         same = [c["id"] for c, i in zip(cands, ids) if i == dup]
-        raise ValueError(f"candidates {', '.join(same)} share the content-derived ID {dup} (same seed, bridge, targets and "
-                         "evidence): the pipeline made one item twice; remove one with an audit verdict and report the bug")
+        raise ValueError(
+            f"candidates {', '.join(same)} share the content-derived ID {dup} (same seed, bridge, targets and "
+            "evidence): the pipeline made one item twice; remove one with an audit verdict and report the bug"
+        )
     return ids
 
 
 def qa_record(view, item_id: str, cand: dict) -> dict:
     seed = view.papers[cand["seed"]]
     bridges = [cand["bridge"]] if cand["bridge"] else []
-    return {"id": item_id, "question_type": "multi-target" if cand["kind"] == "MT" else "single-target", "depth": cand["depth"],
-            "reasoning_type": cand["reasoning_type"], "cognitive_skill": SKILL[cand["kind"]], "venue": seed.venue,
-            "consensus_tier": cand["consensus_tier"], "question": cand["question"], "options": cand["options"],
-            "correct_index": cand["correct_index"], "distractor_types": cand["distractor_types"],
-            "seed_paper_id": seed.paper_id, "seed_arxiv_id": _text_id(view, seed.paper_id), "seed_title": seed.title,
-            "gold_paper_ids": cand["targets"], "gold_arxiv_ids": [_text_id(view, t) for t in cand["targets"]],
-            "bridge_paper_ids": bridges, "bridge_arxiv_ids": [_text_id(view, b) or "" for b in bridges],
-            "filter_agreement": cand["filter_agreement"]}
+    return {
+        "id": item_id,
+        "question_type": "multi-target" if cand["kind"] == "MT" else "single-target",
+        "depth": cand["depth"],
+        "reasoning_type": cand["reasoning_type"],
+        "cognitive_skill": SKILL[cand["kind"]],
+        "venue": seed.venue,
+        "consensus_tier": cand["consensus_tier"],
+        "question": cand["question"],
+        "options": cand["options"],
+        "correct_index": cand["correct_index"],
+        "distractor_types": cand["distractor_types"],
+        "seed_paper_id": seed.paper_id,
+        "seed_arxiv_id": _text_id(view, seed.paper_id),
+        "seed_title": seed.title,
+        "gold_paper_ids": cand["targets"],
+        "gold_arxiv_ids": [_text_id(view, t) for t in cand["targets"]],
+        "bridge_paper_ids": bridges,
+        "bridge_arxiv_ids": [_text_id(view, b) or "" for b in bridges],
+        "filter_agreement": cand["filter_agreement"],
+    }
 
 
 def label_record(view, item_id: str, cand: dict) -> dict:
     labels = []
     for lab in cand["labels"]:
         paper = view.papers[lab["paper_id"]]
-        evidence = [e for e in cand.get("evidence", []) if any(e in sec.text for sec in view.sections(paper.paper_id) if sec.header == lab["section"])]
-        labels.append({"paper": paper.title, "arxiv_id": paper.text_key, "section": lab["section"], "relevance": lab["relevance"],
-                       "what_it_contains": f"states: {evidence[0]}" if evidence else ""})
-    return {"sample_id": item_id, "analysis": {"section_recall_labels": labels, "construct": {"candidate": cand["id"], "answer": cand["answer"],
-                                                                                                "evidence": cand.get("evidence", []),
-                                                                                                "audit": cand.get("audit", {})}}}
+        evidence = [
+            e
+            for e in cand.get("evidence", [])
+            if any(e in sec.text for sec in view.sections(paper.paper_id) if sec.header == lab["section"])
+        ]
+        labels.append(
+            {
+                "paper": paper.title,
+                "arxiv_id": paper.text_key,
+                "section": lab["section"],
+                "relevance": lab["relevance"],
+                "what_it_contains": f"states: {evidence[0]}" if evidence else "",
+            }
+        )
+    return {
+        "sample_id": item_id,
+        "analysis": {
+            "section_recall_labels": labels,
+            "construct": {
+                "candidate": cand["id"],
+                "answer": cand["answer"],
+                "evidence": cand.get("evidence", []),
+                "audit": cand.get("audit", {}),
+            },
+        },
+    }
 
 
 def write_release(view, cands: list[dict], out: Path, provenance: dict) -> dict:
     """Write the release directory ``out``; return its counts."""
     tmp = out.with_name(out.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
-    files = {rel: tmp / rel for rel in (QA_FILE, GRAPHS_FILE, LABELS_FILE, POOL_FILE, CORPUS_PAPERS_FILE, CITATIONS_FILE, PROVENANCE_FILE)}
+    files = {
+        rel: tmp / rel
+        for rel in (QA_FILE, GRAPHS_FILE, LABELS_FILE, POOL_FILE, CORPUS_PAPERS_FILE, CITATIONS_FILE, PROVENANCE_FILE)
+    }
     for path in files.values():
         path.parent.mkdir(parents=True, exist_ok=True)
     ids = item_ids(cands)
-    with open(files[QA_FILE], "w", encoding="utf-8", newline="\n") as qa, open(files[GRAPHS_FILE], "w", encoding="utf-8", newline="\n") as gr, \
-            open(files[LABELS_FILE], "w", encoding="utf-8", newline="\n") as lab:
+    with (
+        open(files[QA_FILE], "w", encoding="utf-8", newline="\n") as qa,
+        open(files[GRAPHS_FILE], "w", encoding="utf-8", newline="\n") as gr,
+        open(files[LABELS_FILE], "w", encoding="utf-8", newline="\n") as lab,
+    ):
         for item_id, cand in zip(ids, cands):
             qa.write(_line(qa_record(view, item_id, cand)))
             gr.write(_line(graph(view, item_id, cand["seed"])))
@@ -117,17 +179,45 @@ def write_release(view, cands: list[dict], out: Path, provenance: dict) -> dict:
         for key, title in view.pool:
             sections = view.pool_sections(key)
             if sections:  # a record with zero sections gives no text; its papers are written as metadata-only
-                pool.write(_line({"arxiv_id": key, "title": title, "sections": [{"header": s.header, "text": s.text} for s in sections]}))
+                pool.write(
+                    _line(
+                        {
+                            "arxiv_id": key,
+                            "title": title,
+                            "sections": [{"header": s.header, "text": s.text} for s in sections],
+                        }
+                    )
+                )
     with open(files[CORPUS_PAPERS_FILE], "w", encoding="utf-8", newline="\n") as fh:
         for pid, p in view.papers.items():
-            fh.write(_line({"paper_id": pid, "title": p.title, "abstract": p.abstract, "authors": list(p.authors), "year": p.year,
-                            "venue": p.venue, "text_id": _text_id(view, pid), "ids": json.loads(p.ids)}))
+            fh.write(
+                _line(
+                    {
+                        "paper_id": pid,
+                        "title": p.title,
+                        "abstract": p.abstract,
+                        "authors": list(p.authors),
+                        "year": p.year,
+                        "venue": p.venue,
+                        "text_id": _text_id(view, pid),
+                        "ids": json.loads(p.ids),
+                    }
+                )
+            )
     with open(files[CITATIONS_FILE], "w", encoding="utf-8", newline="\n") as fh:
         for citing, refs in view.refs.items():
             fh.write(_line({"paper_id": citing, "references": [{"paper_id": c, "context": ctx} for c, ctx in refs]}))
-    counts = {"items": len(cands), "ST": sum(c["kind"] == "ST" for c in cands), "MT": sum(c["kind"] == "MT" for c in cands)}
-    files[PROVENANCE_FILE].write_text(canonical({**provenance, "counts": counts, "item_ids": ID_RULE,
-                                                     "items": dict(zip(ids, (c["id"] for c in cands)))}) + "\n")
+    counts = {
+        "items": len(cands),
+        "ST": sum(c["kind"] == "ST" for c in cands),
+        "MT": sum(c["kind"] == "MT" for c in cands),
+    }
+    files[PROVENANCE_FILE].write_text(
+        canonical(
+            {**provenance, "counts": counts, "item_ids": ID_RULE, "items": dict(zip(ids, (c["id"] for c in cands)))}
+        )
+        + "\n"
+    )
     old = out.with_name(out.name + ".old")
     shutil.rmtree(old, ignore_errors=True)
     if out.exists():

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from agenthop.server.corpus.release import MAX_REFS
 
-CODES = ("SEED_NO_REFS", "BRIDGE_MISSING", "NO_BRIDGE_PATH", "TERMINAL_GHOST", "TERMINAL_NO_CONTENT", "TARGET_GHOST", "TARGET_NO_CONTENT")
+CODES = (
+    "SEED_NO_REFS",
+    "BRIDGE_MISSING",
+    "NO_BRIDGE_PATH",
+    "TERMINAL_GHOST",
+    "TERMINAL_NO_CONTENT",
+    "TARGET_GHOST",
+    "TARGET_NO_CONTENT",
+)
 
 
 def window(view, pid: str) -> list[str]:

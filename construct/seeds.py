@@ -46,8 +46,18 @@ def select_seeds(view: CorpusView, s) -> list[dict]:
             out.append(_drop(pid, "too_few_references", f"{len(refs)} < {s.min_refs}"))
         elif len(refs) > s.max_refs:
             out.append(_drop(pid, "too_many_references", f"{len(refs)} > {s.max_refs} (a survey?)"))
-        elif paper.year and newest and cited_by.get(pid, 0) < (need := math.ceil((newest - paper.year) * s.citations_per_year)):
-            out.append(_drop(pid, "too_few_citations_for_age", f"{cited_by.get(pid, 0)} < {need} ({newest - paper.year} years old)"))
+        elif (
+            paper.year
+            and newest
+            and cited_by.get(pid, 0) < (need := math.ceil((newest - paper.year) * s.citations_per_year))
+        ):
+            out.append(
+                _drop(
+                    pid,
+                    "too_few_citations_for_age",
+                    f"{cited_by.get(pid, 0)} < {need} ({newest - paper.year} years old)",
+                )
+            )
         elif _NOT_RESEARCH.search(paper.title):
             out.append(_drop(pid, "survey_or_tutorial", paper.title))
         elif not any(view.has_text(cited) for cited, _ in refs if cited != pid):
@@ -59,6 +69,6 @@ def select_seeds(view: CorpusView, s) -> list[dict]:
     if s.per_stratum:
         for members in strata.values():
             ranked = sorted(members, key=lambda r: digest(f"{s.seed}:{r['id']}"))
-            for r in ranked[s.per_stratum:]:
+            for r in ranked[s.per_stratum :]:
                 r["drop"] = {"reason": "stratum_full", "detail": f"{r['venue']} {r['year']}"}
     return out

@@ -11,28 +11,28 @@ from agenthop.runner.wire import Sampling
 
 @dataclass(frozen=True)
 class Settings:
-    seed: int = 0                              # random seed: sampling, option order
+    seed: int = 0  # random seed: sampling, option order
     # seeds
     min_refs: int = 15
     max_refs: int = 50
     venues: tuple[str, ...] = ()
     years: tuple[int, int] | None = None
     per_stratum: int | None = None
-    citations_per_year: float = 1.0            # a seed k years older than the newest paper needs k * this citing papers
+    citations_per_year: float = 1.0  # a seed k years older than the newest paper needs k * this citing papers
     # chains
     max_chains_per_seed: int = 40
     multi_target: bool = True
     min_overlap: float = 0.08
     min_context: int = 80
     method_or_result: bool = True
-    max_cited_together: int = 1                # a citation sentence citing more works than this is a list (0: no limit)
-    judge: str | None = None                   # model spec, or None for no judge
+    max_cited_together: int = 1  # a citation sentence citing more works than this is a list (0: no limit)
+    judge: str | None = None  # model spec, or None for no judge
     judge_min: int = 4
-    max_target_age: int | None = 15            # a target this many years older than its citing paper is too early
+    max_target_age: int | None = 15  # a target this many years older than its citing paper is too early
     # Q/A and distractors
     generator: str = BASELINE
     max_qa: int | None = None
-    min_strength: int = 3                      # offline generator: least finding strength (0-4) of a blanked sentence
+    min_strength: int = 3  # offline generator: least finding strength (0-4) of a blanked sentence
     same_paper: bool = False
     too_close: float = 0.9
     # ensemble
@@ -46,14 +46,26 @@ class Settings:
     sampling: Sampling | None = None
 
     def to_json(self) -> dict:
-        return {f.name: getattr(self, f.name) if f.name != "sampling" or self.sampling is None else self.sampling.as_dict()
-                for f in dataclasses.fields(self)}
+        return {
+            f.name: getattr(self, f.name) if f.name != "sampling" or self.sampling is None else self.sampling.as_dict()
+            for f in dataclasses.fields(self)
+        }
 
 
 STAGE_SETTINGS = {
     "seeds": ("min_refs", "max_refs", "venues", "years", "per_stratum", "citations_per_year", "seed"),
-    "chains": ("max_chains_per_seed", "multi_target", "min_overlap", "min_context", "method_or_result", "max_cited_together",
-               "judge", "judge_min", "max_target_age", "seed"),
+    "chains": (
+        "max_chains_per_seed",
+        "multi_target",
+        "min_overlap",
+        "min_context",
+        "method_or_result",
+        "max_cited_together",
+        "judge",
+        "judge_min",
+        "max_target_age",
+        "seed",
+    ),
     "qa": ("generator", "max_qa", "min_strength", "seed"),
     "distractors": ("generator", "same_paper", "too_close", "seed"),
     "artifacts": (),

@@ -27,30 +27,47 @@ from agenthop.construct.textspans import AUTHOR_YEAR, strip_citation_marks
 
 _VALUE = re.compile(r"(?<![\w.,/\-'’])(\d+(?:\.\d+)?)(\s?%)?(?![\w%]|[.,]\d|\s?[-–]\s?\d)")
 _YEAR = re.compile(r"^(19|20)\d\d$")
-_LABEL = re.compile(r"(?:§\s*|\b(?:table|tab|figure|fig|section|sect|sec|eq|equation|appendix|step|stage|layer|line|chapter|"
-                    r"footnote|algorithm|alg|theorem|lemma|definition|example|rule|row|column|col|version|v)\.?\s*\(?)$", re.I)
-_FORMULA_BEFORE = re.compile(r"(?:[=<>≤≥±×+\-−/^_*|∼~≈]\s*|(?<![\w])[B-HJ-Zb-z]\s+)$")  # "= 0.5", "x 1" (a subscript cut off by the PDF)
+_LABEL = re.compile(
+    r"(?:§\s*|\b(?:table|tab|figure|fig|section|sect|sec|eq|equation|appendix|step|stage|layer|line|chapter|"
+    r"footnote|algorithm|alg|theorem|lemma|definition|example|rule|row|column|col|version|v)\.?\s*\(?)$",
+    re.I,
+)
+_FORMULA_BEFORE = re.compile(
+    r"(?:[=<>≤≥±×+\-−/^_*|∼~≈]\s*|(?<![\w])[B-HJ-Zb-z]\s+)$"
+)  # "= 0.5", "x 1" (a subscript cut off by the PDF)
 _FORMULA_AFTER = re.compile(r"^\s*[=<>≤≥×*/^_]")
 _THOUSANDS_BEFORE = re.compile(r"\d,?\s?$")  # "1, 805" split at its separator; "10 229", an exponent lost (10^229)
 _THOUSANDS_AFTER = re.compile(r"^,\s?\d{3}(?!\d)")
 _PER = re.compile(r"\b(?:per|every|each|out of|of every)\s+$", re.I)
-_NAME_BEFORE = re.compile(r"\b(?:[A-Z]{2,}|[A-Z][A-Za-z]+|corpus|corpora|treebank|dataset|release|version)\s$")  # "Open IE 4.2", "UD corpus 1.4"
+_NAME_BEFORE = re.compile(
+    r"\b(?:[A-Z]{2,}|[A-Z][A-Za-z]+|corpus|corpora|treebank|dataset|release|version)\s$"
+)  # "Open IE 4.2", "UD corpus 1.4"
 _ACRONYM_BEFORE = re.compile(r"\b[A-Z]{2,}\s$")
 _UNIT_WORD = re.compile(r"^\s+([a-z][a-z\-]{2,})")
 # A training setting named near the value: the 8 words before it or the 4 after.
-_SETTING = re.compile(r"\b(?:dropout|drop-out|epochs?|(?:mini-?)?batch(?:es)?|batch size|learning rates?|momentum|weight decay|"
-                      r"clip\w*|beam (?:size|width)|max(?:imum)? (?:\w+ )?lengths?|patience|warm-?up|iterations?|"
-                      r"l2|regulari[sz]\w*|hidden (?:units?|size|states?|layers?|dimensions?|nodes?)|checkpoints?|"
-                      r"early stopping|consecutive|steps?|updates?|dimension\w*|fixed rate|window size|"
-                      r"(?<!training )(?<!test )(?<!development )(?<!dev )(?:set|fixed|tuned)(?: [^\s.;]+){0,3} (?:to|at|as)\b|"
-                      r"vocabular(?:y|ies) (?:size|of)|embedding size|thresholds?|"
-                      r"for (?:training|development|testing|validation)|significance|confidence(?: level)?|t-test|p\s*[<=])(?!\w)", re.I)
+_SETTING = re.compile(
+    r"\b(?:dropout|drop-out|epochs?|(?:mini-?)?batch(?:es)?|batch size|learning rates?|momentum|weight decay|"
+    r"clip\w*|beam (?:size|width)|max(?:imum)? (?:\w+ )?lengths?|patience|warm-?up|iterations?|"
+    r"l2|regulari[sz]\w*|hidden (?:units?|size|states?|layers?|dimensions?|nodes?)|checkpoints?|"
+    r"early stopping|consecutive|steps?|updates?|dimension\w*|fixed rate|window size|"
+    r"(?<!training )(?<!test )(?<!development )(?<!dev )(?:set|fixed|tuned)(?: [^\s.;]+){0,3} (?:to|at|as)\b|"
+    r"vocabular(?:y|ies) (?:size|of)|embedding size|thresholds?|"
+    r"for (?:training|development|testing|validation)|significance|confidence(?: level)?|t-test|p\s*[<=])(?!\w)",
+    re.I,
+)
 # A cut-off or a limit ("sentences up to ___ symbols long"): a choice of the authors', not a finding.
-_LIMIT_BEFORE = re.compile(r"\b(?:up to|at most|no more than|longer than|shorter than|more than|fewer than|less than|maximum of|"
-                           r"minimum of|at least|limited to|capped at)\s+$", re.I)
+_LIMIT_BEFORE = re.compile(
+    r"\b(?:up to|at most|no more than|longer than|shorter than|more than|fewer than|less than|maximum of|"
+    r"minimum of|at least|limited to|capped at)\s+$",
+    re.I,
+)
 # A line of a worked example the converter ran into the text: "Reference the tunnel has a cross-section of 90 centimetres".
-_EXAMPLE_LINE = re.compile(r"^(?:Reference|Source|Input|Output|Hypothesis|Translation|Example|Gold|Prediction|Question|Answer)\b:?\s")
-_HELD_OUT_BEFORE = re.compile(r"\bheld[- ]out\s+$", re.I)  # "a held-out ___ of the training data": a split, not a finding
+_EXAMPLE_LINE = re.compile(
+    r"^(?:Reference|Source|Input|Output|Hypothesis|Translation|Example|Gold|Prediction|Question|Answer)\b:?\s"
+)
+_HELD_OUT_BEFORE = re.compile(
+    r"\bheld[- ]out\s+$", re.I
+)  # "a held-out ___ of the training data": a split, not a finding
 # The value is one of an example's, a range's or a list's ("such as 50 or ___", "from 11 to ___", "6 of ___"): the
 # other number bounds it, and an example is no finding.
 _EXAMPLE_BEFORE = re.compile(r"\b(?:e\.\s?g\.|i\.\s?e\.|for example|for instance|such as)[^.;:]*$", re.I)
@@ -58,27 +75,39 @@ _NUMBER_NEAR_BEFORE = re.compile(r"(?<![\w\-])\d+(?:\.\d+)?%?\s*(?:\S+\s+){0,2}$
 _NUMBER_NEAR_AFTER = re.compile(r"^\s*(?:%\s*)?(?:(?:or|and|to|-|–|/|,|of|out of|vs\.?|versus)\s+|\(\s*)\d")
 _TOP_BEFORE = re.compile(r"\btop[- ]?$", re.I)  # "the top 10 candidates": a cut-off, not a finding
 _FOOTNOTE_START = re.compile(r"^\d{1,2}\s+(?=[A-Z][a-z])")  # "4 We trained ...": a footnote's number the converter kept
-_FOOTNOTE_END = re.compile(r"\s\d{1,2}(?P<spaced>\s\.)?\.?$")  # "... QALD-5 6 .", "... of errors. 4.": a trailing marker
+_FOOTNOTE_END = re.compile(
+    r"\s\d{1,2}(?P<spaced>\s\.)?\.?$"
+)  # "... QALD-5 6 .", "... of errors. 4.": a trailing marker
 _ENDS_A_SENTENCE = re.compile(r"[.!?]\)?$")
 # Words a sentence's last value follows ("the turn angle is 15 .", "the maximum of 69."): never a footnote's word.
-_BEFORE_A_VALUE = frozenset("is are was were be of to by at than and or from with for in on as about around over under least "
-                            "most reaches reached has have had equals = < > - only remaining original top".split())
+_BEFORE_A_VALUE = frozenset(
+    "is are was were be of to by at than and or from with for in on as about around over under least "
+    "most reaches reached has have had equals = < > - only remaining original top".split()
+)
 # Another work's finding: a sentence citing a work, or about "their" model, in which the paper does not speak for itself.
 _CITES = re.compile(rf"\bet al\b|{AUTHOR_YEAR.pattern}|^(?:Their|They|His|Her)\b")
 _FIRST_PERSON = re.compile(r"\b(?:we|our|us|ours)\b", re.I)
 # Another work's value or resource, whoever speaks: "the result reported by Chiu and Nichols", "MCTest is a collection of",
 # "Luong et al. report a BLEU score of", "the CNN of Kim, achieving".
-_REPORTED_BY = re.compile(r"\breported (?:by|in)\b|\bresults? of [A-Z][a-z]+ (?:et al|and [A-Z])|"
-                          r"^(?:The )?[A-Z][\w\-]* (?:is|was) (?:a|an) (?:\w+ )?(?:collection|dataset|corpus|set|benchmark)\b|"
-                          r"\bet al\.?,? (?:report|achiev|obtain|show|find|found)\w*|\b(?:model|system|network|CNN|baseline|parser)\)? of "
-                          r"[A-Z][a-z]+(?: et al\.?)?,? (?:achiev|obtain|reach|scor)\w*")
+_REPORTED_BY = re.compile(
+    r"\breported (?:by|in)\b|\bresults? of [A-Z][a-z]+ (?:et al|and [A-Z])|"
+    r"^(?:The )?[A-Z][\w\-]* (?:is|was) (?:a|an) (?:\w+ )?(?:collection|dataset|corpus|set|benchmark)\b|"
+    r"\bet al\.?,? (?:report|achiev|obtain|show|find|found)\w*|\b(?:model|system|network|CNN|baseline|parser)\)? of "
+    r"[A-Z][a-z]+(?: et al\.?)?,? (?:achiev|obtain|reach|scor)\w*"
+)
 # Two sentences fused by the converter: a function word, then a capitalised sentence start ("(30.5% of the We observed").
-_FUSED = re.compile(r"\b(?:the|of|a|an|and|to|in|on|for|with|by)\s+(?:We|Our|This|These|The|It|In|However)\s|"
-                    r"[a-z,\-]\s\d{1,2}\s[A-Z][a-z]")  # ... or a footnote spliced in mid-sentence ("is for- 1 Manually examining")
-_CAPTION = re.compile(r"\b(?:Table|Figure|Fig\.)\s*\d+\s*:")  # a table's cells or caption merged into the sentence by the PDF converter
-_NOT_UNITS = frozenset("and or to of in on the for from with by at as is are was were than times an be been has have had "
-                       "about around only over under up nearly almost roughly approximately which that this through via into "
-                       "described released provided proposed introduced available".split())
+_FUSED = re.compile(
+    r"\b(?:the|of|a|an|and|to|in|on|for|with|by)\s+(?:We|Our|This|These|The|It|In|However)\s|"
+    r"[a-z,\-]\s\d{1,2}\s[A-Z][a-z]"
+)  # ... or a footnote spliced in mid-sentence ("is for- 1 Manually examining")
+_CAPTION = re.compile(
+    r"\b(?:Table|Figure|Fig\.)\s*\d+\s*:"
+)  # a table's cells or caption merged into the sentence by the PDF converter
+_NOT_UNITS = frozenset(
+    "and or to of in on the for from with by at as is are was were than times an be been has have had "
+    "about around only over under up nearly almost roughly approximately which that this through via into "
+    "described released provided proposed introduced available".split()
+)
 _SPANS_OF_TIME = frozenset("years decades months weeks".split())
 
 
@@ -100,8 +129,11 @@ def drop_footnote_end(sentence: str) -> str:
     last = head.rsplit(" ", 1)[-1]
     ends = bool(_ENDS_A_SENTENCE.search(head))
     after_stop = ends and not _LABEL.search(head)
-    after_word = bool(m.group("spaced")) and not re.search(r"(?:^|-)[A-Za-z]$", last) and (
-        last.lower() not in _BEFORE_A_VALUE and (re.search(r"[A-Za-z]", last) or last.endswith(")")))
+    after_word = (
+        bool(m.group("spaced"))
+        and not re.search(r"(?:^|-)[A-Za-z]$", last)
+        and (last.lower() not in _BEFORE_A_VALUE and (re.search(r"[A-Za-z]", last) or last.endswith(")")))
+    )
     if not (after_stop or after_word):
         return sentence
     return head if ends else head + "."
@@ -114,14 +146,14 @@ def as_written(sentence: str) -> str:
 
 @dataclass(frozen=True)
 class Slot:
-    sentence: str   # the sentence as the paper states it (citation marks removed)
-    value: str      # the option text: "91.2%", "0.85", "300"
-    start: int      # where the value starts in ``sentence``
+    sentence: str  # the sentence as the paper states it (citation marks removed)
+    value: str  # the option text: "91.2%", "0.85", "300"
+    start: int  # where the value starts in ``sentence``
     end: int
-    type: tuple     # ("percent", decimals, int digits) / ("decimal", decimals, int digits) / ("count", digits)
+    type: tuple  # ("percent", decimals, int digits) / ("decimal", decimals, int digits) / ("count", digits)
 
     def cloze(self) -> str:
-        return f"{self.sentence[: self.start]}___{self.sentence[self.end:]}"
+        return f"{self.sentence[: self.start]}___{self.sentence[self.end :]}"
 
     @property
     def number(self) -> float:
@@ -181,7 +213,7 @@ def slots_in(sentence: str) -> list[Slot]:
     found, kinds = [], []
     for m in _VALUE.finditer(clean):
         number, percent = m.group(1), bool(m.group(2))
-        before, after = clean[: m.start()], clean[m.end():]
+        before, after = clean[: m.start()], clean[m.end() :]
         if _YEAR.match(number) or _LABEL.search(before):
             continue
         if percent or "." in number:
@@ -231,7 +263,7 @@ def slots_in(sentence: str) -> list[Slot]:
 
 def _gives_by_arithmetic(slot: Slot, sentence: str) -> bool:
     """Another number of the sentence is the value one off (a count), or the value as a fraction or a percentage."""
-    rest = sentence[: slot.start] + " " + sentence[slot.end:]
+    rest = sentence[: slot.start] + " " + sentence[slot.end :]
     value = slot.number
     for m in re.finditer(r"(?<![\w.])(\d+(?:\.\d+)?)", rest):
         n = float(m.group(1))

@@ -69,7 +69,9 @@ class StageFiles:
         self._done(stage).unlink(missing_ok=True)  # from here until the end, the stage counts as unfinished
         data = jsonl(records)
         write_atomic(self.output(stage), data)
-        write_atomic(self._done(stage), canonical({"fingerprint": fingerprint, "output": digest(data), **(extra or {})}) + "\n")
+        write_atomic(
+            self._done(stage), canonical({"fingerprint": fingerprint, "output": digest(data), **(extra or {})}) + "\n"
+        )
 
     def records(self, stage: str) -> list[dict]:
         return read_jsonl(self.output(stage))

@@ -10,12 +10,17 @@ from agenthop.runner.textmatch import STOPWORDS, content_words, normalise, token
 
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(%?)(?![\w])")
 # "[12]", "(2014)", "(Gu et al., 2016)", "(e.g., Birch et al., 2016)", and "( Gu et al., 2016; Lee, 2017)" with the space PDF converters leave after "(".
-_CITATION_MARK = re.compile(r"\s*\[[\d,;\s\-–]+\]|\s*\(\s*(?:(?:e\.\s?g\.|see|cf\.),?\s*)?(?:[A-Z][^()]{0,60}?,\s*)?(?:19|20)\d\d[a-z]?\)")
+_CITATION_MARK = re.compile(
+    r"\s*\[[\d,;\s\-–]+\]|\s*\(\s*(?:(?:e\.\s?g\.|see|cf\.),?\s*)?(?:[A-Z][^()]{0,60}?,\s*)?(?:19|20)\d\d[a-z]?\)"
+)
 _YEAR = re.compile(r"^(19|20)\d\d$")
 # An author-year citation mark's year: "(Koehn et al., 2007", "; dos Santos et al., 2015)", "Chen and Manning (2014)".
 # A year after "in" or before a noun ("2,000 sentences") is not one.
 AUTHOR_YEAR = re.compile(r"[(,;]\s*(?:19|20)\d\d[a-z]?\b|\b(?:19|20)\d\d[a-z]?\s*[);]")
-_LABEL_NUMBER = re.compile(r"(?:§\s*|\b(?:table|tab|figure|fig|section|sect|sec|eq|equation|appendix|step|stage|layer|line|chapter)\.?\s*\(?)$", re.I)
+_LABEL_NUMBER = re.compile(
+    r"(?:§\s*|\b(?:table|tab|figure|fig|section|sect|sec|eq|equation|appendix|step|stage|layer|line|chapter)\.?\s*\(?)$",
+    re.I,
+)
 MAX_SPAN_WORDS = 16  # longer clauses read as passages, and a changed number barely moves their Jaccard
 
 
@@ -86,6 +91,7 @@ def closeness(a: str, b: str) -> float:
 
 def perturb_numbers(span: str, salt: int) -> str:
     """The same words with every finding's number changed: a plausible value no paper states."""
+
     def change(m: re.Match) -> str:
         value, pct = m.group(1), m.group(2)
         if _YEAR.match(value):
@@ -101,10 +107,13 @@ def perturb_numbers(span: str, salt: int) -> str:
         if pct and new > 100:
             new = max(n - 1 - salt % 7, 0)
         return f"{new}{pct}"
+
     return _NUMBER.sub(change, span)
 
 
-_GENERIC_OPENERS = frozenset("a an the on towards toward what how why when is are do does can neural deep simple".split())
+_GENERIC_OPENERS = frozenset(
+    "a an the on towards toward what how why when is are do does can neural deep simple".split()
+)
 
 
 def method_names(title: str) -> set[str]:
@@ -120,14 +129,21 @@ def method_names(title: str) -> set[str]:
         names.add(head[0].strip())  # "SPECTER: Document-level ..." names its method before the colon
     # "Data Recombination for Neural Semantic Parsing" names its method before "for": a two- to four-word head
     # that is not a gerund ("Learning to ...", "Improving ...") or a generic opener.
-    lead = re.split(r"\s+(?:for|with|via|using|in|on|of|by|through|from|to|towards|as|and)\s+|\s*[:?!.]\s*", title or "", maxsplit=1, flags=re.I)[0]
+    lead = re.split(
+        r"\s+(?:for|with|via|using|in|on|of|by|through|from|to|towards|as|and)\s+|\s*[:?!.]\s*",
+        title or "",
+        maxsplit=1,
+        flags=re.I,
+    )[0]
     words = lead.split()
     if 2 <= len(words) <= 4 and not words[0].lower().endswith("ing") and words[0].lower() not in _GENERIC_OPENERS:
         names.add(lead.strip())
     return names
 
 
-COMMON_NAME_TITLES = 5  # a "name" in more titles than this is the field's term ("Transfer Learning", "CNN"), not the target's
+COMMON_NAME_TITLES = (
+    5  # a "name" in more titles than this is the field's term ("Transfer Learning", "CNN"), not the target's
+)
 
 
 def names_target(question: str, title: str, titles_naming=None) -> str | None:

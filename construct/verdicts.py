@@ -31,11 +31,15 @@ class VerdictStore:
         self.conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = FULL")
-        self.conn.execute("CREATE TABLE IF NOT EXISTS verdicts (seq INTEGER PRIMARY KEY, candidate TEXT NOT NULL, auditor TEXT NOT NULL, "
-                          "at REAL NOT NULL, verdict TEXT NOT NULL, axes TEXT NOT NULL, note TEXT NOT NULL, labels TEXT)")
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS verdicts (seq INTEGER PRIMARY KEY, candidate TEXT NOT NULL, auditor TEXT NOT NULL, "
+            "at REAL NOT NULL, verdict TEXT NOT NULL, axes TEXT NOT NULL, note TEXT NOT NULL, labels TEXT)"
+        )
         self.lock = threading.Lock()
 
-    def add(self, candidate: str, auditor: str, verdict: str, axes: dict, note: str = "", labels: list | None = None) -> int:
+    def add(
+        self, candidate: str, auditor: str, verdict: str, axes: dict, note: str = "", labels: list | None = None
+    ) -> int:
         if not auditor.strip():
             raise VerdictError("auditor: give your name, so that the verdict is attributed")
         if verdict not in VERDICTS:
@@ -46,20 +50,48 @@ class VerdictStore:
             raise VerdictError("note: a Flag needs a note saying what the lead should look at")
         if labels is not None:
             for i, lab in enumerate(labels):
-                if not isinstance(lab, dict) or not isinstance(lab.get("section"), str) or lab.get("relevance") not in ("direct", "supporting") \
-                        or not isinstance(lab.get("paper_id"), str):
-                    raise VerdictError(f"labels[{i}]: an object with paper_id, section and relevance (direct or supporting), found {lab!r}")
+                if (
+                    not isinstance(lab, dict)
+                    or not isinstance(lab.get("section"), str)
+                    or lab.get("relevance") not in ("direct", "supporting")
+                    or not isinstance(lab.get("paper_id"), str)
+                ):
+                    raise VerdictError(
+                        f"labels[{i}]: an object with paper_id, section and relevance (direct or supporting), found {lab!r}"
+                    )
         with self.lock:
-            cur = self.conn.execute("INSERT INTO verdicts(candidate, auditor, at, verdict, axes, note, labels) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                    (candidate, auditor.strip(), time.time(), verdict, canonical(axes), note,
-                                     None if labels is None else canonical(labels)))
+            cur = self.conn.execute(
+                "INSERT INTO verdicts(candidate, auditor, at, verdict, axes, note, labels) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    candidate,
+                    auditor.strip(),
+                    time.time(),
+                    verdict,
+                    canonical(axes),
+                    note,
+                    None if labels is None else canonical(labels),
+                ),
+            )
             return cur.lastrowid
 
     def rows(self) -> list[dict]:
         with self.lock:
-            rows = self.conn.execute("SELECT seq, candidate, auditor, at, verdict, axes, note, labels FROM verdicts ORDER BY seq").fetchall()
-        return [{"seq": r[0], "candidate": r[1], "auditor": r[2], "at": r[3], "verdict": r[4], "axes": json.loads(r[5]), "note": r[6],
-                 "labels": None if r[7] is None else json.loads(r[7])} for r in rows]
+            rows = self.conn.execute(
+                "SELECT seq, candidate, auditor, at, verdict, axes, note, labels FROM verdicts ORDER BY seq"
+            ).fetchall()
+        return [
+            {
+                "seq": r[0],
+                "candidate": r[1],
+                "auditor": r[2],
+                "at": r[3],
+                "verdict": r[4],
+                "axes": json.loads(r[5]),
+                "note": r[6],
+                "labels": None if r[7] is None else json.loads(r[7]),
+            }
+            for r in rows
+        ]
 
     def effective(self) -> dict[str, dict]:
         """candidate -> {"verdict", "by": {auditor: latest row}, "labels": latest edit or None}."""
@@ -90,8 +122,14 @@ def apply_verdicts(cands: list[dict], store: VerdictStore) -> list[dict]:
         if entry is None:
             out.append({**cand, "audit": {"verdict": "unreviewed"}})
             continue
-        record = {**cand, "audit": {"verdict": entry["verdict"], "auditors": sorted(entry["by"]),
-                                    "notes": [f"{a}: {r['note']}" for a, r in sorted(entry["by"].items()) if r["note"]]}}
+        record = {
+            **cand,
+            "audit": {
+                "verdict": entry["verdict"],
+                "auditors": sorted(entry["by"]),
+                "notes": [f"{a}: {r['note']}" for a, r in sorted(entry["by"].items()) if r["note"]],
+            },
+        }
         if entry["labels"] is not None:
             record["labels"] = entry["labels"]
             record["audit"]["labels_edited"] = True

@@ -40,8 +40,12 @@ from pathlib import Path
 TEI = "http://www.tei-c.org/ns/1.0"
 T = f"{{{TEI}}}"
 XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
-for prefix, uri in (("", TEI), ("xlink", "http://www.w3.org/1999/xlink"), ("mml", "http://www.w3.org/1998/Math/MathML"),
-                    ("xsi", "http://www.w3.org/2001/XMLSchema-instance")):
+for prefix, uri in (
+    ("", TEI),
+    ("xlink", "http://www.w3.org/1999/xlink"),
+    ("mml", "http://www.w3.org/1998/Math/MathML"),
+    ("xsi", "http://www.w3.org/2001/XMLSchema-instance"),
+):
     ET.register_namespace(prefix, uri)
 
 # An ID ending in 000 is a volume's front matter (the preface, the committees), not a paper.
@@ -59,7 +63,9 @@ class Repo:
         self.git_dir, self.commit = git_dir, commit
 
     def _git(self, *args: str, stdin: bytes | None = None) -> bytes:
-        return subprocess.run(["git", "--git-dir", self.git_dir, *args], input=stdin, check=True, capture_output=True).stdout
+        return subprocess.run(
+            ["git", "--git-dir", self.git_dir, *args], input=stdin, check=True, capture_output=True
+        ).stdout
 
     def paths(self) -> list[str]:
         return self._git("ls-tree", "-r", "--name-only", self.commit).decode().splitlines()
@@ -73,7 +79,7 @@ class Repo:
             if header[-1] == b"missing":
                 raise SystemExit(f"{path} is missing at {self.commit}; is {self.git_dir} a whole clone?")
             size = int(header[2])
-            blobs[path] = out[end + 1:end + 1 + size]
+            blobs[path] = out[end + 1 : end + 1 + size]
             at = end + 2 + size
         return blobs
 
@@ -108,8 +114,9 @@ def _stamp_header(root: ET.Element, acl_id: str) -> None:
     availability.set("status", "free")
     for child in list(availability):
         availability.remove(child)
-    ET.SubElement(availability, f"{T}licence", {"target": LICENCE}).text = (
-        f"{LICENCE_NAME}: the ACL Anthology's licence for its papers from 2016 on")
+    ET.SubElement(
+        availability, f"{T}licence", {"target": LICENCE}
+    ).text = f"{LICENCE_NAME}: the ACL Anthology's licence for its papers from 2016 on"
     bibl = file_desc.find(f"{T}sourceDesc/{T}biblStruct")
     doi = f"10.18653/v1/{acl_id}"
     for parent in bibl.iter():
@@ -139,8 +146,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "sources", help="folder to write")
     args = parser.parse_args(argv)
     repo = Repo(args.git_dir, args.commit)
-    found = sorted((m[2], path, f"{m[1]}_201x/references/{m[2]}.references.tei.xml")
-                   for path in repo.paths() if (m := CONTENTS.match(path)))
+    found = sorted(
+        (m[2], path, f"{m[1]}_201x/references/{m[2]}.references.tei.xml")
+        for path in repo.paths()
+        if (m := CONTENTS.match(path))
+    )
     blobs = repo.read_all([p for _, contents, refs in found for p in (contents, refs)])
     for venue in VENUES.values():
         folder = args.out / venue.lower()
@@ -157,12 +167,15 @@ def main(argv: list[str] | None = None) -> int:
         data = ET.tostring(paper, encoding="UTF-8", xml_declaration=True)
         write_gzip(args.out / venue.lower() / f"{acl_id}.tei.xml.gz", data)
         rows.append(f"{acl_id}\t20{acl_id[1:3]}\t{venue}\t{LICENCE_NAME}\t{LICENCE}\t{contents}\t{refs}\n")
-    (args.out / "papers.tsv").write_text("acl_id\tyear\tvenue\tlicence\tlicence_url\tcontents_file\treferences_file\n"
-                                         + "".join(rows))
+    (args.out / "papers.tsv").write_text(
+        "acl_id\tyear\tvenue\tlicence\tlicence_url\tcontents_file\treferences_file\n" + "".join(rows)
+    )
     by_venue = {v: sum(1 for r in rows if r.split("\t")[2] == v) for v in VENUES.values()}
-    print(f"{len(rows)} papers written to {args.out} ({', '.join(f'{n} {v}' for v, n in by_venue.items())}; left out for no "
-          f"title or under {MIN_BODY} characters of body: {len(left_out)}{': ' + ', '.join(left_out) if left_out else ''})",
-          file=sys.stderr)
+    print(
+        f"{len(rows)} papers written to {args.out} ({', '.join(f'{n} {v}' for v, n in by_venue.items())}; left out for no "
+        f"title or under {MIN_BODY} characters of body: {len(left_out)}{': ' + ', '.join(left_out) if left_out else ''})",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -29,8 +29,13 @@ def sha256(path: Path) -> str:
 def build(out: Path) -> None:
     out = out.resolve()
     out.unlink(missing_ok=True)
-    done = subprocess.run([sys.executable, "-m", "agenthop.server", "corpus", "build", str(SOURCES), "--out", str(out)],
-                          cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "agenthop.server", "corpus", "build", str(SOURCES), "--out", str(out)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     if done.returncode != 0:
         sys.stderr.write(done.stderr)
         raise SystemExit(f"corpus build of {SOURCES} failed (exit {done.returncode}); its message is above")
@@ -41,8 +46,12 @@ def build(out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "explore.sqlite", help="corpus file to write (default: explore.sqlite)")
-    parser.add_argument("--write-digest", action="store_true", help="record the new build's SHA-256 instead of checking it")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "explore.sqlite", help="corpus file to write (default: explore.sqlite)"
+    )
+    parser.add_argument(
+        "--write-digest", action="store_true", help="record the new build's SHA-256 instead of checking it"
+    )
     args = parser.parse_args(argv)
     build(args.out)
     found = sha256(args.out)
@@ -52,8 +61,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     expected = DIGEST.read_text().split()[0]
     if found != expected:
-        print(f"{args.out}: SHA-256 {found}, but the committed build is {expected} ({DIGEST.relative_to(ROOT)}): "
-              "the sources or the converters changed; if on purpose, run python explore/rebuild.py --write-digest", file=sys.stderr)
+        print(
+            f"{args.out}: SHA-256 {found}, but the committed build is {expected} ({DIGEST.relative_to(ROOT)}): "
+            "the sources or the converters changed; if on purpose, run python explore/rebuild.py --write-digest",
+            file=sys.stderr,
+        )
         return 1
     print(f"{args.out}: the committed build, byte for byte (SHA-256 {found})", file=sys.stderr)
     return 0

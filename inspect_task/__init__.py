@@ -9,7 +9,7 @@ try:
     import inspect_ai  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by tests/test_inspect_optional.py
     raise ImportError(
-        "agenthop.inspect_task needs inspect-ai, which is not installed. Install the extra: pip install -e \".[inspect]\""
+        'agenthop.inspect_task needs inspect-ai, which is not installed. Install the extra: pip install -e ".[inspect]"'
     ) from exc
 
 # Importing this package registers the task, solver, scorer and run-end hook. It stays light: the modules that

@@ -34,16 +34,24 @@ def item_dataset(items_file: Path, corpus_path: Path) -> MemoryDataset:
     unknown = [ref.id for ref in refs if corpus.item(ref.id) is None or ref.id not in gold]
     if unknown:
         shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
-        raise ValueError(f"{len(unknown)} item(s) of {items_file} are not in the corpus {corpus_path}: {shown}. "
-                         "Check that the items file and the corpus belong together.")
+        raise ValueError(
+            f"{len(unknown)} item(s) of {items_file} are not in the corpus {corpus_path}: {shown}. "
+            "Check that the items file and the corpus belong together."
+        )
     samples = []
     for ref in refs:
         item = corpus.item(ref.id)
-        samples.append(Sample(
-            id=item.item_id,
-            input=sample_input(item),
-            target=LETTERS[gold[item.item_id]],
-            metadata={"question_type": item.question_type, "depth": item.depth, "reasoning_type": item.reasoning_type,
-                      "seed_paper_id": item.seed_paper_id},
-        ))
+        samples.append(
+            Sample(
+                id=item.item_id,
+                input=sample_input(item),
+                target=LETTERS[gold[item.item_id]],
+                metadata={
+                    "question_type": item.question_type,
+                    "depth": item.depth,
+                    "reasoning_type": item.reasoning_type,
+                    "seed_paper_id": item.seed_paper_id,
+                },
+            )
+        )
     return MemoryDataset(samples, name=items_file.stem, location=str(items_file))

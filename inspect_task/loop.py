@@ -48,8 +48,17 @@ def epoch_label(run: str, epoch: int) -> str:
     return run if epoch <= 1 else f"{run}-epoch{epoch}"
 
 
-async def run_sample(state: TaskState, *, corpus: Path, log: Path, run: str, caps: dict, disabled_tools: list[str],
-                     closed_book: bool, mcp_client: str) -> None:
+async def run_sample(
+    state: TaskState,
+    *,
+    corpus: Path,
+    log: Path,
+    run: str,
+    caps: dict,
+    disabled_tools: list[str],
+    closed_book: bool,
+    mcp_client: str,
+) -> None:
     """One metered AgentHop session for the sample: create it, drive it, end it, keep its final state in the store."""
     base_url = await anyio.to_thread.run_sync(server_url, corpus, log)
     record = state.store_as(AgentHopSession)
@@ -58,14 +67,19 @@ async def run_sample(state: TaskState, *, corpus: Path, log: Path, run: str, cap
     label = epoch_label(run, state.epoch)
     api = ServerAPI(base_url)
     try:
-        info = await api.create_session(str(state.sample_id), label, caps, disabled_tools, _client_info(state, mcp_client))
+        info = await api.create_session(
+            str(state.sample_id), label, caps, disabled_tools, _client_info(state, mcp_client)
+        )
         record.run, record.session_id = label, info.session_id
         termination, reason = "abandoned", "the sample was cancelled before its session ended"
         try:
             ending = await _run_session(state, info, counter, closed_book, mcp_client, api)
             termination, reason = ending if ending is not None else (None, "")
         except LimitExceededError as exc:
-            termination, reason = LIMIT_TERMINATIONS.get(exc.type, "abandoned"), f"Inspect {exc.type} limit: {exc.message}"
+            termination, reason = (
+                LIMIT_TERMINATIONS.get(exc.type, "abandoned"),
+                f"Inspect {exc.type} limit: {exc.message}",
+            )
             raise
         except Exception as exc:
             termination, reason = "error", f"{type(exc).__name__}: {exc}"
@@ -80,12 +94,20 @@ async def run_sample(state: TaskState, *, corpus: Path, log: Path, run: str, cap
 
 def _client_info(state: TaskState, mcp_client: str) -> dict:
     """The session_start ``client`` record: who drove the session, for which sample (the join key to the Inspect log)."""
-    return {"name": "inspect_ai", "version": version("inspect_ai"), "agenthop": agenthop.__version__, "model": str(state.model),
-            "sample_id": state.sample_id, "epoch": state.epoch, "mcp_client": mcp_client}
+    return {
+        "name": "inspect_ai",
+        "version": version("inspect_ai"),
+        "agenthop": agenthop.__version__,
+        "model": str(state.model),
+        "sample_id": state.sample_id,
+        "epoch": state.epoch,
+        "mcp_client": mcp_client,
+    }
 
 
-async def _run_session(state: TaskState, info: SessionInfo, counter: TurnCounter, closed_book: bool, mcp_client: str,
-                       api: ServerAPI) -> tuple[str, str] | None:
+async def _run_session(
+    state: TaskState, info: SessionInfo, counter: TurnCounter, closed_book: bool, mcp_client: str, api: ServerAPI
+) -> tuple[str, str] | None:
     """Drive the session; (termination, reason) when a cap ended it here, None when the server ended it."""
     async with McpSession(info) as mcp:
         system = await mcp.task_prompt()
@@ -96,8 +118,9 @@ async def _run_session(state: TaskState, info: SessionInfo, counter: TurnCounter
             return await _loop(state, info, counter, closed_book, mcp, api)
 
 
-async def _loop(state: TaskState, info: SessionInfo, counter: TurnCounter, closed_book: bool, mcp: McpSession,
-                api: ServerAPI) -> tuple[str, str] | None:
+async def _loop(
+    state: TaskState, info: SessionInfo, counter: TurnCounter, closed_book: bool, mcp: McpSession, api: ServerAPI
+) -> tuple[str, str] | None:
     max_turns, max_tokens = info.caps.get("max_turns"), info.caps.get("max_tokens")
     model = get_model()
     while True:
@@ -114,8 +137,11 @@ async def _loop(state: TaskState, info: SessionInfo, counter: TurnCounter, close
             result = await execute_tools(state.messages, state.tools)
             state.messages.extend(result.messages)
         elif closed_book and (letter := parse_letter(output.completion)) is not None:
-            await mcp.call_tool("submit_answer", {"answer": letter, "reasoning": output.completion[:4000]},
-                                meta=counter.meta(forced=True))
+            await mcp.call_tool(
+                "submit_answer",
+                {"answer": letter, "reasoning": output.completion[:4000]},
+                meta=counter.meta(forced=True),
+            )
         else:
             state.messages.append(ChatMessageUser(content=NUDGE))
             continue
@@ -123,11 +149,17 @@ async def _loop(state: TaskState, info: SessionInfo, counter: TurnCounter, close
             return None
 
 
-async def _settle(api: ServerAPI, info: SessionInfo, termination: str | None, reason: str, record: AgentHopSession,
-                  counter: TurnCounter) -> None:
+async def _settle(
+    api: ServerAPI,
+    info: SessionInfo,
+    termination: str | None,
+    reason: str,
+    record: AgentHopSession,
+    counter: TurnCounter,
+) -> None:
     """Tell the server why the session ended (unless it ended it itself) and keep its final state in the store."""
     if termination is not None:
-        await api.end_session(info.session_id, termination, reason[:1900])   # False: the server had ended it first
+        await api.end_session(info.session_id, termination, reason[:1900])  # False: the server had ended it first
     final = await api.get_session(info.session_id)
     if not final.get("ended"):
         await api.end_session(info.session_id, "abandoned", "the solver stopped without an ending")
@@ -137,5 +169,7 @@ async def _settle(api: ServerAPI, info: SessionInfo, termination: str | None, re
     record.budget_used = final.get("budget_used")
     record.turns = counter.turn
     record.prompt_tokens, record.completion_tokens, record.cached_tokens = (
-        counter.prompt_tokens, counter.completion_tokens, counter.cached_tokens)
-
+        counter.prompt_tokens,
+        counter.completion_tokens,
+        counter.cached_tokens,
+    )

@@ -22,10 +22,17 @@ USAGE = ModelUsage(input_tokens=1000, output_tokens=50, total_tokens=1050)  # no
 
 
 def _reply(name: str, arguments: dict) -> ModelOutput:
-    message = ChatMessageAssistant(content="", tool_calls=[ToolCall(id=f"call_{name}", function=name, arguments=arguments)],
-                                   model="mockllm/model", source="generate")
-    return ModelOutput(model="mockllm/model", choices=[ChatCompletionChoice(message=message, stop_reason="tool_calls")],
-                       usage=USAGE.model_copy())
+    message = ChatMessageAssistant(
+        content="",
+        tool_calls=[ToolCall(id=f"call_{name}", function=name, arguments=arguments)],
+        model="mockllm/model",
+        source="generate",
+    )
+    return ModelOutput(
+        model="mockllm/model",
+        choices=[ChatCompletionChoice(message=message, stop_reason="tool_calls")],
+        usage=USAGE.model_copy(),
+    )
 
 
 def navigator(messages, tools, tool_choice, config) -> ModelOutput:
@@ -40,15 +47,24 @@ def navigator(messages, tools, tool_choice, config) -> ModelOutput:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agenthop.inspect_task.offline", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m agenthop.inspect_task.offline",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--items", default="splits/demo.jsonl", help="items (as -T items=); default splits/demo.jsonl")
     parser.add_argument("--corpus", default="corpus.sqlite", help="corpus (as -T corpus=); default corpus.sqlite")
     parser.add_argument("--limit", type=int, default=3, help="samples to run (default 3)")
-    parser.add_argument("--log-dir", default="logs", help="Inspect's log directory; the checkpoint log goes there too (default logs)")
+    parser.add_argument(
+        "--log-dir", default="logs", help="Inspect's log directory; the checkpoint log goes there too (default logs)"
+    )
     args = parser.parse_args(argv)
-    task = agenthop(items=args.items, corpus=args.corpus, log=f"{args.log_dir}/agenthop-log.sqlite", run="offline-smoke")
-    [log] = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=navigator), limit=args.limit, log_dir=args.log_dir)
+    task = agenthop(
+        items=args.items, corpus=args.corpus, log=f"{args.log_dir}/agenthop-log.sqlite", run="offline-smoke"
+    )
+    [log] = inspect_eval(
+        task, model=get_model("mockllm/model", custom_outputs=navigator), limit=args.limit, log_dir=args.log_dir
+    )
     return 0 if log.status == "success" else 1
 
 

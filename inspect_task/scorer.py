@@ -26,7 +26,9 @@ def agenthop_answer() -> Scorer:
         if answer is None:
             explanation = f"No answer submitted: session {session.session_id} {ended}."
         else:
-            explanation = f"Submitted {answer}; the correct option is {target.text}. Session {session.session_id} {ended}."
+            explanation = (
+                f"Submitted {answer}; the correct option is {target.text}. Session {session.session_id} {ended}."
+            )
         return Score(
             value=CORRECT if answer is not None and answer == target.text else INCORRECT,
             answer=answer,

@@ -67,11 +67,16 @@ def score_hints(data: RunEnd) -> list[str]:
     for eval_log in data.logs:
         meta = (eval_log.eval.metadata or {}).get("agenthop")
         if isinstance(meta, dict) and meta.get("score_with"):
-            lines.append(f"AgentHop run {meta['run']!r} (checkpoint log {meta['checkpoint_log']}); score it with: {meta['score_with']}")
+            lines.append(
+                f"AgentHop run {meta['run']!r} (checkpoint log {meta['checkpoint_log']}); score it with: {meta['score_with']}"
+            )
     return lines
 
 
-@hooks(name="agenthop", description="Stops the AgentHop servers an eval started and prints how to score each AgentHop eval.")
+@hooks(
+    name="agenthop",
+    description="Stops the AgentHop servers an eval started and prints how to score each AgentHop eval.",
+)
 class AgentHopRunEnd(Hooks):
     def enabled(self) -> bool:
         # Inspect loads every extension's hooks for every eval, and lists the enabled ones when it starts:
@@ -81,7 +86,7 @@ class AgentHopRunEnd(Hooks):
     async def on_run_end(self, data: RunEnd) -> None:
         await anyio.to_thread.run_sync(stop_all)
         for line in score_hints(data):
-            print(line, file=sys.stderr)   # stderr: Inspect's display is done by now, and stdout may be piped
+            print(line, file=sys.stderr)  # stderr: Inspect's display is done by now, and stdout may be piped
 
 
 # A process that ends without Inspect's run-end hook (a crash, a bare solver test) still closes its logs.

@@ -14,7 +14,7 @@ from agenthop.inspect_task.solver import agenthop_agent
 def agenthop(
     items: str = "splits/demo.jsonl",
     corpus: str = "corpus.sqlite",
-    log: str = "logs/agenthop-log.sqlite",          # beside Inspect's own default log directory
+    log: str = "logs/agenthop-log.sqlite",  # beside Inspect's own default log directory
     run: str | None = None,
     closed_book: bool = False,
     disabled_tools: str | list[str] | None = None,
@@ -40,21 +40,45 @@ def agenthop(
     """
     # Imported here, not at the top: Inspect imports every extension on startup (see solver.py).
     from agenthop.inspect_task.dataset import item_dataset
-    from agenthop.inspect_task.options import parse_cap, parse_disabled_tools, parse_mcp_client, parse_run_label, session_settings
+    from agenthop.inspect_task.options import (
+        parse_cap,
+        parse_disabled_tools,
+        parse_mcp_client,
+        parse_run_label,
+        session_settings,
+    )
 
     mcp_client, label = parse_mcp_client(mcp_client), parse_run_label(run)
-    caps = {"budget": parse_cap("budget", budget), "max_turns": parse_cap("max_turns", max_turns),
-            "max_tokens": parse_cap("max_tokens", max_tokens)}
+    caps = {
+        "budget": parse_cap("budget", budget),
+        "max_turns": parse_cap("max_turns", max_turns),
+        "max_tokens": parse_cap("max_tokens", max_tokens),
+    }
     session_caps, disabled = session_settings(bool(closed_book), parse_disabled_tools(disabled_tools), caps)
     items_path, corpus_path, log_path = Path(items).resolve(), Path(corpus).resolve(), Path(log).resolve()
     return Task(
         dataset=item_dataset(items_path, corpus_path),
-        solver=agenthop_agent(corpus=str(corpus_path), log=str(log_path), run=label, caps=session_caps,
-                              disabled_tools=disabled, closed_book=bool(closed_book), mcp_client=mcp_client),
+        solver=agenthop_agent(
+            corpus=str(corpus_path),
+            log=str(log_path),
+            run=label,
+            caps=session_caps,
+            disabled_tools=disabled,
+            closed_book=bool(closed_book),
+            mcp_client=mcp_client,
+        ),
         scorer=agenthop_answer(),
-        metadata={"agenthop": {
-            "run": label, "checkpoint_log": str(log_path), "corpus": str(corpus_path), "items": str(items_path),
-            "caps": session_caps, "disabled_tools": disabled, "closed_book": bool(closed_book), "mcp_client": mcp_client,
-            "score_with": f"agenthop-scorer {log_path}::{label} --corpus {corpus_path}",
-        }},
+        metadata={
+            "agenthop": {
+                "run": label,
+                "checkpoint_log": str(log_path),
+                "corpus": str(corpus_path),
+                "items": str(items_path),
+                "caps": session_caps,
+                "disabled_tools": disabled,
+                "closed_book": bool(closed_book),
+                "mcp_client": mcp_client,
+                "score_with": f"agenthop-scorer {log_path}::{label} --corpus {corpus_path}",
+            }
+        },
     )

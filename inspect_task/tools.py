@@ -32,7 +32,7 @@ from agenthop.server.sessions import META_FORCED, META_TOKENS, META_TURN
 class TurnCounter:
     """Turns and tokens of one sample, counted as the runner counts them (SPEC 4.3)."""
 
-    send_counts: bool = True          # False when the model's calls go through a client that cannot send _meta
+    send_counts: bool = True  # False when the model's calls go through a client that cannot send _meta
     turn: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -77,7 +77,9 @@ def _tool_def(mcp: McpSession, tool, counter: TurnCounter) -> ToolDef:
 
 
 @asynccontextmanager
-async def session_tools(client: str, mcp: McpSession, info: SessionInfo, counter: TurnCounter) -> AsyncIterator[list[Tool]]:
+async def session_tools(
+    client: str, mcp: McpSession, info: SessionInfo, counter: TurnCounter
+) -> AsyncIterator[list[Tool]]:
     """The tools of the session ``info`` as Inspect tools, through the chosen MCP client, connected for the block."""
     if client == "agenthop":
         yield [_tool_def(mcp, t, counter).as_tool() for t in await mcp.list_tools()]

@@ -47,10 +47,10 @@ from agenthop.server.log import RunStart
 class RunResult:
     """What ``run_items`` did: where it wrote, what it ran, and the run's standing."""
 
-    out: Path                 # the run directory (run.json, runner.jsonl, server-log.sqlite)
+    out: Path  # the run directory (run.json, runner.jsonl, server-log.sqlite)
     run_label: str
-    items: list[str]          # the items of this run (after filters and shard), in order
-    summary: RunSummary       # over ``items``, from runner.jsonl (every invocation of this run directory)
+    items: list[str]  # the items of this run (after filters and shard), in order
+    summary: RunSummary  # over ``items``, from runner.jsonl (every invocation of this run directory)
 
 
 @dataclass
@@ -71,8 +71,15 @@ class RunPlan:
     show_progress: bool = True
 
 
-def default_out(model: str, agent: str, closed_book: bool, disabled: Sequence[str], read_first: bool,
-                text_tools: bool = False, shard: Shard | None = None) -> Path:
+def default_out(
+    model: str,
+    agent: str,
+    closed_book: bool,
+    disabled: Sequence[str],
+    read_first: bool,
+    text_tools: bool = False,
+    shard: Shard | None = None,
+) -> Path:
     """``runs/<model>-<agent>[-closed-book][-no-<tools>][-read-first][-text-tools][-shard-K-of-N]``."""
     import re
 
@@ -101,8 +108,13 @@ def default_label(out: Path, shard: Shard | None) -> str:
     return name[: -len(suffix)] if suffix and name.endswith(suffix) and len(name) > len(suffix) else name
 
 
-def select_items(items: str | Path | Sequence[str], corpus: Path | None, question_type: str | None, depth: int | None,
-                 limit: int | None) -> list[str]:
+def select_items(
+    items: str | Path | Sequence[str],
+    corpus: Path | None,
+    question_type: str | None,
+    depth: int | None,
+    limit: int | None,
+) -> list[str]:
     """The run's item IDs: read (a file, or IDs given directly), checked against the corpus, filtered."""
     if isinstance(items, (str, Path)):
         refs = read_items(items)
@@ -113,8 +125,10 @@ def select_items(items: str | Path | Sequence[str], corpus: Path | None, questio
     if corpus is not None:
         unknown = fill_from_corpus(refs, corpus)
         if unknown:
-            raise RunError(f"{len(unknown)} item(s) of {source} are not in {corpus}: "
-                           f"{', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''}")
+            raise RunError(
+                f"{len(unknown)} item(s) of {source} are not in {corpus}: "
+                f"{', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''}"
+            )
     chosen = [r.id for r in filter_items(refs, question_type, depth, limit)]
     if not chosen:
         raise NoItemsLeft("no items left after the question-type, depth and limit filters")
@@ -164,19 +178,70 @@ def run_items(
     Other arguments as the CLI flags of the same names (docs/runner.md).
     """
     plan = plan_run(
-        items, agent=agent, model=model, out=out, corpus=corpus, server=server, base_url=base_url, api_key_env=api_key_env,
-        workers=workers, processes=processes, shard=shard, question_type=question_type, depth=depth, limit=limit,
-        closed_book=closed_book, disabled_tools=disabled_tools, read_first=read_first, text_tools=text_tools, caps=caps,
-        resume=resume, prices=prices, run_label=run_label, replicate_of=replicate_of, retry=retry,
-        item_attempts=item_attempts, trace=trace, progress=progress, sampling=sampling,
+        items,
+        agent=agent,
+        model=model,
+        out=out,
+        corpus=corpus,
+        server=server,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        workers=workers,
+        processes=processes,
+        shard=shard,
+        question_type=question_type,
+        depth=depth,
+        limit=limit,
+        closed_book=closed_book,
+        disabled_tools=disabled_tools,
+        read_first=read_first,
+        text_tools=text_tools,
+        caps=caps,
+        resume=resume,
+        prices=prices,
+        run_label=run_label,
+        replicate_of=replicate_of,
+        retry=retry,
+        item_attempts=item_attempts,
+        trace=trace,
+        progress=progress,
+        sampling=sampling,
     )
     summary = asyncio.run(execute(plan))
     return RunResult(out=plan.out, run_label=plan.settings.run_label, items=plan.items, summary=summary)
 
 
-def plan_run(items, *, agent, model, out, corpus, server, base_url, api_key_env, workers, processes, shard, question_type,
-             depth, limit, closed_book, disabled_tools, read_first, text_tools, caps, resume, prices, run_label,
-             replicate_of, retry, item_attempts, trace, progress, sampling=None) -> RunPlan:
+def plan_run(
+    items,
+    *,
+    agent,
+    model,
+    out,
+    corpus,
+    server,
+    base_url,
+    api_key_env,
+    workers,
+    processes,
+    shard,
+    question_type,
+    depth,
+    limit,
+    closed_book,
+    disabled_tools,
+    read_first,
+    text_tools,
+    caps,
+    resume,
+    prices,
+    run_label,
+    replicate_of,
+    retry,
+    item_attempts,
+    trace,
+    progress,
+    sampling=None,
+) -> RunPlan:
     """Validate the arguments of ``run_items`` and choose the items; nothing is written."""
     if agent not in AGENTS:
         raise RunError(f"unknown agent {agent!r}; agents are {', '.join(AGENTS)}")
@@ -215,18 +280,46 @@ def plan_run(items, *, agent, model, out, corpus, server, base_url, api_key_env,
         shard_info = shard_manifest(shard, chosen)
         chosen = shard.take(chosen)
         if not chosen:
-            raise NoItemsLeft(f"shard {shard} of {shard_info['items_total']} item(s) is empty: use fewer shards than items", "shard")
-    out = Path(out) if out is not None else default_out(model, agent, closed_book, disabled, read_first, text_tools, shard)
+            raise NoItemsLeft(
+                f"shard {shard} of {shard_info['items_total']} item(s) is empty: use fewer shards than items", "shard"
+            )
+    out = (
+        Path(out)
+        if out is not None
+        else default_out(model, agent, closed_book, disabled, read_first, text_tools, shard)
+    )
     settings = RunSettings(
-        agent=agent, model=model, run_label=run_label or default_label(out, shard), base_url=base_url, api_key_env=api_key_env,
-        caps=caps if caps is not None else Caps(), closed_book=closed_book, disabled_tools=disabled, read_first=read_first,
-        text_tools=text_tools, retry=retry or RetryPolicy(), item_attempts=item_attempts, workers=workers, trace=trace,
+        agent=agent,
+        model=model,
+        run_label=run_label or default_label(out, shard),
+        base_url=base_url,
+        api_key_env=api_key_env,
+        caps=caps if caps is not None else Caps(),
+        closed_book=closed_book,
+        disabled_tools=disabled,
+        read_first=read_first,
+        text_tools=text_tools,
+        retry=retry or RetryPolicy(),
+        item_attempts=item_attempts,
+        workers=workers,
+        trace=trace,
         sampling=sampling or Sampling(),
     )
     items_file = str(items) if isinstance(items, (str, Path)) else "(item list given in Python)"
-    return RunPlan(settings=settings, items=chosen, out=out, corpus=corpus, server_url=server, resume=resume,
-                   prices=price_table, items_file=items_file, replicate_of=replicate_of, shard=shard_info,
-                   processes=min(processes, workers), show_progress=progress)
+    return RunPlan(
+        settings=settings,
+        items=chosen,
+        out=out,
+        corpus=corpus,
+        server_url=server,
+        resume=resume,
+        prices=price_table,
+        items_file=items_file,
+        replicate_of=replicate_of,
+        shard=shard_info,
+        processes=min(processes, workers),
+        show_progress=progress,
+    )
 
 
 async def _corpus_identity(plan: RunPlan) -> dict | None:
@@ -264,13 +357,29 @@ async def execute(plan: RunPlan) -> RunSummary:
     try:
         out.mkdir(parents=True, exist_ok=True)
         # prepare_run_dir may move an old server log aside, so the directory is settled before a server opens it.
-        man = prepare_run_dir(out, manifest(s, await _corpus_identity(plan), plan.server_url, plan.items_file, plan.replicate_of,
-                                            shard=plan.shard, processes=plan.processes), plan.resume)
+        man = prepare_run_dir(
+            out,
+            manifest(
+                s,
+                await _corpus_identity(plan),
+                plan.server_url,
+                plan.items_file,
+                plan.replicate_of,
+                shard=plan.shard,
+                processes=plan.processes,
+            ),
+            plan.resume,
+        )
         if plan.server_url is None:
             from agenthop.server.transport.http import ServerThread
 
-            server_thread = ServerThread(str(plan.corpus), str(out / SERVER_LOG), budget=s.caps.budget,
-                                         max_turns=s.caps.max_turns, max_tokens=s.caps.max_tokens).start()
+            server_thread = ServerThread(
+                str(plan.corpus),
+                str(out / SERVER_LOG),
+                budget=s.caps.budget,
+                max_turns=s.caps.max_turns,
+                max_tokens=s.caps.max_tokens,
+            ).start()
         if pool is not None:
             await pool.prepare()
         api = ServerAPI(plan.server_url or server_thread.base_url)
@@ -285,16 +394,37 @@ async def execute(plan: RunPlan) -> RunSummary:
         todo = [i for i in plan.items if i not in state.final]
         if pool is None:  # worker processes import theirs while this one prepares
             load_agent(s.agent)
-        writer.write(RunStart(
-            run=s.run_label, agent=s.agent, model=s.model,
-            settings={k: man[k] for k in ("caps", "ablations", "disabled_tools", "sampling", "base_url_host", "workers", "retry",
-                                          "server", "items_file")}
-            | {"items": len(plan.items), "to_run": len(todo),
-               "resumed": plan.resume and bool(state.final or state.errored or state.turns or state.starts)}
-            | ({"processes": plan.processes} if plan.processes > 1 else {})
-            | ({"shard": plan.shard} if plan.shard else {}),
-            versions=man["versions"], corpus=man["corpus"], time=time.time(),
-        ))
+        writer.write(
+            RunStart(
+                run=s.run_label,
+                agent=s.agent,
+                model=s.model,
+                settings={
+                    k: man[k]
+                    for k in (
+                        "caps",
+                        "ablations",
+                        "disabled_tools",
+                        "sampling",
+                        "base_url_host",
+                        "workers",
+                        "retry",
+                        "server",
+                        "items_file",
+                    )
+                }
+                | {
+                    "items": len(plan.items),
+                    "to_run": len(todo),
+                    "resumed": plan.resume and bool(state.final or state.errored or state.turns or state.starts),
+                }
+                | ({"processes": plan.processes} if plan.processes > 1 else {})
+                | ({"shard": plan.shard} if plan.shard else {}),
+                versions=man["versions"],
+                corpus=man["corpus"],
+                time=time.time(),
+            )
+        )
         await orch.durable()
         view = ProgressView(len(plan.items), s.run_label, has_gold=gold is not None, enabled=plan.show_progress)
         view.done = len(plan.items) - len(todo)

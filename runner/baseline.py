@@ -55,8 +55,8 @@ class Baseline:
         self.parts = [[p.strip() for p in o.split("; ") if p.strip()] or [o] for o in task["options"]]
         self.n_parts = max(len(p) for p in self.parts)
         self.cands: dict[str, dict] = {}
-        self.listed: dict[str, list[dict]] = {}     # paper -> sections not read yet, best first
-        self.found: dict[str, float] = {}           # option part -> weight of the best paper stating it
+        self.listed: dict[str, list[dict]] = {}  # paper -> sections not read yet, best first
+        self.found: dict[str, float] = {}  # option part -> weight of the best paper stating it
         self.seed_text = ""
         self.n = 0
 
@@ -73,8 +73,11 @@ class Baseline:
     async def act(self, name: str, args: dict) -> ToolResult:
         self.n += 1
         self.ep.start_turn(
-            prompt_tokens=0, completion_tokens=0, cached_tokens=0,
-            tool_calls=[{"id": f"baseline_{self.n}", "name": name, "arguments": args}], latency_ms=0.0,
+            prompt_tokens=0,
+            completion_tokens=0,
+            cached_tokens=0,
+            tool_calls=[{"id": f"baseline_{self.n}", "name": name, "arguments": args}],
+            latency_ms=0.0,
         )
         return await self.ep.tool(name, args)
 
@@ -84,8 +87,18 @@ class Baseline:
         pid = str(row.get("paper_id"))
         if pid == self.task["seed"]:
             return
-        c = self.cands.setdefault(pid, {"paper_id": pid, "title": "", "abstract": "", "context": "", "has_text": False,
-                                        "ref": False, "search_rank": None})
+        c = self.cands.setdefault(
+            pid,
+            {
+                "paper_id": pid,
+                "title": "",
+                "abstract": "",
+                "context": "",
+                "has_text": False,
+                "ref": False,
+                "search_rank": None,
+            },
+        )
         c["title"] = row.get("title") or c["title"]
         c["abstract"] = row.get("abstract") or c["abstract"]
         c["context"] = " ".join(x for x in (c["context"], context or "") if x)
@@ -194,11 +207,18 @@ class Baseline:
         if "submit_answer" in self.enabled:
             self.n += 1
             self.ep.start_turn(
-                prompt_tokens=0, completion_tokens=0, cached_tokens=0,
-                tool_calls=[{"id": f"baseline_{self.n}", "name": "submit_answer", "arguments": {"answer": LETTERS[choice]}}],
+                prompt_tokens=0,
+                completion_tokens=0,
+                cached_tokens=0,
+                tool_calls=[
+                    {"id": f"baseline_{self.n}", "name": "submit_answer", "arguments": {"answer": LETTERS[choice]}}
+                ],
                 latency_ms=0.0,
             )
-            await self.ep.tool("submit_answer", {"answer": LETTERS[choice], "reasoning": "offline baseline: the option stated in the text read"})
+            await self.ep.tool(
+                "submit_answer",
+                {"answer": LETTERS[choice], "reasoning": "offline baseline: the option stated in the text read"},
+            )
 
 
 async def run_baseline(ep: Episode, mcp: McpSession, settings: RunSettings) -> str | None:

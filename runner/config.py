@@ -22,9 +22,11 @@ def missing_api_key(agent: str, base_url: str | None, api_key_env: str) -> str |
     and spend minutes retrying refused calls."""
     if agent not in ("raw", "sdk") or base_url or os.environ.get(api_key_env):
         return None
-    return (f"the {agent} agent needs an API key: the environment variable {api_key_env} is not set, and no base URL "
-            "names another OpenAI-compatible endpoint. Set the variable, name the variable that holds the key, or give "
-            "the base URL of a server that needs no key")
+    return (
+        f"the {agent} agent needs an API key: the environment variable {api_key_env} is not set, and no base URL "
+        "names another OpenAI-compatible endpoint. Set the variable, name the variable that holds the key, or give "
+        "the base URL of a server that needs no key"
+    )
 
 
 @dataclass
@@ -38,10 +40,10 @@ class RunSettings:
     closed_book: bool = False
     disabled_tools: tuple[str, ...] = ()
     read_first: bool = False
-    text_tools: bool = False        # raw agent: tool calls written in the model's text (runner/text_tools.py)
+    text_tools: bool = False  # raw agent: tool calls written in the model's text (runner/text_tools.py)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     sampling: Sampling = field(default_factory=Sampling)  # per-call generation settings (runner/wire.py)
-    item_attempts: int = 3          # first try + two item-level retries
+    item_attempts: int = 3  # first try + two item-level retries
     workers: int = 1
     trace: bool = False
     mcp_timeout: float = 60.0
@@ -51,4 +53,8 @@ class RunSettings:
         return os.environ.get(self.api_key_env) or "EMPTY"
 
     def ablations(self) -> dict:
-        return {"closed_book": self.closed_book, "disabled_tools": list(self.disabled_tools), "read_first": self.read_first}
+        return {
+            "closed_book": self.closed_book,
+            "disabled_tools": list(self.disabled_tools),
+            "read_first": self.read_first,
+        }

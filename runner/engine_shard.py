@@ -78,9 +78,11 @@ def _optional_int(env: Mapping[str, str], name: str, minimum: int, why: str) -> 
 
 def _check_count(given: int | None, engine_count: int, source: str) -> None:
     if given is not None and given != engine_count:
-        raise EngineShardError(f"{source} gives {engine_count} shards, but {given} were asked for: give the count the "
-                               f"engine runs (or none). To run some shards of a run again, submit its whole array "
-                               f"again (shards already finished find nothing left and end at once), or give the shard as K/N")
+        raise EngineShardError(
+            f"{source} gives {engine_count} shards, but {given} were asked for: give the count the "
+            f"engine runs (or none). To run some shards of a run again, submit its whole array "
+            f"again (shards already finished find nothing left and end at once), or give the shard as K/N"
+        )
 
 
 def slurm_shard(env: Mapping[str, str], count: int | None = None) -> EngineShard:
@@ -101,16 +103,20 @@ def slurm_shard(env: Mapping[str, str], count: int | None = None) -> EngineShard
         raise EngineShardError(
             f"the array's indices are not a regular range: {SLURM_TASK_COUNT}={n} tasks do not fill "
             f"{SLURM_TASK_MIN}={low} to {SLURM_TASK_MAX}={high} in steps of {step} (an index list such as "
-            f"--array=1,4,9 cannot be mapped to shards): {regular}")
+            f"--array=1,4,9 cannot be mapped to shards): {regular}"
+        )
     if not low <= task <= high or (task - low) % step:
-        raise EngineShardError(f"{SLURM_TASK_ID}={task} is not an index of the array {low}-{high}"
-                               f"{f':{step}' if step > 1 else ''}: the variables do not come from one array; {regular}")
+        raise EngineShardError(
+            f"{SLURM_TASK_ID}={task} is not an index of the array {low}-{high}"
+            f"{f':{step}' if step > 1 else ''}: the variables do not come from one array; {regular}"
+        )
     if n == 1 and task > 1:
         # sbatch --array=3 (how Slurm users run one failed task again) would otherwise be shard 1 of 1: every item.
         raise EngineShardError(
             f"{SLURM_TASK_ID}={task} is the only task of its array ({SLURM_TASK_COUNT}=1): that is one task of a "
             f"larger array submitted again, and Slurm does not say how many shards the run has. Submit the whole "
-            f"array again (shards already finished find nothing left and end at once), or give the shard as K/N")
+            f"array again (shards already finished find nothing left and end at once), or give the shard as K/N"
+        )
     source = f"the Slurm job array {low}-{high}{f':{step}' if step > 1 else ''} ({SLURM_TASK_COUNT}={n})"
     _check_count(count, n, source)
     return EngineShard(Shard((task - low) // step + 1, n), "slurm", f"{SLURM_TASK_ID}={task} of {source}")
@@ -127,10 +133,13 @@ def kubernetes_shard(env: Mapping[str, str], count: int | None = None) -> Engine
         raise EngineShardError(
             f"{K8S_INDEX}={index} says which pod of a Kubernetes Indexed Job this is, but not how many there are: "
             f"set {COUNT_VARIABLE} in the pod to the Job's spec.completions, or give the number of shards",
-            needs_count=True)
+            needs_count=True,
+        )
     if index >= n:
-        raise EngineShardError(f"{K8S_INDEX}={index} is not below the number of shards, {n}: the count must equal "
-                               f"the Job's spec.completions (indices 0 to {n - 1})")
+        raise EngineShardError(
+            f"{K8S_INDEX}={index} is not below the number of shards, {n}: the count must equal "
+            f"the Job's spec.completions (indices 0 to {n - 1})"
+        )
     return EngineShard(Shard(index + 1, n), "kubernetes", f"{K8S_INDEX}={index} of {n} completions")
 
 
@@ -142,14 +151,20 @@ def shard_from_environment(env: Mapping[str, str], count: int | None = None) -> 
     slurm = bool((env.get(SLURM_TASK_ID) or "").strip())
     k8s = bool((env.get(K8S_INDEX) or "").strip())
     if slurm and k8s:
-        raise EngineShardError(f"both {SLURM_TASK_ID} (Slurm) and {K8S_INDEX} (Kubernetes) are set, so the shard "
-                               "is ambiguous: unset the one that does not belong to this task")
+        raise EngineShardError(
+            f"both {SLURM_TASK_ID} (Slurm) and {K8S_INDEX} (Kubernetes) are set, so the shard "
+            "is ambiguous: unset the one that does not belong to this task"
+        )
     if slurm:
         return slurm_shard(env, count)
     if k8s:
         return kubernetes_shard(env, count)
     if (env.get("SLURM_JOB_ID") or "").strip():
-        raise EngineShardError(f"this Slurm job is not a job array ({SLURM_TASK_ID} is not set): submit it with "
-                               "sbatch --array=1-N (one task per shard), or give the shard as K/N")
-    raise EngineShardError(f"no cluster engine gives a shard here: neither {SLURM_TASK_ID} (a Slurm job array) nor "
-                           f"{K8S_INDEX} (a Kubernetes Indexed Job) is set. Run inside one of them, or give the shard as K/N")
+        raise EngineShardError(
+            f"this Slurm job is not a job array ({SLURM_TASK_ID} is not set): submit it with "
+            "sbatch --array=1-N (one task per shard), or give the shard as K/N"
+        )
+    raise EngineShardError(
+        f"no cluster engine gives a shard here: neither {SLURM_TASK_ID} (a Slurm job array) nor "
+        f"{K8S_INDEX} (a Kubernetes Indexed Job) is set. Run inside one of them, or give the shard as K/N"
+    )

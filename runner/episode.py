@@ -206,4 +206,6 @@ class Episode:
             f"After a search or reference list, the harness first inspects the top-ranked unread candidate with text "
             f"({paper}); here is what that showed:"
         )
-        return ToolResult(text=header + "\n\n" + "\n\n".join(parts), structured=dict(final.structured), is_error=False, raw=None)
+        return ToolResult(
+            text=header + "\n\n" + "\n\n".join(parts), structured=dict(final.structured), is_error=False, raw=None
+        )

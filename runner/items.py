@@ -35,14 +35,20 @@ def filter_items(refs: list[ItemRef], question_type: str | None, depth: int | No
             # Release IDs carry the type: st_0123 / mt_0849.
             qtype = {"st": "single-target", "mt": "multi-target"}.get(ref.id.split("_", 1)[0])
             if qtype is None:
-                raise ItemsError(f"item {ref.id}: question type unknown; serve a corpus (it knows every item's type) "
-                                 "or use an items file with question_type", "corpus")
+                raise ItemsError(
+                    f"item {ref.id}: question type unknown; serve a corpus (it knows every item's type) "
+                    "or use an items file with question_type",
+                    "corpus",
+                )
         if question_type is not None and qtype != question_type:
             continue
         if depth is not None:
             if ref.depth is None:
-                raise ItemsError(f"item {ref.id}: depth unknown; serve a corpus (it knows every item's depth) "
-                                 "or use an items file with a depth field", "corpus")
+                raise ItemsError(
+                    f"item {ref.id}: depth unknown; serve a corpus (it knows every item's depth) "
+                    "or use an items file with a depth field",
+                    "corpus",
+                )
             if ref.depth != depth:
                 continue
         out.append(ref)

@@ -58,8 +58,12 @@ class ProcessPool:
     def start(self) -> ProcessPool:
         for n, share in enumerate(self.shares):
             parent_end, child_end = _CTX.Pipe()
-            proc = _CTX.Process(target=_child_main, args=(n, share, self.plan, child_end, self.events, self.next_index),
-                                name=f"agenthop-runner-{n + 1}", daemon=True)
+            proc = _CTX.Process(
+                target=_child_main,
+                args=(n, share, self.plan, child_end, self.events, self.next_index),
+                name=f"agenthop-runner-{n + 1}",
+                daemon=True,
+            )
             proc.start()
             child_end.close()
             self.pipes.append(parent_end)
@@ -97,8 +101,10 @@ class ProcessPool:
                 finished.add(payload[0])
                 failures.append(payload[1])
         if failures:
-            raise RunError("a worker process failed; finished items are kept and a new run resumes the others:\n"
-                           + "\n".join(failures))
+            raise RunError(
+                "a worker process failed; finished items are kept and a new run resumes the others:\n"
+                + "\n".join(failures)
+            )
 
     def _next_event(self, finished: set[int]):
         """The next event, or ("lost", n, why) for a process that died without saying so (killed, out of memory)."""
@@ -173,8 +179,13 @@ async def _child_run(n: int, plan, workers: int, pipe, events, next_index) -> No
     s = plan.settings
     server_thread = None
     if plan.server_url is None:
-        server_thread = ServerThread(str(plan.corpus), str(plan.out / SERVER_LOG), budget=s.caps.budget,
-                                     max_turns=s.caps.max_turns, max_tokens=s.caps.max_tokens).start()
+        server_thread = ServerThread(
+            str(plan.corpus),
+            str(plan.out / SERVER_LOG),
+            budget=s.caps.budget,
+            max_turns=s.caps.max_turns,
+            max_tokens=s.caps.max_tokens,
+        ).start()
     events.put(("ready", n))
     todo = await _receive(pipe)
     if todo is None:

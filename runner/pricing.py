@@ -22,12 +22,16 @@ class PriceTable:
         except json.JSONDecodeError as exc:
             raise ValueError(f"price table {path or 'prices.json'} is not valid JSON: {exc}") from exc
         if not isinstance(data, dict):
-            raise ValueError("a price table is a JSON object: model-name prefix -> {input_per_m, output_per_m, cached_input_per_m}")
+            raise ValueError(
+                "a price table is a JSON object: model-name prefix -> {input_per_m, output_per_m, cached_input_per_m}"
+            )
         for key, row in data.items():
             if key.startswith("_"):
                 continue
             if not isinstance(row, dict) or "input_per_m" not in row or "output_per_m" not in row:
-                raise ValueError(f"price table entry {key!r} needs input_per_m and output_per_m (USD per million tokens)")
+                raise ValueError(
+                    f"price table entry {key!r} needs input_per_m and output_per_m (USD per million tokens)"
+                )
         return cls(data)
 
     def lookup(self, model: str) -> dict | None:
@@ -48,5 +52,9 @@ class PriceTable:
             return None
         cached = min(cached_tokens, prompt_tokens)
         cached_rate = row.get("cached_input_per_m", row["input_per_m"])
-        usd = ((prompt_tokens - cached) * row["input_per_m"] + cached * cached_rate + completion_tokens * row["output_per_m"]) / 1e6
+        usd = (
+            (prompt_tokens - cached) * row["input_per_m"]
+            + cached * cached_rate
+            + completion_tokens * row["output_per_m"]
+        ) / 1e6
         return round(usd, 6)

@@ -63,14 +63,22 @@ def summary_table(summary: RunSummary, title: str, no_gold: str = "no gold: serv
     table.add_column("")
     acc = summary.accuracy
     rows = [
-        ("items", f"{summary.items} ({summary.finished} finished, {summary.errored} errored, {summary.not_run} not run)"),
+        (
+            "items",
+            f"{summary.items} ({summary.finished} finished, {summary.errored} errored, {summary.not_run} not run)",
+        ),
         ("accuracy", f"n/a ({no_gold})" if acc is None else f"{acc:.1%} ({summary.correct}/{summary.graded})"),
         ("answered", str(summary.answered)),
         ("terminations", ", ".join(f"{k} {v}" for k, v in sorted(summary.terminations.items())) or "-"),
         ("mean turns", _fmt(summary.mean_turns)),
         ("mean budget used", _fmt(summary.mean_budget)),
         ("mean tokens / item", _fmt(summary.mean_tokens, 0)),
-        ("tokens (all attempts)", "{total:,} (prompt {prompt:,}, completion {completion:,}, cached {cached:,})".format(**summary.tokens_all_attempts)),
+        (
+            "tokens (all attempts)",
+            "{total:,} (prompt {prompt:,}, completion {completion:,}, cached {cached:,})".format(
+                **summary.tokens_all_attempts
+            ),
+        ),
         ("cost", "n/a (model not in price table)" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"),
     ]
     for k, v in rows:

@@ -38,12 +38,19 @@ def make_client(settings: RunSettings, max_connections: int | None = None) -> As
 
     http = httpx2.AsyncClient(
         timeout=httpx2.Timeout(settings.retry.timeout, connect=min(10.0, settings.retry.timeout)),
-        limits=httpx2.Limits(max_connections=max_connections or max(100, 2 * settings.workers),
-                             max_keepalive_connections=max_connections or max(20, settings.workers)),
-        verify=shared_ssl_context(), follow_redirects=True,
+        limits=httpx2.Limits(
+            max_connections=max_connections or max(100, 2 * settings.workers),
+            max_keepalive_connections=max_connections or max(20, settings.workers),
+        ),
+        verify=shared_ssl_context(),
+        follow_redirects=True,
     )
     return AsyncOpenAI(
-        base_url=settings.base_url, api_key=settings.api_key(), max_retries=0, timeout=settings.retry.timeout, http_client=http
+        base_url=settings.base_url,
+        api_key=settings.api_key(),
+        max_retries=0,
+        timeout=settings.retry.timeout,
+        http_client=http,
     )
 
 
@@ -51,7 +58,11 @@ def openai_tools(mcp_tools: list) -> list[dict]:
     return [
         {
             "type": "function",
-            "function": {"name": t.name, "description": t.description or "", "parameters": t.input_schema or {"type": "object", "properties": {}}},
+            "function": {
+                "name": t.name,
+                "description": t.description or "",
+                "parameters": t.input_schema or {"type": "object", "properties": {}},
+            },
         }
         for t in mcp_tools
     ]
@@ -109,7 +120,9 @@ async def chat_completion(client: AsyncOpenAI, body: dict) -> ChatCompletion:
     return await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
 
 
-async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: RunSettings, tools: list | None = None) -> str | None:
+async def run_raw(
+    ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: RunSettings, tools: list | None = None
+) -> str | None:
     """Drive one session. Returns the runner-side termination (token_limit, max_turns) or None when the server ended it.
 
     ``tools``: the session's MCP tools when the caller already listed them (every session of a run has the same).
@@ -139,16 +152,28 @@ async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: R
             text = message.content or ""
             if text_mode:
                 parsed = parse_tool_calls(text, known)
-                emitted = [{"id": f"text_{ep.turn + 1}_{i}", "name": c.name,
-                            "arguments": c.arguments if c.problem is None else c.raw} for i, c in enumerate(parsed)]
+                emitted = [
+                    {
+                        "id": f"text_{ep.turn + 1}_{i}",
+                        "name": c.name,
+                        "arguments": c.arguments if c.problem is None else c.raw,
+                    }
+                    for i, c in enumerate(parsed)
+                ]
             else:
                 emitted = [
-                    {"id": tc.id or f"call_{ep.turn + 1}_{i}", "name": tc.function.name, "arguments": tc.function.arguments}
+                    {
+                        "id": tc.id or f"call_{ep.turn + 1}_{i}",
+                        "name": tc.function.name,
+                        "arguments": tc.function.arguments,
+                    }
                     for i, tc in enumerate(message.tool_calls or [])
                 ]
             prompt_tokens, completion_tokens, cached = _usage(resp)
         except (AttributeError, IndexError, TypeError) as exc:
-            raise HardModelError(f"malformed chat-completions response ({type(exc).__name__}: {exc}): {str(resp)[:200]}", stats.retries) from exc
+            raise HardModelError(
+                f"malformed chat-completions response ({type(exc).__name__}: {exc}): {str(resp)[:200]}", stats.retries
+            ) from exc
         ep.start_turn(
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
@@ -159,7 +184,9 @@ async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: R
             transient_errors=stats.errors,
         )
         if ep.over_tokens:
-            ep.note_error(f"token cap passed ({ep.cumulative} > {settings.caps.max_tokens}); {len(emitted)} tool call(s) discarded")
+            ep.note_error(
+                f"token cap passed ({ep.cumulative} > {settings.caps.max_tokens}); {len(emitted)} tool call(s) discarded"
+            )
             return "token_limit"
         if not emitted:
             if not text.strip():
@@ -196,7 +223,11 @@ async def run_raw(ep: Episode, mcp: McpSession, client: AsyncOpenAI, settings: R
                 "role": "assistant",
                 "content": text,  # "" rather than null beside tool_calls: every server accepts it (runner/wire.py)
                 "tool_calls": [
-                    {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"] or "{}"}}
+                    {
+                        "id": c["id"],
+                        "type": "function",
+                        "function": {"name": c["name"], "arguments": c["arguments"] or "{}"},
+                    }
                     for c in emitted
                 ],
             }

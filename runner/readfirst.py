@@ -27,8 +27,8 @@ class ReadFirstGate:
     def __init__(self, question: str = ""):
         self.question = question
         self.cue = reasoning_cue(question)
-        self.listed: list[dict] | None = None   # the last result list, in rank order, while armed
-        self.read: set[str] = set()             # papers with a delivered read_section
+        self.listed: list[dict] | None = None  # the last result list, in rank order, while armed
+        self.read: set[str] = set()  # papers with a delivered read_section
 
     def observe(self, name: str, args: dict, structured: dict) -> None:
         """Update the gate after an executed call (by the agent or the gate)."""
@@ -59,4 +59,6 @@ class ReadFirstGate:
     def best_section(self, sections: list[dict]) -> dict | None:
         if not sections:
             return None
-        return max(sections, key=lambda s: (header_score(s.get("header", ""), self.question, self.cue), -sections.index(s)))
+        return max(
+            sections, key=lambda s: (header_score(s.get("header", ""), self.question, self.cue), -sections.index(s))
+        )

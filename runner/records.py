@@ -44,8 +44,8 @@ class RecordWriter:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._cond = threading.Condition()
         self._queue: list[bytes] = []
-        self._queued = 0        # records queued since the writer opened
-        self._written = 0       # of those, records on disk (fsynced)
+        self._queued = 0  # records queued since the writer opened
+        self._written = 0  # of those, records on disk (fsynced)
         self._waiters: list[tuple[int, asyncio.AbstractEventLoop, asyncio.Future]] = []
         self._error: OSError | None = None
         self._closing = False
@@ -165,7 +165,7 @@ class _locked:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def read_records(path: str | Path) -> Iterator[dict]:
@@ -191,10 +191,10 @@ def read_records(path: str | Path) -> Iterator[dict]:
 class RunState:
     """What an existing runner.jsonl says about a run."""
 
-    final: dict[str, dict] = field(default_factory=dict)          # item -> last item_end that is not error
-    errored: dict[str, dict] = field(default_factory=dict)        # item -> last item_end with error (no final one)
-    open_sessions: dict[str, str] = field(default_factory=dict)   # session -> item: started, but no end record
-    starts: dict[str, dict] = field(default_factory=dict)         # session -> its attempt_start record
+    final: dict[str, dict] = field(default_factory=dict)  # item -> last item_end that is not error
+    errored: dict[str, dict] = field(default_factory=dict)  # item -> last item_end with error (no final one)
+    open_sessions: dict[str, str] = field(default_factory=dict)  # session -> item: started, but no end record
+    starts: dict[str, dict] = field(default_factory=dict)  # session -> its attempt_start record
     turns: list[dict] = field(default_factory=list)
 
 

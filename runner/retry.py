@@ -36,11 +36,11 @@ DENIED_STATUS = {401, 403}
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    max_retries: int = 6          # transient retries per model call before it becomes a hard error
-    backoff: float = 2.0          # first wait in seconds; doubles each time
-    backoff_max: float = 60.0     # ceiling of one wait
-    jitter: float = 0.1           # +- share of the wait, to de-synchronise workers
-    timeout: float = 300.0        # seconds for one model request
+    max_retries: int = 6  # transient retries per model call before it becomes a hard error
+    backoff: float = 2.0  # first wait in seconds; doubles each time
+    backoff_max: float = 60.0  # ceiling of one wait
+    jitter: float = 0.1  # +- share of the wait, to de-synchronise workers
+    timeout: float = 300.0  # seconds for one model request
 
     def delay(self, retry: int) -> float:
         base = min(self.backoff * (2 ** (retry - 1)), self.backoff_max)
@@ -56,7 +56,9 @@ class HardModelError(Exception):
         super().__init__(message)
         self.retries = retries
         self.denied = denied  # HTTP 401/403: retrying the item (or any other) cannot help
-        self.deterministic = deterministic  # the same request got the same error answer twice: re-running it cannot help
+        self.deterministic = (
+            deterministic  # the same request got the same error answer twice: re-running it cannot help
+        )
 
 
 def describe(exc: BaseException) -> str:
@@ -127,13 +129,16 @@ async def call_with_retry(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, s
             if signature is not None and signature == previous:
                 raise HardModelError(
                     f"the endpoint gave the same answer to the same request twice ({describe(exc)}): it refuses this "
-                    "request, so it is not retried again and the item is not run again", stats.retries, deterministic=True,
+                    "request, so it is not retried again and the item is not run again",
+                    stats.retries,
+                    deterministic=True,
                 ) from exc
             previous = signature
             stats.errors.append(describe(exc))
             if stats.retries >= policy.max_retries:
                 raise HardModelError(
-                    f"transient model API errors persisted after {stats.retries} retries; last: {describe(exc)}", stats.retries
+                    f"transient model API errors persisted after {stats.retries} retries; last: {describe(exc)}",
+                    stats.retries,
                 ) from exc
             stats.retries += 1
             await asyncio.sleep(policy.delay(stats.retries))

@@ -107,8 +107,14 @@ def disabled_tools(settings: RunSettings) -> list[str]:
 
 
 def manifest(
-    settings: RunSettings, corpus: dict | None, server_url: str | None, items_file: str, replicate_of: str | None = None,
-    *, shard: dict | None = None, processes: int = 1,
+    settings: RunSettings,
+    corpus: dict | None,
+    server_url: str | None,
+    items_file: str,
+    replicate_of: str | None = None,
+    *,
+    shard: dict | None = None,
+    processes: int = 1,
 ) -> dict:
     """run.json. ``replicate_of`` (the run this one repeats; the scorer groups replicates by it) is only
     written when given, so a resumed run keeps the value already in run.json. ``shard`` (runner/sharding.py)
@@ -122,8 +128,12 @@ def manifest(
         "disabled_tools": disabled_tools(settings),
         "base_url_host": base_url_host(settings.base_url) if settings.agent != "baseline" else None,
         "api_key_env": settings.api_key_env if settings.agent != "baseline" else None,
-        "retry": {"max_retries": settings.retry.max_retries, "backoff": settings.retry.backoff, "timeout": settings.retry.timeout,
-                  "item_attempts": settings.item_attempts},
+        "retry": {
+            "max_retries": settings.retry.max_retries,
+            "backoff": settings.retry.backoff,
+            "timeout": settings.retry.timeout,
+            "item_attempts": settings.item_attempts,
+        },
         # Per-call generation settings (null: not sent, the endpoint's default applies).
         "sampling": settings.sampling.as_dict() if settings.agent != "baseline" else None,
         "workers": settings.workers,
@@ -199,10 +209,13 @@ def prepare_run_dir(out: Path, man: dict, resume: bool) -> dict:
         old = read_manifest(out)
         if old is not None:
             if runner_file.exists():
-                diffs = [k for k in RESUME_KEYS
-                         if old.get(k, RESUME_DEFAULTS.get(k)) != man.get(k, RESUME_DEFAULTS.get(k))
-                         # a run.json from before corpus identities or sampling settings were recorded
-                         and not (k in ("corpus", "sampling") and (old.get(k) is None or man.get(k) is None))]
+                diffs = [
+                    k
+                    for k in RESUME_KEYS
+                    if old.get(k, RESUME_DEFAULTS.get(k)) != man.get(k, RESUME_DEFAULTS.get(k))
+                    # a run.json from before corpus identities or sampling settings were recorded
+                    and not (k in ("corpus", "sampling") and (old.get(k) is None or man.get(k) is None))
+                ]
                 if diffs:
                     raise ResumeConflict(
                         f"{out} holds a run with different settings ({', '.join(diffs)}); resuming would mix two "
@@ -235,7 +248,7 @@ def load_agent(agent: str) -> None:
 
 @dataclass
 class Lane:
-    client: object | None     # AsyncOpenAI for raw and sdk
+    client: object | None  # AsyncOpenAI for raw and sdk
     mcp: McpConnector
 
 
@@ -260,7 +273,12 @@ class Orchestrator:
         self.tool_lists: dict[tuple[str, ...], list] = {}
         self.discovered = Discovered()
         self.lanes: list[Lane] = []
-        self.client_info = {"name": "agenthop-runner", "version": versions().get("agenthop"), "agent": settings.agent, "model": settings.model}
+        self.client_info = {
+            "name": "agenthop-runner",
+            "version": versions().get("agenthop"),
+            "agent": settings.agent,
+            "model": settings.model,
+        }
 
     def lane(self) -> Lane:
         """A new lane: the HTTP clients one worker uses for its items, one after another.
@@ -273,7 +291,9 @@ class Orchestrator:
             from agenthop.runner.raw_agent import make_client
 
             client = make_client(self.settings, max_connections=4)
-        lane = Lane(client, McpConnector(timeout=self.settings.mcp_timeout, max_connections=4, discovered=self.discovered))
+        lane = Lane(
+            client, McpConnector(timeout=self.settings.mcp_timeout, max_connections=4, discovered=self.discovered)
+        )
         self.lanes.append(lane)
         return lane
 
@@ -298,7 +318,9 @@ class Orchestrator:
         if s.agent == "sdk":
             from agenthop.runner.sdk_agent import make_sdk_parts, run_sdk
 
-            server, model, ref = make_sdk_parts(info, s, lane.client, lane.mcp.client, lane.mcp.discovered, self.tool_lists)
+            server, model, ref = make_sdk_parts(
+                info, s, lane.client, lane.mcp.client, lane.mcp.discovered, self.tool_lists
+            )
             async with server:
                 ep = self._episode(info, item_id, attempt, server.issue)
                 holder.append(ep)
@@ -321,31 +343,78 @@ class Orchestrator:
 
     def _episode(self, info, item_id, attempt, issue) -> Episode:
         return Episode(
-            run=self.settings.run_label, item_id=item_id, attempt=attempt, session=info, caps=self.settings.caps,
-            writer=self.writer, issue=issue,
+            run=self.settings.run_label,
+            item_id=item_id,
+            attempt=attempt,
+            session=info,
+            caps=self.settings.caps,
+            writer=self.writer,
+            issue=issue,
         )
 
     def _item_end(
-        self, item_id: str, session_id: str | None, attempt: int, termination: str, answer: str | None, turns: int,
-        prompt: int, completion: int, cached: int, budget_used: int | None, wall_time_s: float, **extra,
+        self,
+        item_id: str,
+        session_id: str | None,
+        attempt: int,
+        termination: str,
+        answer: str | None,
+        turns: int,
+        prompt: int,
+        completion: int,
+        cached: int,
+        budget_used: int | None,
+        wall_time_s: float,
+        **extra,
     ) -> dict:
         """The item_end record (docs/log-format.md); extra fields (``recovered``) go before ``time``."""
         return {
-            "kind": "item_end", "run": self.settings.run_label, "item_id": item_id, "session_id": session_id,
-            "attempt": attempt, "termination": termination, "answer": answer if termination == "answer" else None,
-            "turns": turns, "prompt_tokens": prompt, "completion_tokens": completion, "cached_tokens": cached,
-            "total_tokens": prompt + completion, "budget_used": budget_used,
+            "kind": "item_end",
+            "run": self.settings.run_label,
+            "item_id": item_id,
+            "session_id": session_id,
+            "attempt": attempt,
+            "termination": termination,
+            "answer": answer if termination == "answer" else None,
+            "turns": turns,
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "cached_tokens": cached,
+            "total_tokens": prompt + completion,
+            "budget_used": budget_used,
             "cost_usd": self.prices.cost(self.settings.model, prompt, completion, cached),
-            "wall_time_s": round(max(0.0, wall_time_s), 3), **extra, "time": time.time(),
+            "wall_time_s": round(max(0.0, wall_time_s), 3),
+            **extra,
+            "time": time.time(),
         }
 
-    def _episode_end(self, ep: Episode | None, item_id: str, session_id: str | None, attempt: int, termination: str,
-                     budget_used: int | None, t0: float, answer: str | None = None) -> dict:
+    def _episode_end(
+        self,
+        ep: Episode | None,
+        item_id: str,
+        session_id: str | None,
+        attempt: int,
+        termination: str,
+        budget_used: int | None,
+        t0: float,
+        answer: str | None = None,
+    ) -> dict:
         """The item_end of an attempt; ``answer`` is the server's (GET /sessions/{id}) when known."""
         if ep is None:
             return self._item_end(item_id, session_id, attempt, termination, None, 0, 0, 0, 0, 0, time.time() - t0)
-        return self._item_end(item_id, session_id, attempt, termination, answer or ep.answer, ep.turn, ep.prompt_tokens,
-                              ep.completion_tokens, ep.cached_tokens, budget_used, time.time() - t0)
+        return self._item_end(
+            item_id,
+            session_id,
+            attempt,
+            termination,
+            answer or ep.answer,
+            ep.turn,
+            ep.prompt_tokens,
+            ep.completion_tokens,
+            ep.cached_tokens,
+            budget_used,
+            time.time() - t0,
+        )
 
     async def run_item(self, item_id: str, lane: Lane | None = None) -> dict:
         s = self.settings
@@ -359,17 +428,24 @@ class Orchestrator:
             info = None
             holder: list[Episode] = []
             try:
-                info = await self.api.create_session(item_id, s.run_label, session_caps(s), disabled_tools(s), self.client_info)
+                info = await self.api.create_session(
+                    item_id, s.run_label, session_caps(s), disabled_tools(s), self.client_info
+                )
                 # Recorded before the agent starts, so a resumed run finds every session it created.
-                self.writer.write(AttemptStart(run=s.run_label, item_id=item_id, session_id=info.session_id,
-                                               attempt=attempt, time=time.time()))
+                self.writer.write(
+                    AttemptStart(
+                        run=s.run_label, item_id=item_id, session_id=info.session_id, attempt=attempt, time=time.time()
+                    )
+                )
                 await self.durable()
                 termination = await self._attempt(lane, info, item_id, attempt, holder)
                 ep = holder[0]
                 ep.flush_turn()
-                reason = {"token_limit": f"{ep.cumulative} tokens > cap {s.caps.max_tokens}",
-                          "max_turns": f"{ep.turn} turns, cap {1 if s.closed_book else s.caps.max_turns}",
-                          "empty_response": "the model sent an empty response again after the nudge"}.get(termination or "", "")
+                reason = {
+                    "token_limit": f"{ep.cumulative} tokens > cap {s.caps.max_tokens}",
+                    "max_turns": f"{ep.turn} turns, cap {1 if s.closed_book else s.caps.max_turns}",
+                    "empty_response": "the model sent an empty response again after the nudge",
+                }.get(termination or "", "")
                 if termination is not None:
                     await self.api.end_session(info.session_id, termination, reason)
                 if termination is None and ep.ended and ep.answer is not None:
@@ -382,8 +458,16 @@ class Orchestrator:
                     await self.api.end_session(info.session_id, "abandoned", "the agent stopped without an ending")
                     state = await self.api.get_session(info.session_id)
                 final = state.get("termination") or termination or "abandoned"
-                record = self._episode_end(ep, item_id, info.session_id, attempt, final,
-                                           state.get("budget_used", ep.budget_used), t0, state.get("answer"))
+                record = self._episode_end(
+                    ep,
+                    item_id,
+                    info.session_id,
+                    attempt,
+                    final,
+                    state.get("budget_used", ep.budget_used),
+                    t0,
+                    state.get("answer"),
+                )
                 self.writer.write(ItemEnd.model_validate(record))
                 await self.durable()
                 self._account(record, spent_tokens + ep.cumulative, _add(spent_cost, record["cost_usd"]))
@@ -403,10 +487,16 @@ class Orchestrator:
                     spent_tokens += ep.cumulative
                     spent_cost = _add(spent_cost, self.cost(ep))
                 message = describe(exc) if not isinstance(exc, ServerError) else str(exc)
-                self.writer.write(AttemptError(
-                    run=s.run_label, item_id=item_id, session_id=info.session_id if info else None, attempt=attempt,
-                    error=message, time=time.time(),
-                ))
+                self.writer.write(
+                    AttemptError(
+                        run=s.run_label,
+                        item_id=item_id,
+                        session_id=info.session_id if info else None,
+                        attempt=attempt,
+                        error=message,
+                        time=time.time(),
+                    )
+                )
                 if info is not None:
                     try:
                         await self.api.end_session(info.session_id, "error", message[:1900])
@@ -424,8 +514,9 @@ class Orchestrator:
                 if attempt < s.item_attempts:
                     await asyncio.sleep(s.retry.delay(attempt))
         ep = holder[0] if holder else None
-        record = self._episode_end(ep, item_id, info.session_id if info else None, attempt, "error",
-                                   ep.budget_used if ep else 0, t0)
+        record = self._episode_end(
+            ep, item_id, info.session_id if info else None, attempt, "error", ep.budget_used if ep else 0, t0
+        )
         self.writer.write(ItemEnd.model_validate(record))
         await self.durable()
         self._account(record, spent_tokens, spent_cost)
@@ -436,8 +527,10 @@ class Orchestrator:
         try:
             await self.writer.durable()
         except OSError as exc:
-            raise RunLogUnwritable(f"cannot write {self.writer.path}: {exc}; the run stops. Free the space (or fix the "
-                                   "file) and run the same command again to resume.") from exc
+            raise RunLogUnwritable(
+                f"cannot write {self.writer.path}: {exc}; the run stops. Free the space (or fix the "
+                "file) and run the same command again to resume."
+            ) from exc
 
     def _account(self, record: dict, tokens: int, cost: float | None) -> None:
         if self.on_item_done is not None:
@@ -501,21 +594,31 @@ class Orchestrator:
                 except ServerError:
                     info = {}
                 if info.get("ended"):
-                    end = {"termination": info.get("termination"), "answer": info.get("answer"),
-                           "budget_used": info.get("budget_used"), "time": time.time()}
+                    end = {
+                        "termination": info.get("termination"),
+                        "answer": info.get("answer"),
+                        "budget_used": info.get("budget_used"),
+                        "time": time.time(),
+                    }
             if end is not None and end.get("termination") in SETTLED:
                 turns = [t for t in state.turns if t.get("session_id") == sid]
                 start = state.starts.get(sid) or {}
                 began = start.get("time") or min((t.get("time") or 0 for t in turns), default=0)
                 record = self._item_end(
-                    item, sid, start.get("attempt") or max((t.get("attempt") or 1 for t in turns), default=1),
-                    end["termination"], end.get("answer"),
+                    item,
+                    sid,
+                    start.get("attempt") or max((t.get("attempt") or 1 for t in turns), default=1),
+                    end["termination"],
+                    end.get("answer"),
                     # The turn that ended the session may not have reached runner.jsonl; the calls the server
                     # logged carry their turn numbers.
                     max([t.get("turn") or 0 for t in turns] + [logged_turns.get(sid, 0)]),
-                    sum(t.get("prompt_tokens") or 0 for t in turns), sum(t.get("completion_tokens") or 0 for t in turns),
-                    sum(t.get("cached_tokens") or 0 for t in turns), end.get("budget_used"),
-                    (end.get("time") or 0) - began if began else 0.0, recovered=True,
+                    sum(t.get("prompt_tokens") or 0 for t in turns),
+                    sum(t.get("completion_tokens") or 0 for t in turns),
+                    sum(t.get("cached_tokens") or 0 for t in turns),
+                    end.get("budget_used"),
+                    (end.get("time") or 0) - began if began else 0.0,
+                    recovered=True,
                 )
                 self.writer.write(ItemEnd.model_validate(record))
                 recovered.append(item)

@@ -40,7 +40,14 @@ from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, NUDGE, RunSettings
 from agenthop.runner.episode import Episode, SessionOver, TokenLimitReached
 from agenthop.runner.raw_agent import parse_arguments, parse_letter
 from agenthop.runner.retry import CallStats, HardModelError, call_with_retry
-from agenthop.runner.session import Discovered, SessionInfo, ToolResult, http_client_factory, prompt_text, to_tool_result
+from agenthop.runner.session import (
+    Discovered,
+    SessionInfo,
+    ToolResult,
+    http_client_factory,
+    prompt_text,
+    to_tool_result,
+)
 from agenthop.runner.wire import portable_messages
 from agenthop.server.task import FIRST_USER_MESSAGE
 
@@ -89,12 +96,15 @@ class PlainChatClient:
     async def create(self, *, extra_headers=None, extra_query=None, extra_body=None, timeout=None, **params):
         if params.get("stream") is True:
             return await self._client.chat.completions.create(
-                extra_headers=extra_headers, extra_query=extra_query, extra_body=extra_body, timeout=timeout, **params)
+                extra_headers=extra_headers, extra_query=extra_query, extra_body=extra_body, timeout=timeout, **params
+            )
         body = {key: value for key, value in params.items() if not isinstance(value, (NotGiven, Omit))}
         if "messages" in body:
             body["messages"] = portable_messages(body["messages"])
         options = {"headers": extra_headers, "params": extra_query, "extra_json": extra_body, "timeout": timeout}
-        options = {key: value for key, value in options.items() if value is not None and not isinstance(value, NotGiven)}
+        options = {
+            key: value for key, value in options.items() if value is not None and not isinstance(value, NotGiven)
+        }
         return await self._client.post("/chat/completions", body=body, cast_to=ChatCompletion, options=options)
 
 
@@ -110,15 +120,27 @@ def _tool_error_message(ctx, error: Exception) -> str:
 class SessionMCPServer(MCPServerStreamableHttp):
     """The session's MCP server; every call goes through the Episode (gate, counters, ``_meta``)."""
 
-    def __init__(self, info: SessionInfo, settings: RunSettings, ep_ref: EpisodeRef, http_factory=http_client_factory,
-                 discovered: Discovered | None = None, tool_lists: dict | None = None):
+    def __init__(
+        self,
+        info: SessionInfo,
+        settings: RunSettings,
+        ep_ref: EpisodeRef,
+        http_factory=http_client_factory,
+        discovered: Discovered | None = None,
+        tool_lists: dict | None = None,
+    ):
         self.ep_ref = ep_ref
         self.discovered = discovered if discovered is not None else Discovered()
         self.tool_lists = tool_lists if tool_lists is not None else {}
         self.tools_key = tuple(sorted(info.disabled_tools))
         super().__init__(
-            {"url": info.mcp_url, "headers": dict(info.headers), "timeout": settings.mcp_timeout, "sse_read_timeout": 300,
-             "httpx_client_factory": http_factory},
+            {
+                "url": info.mcp_url,
+                "headers": dict(info.headers),
+                "timeout": settings.mcp_timeout,
+                "sse_read_timeout": 300,
+                "httpx_client_factory": http_factory,
+            },
             name="agenthop",
             cache_tools_list=True,
             client_session_timeout_seconds=max(30.0, settings.mcp_timeout),
@@ -140,12 +162,16 @@ class SessionMCPServer(MCPServerStreamableHttp):
             self.discovered.adopt(self.session)
         return to_tool_result(await MCPServerStreamableHttp.call_tool(self, name, args, meta=meta))
 
-    async def call_tool(self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None) -> CallToolResult:
+    async def call_tool(
+        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
+    ) -> CallToolResult:
         result = await self.ep_ref.ep.tool(tool_name, dict(arguments or {}), meta=meta)
         if result.raw is not None:
             return result.raw
         return CallToolResult(
-            content=[TextContent(type="text", text=result.text)], structured_content=result.structured, is_error=result.is_error
+            content=[TextContent(type="text", text=result.text)],
+            structured_content=result.structured,
+            is_error=result.is_error,
         )
 
 
@@ -162,7 +188,11 @@ class Meter(RunHooks):
         usage = response.usage
         details = getattr(usage, "input_tokens_details", None)
         calls = [
-            {"id": getattr(item, "call_id", None), "name": getattr(item, "name", None), "arguments": getattr(item, "arguments", None)}
+            {
+                "id": getattr(item, "call_id", None),
+                "name": getattr(item, "name", None),
+                "arguments": getattr(item, "arguments", None),
+            }
             for item in response.output
             if getattr(item, "type", None) == "function_call"
         ]
@@ -263,13 +293,20 @@ async def run_sdk(ep: Episode, server: SessionMCPServer, model: RetryingModel, s
         run_input = result.to_input_list() + [{"role": "user", "content": NUDGE}]
 
 
-def make_sdk_parts(info: SessionInfo, settings: RunSettings, client: AsyncOpenAI, http_factory=http_client_factory,
-                   discovered: Discovered | None = None, tool_lists: dict | None = None,
-                   ) -> tuple[SessionMCPServer, RetryingModel, EpisodeRef]:
+def make_sdk_parts(
+    info: SessionInfo,
+    settings: RunSettings,
+    client: AsyncOpenAI,
+    http_factory=http_client_factory,
+    discovered: Discovered | None = None,
+    tool_lists: dict | None = None,
+) -> tuple[SessionMCPServer, RetryingModel, EpisodeRef]:
     """``http_factory`` builds the MCP connection's httpx2 client (the runner's shares one connection pool);
     ``discovered`` is what the run learnt about its server (its compiled output-schema validators);
     ``tool_lists`` holds the run's tool listings, by disabled tools (``Orchestrator.tool_lists``)."""
     ref = EpisodeRef()
     server = SessionMCPServer(info, settings, ref, http_factory, discovered, tool_lists)
-    model = RetryingModel(OpenAIChatCompletionsModel(model=settings.model, openai_client=PlainChatClient(client)), settings, ref)
+    model = RetryingModel(
+        OpenAIChatCompletionsModel(model=settings.model, openai_client=PlainChatClient(client)), settings, ref
+    )
     return server, model, ref

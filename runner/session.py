@@ -33,8 +33,11 @@ def shared_ssl_context() -> ssl.SSLContext:
 def http_client_factory(headers: dict | None = None, timeout=None, auth=None) -> httpx2.AsyncClient:
     """httpx2 clients for MCP connections (also the Agents SDK's ``httpx_client_factory``)."""
     return httpx2.AsyncClient(
-        headers=headers, timeout=timeout if timeout is not None else httpx2.Timeout(60, read=300), auth=auth,
-        verify=shared_ssl_context(), follow_redirects=True,
+        headers=headers,
+        timeout=timeout if timeout is not None else httpx2.Timeout(60, read=300),
+        auth=auth,
+        verify=shared_ssl_context(),
+        follow_redirects=True,
     )
 
 
@@ -57,7 +60,7 @@ class ToolResult:
     text: str
     structured: dict
     is_error: bool
-    raw: Any = None            # the mcp CallToolResult, when the server produced this result
+    raw: Any = None  # the mcp CallToolResult, when the server produced this result
 
     @property
     def outcome(self) -> str | None:
@@ -79,7 +82,9 @@ class ServerAPI:
         self.base_url = base_url.rstrip("/")
         self.auth_token = auth_token if auth_token is not None else os.environ.get(TOKEN_ENV)
         headers = {"Authorization": f"Bearer {self.auth_token}"} if self.auth_token else {}
-        self._http = httpx2.AsyncClient(base_url=self.base_url, headers=headers, timeout=timeout, verify=shared_ssl_context())
+        self._http = httpx2.AsyncClient(
+            base_url=self.base_url, headers=headers, timeout=timeout, verify=shared_ssl_context()
+        )
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -88,7 +93,9 @@ class ServerAPI:
         try:
             resp = await self._http.request(method, path, **kw)
         except httpx2.HTTPError as exc:
-            raise ServerError(f"cannot reach the AgentHop server at {self.base_url}: {type(exc).__name__}: {exc}") from exc
+            raise ServerError(
+                f"cannot reach the AgentHop server at {self.base_url}: {type(exc).__name__}: {exc}"
+            ) from exc
         try:
             body = resp.json()
         except ValueError:
@@ -143,7 +150,11 @@ def prompt_text(prompt: Any) -> str:
     parts = []
     for msg in prompt.messages:
         content = msg.content
-        parts.append(getattr(content, "text", "") if not isinstance(content, list) else "\n".join(getattr(c, "text", "") for c in content))
+        parts.append(
+            getattr(content, "text", "")
+            if not isinstance(content, list)
+            else "\n".join(getattr(c, "text", "") for c in content)
+        )
     return "\n\n".join(p for p in parts if p)
 
 
@@ -217,7 +228,10 @@ class Discovered:
 
     def adopt(self, session: Any) -> None:
         """Give a ClientSession the schemas and validators the run has compiled."""
-        schemas, validators = getattr(session, "_tool_output_schemas", None), getattr(session, "_tool_output_validators", None)
+        schemas, validators = (
+            getattr(session, "_tool_output_schemas", None),
+            getattr(session, "_tool_output_validators", None),
+        )
         if isinstance(schemas, dict) and isinstance(validators, dict) and len(validators) < len(self.validators):
             schemas.update(self.output_schemas)
             validators.update(self.validators)
@@ -235,15 +249,19 @@ class McpConnector:
     def __init__(self, timeout: float = 60.0, max_connections: int = 4, discovered: Discovered | None = None):
         self.timeout = timeout
         self._transport = httpx2.AsyncHTTPTransport(
-            verify=shared_ssl_context(), limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+            verify=shared_ssl_context(),
+            limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
         )
         self.discovered = discovered if discovered is not None else Discovered()
 
     def client(self, headers: dict | None = None, timeout=None, auth=None) -> httpx2.AsyncClient:
         """An httpx2 client over the shared pool (also the Agents SDK's ``httpx_client_factory``)."""
         return httpx2.AsyncClient(
-            headers=headers, timeout=timeout if timeout is not None else httpx2.Timeout(self.timeout, read=max(self.timeout, 300)),
-            auth=auth, transport=_Borrowed(self._transport), follow_redirects=True,
+            headers=headers,
+            timeout=timeout if timeout is not None else httpx2.Timeout(self.timeout, read=max(self.timeout, 300)),
+            auth=auth,
+            transport=_Borrowed(self._transport),
+            follow_redirects=True,
         )
 
     def session(self, info: SessionInfo) -> McpSession:
@@ -267,11 +285,19 @@ class McpSession:
         stack = AsyncExitStack()
         try:
             make = self.connector.client if self.connector is not None else http_client_factory
-            http = await stack.enter_async_context(make(self.info.headers, httpx2.Timeout(self.timeout, read=max(self.timeout, 300))))
+            http = await stack.enter_async_context(
+                make(self.info.headers, httpx2.Timeout(self.timeout, read=max(self.timeout, 300)))
+            )
             known = self.connector.discovered if self.connector is not None else None
-            mode = {"mode": known.version, "prior_discover": known.result} if known is not None and known.version else {}
+            mode = (
+                {"mode": known.version, "prior_discover": known.result} if known is not None and known.version else {}
+            )
             self.client = await stack.enter_async_context(
-                Client(streamable_http_client(self.info.mcp_url, http_client=http), read_timeout_seconds=self.timeout, **mode)
+                Client(
+                    streamable_http_client(self.info.mcp_url, http_client=http),
+                    read_timeout_seconds=self.timeout,
+                    **mode,
+                )
             )
             session = self.client.session
             if known is not None and not known.version and session.discover_result is not None:

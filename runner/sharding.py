@@ -49,4 +49,9 @@ def items_digest(items: list[str]) -> str:
 
 def shard_manifest(shard: Shard, all_items: list[str]) -> dict:
     """The ``shard`` entry of run.json (docs/runner.md, "Sharding")."""
-    return {"index": shard.index, "count": shard.count, "items_total": len(all_items), "items_sha256": items_digest(all_items)}
+    return {
+        "index": shard.index,
+        "count": shard.count,
+        "items_total": len(all_items),
+        "items_sha256": items_digest(all_items),
+    }

@@ -22,18 +22,18 @@ class RunSummary:
     """A run's standing over its items, from runner.jsonl (all invocations of the run directory)."""
 
     items: int
-    finished: int                 # items with a final item_end (not error)
-    errored: int                  # items whose last item_end is an error
+    finished: int  # items with a final item_end (not error)
+    errored: int  # items whose last item_end is an error
     not_run: int
     answered: int
-    accuracy: float | None        # over items with gold (None without a corpus)
+    accuracy: float | None  # over items with gold (None without a corpus)
     correct: int
     graded: int
     terminations: dict[str, int]
     mean_turns: float | None
     mean_budget: float | None
     mean_tokens: float | None
-    tokens_all_attempts: dict[str, int]   # prompt, completion, cached, total over every attempt
+    tokens_all_attempts: dict[str, int]  # prompt, completion, cached, total over every attempt
     cost_usd: float | None
     wall_time_s_sum: float
 
@@ -41,7 +41,9 @@ class RunSummary:
         return asdict(self)
 
 
-def summarise(runner_file: Path, items: list[str], gold: dict[str, int] | None, prices: PriceTable, model: str) -> RunSummary:
+def summarise(
+    runner_file: Path, items: list[str], gold: dict[str, int] | None, prices: PriceTable, model: str
+) -> RunSummary:
     """The run's standing from runner.jsonl (all invocations), over the given items."""
     state = load_state(runner_file)
     wanted = set(items)
@@ -72,7 +74,12 @@ def summarise(runner_file: Path, items: list[str], gold: dict[str, int] | None, 
         mean_turns=(sum(r["turns"] for r in ends) / n) if n else None,
         mean_budget=(sum(r.get("budget_used") or 0 for r in ends) / n) if n else None,
         mean_tokens=(sum(r.get("total_tokens") or 0 for r in ends) / n) if n else None,
-        tokens_all_attempts={"prompt": prompt, "completion": completion, "cached": cached, "total": prompt + completion},
+        tokens_all_attempts={
+            "prompt": prompt,
+            "completion": completion,
+            "cached": cached,
+            "total": prompt + completion,
+        },
         cost_usd=prices.cost(model, prompt, completion, cached),
         wall_time_s_sum=sum(r.get("wall_time_s") or 0 for r in ends),
     )

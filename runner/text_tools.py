@@ -35,8 +35,8 @@ from dataclasses import dataclass
 @dataclass
 class TextCall:
     name: str
-    arguments: dict | None      # None when malformed
-    raw: str                    # the text the call was read from
+    arguments: dict | None  # None when malformed
+    raw: str  # the text the call was read from
     problem: str | None = None  # why it cannot be run (malformed)
 
 
@@ -158,7 +158,7 @@ def _python_calls(text: str, known: set[str] | None) -> list[TextCall]:
         end = _closing_paren(text, m.end() - 1)
         if end is None:
             continue
-        source = text[m.start(1):end + 1]
+        source = text[m.start(1) : end + 1]
         try:
             node = ast.parse(source, mode="eval").body
         except SyntaxError:

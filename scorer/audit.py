@@ -86,12 +86,23 @@ def first_exposures(item: ItemOutcome) -> list[dict]:
             if first:
                 break
         if first is None:
-            out.append({"paper_id": pid, "exposed": False, "seq": None, "rank": None, "tool": None, "inspected_later": False})
+            out.append(
+                {"paper_id": pid, "exposed": False, "seq": None, "rank": None, "tool": None, "inspected_later": False}
+            )
             continue
         seq, rank, tool = first
         later = any(is_inspection(c) and c.paper_id == pid and c.seq > seq for c in item.calls)
-        out.append({"paper_id": pid, "exposed": True, "seq": seq, "rank": rank, "tool": tool, "band": rank_band(rank),
-                    "inspected_later": later})
+        out.append(
+            {
+                "paper_id": pid,
+                "exposed": True,
+                "seq": seq,
+                "rank": rank,
+                "tool": tool,
+                "band": rank_band(rank),
+                "inspected_later": later,
+            }
+        )
     return out
 
 
@@ -126,7 +137,9 @@ def summarize_exposure(per_item: list[list[dict]]) -> dict:
         "inspected_later": total_later,
         "share_inspected": total_later / total_exposed if total_exposed else None,
         "first_rank_mean": sum(ranks) / total_exposed if total_exposed else None,
-        "first_rank_median": (ranks[(total_exposed - 1) // 2] + ranks[total_exposed // 2]) / 2 if total_exposed else None,
+        "first_rank_median": (ranks[(total_exposed - 1) // 2] + ranks[total_exposed // 2]) / 2
+        if total_exposed
+        else None,
         "first_exposed_by_tool": dict(sorted(by_tool.items())),
         "by_rank_band": bands,
     }

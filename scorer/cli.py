@@ -21,10 +21,20 @@ from agenthop.scorer.errors import ScorerError
 from agenthop.scorer.results import SCORER_VERSION
 
 #: How each library parameter is spelled on the command line.
-FLAGS = {"server_log": "--server-log", "items": "--items", "corpus": "--corpus", "jobs": "--jobs", "runs": "RUN",
-         "out": "--out", "tiers": "--tiers", "external": "--external"}
-SERVER_LOG_HELP = ("Checkpoint log of a server the run(s) used (agenthop-runner --server URL): a run directory without "
-                   "server-log.sqlite reads its label's records from it.")
+FLAGS = {
+    "server_log": "--server-log",
+    "items": "--items",
+    "corpus": "--corpus",
+    "jobs": "--jobs",
+    "runs": "RUN",
+    "out": "--out",
+    "tiers": "--tiers",
+    "external": "--external",
+}
+SERVER_LOG_HELP = (
+    "Checkpoint log of a server the run(s) used (agenthop-runner --server URL): a run directory without "
+    "server-log.sqlite reads its label's records from it."
+)
 
 
 def default_jobs() -> int:
@@ -64,15 +74,32 @@ def main() -> None:
 @main.command("score")
 @click.argument("runs", nargs=-1, required=True)
 @click.option("--corpus", default="corpus.sqlite", show_default=True, help="Corpus file with the gold labels.")
-@click.option("--out", "out", default="report", show_default=True, type=click.Path(file_okay=False),
-              help="Directory for summary.json, report.md, report.html (one subdirectory per run when several).")
-@click.option("--items", type=click.Path(exists=True, dir_okay=False),
-              help="Expected item set (qa/full.jsonl, split jsonl with 'id', or bare IDs); missing items are unobservable.")
+@click.option(
+    "--out",
+    "out",
+    default="report",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Directory for summary.json, report.md, report.html (one subdirectory per run when several).",
+)
+@click.option(
+    "--items",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Expected item set (qa/full.jsonl, split jsonl with 'id', or bare IDs); missing items are unobservable.",
+)
 @click.option("--replicates", is_flag=True, help="Treat all given runs as replicates of one configuration.")
 @click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False), help=SERVER_LOG_HELP)
-@click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Processes scoring runs side by side [default: the CPUs available, at most 8].")
-@click.option("--view", is_flag=True, help="Also write the trajectory viewer to OUT/view/ and link every item of the reports to it.")
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes scoring runs side by side [default: the CPUs available, at most 8].",
+)
+@click.option(
+    "--view",
+    is_flag=True,
+    help="Also write the trajectory viewer to OUT/view/ and link every item of the reports to it.",
+)
 def score_cmd(runs, corpus, out, items, replicates, server_log, jobs, view):
     """Score RUN(s): run directories or checkpoint logs PATH.sqlite[::LABEL]."""
     from agenthop.scorer.scoring import score
@@ -80,8 +107,17 @@ def score_cmd(runs, corpus, out, items, replicates, server_log, jobs, view):
 
     console = make_console()
     try:
-        result = score(runs, corpus, items=items, server_log=server_log, replicates=replicates, out=out,
-                       jobs=jobs or default_jobs(), view=view, on_run=lambda r: print_run(r.summary, console))
+        result = score(
+            runs,
+            corpus,
+            items=items,
+            server_log=server_log,
+            replicates=replicates,
+            out=out,
+            jobs=jobs or default_jobs(),
+            view=view,
+            on_run=lambda r: print_run(r.summary, console),
+        )
     except ScorerError as exc:
         raise fail(exc) from exc
     if result.comparison is not None:
@@ -117,7 +153,9 @@ def compare_cmd(run_a, run_b, corpus, seed, resamples, items, out, server_log):
     from agenthop.scorer.terminal import print_pair
 
     try:
-        result = compare(run_a, run_b, corpus, items=items, server_log=server_log, seed=seed, resamples=resamples, out=out)
+        result = compare(
+            run_a, run_b, corpus, items=items, server_log=server_log, seed=seed, resamples=resamples, out=out
+        )
     except ScorerError as exc:
         raise fail(exc) from exc
     print_pair(result.pair)
@@ -126,26 +164,53 @@ def compare_cmd(run_a, run_b, corpus, seed, resamples, items, out, server_log):
 @main.command("panel")
 @click.argument("runs", nargs=-1, required=True)
 @click.option("--corpus", default="corpus.sqlite", show_default=True, help="Corpus file with the gold labels.")
-@click.option("--out", required=True, type=click.Path(file_okay=False), help="Directory for panel.json, panel.md, panel.html.")
-@click.option("--tiers", type=click.Path(exists=True, dir_okay=False),
-              help="TOML or CSV file giving runs a tier (or family) label, a model and a role (docs/scoring.md).")
-@click.option("--external", type=click.Path(exists=True, dir_okay=False),
-              help="CSV of external benchmark scores per model (a model column, then one column per benchmark), "
-                   "for the correlation table (docs/scoring.md).")
+@click.option(
+    "--out", required=True, type=click.Path(file_okay=False), help="Directory for panel.json, panel.md, panel.html."
+)
+@click.option(
+    "--tiers",
+    type=click.Path(exists=True, dir_okay=False),
+    help="TOML or CSV file giving runs a tier (or family) label, a model and a role (docs/scoring.md).",
+)
+@click.option(
+    "--external",
+    type=click.Path(exists=True, dir_okay=False),
+    help="CSV of external benchmark scores per model (a model column, then one column per benchmark), "
+    "for the correlation table (docs/scoring.md).",
+)
 @click.option("--items", type=click.Path(exists=True, dir_okay=False), help="Expected item set (as for score).")
 @click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False), help=SERVER_LOG_HELP)
-@click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Processes scoring runs side by side [default: the CPUs available, at most 8].")
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes scoring runs side by side [default: the CPUs available, at most 8].",
+)
 @click.option("--seed", default=0, show_default=True, type=int, help="Bootstrap seed (ablation table).")
-@click.option("--resamples", default=10000, show_default=True, type=click.IntRange(min=1),
-              help="Bootstrap resamples (ablation table).")
+@click.option(
+    "--resamples",
+    default=10000,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Bootstrap resamples (ablation table).",
+)
 def panel_cmd(runs, corpus, out, tiers, external, items, server_log, jobs, seed, resamples):
     """The paper's tables and figures from a panel of RUN(s) on one corpus: panel.json, panel.md, panel.html."""
     from agenthop.scorer.panel_scoring import panel
 
     try:
-        result = panel(runs, corpus, out, tiers=tiers, items=items, server_log=server_log, jobs=jobs or default_jobs(),
-                       seed=seed, resamples=resamples, external=external)
+        result = panel(
+            runs,
+            corpus,
+            out,
+            tiers=tiers,
+            items=items,
+            server_log=server_log,
+            jobs=jobs or default_jobs(),
+            seed=seed,
+            resamples=resamples,
+            external=external,
+        )
     except ScorerError as exc:
         raise fail(exc) from exc
     click.echo(f"panel of {len(result['runs'])} runs written to {out}")
@@ -154,10 +219,16 @@ def panel_cmd(runs, corpus, out, tiers, external, items, server_log, jobs, seed,
 @main.command("view")
 @click.argument("runs", nargs=-1, required=True)
 @click.option("--corpus", default="corpus.sqlite", show_default=True, help="Corpus file with the gold labels.")
-@click.option("--out", required=True, type=click.Path(file_okay=False), help="Directory for index.html and its sessions/.")
+@click.option(
+    "--out", required=True, type=click.Path(file_okay=False), help="Directory for index.html and its sessions/."
+)
 @click.option("--items", type=click.Path(exists=True, dir_okay=False), help="Expected item set (as for score).")
-@click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False),
-              help="Checkpoint log of a server the run(s) used, for run directories without server-log.sqlite.")
+@click.option(
+    "--server-log",
+    "server_log",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Checkpoint log of a server the run(s) used, for run directories without server-log.sqlite.",
+)
 def view_cmd(runs, corpus, out, items, server_log):
     """Write a trajectory viewer for RUN(s): OUT/index.html, which opens offline in a browser."""
     from agenthop.scorer.scoring import write_viewer

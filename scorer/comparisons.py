@@ -79,9 +79,15 @@ def replicate_groups(summaries: list[dict], all_replicates: bool) -> dict[str, l
 
 def multi_run(summaries: list[dict], *, all_replicates: bool = False) -> dict:
     names = [s["run"]["name"] for s in summaries]
-    rows = [{"run": s["run"]["name"], "n": s["items"]["n"],
-             "paper_recall": s["metrics"]["overall"]["paper_recall"], **{k: s["headline"][k] for k in HEADLINE_KEYS}}
-            for s in summaries]
+    rows = [
+        {
+            "run": s["run"]["name"],
+            "n": s["items"]["n"],
+            "paper_recall": s["metrics"]["overall"]["paper_recall"],
+            **{k: s["headline"][k] for k in HEADLINE_KEYS},
+        }
+        for s in summaries
+    ]
     maps = [_items(s) for s in summaries]
     common = [i for i in maps[0] if all(i in m for m in maps[1:])] if maps else []
     matrix = np.array([[m[i]["correct"] for m in maps] for i in common], dtype=float).reshape(len(common), len(maps))
@@ -93,8 +99,16 @@ def multi_run(summaries: list[dict], *, all_replicates: bool = False) -> dict:
         a = np.array([maps[x][i]["correct"] for i in common])
         b = np.array([maps[y][i]["correct"] for i in common])
         g, l_ = int(((b == 1) & (a == 0)).sum()), int(((b == 0) & (a == 1)).sum())
-        pairs.append({"run_a": names[x], "run_b": names[y], "difference": float(b.mean() - a.mean()) if len(common) else None,
-                      "gains": g, "losses": l_, "mcnemar_exact_p": stats.mcnemar_exact(g, l_)})
+        pairs.append(
+            {
+                "run_a": names[x],
+                "run_b": names[y],
+                "difference": float(b.mean() - a.mean()) if len(common) else None,
+                "gains": g,
+                "losses": l_,
+                "mcnemar_exact_p": stats.mcnemar_exact(g, l_),
+            }
+        )
     groups = replicate_groups(summaries, all_replicates)
     replicates = {}
     for root, idx in groups.items():

@@ -91,7 +91,7 @@ class Gold:
             " i.seed_paper_id, g.correct_index, g.distractor_types, g.gold_paper_ids, g.gold_arxiv_ids,"
             " g.bridge_paper_ids FROM items i JOIN gold_items g ON g.item_id = i.item_id ORDER BY i.position"
         )
-        for (item_id, qt, depth, rt, venue, tier, skill, options, seed, ci, dt, gp, ga, bp) in rows:
+        for item_id, qt, depth, rt, venue, tier, skill, options, seed, ci, dt, gp, ga, bp in rows:
             self.items[item_id] = GoldItem(
                 item_id=item_id,
                 qtype=qtype_of(qt, item_id),
@@ -129,9 +129,7 @@ class Gold:
             return None
         key = (arxiv_id, int(index))
         if key not in self._texts:
-            row = self.conn.execute(
-                "SELECT text FROM sections WHERE arxiv_id = ? AND position = ?", key
-            ).fetchone()
+            row = self.conn.execute("SELECT text FROM sections WHERE arxiv_id = ? AND position = ?", key).fetchone()
             self._texts[key] = row[0] if row else None
         return self._texts[key]
 
@@ -140,8 +138,12 @@ class Gold:
         if arxiv_id is None:
             return []
         if arxiv_id not in self._headers:
-            self._headers[arxiv_id] = [h for (h,) in self.conn.execute(
-                "SELECT header FROM sections WHERE arxiv_id = ? ORDER BY position", (arxiv_id,))]
+            self._headers[arxiv_id] = [
+                h
+                for (h,) in self.conn.execute(
+                    "SELECT header FROM sections WHERE arxiv_id = ? ORDER BY position", (arxiv_id,)
+                )
+            ]
         return self._headers[arxiv_id]
 
     def provenance(self) -> dict:

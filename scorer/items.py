@@ -122,9 +122,7 @@ class ItemOutcome:
             if self.termination == "token_limit" and self.turn_records:
                 token_cap_turn = self.turn_records[-1].turn
             calls = [
-                len(t.tool_calls)
-                for t in self.turn_records
-                if t.tool_calls or not t.error or t.turn == token_cap_turn
+                len(t.tool_calls) for t in self.turn_records if t.tool_calls or not t.error or t.turn == token_cap_turn
             ]
             return sum(calls), len(calls), sum(1 for n in calls if n == 0)
         if source == "checkpoint":
@@ -181,7 +179,15 @@ def resolve_items(run: Run, gold: Gold, expected: list[str] | None = None) -> tu
             item_end = matches[-1] if matches else None
         turns = turns_by_session.get(chosen.session_id, []) if chosen is not None else []
         turns = sorted(turns, key=lambda t: t.turn)
-        outcomes.append(ItemOutcome(item_id=iid, gold=gold.items[iid], session=chosen, n_sessions=len(sessions),
-                                    item_end=item_end, turn_records=turns))
+        outcomes.append(
+            ItemOutcome(
+                item_id=iid,
+                gold=gold.items[iid],
+                session=chosen,
+                n_sessions=len(sessions),
+                item_end=item_end,
+                turn_records=turns,
+            )
+        )
     info["items_with_retries"] = retried
     return outcomes, info

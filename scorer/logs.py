@@ -44,7 +44,16 @@ import msgspec
 from agenthop.scorer.errors import RunSpecError
 from agenthop.server.log import LogError, run_labels
 from agenthop.server.log import structs as log_structs
-from agenthop.server.log.structs import AttemptError, AttemptStart, ItemEnd, Record, RunStart, SessionEnd, SessionStart, Turn
+from agenthop.server.log.structs import (
+    AttemptError,
+    AttemptStart,
+    ItemEnd,
+    Record,
+    RunStart,
+    SessionEnd,
+    SessionStart,
+    Turn,
+)
 
 LOG_FILE = "server-log.sqlite"
 RUNNER_FILE = "runner.jsonl"
@@ -230,7 +239,9 @@ def read_checkpoint_records(path: Path, run: str | None = None, kinds: tuple[str
         yield _loads(text)
 
 
-def read_typed_records(path: Path, run: str | None = None, kinds: tuple[str, ...] | None = None) -> Iterator[Record | None]:
+def read_typed_records(
+    path: Path, run: str | None = None, kinds: tuple[str, ...] | None = None
+) -> Iterator[Record | None]:
     """The records of a checkpoint log as ``SessionStart``, ``Call`` and ``SessionEnd`` Structs, in write order;
     None for a record of a kind this version does not know. A record that does not fit its model raises RunSpecError."""
     for record_id, kind, text in _rows(path, run, kinds, "id, kind, record"):
@@ -243,7 +254,11 @@ def read_typed_records(path: Path, run: str | None = None, kinds: tuple[str, ...
             raise RunSpecError(
                 "{path}: record {id} is not a valid {kind} record ({error}). AgentHop's server writes only records "
                 "of the format in docs/log-format.md: this log was edited or written by another program.",
-                path=path, id=record_id, kind=kind, error=exc) from exc
+                path=path,
+                id=record_id,
+                kind=kind,
+                error=exc,
+            ) from exc
 
 
 def _runner_lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -296,9 +311,14 @@ def read_runner_records(path: Path) -> tuple[list[Record], int]:
             skipped += 1
             continue
         if kind in log_structs.RUNNER_KINDS:
-            raise RunSpecError("{path}, line {line}: not a valid {kind} record ({error}). The runner writes only records "
-                               "of the format in docs/log-format.md: this file was edited or written by another program.",
-                               path=path, line=lineno, kind=kind, error=problem) from problem
+            raise RunSpecError(
+                "{path}, line {line}: not a valid {kind} record ({error}). The runner writes only records "
+                "of the format in docs/log-format.md: this file was edited or written by another program.",
+                path=path,
+                line=lineno,
+                kind=kind,
+                error=problem,
+            ) from problem
     return records, skipped
 
 
@@ -340,7 +360,9 @@ def _load_manifest(run_dir: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise RunSpecError("{path}: not valid JSON ({msg} at line {line})", path=path, msg=exc.msg, line=exc.lineno) from exc
+        raise RunSpecError(
+            "{path}: not valid JSON ({msg} at line {line})", path=path, msg=exc.msg, line=exc.lineno
+        ) from exc
     if not isinstance(data, dict):
         raise RunSpecError("{path}: expected a JSON object", path=path)
     return data
@@ -373,18 +395,37 @@ def _load_dir(run_dir: Path, server_log: Path | None = None, starts_only: bool =
         except LogError as exc:
             raise RunSpecError("{server_log}: {exc}", "server_log", exc=exc) from exc
         if label not in labels:
-            raise RunSpecError("{log} has no run labelled {label} (the label of {run_dir}); labels present: {labels}.",
-                               "server_log", log=log_path, label=repr(label), run_dir=run_dir, labels=", ".join(labels) or "none")
+            raise RunSpecError(
+                "{log} has no run labelled {label} (the label of {run_dir}); labels present: {labels}.",
+                "server_log",
+                log=log_path,
+                label=repr(label),
+                run_dir=run_dir,
+                labels=", ".join(labels) or "none",
+            )
         sessions, n = build_sessions(read_typed_records(log_path, run=label, kinds=kinds))
     else:
-        what = f"holds {RUNNER_FILE} but no {LOG_FILE}" if runner_path.exists() else f"is a directory without {LOG_FILE}"
+        what = (
+            f"holds {RUNNER_FILE} but no {LOG_FILE}" if runner_path.exists() else f"is a directory without {LOG_FILE}"
+        )
         raise RunSpecError(
             "{run_dir} {what}. A run made against a running server keeps its checkpoint log with the server: "
             "give that log as {server_log}. Otherwise pass a run directory or a checkpoint log file.",
-            "server_log", run_dir=run_dir, what=what,
+            "server_log",
+            run_dir=run_dir,
+            what=what,
         )
-    return Run(name=run_dir.name, label=label, log_path=log_path, run_dir=run_dir, manifest=manifest,
-               sessions=sessions, runner_records=runner_records, runner_lines_skipped=skipped, n_records=n)
+    return Run(
+        name=run_dir.name,
+        label=label,
+        log_path=log_path,
+        run_dir=run_dir,
+        manifest=manifest,
+        sessions=sessions,
+        runner_records=runner_records,
+        runner_lines_skipped=skipped,
+        n_records=n,
+    )
 
 
 def _labels(path: Path) -> list[str]:
@@ -400,14 +441,22 @@ def _load_file(path: Path, label: str | None, all_labels: bool, starts_only: boo
     labels = _labels(path)
     if label is not None:
         if label not in labels:
-            raise RunSpecError("{path} has no run labelled {label}; labels present: {labels}.",
-                               path=path, label=repr(label), labels=", ".join(labels) or "none")
+            raise RunSpecError(
+                "{path} has no run labelled {label}; labels present: {labels}.",
+                path=path,
+                label=repr(label),
+                labels=", ".join(labels) or "none",
+            )
         chosen: list[str | None] = [label]
     elif not labels:
         chosen = [None]
     elif not all_labels and len(labels) > 1:
-        raise RunSpecError("{path} holds {n} runs ({labels}); pick one with {path}::LABEL.",
-                           path=path, n=len(labels), labels=", ".join(labels))
+        raise RunSpecError(
+            "{path} holds {n} runs ({labels}); pick one with {path}::LABEL.",
+            path=path,
+            n=len(labels),
+            labels=", ".join(labels),
+        )
     else:
         chosen = list(labels)
     runs = []
@@ -419,6 +468,7 @@ def _load_file(path: Path, label: str | None, all_labels: bool, starts_only: boo
 
 
 # -- DataFrames --------------------------------------------------------------
+
 
 def run_records(run: Run) -> list[dict]:
     """Flat dicts of every checkpoint record of a run (sessions in log order), as the records are stored."""
@@ -434,9 +484,7 @@ def to_dataframe(records: Iterable[dict | Record] | Run):
     try:
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "to_dataframe needs pandas, which is not installed: pip install pandas"
-        ) from exc
+        raise ImportError("to_dataframe needs pandas, which is not installed: pip install pandas") from exc
     if isinstance(records, Run):
         records = run_records(records)
     rows: list[dict[str, Any]] = [msgspec.to_builtins(rec) if isinstance(rec, Record) else dict(rec) for rec in records]

@@ -17,8 +17,9 @@ BUDGET_BANDS = ((0, 5), (6, 10), (11, 15), (16, 20), (21, 25), (26, 30), (31, No
 
 def delivered_reads(it: ItemOutcome) -> list[Call]:
     """Every read_section call that executed with outcome ok and delivered text, in call order."""
-    return [c for c in it.calls
-            if c.tool == "read_section" and c.executed and c.outcome == "ok" and c.delivered is not None]
+    return [
+        c for c in it.calls if c.tool == "read_section" and c.executed and c.outcome == "ok" and c.delivered is not None
+    ]
 
 
 def gold_reads(it: ItemOutcome, gold: Gold) -> list[tuple[Call, bool]]:
@@ -39,9 +40,12 @@ def gold_reads(it: ItemOutcome, gold: Gold) -> list[tuple[Call, bool]]:
         first_arxiv.setdefault(pid, d.arxiv_id)
         arxiv = g.gold_arxiv(pid) or first_arxiv[pid]
         d_arxiv = d.arxiv_id or arxiv
-        hit = any(label_matches_section(lab.section, d.header, gold.section_text(d_arxiv, d.section_index),
-                                        gold.section_headers(d_arxiv))
-                  for lab in g.direct_labels(arxiv))
+        hit = any(
+            label_matches_section(
+                lab.section, d.header, gold.section_text(d_arxiv, d.section_index), gold.section_headers(d_arxiv)
+            )
+            for lab in g.direct_labels(arxiv)
+        )
         out.append((c, hit))
     return out
 
@@ -206,8 +210,14 @@ def resources(rows: list[dict]) -> dict:
         if not vals:
             return {"measured": False, "n": 0, "mean": None, "median": None, "max": None, "sources": []}
         m = len(vals)
-        return {"measured": True, "n": m, "mean": sum(vals) / m, "median": (vals[(m - 1) // 2] + vals[m // 2]) / 2,
-                "max": vals[-1], "sources": sorted({r.get(key + "_source") for r in obs if r.get(key + "_source")})}
+        return {
+            "measured": True,
+            "n": m,
+            "mean": sum(vals) / m,
+            "median": (vals[(m - 1) // 2] + vals[m // 2]) / 2,
+            "max": vals[-1],
+            "sources": sorted({r.get(key + "_source") for r in obs if r.get(key + "_source")}),
+        }
 
     budget = dist("budget")
     budget.pop("sources")
@@ -237,11 +247,20 @@ def failure_attribution(items: list[ItemOutcome]) -> dict:
     n = len(wrong)
     # same_paper (right paper, wrong passage) is listed whenever the run's items have such a distractor.
     offered = {k for it in items for k in (it.gold.distractor_types or [])}
-    order = ["seed_only", "wrong_paper", *(["same_paper"] if "same_paper" in offered else []), "no_context", "unknown",
-             "no_answer"]
+    order = [
+        "seed_only",
+        "wrong_paper",
+        *(["same_paper"] if "same_paper" in offered else []),
+        "no_context",
+        "unknown",
+        "no_answer",
+    ]
     keys = order + sorted(k for k in counts if k not in order)
-    return {"n_wrong": n, "counts": {k: counts.get(k, 0) for k in keys},
-            "rates": {k: _rate(counts.get(k, 0), n) for k in keys}}
+    return {
+        "n_wrong": n,
+        "counts": {k: counts.get(k, 0) for k in keys},
+        "rates": {k: _rate(counts.get(k, 0), n) for k in keys},
+    }
 
 
 def position_bias(items: list[ItemOutcome]) -> dict:

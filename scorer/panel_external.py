@@ -34,8 +34,11 @@ def read_external(path: str | Path) -> dict[str, dict[str, float]]:
     reader = csv.DictReader(text.splitlines())
     header = reader.fieldnames or []
     if "model" not in header or len(header) < 2:
-        raise _bad(path, "the CSV header must name a 'model' column and at least one benchmark column "
-                         "(model,benchmark_a,benchmark_b,...).")
+        raise _bad(
+            path,
+            "the CSV header must name a 'model' column and at least one benchmark column "
+            "(model,benchmark_a,benchmark_b,...).",
+        )
     scores: dict[str, dict[str, float]] = {}
     for line, row in enumerate(reader, start=2):
         model = (row.get("model") or "").strip()
@@ -53,8 +56,11 @@ def read_external(path: str | Path) -> dict[str, dict[str, float]]:
             try:
                 value = float(cell)
             except ValueError:
-                raise _bad(path, f"line {line}, column {bench!r}: {cell!r} is not a number "
-                                 "(leave the cell empty for an unknown score).") from None
+                raise _bad(
+                    path,
+                    f"line {line}, column {bench!r}: {cell!r} is not a number "
+                    "(leave the cell empty for an unknown score).",
+                ) from None
             if not math.isfinite(value):
                 raise _bad(path, f"line {line}, column {bench!r}: {cell!r} is not a finite number.")
             values[bench] = value
@@ -75,8 +81,15 @@ def _interval(r: float, n: int, variance: float) -> list[float] | None:
 def correlation(xs: list[float], ys: list[float]) -> dict:
     """Spearman's rho and Pearson's r of paired values, with two-sided p and 95% intervals (None where undefined)."""
     n = len(xs)
-    out = {"n": n, "spearman": None, "spearman_p": None, "spearman_ci95": None,
-           "pearson": None, "pearson_p": None, "pearson_ci95": None}
+    out = {
+        "n": n,
+        "spearman": None,
+        "spearman_p": None,
+        "spearman_ci95": None,
+        "pearson": None,
+        "pearson_p": None,
+        "pearson_ci95": None,
+    }
     if n < 3:
         out["missing"] = f"a correlation needs three or more models with both scores, got {n}"
         return out
@@ -86,8 +99,14 @@ def correlation(xs: list[float], ys: list[float]) -> dict:
     sp = stats.preload().spearmanr(xs, ys)
     pe = stats.preload().pearsonr(xs, ys)
     rho, r = float(sp.statistic), float(pe.statistic)
-    out.update(spearman=rho, spearman_p=float(sp.pvalue), spearman_ci95=_interval(rho, n, SPEARMAN_VARIANCE),
-               pearson=r, pearson_p=float(pe.pvalue), pearson_ci95=_interval(r, n, 1.0))
+    out.update(
+        spearman=rho,
+        spearman_p=float(sp.pvalue),
+        spearman_ci95=_interval(rho, n, SPEARMAN_VARIANCE),
+        pearson=r,
+        pearson_p=float(pe.pvalue),
+        pearson_ci95=_interval(r, n, 1.0),
+    )
     if n < 4:
         out["note"] = "intervals need four or more models"
     return out
@@ -99,14 +118,18 @@ def model_accuracy(full: list[dict]) -> dict[str, dict]:
     for e in full:
         if e["model"] and e["overall"]["accuracy"] is not None:
             groups.setdefault(e["model"], []).append(e)
-    return {m: {"accuracy": sum(e["overall"]["accuracy"] for e in runs) / len(runs), "runs": [e["name"] for e in runs]}
-            for m, runs in groups.items()}
+    return {
+        m: {"accuracy": sum(e["overall"]["accuracy"] for e in runs) / len(runs), "runs": [e["name"] for e in runs]}
+        for m, runs in groups.items()
+    }
 
 
 def external_correlations(full: list[dict], scores: dict[str, dict[str, float]] | None) -> dict:
     if scores is None:
-        return {"missing": "the correlation with external benchmarks needs a CSV of external scores per model "
-                           "(agenthop-scorer panel --external FILE: a model column, then one column per benchmark)"}
+        return {
+            "missing": "the correlation with external benchmarks needs a CSV of external scores per model "
+            "(agenthop-scorer panel --external FILE: a model column, then one column per benchmark)"
+        }
     accuracy = model_accuracy(full)
     benchmarks = sorted({b for values in scores.values() for b in values})
     rows = []
@@ -115,6 +138,9 @@ def external_correlations(full: list[dict], scores: dict[str, dict[str, float]] 
         xs = [scores[m][bench] for m in models]
         ys = [accuracy[m]["accuracy"] for m in models]
         rows.append({"benchmark": bench, "models": models, **correlation(xs, ys)})
-    return {"rows": rows, "accuracy": accuracy,
-            "unmatched": sorted(set(scores) - set(accuracy)),
-            "without_scores": sorted(m for m in accuracy if not scores.get(m))}
+    return {
+        "rows": rows,
+        "accuracy": accuracy,
+        "unmatched": sorted(set(scores) - set(accuracy)),
+        "without_scores": sorted(m for m in accuracy if not scores.get(m)),
+    }

@@ -33,8 +33,9 @@ def transition_multiples(rows: list[dict], tools: list[str]) -> str:
     n = len(rows)
     cols = min(3, n)
     lines = math.ceil(n / cols)
-    fig, axes = _pyplot().subplots(lines, cols, figsize=(3.2 * cols + 0.9, 3.2 * lines + 0.4), squeeze=False,
-                                   layout="constrained")
+    fig, axes = _pyplot().subplots(
+        lines, cols, figsize=(3.2 * cols + 0.9, 3.2 * lines + 0.4), squeeze=False, layout="constrained"
+    )
     labels = [_SHORT.get(t, t) for t in tools]
     for ax in axes.flat[n:]:
         ax.axis("off")
@@ -56,7 +57,9 @@ def missing_plots(panel: dict) -> dict[str, str]:
     d = panel["difficulty"]
     if "missing" in d:
         out["panel-coverage"] = f"Item coverage: not drawn: {d['missing']}."
-    pts = [r for r in panel["accuracy_vs_recall"]["rows"] if r["paper_recall"] is not None and r["accuracy"] is not None]
+    pts = [
+        r for r in panel["accuracy_vs_recall"]["rows"] if r["paper_recall"] is not None and r["accuracy"] is not None
+    ]
     if not pts:
         out["panel-accuracy-vs-recall"] = "Accuracy vs paper recall: not drawn: no full-tool run has both measured."
     if not any(any(any(r) for r in row["counts"]) for row in panel["transitions"]["rows"]):
@@ -72,8 +75,9 @@ def panel_plots(panel: dict) -> dict[str, str]:
         plots["panel-coverage"] = coverage_histogram(d["histogram"], d["n_runs"])
     if "panel-accuracy-vs-recall" not in missing:
         pts = [(r["run"], r["paper_recall"], r["accuracy"]) for r in panel["accuracy_vs_recall"]["rows"]]
-        plots["panel-accuracy-vs-recall"] = accuracy_vs_recall(pts, "Accuracy vs paper recall per run (dotted: y = x)",
-                                                               "panel-accuracy-vs-recall")
+        plots["panel-accuracy-vs-recall"] = accuracy_vs_recall(
+            pts, "Accuracy vs paper recall per run (dotted: y = x)", "panel-accuracy-vs-recall"
+        )
     if "panel-transitions" not in missing:
         plots["panel-transitions"] = transition_multiples(panel["transitions"]["rows"], panel["transitions"]["tools"])
     return plots

@@ -30,7 +30,12 @@ def check_one_corpus(heads: list[tuple[str, set[str]]]) -> None:
         raise CorpusMismatchError(
             "the runs were made on different corpora: run {run_a} on corpus {id_a}, run {run_b} on corpus {id_b}. "
             "A panel compares runs on the same items: give runs made on one corpus.",
-            "runs", run_a=run_a, id_a=id_a, run_b=run_b, id_b=id_b)
+            "runs",
+            run_a=run_a,
+            id_a=id_a,
+            run_b=run_b,
+            id_b=id_b,
+        )
 
 
 def unique_names(names: list[str]) -> list[str]:
@@ -43,9 +48,19 @@ def unique_names(names: list[str]) -> list[str]:
     return out
 
 
-def panel(runs: Iterable[str | Path], corpus: str | Path, out: str | Path | None = None, *,
-          tiers: str | Path | None = None, items: str | Path | None = None, server_log: str | Path | None = None,
-          jobs: int = 1, seed: int = 0, resamples: int = 10000, external: str | Path | None = None) -> dict:
+def panel(
+    runs: Iterable[str | Path],
+    corpus: str | Path,
+    out: str | Path | None = None,
+    *,
+    tiers: str | Path | None = None,
+    items: str | Path | None = None,
+    server_log: str | Path | None = None,
+    jobs: int = 1,
+    seed: int = 0,
+    resamples: int = 10000,
+    external: str | Path | None = None,
+) -> dict:
     """The panel of ``runs`` (panel.json as a dict); with ``out``, also panel.json, panel.md and panel.html there.
 
     tiers: a TOML or CSV file giving runs a tier (or family) label, a model name and a role (panel_labels.py);

@@ -30,11 +30,31 @@ ROLES = ("full", "closed_book", "no_search", "read_first", "other_ablation")
 QUALITY = ("accuracy", "paper_recall_st", "paper_recall_mt", "section_recall", "conversion_st", "conversion_mt")
 MAIN_COLUMNS = QUALITY + ("calls_per_turn", "mean_tokens", "mean_turns", "mean_budget", "non_submission")
 #: Terminations a non-submitted item can have, in the order of the paper's Table 15 (caps first).
-NON_SUBMISSION = ("token_limit", "max_turns", "budget", "empty_response", "error", "abandoned", "unobservable", "answer")
+NON_SUBMISSION = (
+    "token_limit",
+    "max_turns",
+    "budget",
+    "empty_response",
+    "error",
+    "abandoned",
+    "unobservable",
+    "answer",
+)
 BIGRAM_CANDIDATES = len(TOOLS) ** 2
 ALPHA = 0.05
-ITEM_KEYS = ("qtype", "cell", "consensus_tier", "correct", "paper_recall", "observed", "answer", "termination",
-             "contact", "trajectory", "gold_papers")
+ITEM_KEYS = (
+    "qtype",
+    "cell",
+    "consensus_tier",
+    "correct",
+    "paper_recall",
+    "observed",
+    "answer",
+    "termination",
+    "contact",
+    "trajectory",
+    "gold_papers",
+)
 UNTIERED = "all runs"
 
 
@@ -102,20 +122,36 @@ def _best(rows: list[dict], col: str) -> set[str]:
 
 def conversion_test(a: dict, b: dict, qtype: str) -> dict:
     """Exact McNemar of correctness on the items of ``qtype`` both runs recalled (paper recall 1)."""
-    common = [i for i, r in a["items"].items() if r["qtype"] == qtype and r["paper_recall"]
-              and i in b["items"] and b["items"][i]["paper_recall"]]
+    common = [
+        i
+        for i, r in a["items"].items()
+        if r["qtype"] == qtype and r["paper_recall"] and i in b["items"] and b["items"][i]["paper_recall"]
+    ]
     only_a = sum(1 for i in common if a["items"][i]["correct"] and not b["items"][i]["correct"])
     only_b = sum(1 for i in common if b["items"][i]["correct"] and not a["items"][i]["correct"])
-    return {"n_common_recalled": len(common), "leader_only": only_a, "runner_up_only": only_b,
-            "mcnemar_exact_p": stats.mcnemar_exact(only_a, only_b)}
+    return {
+        "n_common_recalled": len(common),
+        "leader_only": only_a,
+        "runner_up_only": only_b,
+        "mcnemar_exact_p": stats.mcnemar_exact(only_a, only_b),
+    }
 
 
 def main_table(full: list[dict]) -> dict:
     tiers: dict[str, list[dict]] = {}
     for e in full:
         tiers.setdefault(e["tier"] or UNTIERED, []).append(e)
-    rows = [{"run": e["name"], "tier": e["tier"] or UNTIERED, "model": e["model"], "n": e["n"],
-             **{c: e["headline"][c] for c in MAIN_COLUMNS}, "marks": {}} for e in full]
+    rows = [
+        {
+            "run": e["name"],
+            "tier": e["tier"] or UNTIERED,
+            "model": e["model"],
+            "n": e["n"],
+            **{c: e["headline"][c] for c in MAIN_COLUMNS},
+            "marks": {},
+        }
+        for e in full
+    ]
     by_run = {r["run"]: r for r in rows}
     for col in QUALITY:
         if col.startswith("conversion"):
@@ -136,13 +172,17 @@ def main_table(full: list[dict]) -> dict:
             continue  # conversion needs a runner-up to test against
         for qtype in ("ST", "MT"):
             col = f"conversion_{qtype.lower()}"
-            ranked = sorted((e for e in members if e["headline"][col] is not None),
-                            key=lambda e: -e["headline"][col])
+            ranked = sorted((e for e in members if e["headline"][col] is not None), key=lambda e: -e["headline"][col])
             if len(ranked) < 2:
                 continue
             leader, runner_up = ranked[0], ranked[1]
-            test = {"tier": tier, "qtype": qtype, "leader": leader["name"], "runner_up": runner_up["name"],
-                    **conversion_test(leader, runner_up, qtype)}
+            test = {
+                "tier": tier,
+                "qtype": qtype,
+                "leader": leader["name"],
+                "runner_up": runner_up["name"],
+                **conversion_test(leader, runner_up, qtype),
+            }
             test["separates"] = test["mcnemar_exact_p"] < ALPHA
             tests.append(test)
             if test["separates"]:
@@ -154,11 +194,24 @@ def main_table(full: list[dict]) -> dict:
         tier_rows = [r for r in rows if r["tier"] == tier]
         for r in tier_rows:
             same = [o["run"] for o in tier_rows if o is not r and o["accuracy"] == r["accuracy"]]
-            r["rank"] = 1 + sum(1 for o in tier_rows if o["accuracy"] is not None and r["accuracy"] is not None
-                                and o["accuracy"] > r["accuracy"]) if r["accuracy"] is not None else None
+            r["rank"] = (
+                1
+                + sum(
+                    1
+                    for o in tier_rows
+                    if o["accuracy"] is not None and r["accuracy"] is not None and o["accuracy"] > r["accuracy"]
+                )
+                if r["accuracy"] is not None
+                else None
+            )
             r["tied_with"] = same
-    return {"tiers": order, "rows": rows, "conversion_tests": tests, "alpha": ALPHA,
-            "order": "tiers in the order given; rows by accuracy within each tier, best first; ties share a rank"}
+    return {
+        "tiers": order,
+        "rows": rows,
+        "conversion_tests": tests,
+        "alpha": ALPHA,
+        "order": "tiers in the order given; rows by accuracy within each tier, best first; ties share a rank",
+    }
 
 
 # -- per-run tables -------------------------------------------------------------------------------------
@@ -172,7 +225,10 @@ def cell_accuracy(full: list[dict]) -> dict:
         n = sum(e["by_cell"][c]["n"] for e in full)
         pooled[c] = _rate(sum(e["by_cell"][c]["correct"] for e in full), n)
     present = [c for c in CELLS if pooled[c] is not None]
-    exact = {c: Fraction(sum(e["by_cell"][c]["correct"] for e in full), sum(e["by_cell"][c]["n"] for e in full)) for c in present}
+    exact = {
+        c: Fraction(sum(e["by_cell"][c]["correct"] for e in full), sum(e["by_cell"][c]["n"] for e in full))
+        for c in present
+    }
     # Ties (equal pooled accuracy, compared as exact fractions) go to the first cell in CELLS order, and are stated.
     easiest_tied = [c for c in present if exact[c] == max(exact.values())] if present else []
     hardest_tied = [c for c in present if exact[c] == min(exact.values())] if present else []
@@ -187,10 +243,16 @@ def cell_accuracy(full: list[dict]) -> dict:
             cells[c] = {"n": m["n"], "accuracy": m["accuracy"], "half_width": (ci[1] - ci[0]) / 2 if ci else None}
         a, b = (cells[easiest]["accuracy"], cells[hardest]["accuracy"]) if present else (None, None)
         rows.append({"run": e["name"], "cells": cells, "drop": a - b if a is not None and b is not None else None})
-    return {"cells": list(CELLS), "pooled_accuracy": pooled, "easiest": easiest, "hardest": hardest,
-            "easiest_tied": easiest_tied if len(easiest_tied) > 1 else [],
-            "hardest_tied": hardest_tied if len(hardest_tied) > 1 else [],
-            "tie_rule": "cells of equal pooled accuracy: the first in the order ST-d1, ST-d2, MT-d1, MT-d2", "rows": rows}
+    return {
+        "cells": list(CELLS),
+        "pooled_accuracy": pooled,
+        "easiest": easiest,
+        "hardest": hardest,
+        "easiest_tied": easiest_tied if len(easiest_tied) > 1 else [],
+        "hardest_tied": hardest_tied if len(hardest_tied) > 1 else [],
+        "tie_rule": "cells of equal pooled accuracy: the first in the order ST-d1, ST-d2, MT-d1, MT-d2",
+        "rows": rows,
+    }
 
 
 def stopping(entries: list[dict]) -> dict:
@@ -198,8 +260,7 @@ def stopping(entries: list[dict]) -> dict:
 
 
 def after_wrong_paper(entries: list[dict]) -> dict:
-    return {"categories": list(AFTER_NONGOLD),
-            "rows": [{"run": e["name"], **e["after_nongold_read"]} for e in entries]}
+    return {"categories": list(AFTER_NONGOLD), "rows": [{"run": e["name"], **e["after_nongold_read"]} for e in entries]}
 
 
 def bigram_tests(entry: dict) -> list[dict]:
@@ -215,16 +276,29 @@ def bigram_tests(entry: dict) -> list[dict]:
         n_wo, c_wo = len(obs) - n_with, total_correct - c_with
         p = float(fisher([[c_with, n_with - c_with], [c_wo, n_wo - c_wo]])[1])
         acc_wo = _rate(c_wo, n_wo)
-        out.append({"bigram": list(bg), "n_with": n_with, "correct_with": c_with, "n_without": n_wo,
-                    "correct_without": c_wo, "difference": c_with / n_with - acc_wo if acc_wo is not None else None,
-                    "fisher_p": p, "p_bonferroni": min(1.0, p * BIGRAM_CANDIDATES),
-                    "significant": p * BIGRAM_CANDIDATES < ALPHA})
+        out.append(
+            {
+                "bigram": list(bg),
+                "n_with": n_with,
+                "correct_with": c_with,
+                "n_without": n_wo,
+                "correct_without": c_wo,
+                "difference": c_with / n_with - acc_wo if acc_wo is not None else None,
+                "fisher_p": p,
+                "p_bonferroni": min(1.0, p * BIGRAM_CANDIDATES),
+                "significant": p * BIGRAM_CANDIDATES < ALPHA,
+            }
+        )
     return out
 
 
 def bigrams(full: list[dict]) -> dict:
-    return {"candidates": BIGRAM_CANDIDATES, "alpha": ALPHA, "test": "two-sided Fisher exact, Bonferroni x 49",
-            "rows": [{"run": e["name"], "bigrams": bigram_tests(e)} for e in full]}
+    return {
+        "candidates": BIGRAM_CANDIDATES,
+        "alpha": ALPHA,
+        "test": "two-sided Fisher exact, Bonferroni x 49",
+        "rows": [{"run": e["name"], "bigrams": bigram_tests(e)} for e in full],
+    }
 
 
 def trigrams(full: list[dict]) -> dict:
@@ -232,9 +306,16 @@ def trigrams(full: list[dict]) -> dict:
     for e in full:
         tg = e["trigrams"]
         top = tg["most_frequent"]
-        rows.append({"run": e["name"], "total": tg["total"], "top": top["trigram"] if top else None,
-                     "top_count": top["count"] if top else 0, "concentration": top["share"] if top else None,
-                     "top5_share": _rate(sum(t["count"] for t in tg["top"]), tg["total"])})
+        rows.append(
+            {
+                "run": e["name"],
+                "total": tg["total"],
+                "top": top["trigram"] if top else None,
+                "top_count": top["count"] if top else 0,
+                "concentration": top["share"] if top else None,
+                "top5_share": _rate(sum(t["count"] for t in tg["top"]), tg["total"]),
+            }
+        )
     return {"rows": rows}
 
 
@@ -244,10 +325,19 @@ def non_submission(entries: list[dict]) -> dict:
         items = list(e["items"].values())
         counts = Counter(r["termination"] for r in items if r["answer"] is None)
         n = len(items)
-        rows.append({"run": e["name"], "n": n, "non_submitted": sum(counts.values()),
-                     "share": _rate(sum(counts.values()), n),
-                     "by_termination": {t: {"n": counts.get(t, 0), "share": _rate(counts.get(t, 0), n)}
-                                        for t in NON_SUBMISSION if counts.get(t) or t in NON_SUBMISSION[:3]}})
+        rows.append(
+            {
+                "run": e["name"],
+                "n": n,
+                "non_submitted": sum(counts.values()),
+                "share": _rate(sum(counts.values()), n),
+                "by_termination": {
+                    t: {"n": counts.get(t, 0), "share": _rate(counts.get(t, 0), n)}
+                    for t in NON_SUBMISSION
+                    if counts.get(t) or t in NON_SUBMISSION[:3]
+                },
+            }
+        )
     return {"terminations": list(NON_SUBMISSION), "rows": rows}
 
 
@@ -286,8 +376,10 @@ def contact(full: list[dict], partners: dict[str, dict]) -> dict:
     out = {"n": total, "runs": len(full), "rows": rows}
     without = sorted({e["model"] or e["name"] for e in full if e["model"] not in partners})
     if without:
-        out["missing"] = ("closed-book accuracy needs a closed-book run of the same model (run.json ablations, or "
-                          f"role closed_book in the tiers file) for: {', '.join(without)}")
+        out["missing"] = (
+            "closed-book accuracy needs a closed-book run of the same model (run.json ablations, or "
+            f"role closed_book in the tiers file) for: {', '.join(without)}"
+        )
     return out
 
 
@@ -296,8 +388,11 @@ def difficulty(full: list[dict]) -> dict:
     common = _common(full)
     n_runs = len(full)
     if n_runs < 2 or not common:
-        return {"n_runs": n_runs, "n_items": len(common),
-                "missing": "item difficulty needs two or more full-tool runs sharing items"}
+        return {
+            "n_runs": n_runs,
+            "n_items": len(common),
+            "missing": "item difficulty needs two or more full-tool runs sharing items",
+        }
     first = full[0]["items"]
     coverage = {i: sum(e["items"][i]["correct"] for e in full) for i in common}
 
@@ -313,23 +408,38 @@ def difficulty(full: list[dict]) -> dict:
         return {k: {b: groups[k].get(b, 0) for b in ("low", "mid", "high")} for k in keys}
 
     hist = Counter(coverage.values())
-    return {"n_runs": n_runs, "n_items": len(common),
-            "bands": {"low": f"answered by fewer than a third of the {n_runs} runs", "mid": "the rest",
-                      "high": "answered by more than two thirds of them"},
-            "by_cell": table("cell", CELLS), "by_tier": table("consensus_tier", ("gold", "silver", "bronze")),
-            "histogram": [hist.get(k, 0) for k in range(n_runs + 1)],
-            "per_item": coverage}
+    return {
+        "n_runs": n_runs,
+        "n_items": len(common),
+        "bands": {
+            "low": f"answered by fewer than a third of the {n_runs} runs",
+            "mid": "the rest",
+            "high": "answered by more than two thirds of them",
+        },
+        "by_cell": table("cell", CELLS),
+        "by_tier": table("consensus_tier", ("gold", "silver", "bronze")),
+        "histogram": [hist.get(k, 0) for k in range(n_runs + 1)],
+        "per_item": coverage,
+    }
 
 
 def transitions(full: list[dict]) -> dict:
-    return {"tools": list(TOOLS), "rows": [
-        {"run": e["name"], **transition_matrix([r["trajectory"] for r in e["items"].values() if r["observed"]])}
-        for e in full]}
+    return {
+        "tools": list(TOOLS),
+        "rows": [
+            {"run": e["name"], **transition_matrix([r["trajectory"] for r in e["items"].values() if r["observed"]])}
+            for e in full
+        ],
+    }
 
 
 def accuracy_vs_recall(full: list[dict]) -> dict:
-    return {"rows": [{"run": e["name"], "paper_recall": e["overall"]["paper_recall"], "accuracy": e["overall"]["accuracy"]}
-                     for e in full]}
+    return {
+        "rows": [
+            {"run": e["name"], "paper_recall": e["overall"]["paper_recall"], "accuracy": e["overall"]["accuracy"]}
+            for e in full
+        ]
+    }
 
 
 def _paired(a: dict, b: dict, seed: int, resamples: int) -> dict:
@@ -340,9 +450,18 @@ def _paired(a: dict, b: dict, seed: int, resamples: int) -> dict:
     gains = sum(1 for x, y in zip(ca, cb) if y and not x)
     losses = sum(1 for x, y in zip(ca, cb) if x and not y)
     boot = stats.paired_bootstrap(ca, cb, resamples=resamples, seed=seed)
-    return {"from": a["name"], "to": b["name"], "n_common": len(common), "accuracy_from": _rate(sum(ca), len(ca)),
-            "accuracy_to": _rate(sum(cb), len(cb)), "lift": boot["diff"], "gains": gains, "losses": losses,
-            "mcnemar_exact_p": stats.mcnemar_exact(gains, losses), "bootstrap_ci95": boot["ci95"]}
+    return {
+        "from": a["name"],
+        "to": b["name"],
+        "n_common": len(common),
+        "accuracy_from": _rate(sum(ca), len(ca)),
+        "accuracy_to": _rate(sum(cb), len(cb)),
+        "lift": boot["diff"],
+        "gains": gains,
+        "losses": losses,
+        "mcnemar_exact_p": stats.mcnemar_exact(gains, losses),
+        "bootstrap_ci95": boot["ci95"],
+    }
 
 
 def ablation(entries: list[dict], seed: int = 0, resamples: int = 10000) -> dict:
@@ -355,21 +474,28 @@ def ablation(entries: list[dict], seed: int = 0, resamples: int = 10000) -> dict
     for model, runs in models.items():
         if set(runs) == {"full"}:
             continue
-        row = {"model": model, **{r: runs[r]["name"] if r in runs else None for r in ("closed_book", "no_search", "full")},
-               "accuracy": {r: runs[r]["overall"]["accuracy"] for r in runs}, "missing": []}
+        row = {
+            "model": model,
+            **{r: runs[r]["name"] if r in runs else None for r in ("closed_book", "no_search", "full")},
+            "accuracy": {r: runs[r]["overall"]["accuracy"] for r in runs},
+            "missing": [],
+        }
         for key, a, b in (("tools", "closed_book", "no_search"), ("search", "no_search", "full")):
             if a in runs and b in runs:
                 row[f"lift_{key}"] = _paired(runs[a], runs[b], seed, resamples)
             else:
                 row[f"lift_{key}"] = None
                 need = " and ".join(r.replace("_", "-") for r in (a, b) if r not in runs)
-                row["missing"].append(f"the lift from {'tools' if key == 'tools' else 'keyword search'} needs a "
-                                      f"{need} run of {model}")
+                row["missing"].append(
+                    f"the lift from {'tools' if key == 'tools' else 'keyword search'} needs a {need} run of {model}"
+                )
         rows.append(row)
     out = {"rows": rows, "seed": seed, "resamples": resamples}
     if not rows:
-        out["missing"] = ("the ablation table needs closed-book and no-search runs of a model beside its full-tool run "
-                          "(agenthop-runner --closed-book, --disable-tools search_papers), with the same model name")
+        out["missing"] = (
+            "the ablation table needs closed-book and no-search runs of a model beside its full-tool run "
+            "(agenthop-runner --closed-book, --disable-tools search_papers), with the same model name"
+        )
     return out
 
 
@@ -392,13 +518,18 @@ def replicates(full: list[dict]) -> dict:
         spread = {}
         for c in REPLICATE_COLUMNS:
             values = [r[c] for r in rows if r[c] is not None]
-            spread[c] = {**stats.mean_std(values), "min": min(values) if values else None,
-                         "max": max(values) if values else None}
+            spread[c] = {
+                **stats.mean_std(values),
+                "min": min(values) if values else None,
+                "max": max(values) if values else None,
+            }
         models.append({"model": model, "rows": rows, "spread": spread})
     out = {"columns": list(REPLICATE_COLUMNS), "models": models}
     if not models:
-        out["missing"] = ("per-replicate rows need two or more full-tool runs of one model (the same model name in "
-                          "run.json or the tiers file)")
+        out["missing"] = (
+            "per-replicate rows need two or more full-tool runs of one model (the same model name in "
+            "run.json or the tiers file)"
+        )
     return out
 
 
@@ -406,8 +537,14 @@ def robustness(full: list[dict]) -> dict | None:
     return multi_run([e["robustness"] for e in full]) if len(full) > 1 else None
 
 
-def build_panel(entries: list[dict], corpus: dict, *, seed: int = 0, resamples: int = 10000,
-                external: dict[str, dict[str, float]] | None = None) -> dict:
+def build_panel(
+    entries: list[dict],
+    corpus: dict,
+    *,
+    seed: int = 0,
+    resamples: int = 10000,
+    external: dict[str, dict[str, float]] | None = None,
+) -> dict:
     """The panel document (panel.json) from the runs' entries (``panel_entry``), in the order given.
 
     ``external``: model -> {benchmark: score} (panel_external.read_external), for the correlation table.
@@ -419,8 +556,9 @@ def build_panel(entries: list[dict], corpus: dict, *, seed: int = 0, resamples: 
         "summary_schema_version": SUMMARY_SCHEMA_VERSION,
         "scorer_version": SCORER_VERSION,
         "corpus": corpus,
-        "runs": [{"run": e["name"], "tier": e["tier"], "model": e["model"], "role": e["role"], "n": e["n"]}
-                 for e in entries],
+        "runs": [
+            {"run": e["name"], "tier": e["tier"], "model": e["model"], "role": e["role"], "n": e["n"]} for e in entries
+        ],
         "main_table": main_table(full),
         "stopping": stopping(full),
         "cell_accuracy": cell_accuracy(full),

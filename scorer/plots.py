@@ -21,6 +21,7 @@ def _pyplot():
 
     return plt
 
+
 _SHORT = {
     "search_papers": "search",
     "get_paper_info": "info",
@@ -42,7 +43,7 @@ def _svg(fig, name: str) -> str:
     text = text[start:]
     text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
     # Make the SVG scale with the page and name it for tests and readers.
-    text = re.sub(r'<svg ', f'<svg class="plot" data-plot="{name}" role="img" aria-label="{name}" ', text, count=1)
+    text = re.sub(r"<svg ", f'<svg class="plot" data-plot="{name}" role="img" aria-label="{name}" ', text, count=1)
     return text
 
 
@@ -61,8 +62,7 @@ def transition_heatmap(trans: dict, title: str = "Tool transitions (row-normalis
     for i, row in enumerate(probs):
         for j, p in enumerate(row):
             if counts[i][j]:
-                ax.text(j, i, f"{p:.2f}", ha="center", va="center", fontsize=12,
-                        color="white" if p > 0.55 else "black")
+                ax.text(j, i, f"{p:.2f}", ha="center", va="center", fontsize=12, color="white" if p > 0.55 else "black")
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     ax.set_title(title, fontsize=12)
     return _svg(fig, "transition-heatmap")
@@ -121,12 +121,15 @@ def run_plots(summary: dict) -> dict[str, str]:
         plots["cell-accuracy"] = cell_accuracy_bars(cells)
         plots["cell-accuracy-vs-recall"] = accuracy_vs_recall(
             [(c, m["paper_recall"], m["accuracy"]) for c, m in cells.items() if m["n"]],
-            "Accuracy vs paper recall by cell", "cell-accuracy-vs-recall")
+            "Accuracy vs paper recall by cell",
+            "cell-accuracy-vs-recall",
+        )
     budgets = [r["budget"] for r in rows if r["budget"] is not None]
     if "budget-hist" not in missing:
         top = max(budgets + [30])
-        plots["budget-hist"] = histogram(budgets, "Budget points used", "points", "budget-hist",
-                                         bins=list(range(0, int(top) + 2)))
+        plots["budget-hist"] = histogram(
+            budgets, "Budget points used", "points", "budget-hist", bins=list(range(0, int(top) + 2))
+        )
     turns = [r["turns"] for r in rows if r["turns"] is not None]
     if "turns-hist" not in missing:
         plots["turns-hist"] = histogram(turns, "Turns", "turns", "turns-hist", bins=list(range(0, max(turns) + 2)))

@@ -100,8 +100,8 @@ class PairResult:
 
     a: RunScore
     b: RunScore
-    pair: dict         # comparison.json of ``compare``: McNemar, bootstraps, audit transitions
-    comparison: dict   # the two runs side by side, as for several runs in ``score``
+    pair: dict  # comparison.json of ``compare``: McNemar, bootstraps, audit transitions
+    comparison: dict  # the two runs side by side, as for several runs in ``score``
     out: Path | None = None
 
     @property

@@ -21,8 +21,11 @@ def split_spec(spec: str) -> tuple[Path, str | None]:
 
 
 def _not_found(path: Path) -> RunSpecError:
-    return RunSpecError("run not found: {path} (pass a run directory or a checkpoint log file, optionally PATH::LABEL)",
-                        "runs", path=path)
+    return RunSpecError(
+        "run not found: {path} (pass a run directory or a checkpoint log file, optionally PATH::LABEL)",
+        "runs",
+        path=path,
+    )
 
 
 def load_runs(spec: str | Path, server_log: str | Path | None = None) -> list[Run]:
@@ -61,7 +64,9 @@ def load_run(path: str | Path, server_log: str | Path | None = None, *, starts_o
     spec_path, label = split_spec(str(path))
     if spec_path.is_dir():
         if label is not None:
-            raise RunSpecError("{spec}: '::LABEL' applies to a checkpoint log file, not a run directory.", "runs", spec=path)
+            raise RunSpecError(
+                "{spec}: '::LABEL' applies to a checkpoint log file, not a run directory.", "runs", spec=path
+            )
         group = shards.shard_parent(spec_path)  # a directory holding the shards of one run
         with gc_paused():
             if group is not None:

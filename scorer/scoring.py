@@ -93,7 +93,11 @@ def check_corpus(run_name: str, run_corpus_ids: set[str], corpus: str | Path, co
         raise CorpusMismatchError(
             "run {run} was made on corpus {theirs}, but the {corpus} given for scoring, {path}, is corpus {ours}. "
             "Score a run against the corpus it was made on.",
-            "corpus", run=run_name, theirs=" and ".join(theirs), path=corpus, ours=corpus_id,
+            "corpus",
+            run=run_name,
+            theirs=" and ".join(theirs),
+            path=corpus,
+            ours=corpus_id,
         )
 
 
@@ -173,17 +177,30 @@ class _Workers:
         try:
             yield
         except BrokenProcessPool as exc:
-            raise ScorerError("a worker process scoring the runs died ({exc}); the machine may be out of memory: "
-                              "score with fewer {jobs}.", "jobs", exc=exc) from exc
+            raise ScorerError(
+                "a worker process scoring the runs died ({exc}); the machine may be out of memory: "
+                "score with fewer {jobs}.",
+                "jobs",
+                exc=exc,
+            ) from exc
 
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
 
 
-def score(runs: Iterable[str | Path], corpus: str | Path, *, items: str | Path | None = None,
-          server_log: str | Path | None = None, replicates: bool = False, out: str | Path | None = None,
-          jobs: int = 1, view: bool = False, on_run: Callable[[RunScore], None] | None = None) -> ScoreResult:
+def score(
+    runs: Iterable[str | Path],
+    corpus: str | Path,
+    *,
+    items: str | Path | None = None,
+    server_log: str | Path | None = None,
+    replicates: bool = False,
+    out: str | Path | None = None,
+    jobs: int = 1,
+    view: bool = False,
+    on_run: Callable[[RunScore], None] | None = None,
+) -> ScoreResult:
     """Score runs against the gold labels of ``corpus``, and compare them when there are several.
 
     runs: run directories or checkpoint logs ``PATH.sqlite[::LABEL]`` (a log without a label is one run per label).
@@ -237,8 +254,15 @@ def score(runs: Iterable[str | Path], corpus: str | Path, *, items: str | Path |
     return ScoreResult(runs=scored, comparison=comparison, out=target)
 
 
-def write_viewer(runs: Iterable[str | Path], corpus: str | Path, out: str | Path, *, items: str | Path | None = None,
-                 expected: list[str] | None = None, server_log: str | Path | None = None) -> Path:
+def write_viewer(
+    runs: Iterable[str | Path],
+    corpus: str | Path,
+    out: str | Path,
+    *,
+    items: str | Path | None = None,
+    expected: list[str] | None = None,
+    server_log: str | Path | None = None,
+) -> Path:
     """Write the trajectory viewer of ``runs`` into ``out`` (docs/web.md); returns its index.html.
 
     items: the expected item set, as for ``score`` (or ``expected``: its item IDs, already read).
@@ -262,9 +286,17 @@ def _write_view(specs: list[str], corpus, out, expected, server_log) -> Path:
     return Path(out) / VIEW_FILE
 
 
-def compare(run_a: str | Path, run_b: str | Path, corpus: str | Path, *, items: str | Path | None = None,
-            server_log: str | Path | None = None, seed: int = 0, resamples: int = 10000,
-            out: str | Path | None = None) -> PairResult:
+def compare(
+    run_a: str | Path,
+    run_b: str | Path,
+    corpus: str | Path,
+    *,
+    items: str | Path | None = None,
+    server_log: str | Path | None = None,
+    seed: int = 0,
+    resamples: int = 10000,
+    out: str | Path | None = None,
+) -> PairResult:
     """Paired comparison of two runs on the items both have (McNemar, bootstraps, audit transitions).
 
     out: also write comparison.json (the pair), comparison.md and comparison.html there.
@@ -282,8 +314,9 @@ def compare(run_a: str | Path, run_b: str | Path, corpus: str | Path, *, items: 
     finally:
         gold.close()
     pair = compare_pair(sa, sb, seed=seed, resamples=resamples)
-    result = PairResult(a=RunScore(sa["run"]["name"], sa), b=RunScore(sb["run"]["name"], sb), pair=pair,
-                        comparison=multi_run([sa, sb]))
+    result = PairResult(
+        a=RunScore(sa["run"]["name"], sa), b=RunScore(sb["run"]["name"], sb), pair=pair, comparison=multi_run([sa, sb])
+    )
     if out is not None:
         result.out = write_comparison_reports(result.comparison, out, pair=pair)
     return result

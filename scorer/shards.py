@@ -61,22 +61,42 @@ def _group(dirs: list[Path]) -> ShardGroup:
     for d, _, shard in infos:
         index = shard.get("index")
         if index in by_index:
-            raise RunSpecError("shard {index}/{count} of run {label} is given twice: {first} and {second}.", "runs",
-                               index=index, count=count, label=repr(label), first=by_index[index], second=d)
+            raise RunSpecError(
+                "shard {index}/{count} of run {label} is given twice: {first} and {second}.",
+                "runs",
+                index=index,
+                count=count,
+                label=repr(label),
+                first=by_index[index],
+                second=d,
+            )
         by_index[index] = d
     missing = [k for k in range(1, count + 1) if k not in by_index]
     if missing:
         raise RunSpecError(
             "run {label} has {count} shards but shard(s) {missing} are missing (given: {given}). "
-            "Score all {count} shard directories together, or one shard alone.", "runs",
-            label=repr(label), count=count, missing=", ".join(f"{k}/{count}" for k in missing), given=", ".join(map(str, dirs)))
+            "Score all {count} shard directories together, or one shard alone.",
+            "runs",
+            label=repr(label),
+            count=count,
+            missing=", ".join(f"{k}/{count}" for k in missing),
+            given=", ".join(map(str, dirs)),
+        )
     first = infos[0][1]
     for d, manifest, _ in infos[1:]:
         diffs = [k for k in SAME_SETTINGS if manifest.get(k) != first.get(k)]
         if diffs:
-            raise RunSpecError("{one} and {other} are shards of run {label} but differ in {diffs}; their scores cannot be merged.",
-                               "runs", one=d, other=infos[0][0], label=repr(label), diffs=", ".join(diffs))
-    return ShardGroup(label=label, count=count, items_sha256=digest, dirs=tuple(by_index[k] for k in range(1, count + 1)))
+            raise RunSpecError(
+                "{one} and {other} are shards of run {label} but differ in {diffs}; their scores cannot be merged.",
+                "runs",
+                one=d,
+                other=infos[0][0],
+                label=repr(label),
+                diffs=", ".join(diffs),
+            )
+    return ShardGroup(
+        label=label, count=count, items_sha256=digest, dirs=tuple(by_index[k] for k in range(1, count + 1))
+    )
 
 
 def group_specs(specs: list) -> list:
@@ -89,9 +109,15 @@ def group_specs(specs: list) -> list:
     for (label, count, digest), dirs in keyed.items():
         others = [k[0] for k in keyed if k[1:] == (count, digest) and k[0] != label]
         if others and len(dirs) < (count or 0):
-            raise RunSpecError("{dirs} and the shards of run(s) {others} split the same items {count} ways under different "
-                               "run labels ({label}); the shards of one run share its label: give every machine the same run label.",
-                               "runs", dirs=", ".join(map(str, dirs)), others=", ".join(map(repr, others)), count=count, label=repr(label))
+            raise RunSpecError(
+                "{dirs} and the shards of run(s) {others} split the same items {count} ways under different "
+                "run labels ({label}); the shards of one run share its label: give every machine the same run label.",
+                "runs",
+                dirs=", ".join(map(str, dirs)),
+                others=", ".join(map(repr, others)),
+                count=count,
+                label=repr(label),
+            )
     out, placed = [], set()
     for spec in specs:
         info = shard_info(Path(str(spec))) if not isinstance(spec, ShardGroup) else None
@@ -115,8 +141,11 @@ def shard_parent(path: Path) -> ShardGroup | None:
     if not children:
         return None
     if len({_key(d, *shard_info(d)) for d in children}) != 1:
-        raise RunSpecError("{path} holds shard directories of more than one run; pass the shard directories of one run.",
-                           "runs", path=path)
+        raise RunSpecError(
+            "{path} holds shard directories of more than one run; pass the shard directories of one run.",
+            "runs",
+            path=path,
+        )
     return _group(children)  # names any shard that is missing or given twice
 
 
@@ -132,8 +161,12 @@ def load_merged(group: ShardGroup, server_log: Path | None = None, starts_only: 
         logs_read.add(part.log_path)
         for sid, sess in part.sessions.items():
             if sid in sessions:
-                raise RunSpecError("session {sid} appears in two shards of run {label}; the shards overlap.", "runs",
-                                   sid=sid, label=repr(group.label))
+                raise RunSpecError(
+                    "session {sid} appears in two shards of run {label}; the shards overlap.",
+                    "runs",
+                    sid=sid,
+                    label=repr(group.label),
+                )
             sess.order += offset  # log order within each shard, shards one after another
             sessions[sid] = sess
         offset += part.n_records
@@ -142,7 +175,13 @@ def load_merged(group: ShardGroup, server_log: Path | None = None, starts_only: 
     shard.pop("index", None)
     manifest["shard"] = shard | {"merged_from": [str(d) for d in group.dirs]}
     return Run(
-        name=group.label, label=parts[0].label, log_path=parts[0].log_path, run_dir=None, manifest=manifest,
-        sessions=sessions, runner_records=[r for p in parts for r in p.runner_records],
-        runner_lines_skipped=sum(p.runner_lines_skipped for p in parts), n_records=offset,
+        name=group.label,
+        label=parts[0].label,
+        log_path=parts[0].log_path,
+        run_dir=None,
+        manifest=manifest,
+        sessions=sessions,
+        runner_records=[r for p in parts for r in p.runner_records],
+        runner_lines_skipped=sum(p.runner_lines_skipped for p in parts),
+        n_records=offset,
     )

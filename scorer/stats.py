@@ -44,8 +44,9 @@ def _percentile_ci(values: np.ndarray, level: float = 0.95) -> tuple[float, floa
     return float(lo), float(hi)
 
 
-def paired_bootstrap(a: Sequence[int], b: Sequence[int], *, resamples: int = 10000, seed: int = 0,
-                     chunk: int = 1000) -> dict:
+def paired_bootstrap(
+    a: Sequence[int], b: Sequence[int], *, resamples: int = 10000, seed: int = 0, chunk: int = 1000
+) -> dict:
     """Percentile 95% interval of mean(b) - mean(a), resampling items (paired)."""
     d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
     n = d.size
@@ -56,12 +57,13 @@ def paired_bootstrap(a: Sequence[int], b: Sequence[int], *, resamples: int = 100
     for start in range(0, resamples, chunk):
         m = min(chunk, resamples - start)
         idx = rng.integers(0, n, size=(m, n))
-        means[start:start + m] = d[idx].mean(axis=1)
+        means[start : start + m] = d[idx].mean(axis=1)
     return {"diff": float(d.mean()), "ci95": _percentile_ci(means), "resamples": resamples, "seed": seed}
 
 
-def cluster_bootstrap(a: Sequence[int], b: Sequence[int], clusters: Sequence, *, resamples: int = 10000,
-                      seed: int = 0, chunk: int = 1000) -> dict:
+def cluster_bootstrap(
+    a: Sequence[int], b: Sequence[int], clusters: Sequence, *, resamples: int = 10000, seed: int = 0, chunk: int = 1000
+) -> dict:
     """Percentile 95% interval of mean(b) - mean(a), resampling whole clusters of items."""
     d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
     if d.size == 0:
@@ -76,9 +78,14 @@ def cluster_bootstrap(a: Sequence[int], b: Sequence[int], clusters: Sequence, *,
     for start in range(0, resamples, chunk):
         m = min(chunk, resamples - start)
         idx = rng.integers(0, k, size=(m, k))
-        means[start:start + m] = sums[idx].sum(axis=1) / sizes[idx].sum(axis=1)
-    return {"diff": float(d.mean()), "ci95": _percentile_ci(means), "resamples": resamples, "seed": seed,
-            "n_clusters": k}
+        means[start : start + m] = sums[idx].sum(axis=1) / sizes[idx].sum(axis=1)
+    return {
+        "diff": float(d.mean()),
+        "ci95": _percentile_ci(means),
+        "resamples": resamples,
+        "seed": seed,
+        "n_clusters": k,
+    }
 
 
 def cronbach_alpha(matrix) -> float | None:

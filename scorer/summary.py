@@ -21,14 +21,35 @@ from agenthop.scorer.logs import Run
 from agenthop.scorer.results import SCORER_VERSION, SUMMARY_SCHEMA_VERSION
 
 #: The run.json keys (runner/run.py ``manifest``) reported as the run's settings, as in the runner's run_start.
-MANIFEST_SETTINGS = ("caps", "ablations", "disabled_tools", "sampling", "base_url_host", "workers", "retry", "server", "items_file")
+MANIFEST_SETTINGS = (
+    "caps",
+    "ablations",
+    "disabled_tools",
+    "sampling",
+    "base_url_host",
+    "workers",
+    "retry",
+    "server",
+    "items_file",
+)
 
 #: Why a run whose items all report 0 tokens has no token data.
 NO_MODEL_TOKENS = "every item reports 0 tokens (no model was called, as with the offline baseline)"
 
 HEADLINE_KEYS = (
-    "accuracy", "paper_recall_st", "paper_recall_mt", "section_recall", "conversion_st", "conversion_mt",
-    "calls_per_turn", "mean_tokens", "mean_turns", "mean_budget", "pct_token_cap", "pct_turn_cap", "pct_budget",
+    "accuracy",
+    "paper_recall_st",
+    "paper_recall_mt",
+    "section_recall",
+    "conversion_st",
+    "conversion_mt",
+    "calls_per_turn",
+    "mean_tokens",
+    "mean_turns",
+    "mean_budget",
+    "pct_token_cap",
+    "pct_turn_cap",
+    "pct_budget",
 )
 
 
@@ -97,12 +118,16 @@ def headline(br: dict, cpt: dict, res: dict) -> dict:
 def _warnings(run: Run, gold: Gold, outcomes, info: dict, prov: dict, cpt: dict, res: dict) -> list[str]:
     out = []
     if run.runner_lines_skipped:
-        out.append(f"{run.runner_lines_skipped} line(s) of runner.jsonl are not valid JSON records and were skipped "
-                   "(a crash tears the line being written; the resumed run starts a fresh one).")
+        out.append(
+            f"{run.runner_lines_skipped} line(s) of runner.jsonl are not valid JSON records and were skipped "
+            "(a crash tears the line being written; the resumed run starts a fresh one)."
+        )
     if info.get("unknown_to_corpus"):
         ids = info["unknown_to_corpus"]
-        out.append(f"{len(ids)} item(s) in the logs are not in the corpus and were not scored: {', '.join(ids[:5])}"
-                   + (" ..." if len(ids) > 5 else ""))
+        out.append(
+            f"{len(ids)} item(s) in the logs are not in the corpus and were not scored: {', '.join(ids[:5])}"
+            + (" ..." if len(ids) > 5 else "")
+        )
     if info.get("not_in_items_file"):
         out.append(f"{len(info['not_in_items_file'])} logged item(s) are not in the items file and were ignored.")
     unobs = sum(1 for it in outcomes if not it.observed)
@@ -116,12 +141,16 @@ def _warnings(run: Run, gold: Gold, outcomes, info: dict, prov: dict, cpt: dict,
     for entry in prov["corpus"]:
         c = entry["value"] or {}
         if c.get("schema_version") not in (None, schema):
-            out.append(f"{entry['sessions']} session(s) ran on corpus schema version {c.get('schema_version')}, "
-                       f"the scoring corpus has {schema}.")
+            out.append(
+                f"{entry['sessions']} session(s) ran on corpus schema version {c.get('schema_version')}, "
+                f"the scoring corpus has {schema}."
+            )
         ran_on = c.get("corpus_id") or c.get("sha256")
         if ran_on and gold.meta.get("corpus_id") and ran_on != gold.meta["corpus_id"]:
-            out.append(f"{entry['sessions']} session(s) ran on corpus {str(ran_on)[:16]}..., but the scoring corpus is "
-                       f"{str(gold.meta['corpus_id'])[:16]}...; gold may not match what the agent saw.")
+            out.append(
+                f"{entry['sessions']} session(s) ran on corpus {str(ran_on)[:16]}..., but the scoring corpus is "
+                f"{str(gold.meta['corpus_id'])[:16]}...; gold may not match what the agent saw."
+            )
     no_direct = sum(
         1 for it in outcomes if any(not it.gold.direct_labels(it.gold.gold_arxiv(p)) for p in it.gold.gold_paper_ids)
     )
@@ -143,7 +172,9 @@ def score_run(run: Run, gold: Gold, expected: list[str] | None = None) -> dict:
     cpt = metrics.calls_per_turn(rows, src)
     res = metrics.resources(rows)
     if not res["tokens"]["measured"]:
-        res["tokens"]["reason"] = NO_MODEL_TOKENS if zeros else "no runner records and no 'tokens' in the checkpoint calls"
+        res["tokens"]["reason"] = (
+            NO_MODEL_TOKENS if zeros else "no runner records and no 'tokens' in the checkpoint calls"
+        )
     prov = session_provenance(outcomes)
     cats = [r["audit"] for r in rows]
     audit_by_type = {q: audit.audit_counts([r["audit"] for r in rows if r["qtype"] == q]) for q in ("ST", "MT")}

@@ -42,8 +42,17 @@ def print_run(summary: dict, console: Console | None = None) -> None:
 
 
 #: The runs table in the terminal: fewer, shorter columns than comparison.md, so it reads at 120 columns.
-RUNS_HEADER = ["run", "n", "accuracy", "paper recall\nST / MT", "section\nrecall", "conversion\nST / MT",
-               "calls/\nturn", "tokens", "budget"]
+RUNS_HEADER = [
+    "run",
+    "n",
+    "accuracy",
+    "paper recall\nST / MT",
+    "section\nrecall",
+    "conversion\nST / MT",
+    "calls/\nturn",
+    "tokens",
+    "budget",
+]
 
 
 def _pair(a, b) -> str:
@@ -51,9 +60,20 @@ def _pair(a, b) -> str:
 
 
 def runs_table(comparison: dict) -> Table:
-    rows = [[r["run"], str(r["n"]), pct(r["accuracy"]), _pair(r["paper_recall_st"], r["paper_recall_mt"]),
-             pct(r["section_recall"]), _pair(r["conversion_st"], r["conversion_mt"]), num(r["calls_per_turn"], 2),
-             num(r["mean_tokens"], 0), num(r["mean_budget"], 1)] for r in comparison["runs"]]
+    rows = [
+        [
+            r["run"],
+            str(r["n"]),
+            pct(r["accuracy"]),
+            _pair(r["paper_recall_st"], r["paper_recall_mt"]),
+            pct(r["section_recall"]),
+            _pair(r["conversion_st"], r["conversion_mt"]),
+            num(r["calls_per_turn"], 2),
+            num(r["mean_tokens"], 0),
+            num(r["mean_budget"], 1),
+        ]
+        for r in comparison["runs"]
+    ]
     return Table(RUNS_HEADER, rows, "Means per item; n/a: not measured. Turns and cap shares: comparison.md.")
 
 

@@ -15,12 +15,22 @@ from agenthop.scorer.logs import NAV_TOOLS, TOOLS, Call
 #: The categories of the paper's three stopping scopes (its Table 9; SPEC 7), in its order.
 MT_FAIL = ("zero_gold", "prem", "explored", "stayed")
 AFTER_GOLD = ("imm", "thnk", "read", "rest")
-STOP_LABELS = {"zero_gold": "0-Gold", "prem": "Prem", "explored": "Explored", "stayed": "Stayed", "imm": "Imm",
-               "thnk": "Thnk", "read": "Read", "rest": "rest (navigation without reading; residual)"}
+STOP_LABELS = {
+    "zero_gold": "0-Gold",
+    "prem": "Prem",
+    "explored": "Explored",
+    "stayed": "Stayed",
+    "imm": "Imm",
+    "thnk": "Thnk",
+    "read": "Read",
+    "rest": "rest (navigation without reading; residual)",
+}
 SCOPES = {"mt_fail": MT_FAIL, "st": AFTER_GOLD, "mt_both": AFTER_GOLD}
-SCOPE_LABELS = {"mt_fail": "MT-fail: multi-target items whose paper recall failed",
-                "st": "ST: single-target items whose gold paper was read; action after that read",
-                "mt_both": "MT-both: multi-target items with every gold paper read; action after the read completing the set"}
+SCOPE_LABELS = {
+    "mt_fail": "MT-fail: multi-target items whose paper recall failed",
+    "st": "ST: single-target items whose gold paper was read; action after that read",
+    "mt_both": "MT-both: multi-target items with every gold paper read; action after the read completing the set",
+}
 AFTER_NONGOLD = ("recover", "stay", "think", "renavigate", "submit", "end")
 
 
@@ -29,8 +39,12 @@ def trajectory(item: ItemOutcome) -> list[Call]:
 
 
 def _delivered_gold(call: Call, gold: set[str]) -> bool:
-    return call.tool == "read_section" and call.outcome == "ok" and call.delivered is not None \
+    return (
+        call.tool == "read_section"
+        and call.outcome == "ok"
+        and call.delivered is not None
         and call.delivered.paper_id in gold
+    )
 
 
 def transition_matrix(trajs: list[list[str]]) -> dict:
@@ -58,18 +72,22 @@ def bigram_accuracy(trajs: list[list[str]], correct: list[bool]) -> list[dict]:
         n_wo = n - n_with
         acc_with = c_with / n_with
         acc_wo = (total_correct - c_with) / n_wo if n_wo else None
-        out.append({
-            "bigram": [bg[0], bg[1]],
-            "n_with": n_with, "accuracy_with": acc_with,
-            "n_without": n_wo, "accuracy_without": acc_wo,
-            "difference": acc_with - acc_wo if acc_wo is not None else None,
-        })
+        out.append(
+            {
+                "bigram": [bg[0], bg[1]],
+                "n_with": n_with,
+                "accuracy_with": acc_with,
+                "n_without": n_wo,
+                "accuracy_without": acc_wo,
+                "difference": acc_with - acc_wo if acc_wo is not None else None,
+            }
+        )
     out.sort(key=lambda r: (-(abs(r["difference"]) if r["difference"] is not None else -1), r["bigram"]))
     return out
 
 
 def trigram_stats(trajs: list[list[str]], top: int = 5) -> dict:
-    counts = Counter(tuple(tr[i:i + 3]) for tr in trajs for i in range(len(tr) - 2))
+    counts = Counter(tuple(tr[i : i + 3]) for tr in trajs for i in range(len(tr) - 2))
     total = sum(counts.values())
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     rows = [{"trigram": list(k), "count": v, "share": v / total} for k, v in ranked[:top]]
@@ -111,7 +129,7 @@ def st_stopping(item: ItemOutcome) -> str | None:
         return None
     tr = trajectory(item)
     i = _delivered_gold_index(tr, set(item.gold.gold_paper_ids), complete=False)
-    return None if i is None else after_gold(tr[i + 1:])
+    return None if i is None else after_gold(tr[i + 1 :])
 
 
 def mt_both_stopping(item: ItemOutcome) -> str | None:
@@ -121,7 +139,7 @@ def mt_both_stopping(item: ItemOutcome) -> str | None:
         return None
     tr = trajectory(item)
     i = _delivered_gold_index(tr, gold, complete=True)
-    return None if i is None else after_gold(tr[i + 1:])
+    return None if i is None else after_gold(tr[i + 1 :])
 
 
 def mt_fail(item: ItemOutcome) -> str | None:
@@ -144,7 +162,7 @@ def mt_fail(item: ItemOutcome) -> str | None:
         return "zero_gold"
     reached = {tr[first].delivered.paper_id}  # with two gold papers, reaching the other one would be recall
     moved = False
-    for c in tr[first + 1:]:
+    for c in tr[first + 1 :]:
         if c.tool in ("think", "submit_answer"):
             continue
         moved = True
@@ -195,8 +213,10 @@ def categorical(values: list[str | None], correct: list[bool], order: tuple[str,
 def stopping(items: list[ItemOutcome]) -> dict:
     """The paper's three stopping scopes over observed items, each with counts, shares and accuracy (an addition)."""
     fns = {"mt_fail": mt_fail, "st": st_stopping, "mt_both": mt_both_stopping}
-    return {scope: categorical([fn(it) for it in items], [it.correct for it in items], SCOPES[scope])
-            for scope, fn in fns.items()}
+    return {
+        scope: categorical([fn(it) for it in items], [it.correct for it in items], SCOPES[scope])
+        for scope, fn in fns.items()
+    }
 
 
 def analyze(items: list[ItemOutcome]) -> dict:
@@ -213,7 +233,9 @@ def analyze(items: list[ItemOutcome]) -> dict:
         "stopping": stopping(observed),
         "after_nongold_read": {
             "n": n_after,
-            "categories": {k: {"n": after.get(k, 0), "share": after.get(k, 0) / n_after if n_after else None}
-                           for k in AFTER_NONGOLD},
+            "categories": {
+                k: {"n": after.get(k, 0), "share": after.get(k, 0) / n_after if n_after else None}
+                for k in AFTER_NONGOLD
+            },
         },
     }

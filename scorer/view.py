@@ -111,37 +111,79 @@ def _marks(it: ItemOutcome, gold: Gold) -> dict[int, list[dict]]:
         if audit.is_inspection(c) and c.paper_id in golds:
             out.append({"kind": "inspected", "paper_id": c.paper_id})
     for c, hit in metrics.gold_reads(it, gold):
-        marks[c.seq].append({"kind": "delivered", "paper_id": c.delivered.paper_id, "direct_hit": hit,
-                             "header": c.delivered.header})
+        marks[c.seq].append(
+            {"kind": "delivered", "paper_id": c.delivered.paper_id, "direct_hit": hit, "header": c.delivered.header}
+        )
     return marks
 
 
 def _call(c: Call, marks: list[dict], texts: _Texts, item_id: str, reproducible: bool) -> dict:
     text, source = texts.of(c, item_id, reproducible)
-    return {"seq": c.seq, "turn": c.turn, "tool": c.tool, "arguments": c.arguments, "outcome": c.outcome,
-            "executed": c.executed, "cost": c.cost, "budget_before": c.budget_before, "budget_after": c.budget_after,
-            "latency_ms": c.latency_ms, "forced": c.forced, "text": text, "text_source": source, "marks": marks}
+    return {
+        "seq": c.seq,
+        "turn": c.turn,
+        "tool": c.tool,
+        "arguments": c.arguments,
+        "outcome": c.outcome,
+        "executed": c.executed,
+        "cost": c.cost,
+        "budget_before": c.budget_before,
+        "budget_after": c.budget_after,
+        "latency_ms": c.latency_ms,
+        "forced": c.forced,
+        "text": text,
+        "text_source": source,
+        "marks": marks,
+    }
 
 
 def _session_data(key: str, it: ItemOutcome, row: dict, gold: Gold, corpus: Corpus, texts: _Texts) -> dict:
     item = corpus.item(it.item_id)
     titles = corpus.papers(list(it.gold.gold_paper_ids))
     exposures = {e["paper_id"]: e for e in row["exposures"]}
-    gold_papers = [{
-        "paper_id": pid, "title": titles[pid].title if pid in titles else None,
-        "exposure": exposures.get(pid), "delivered": pid in row["gold_delivered"], "direct_hit": pid in row["gold_direct_hit"],
-    } for pid in it.gold.gold_paper_ids]
+    gold_papers = [
+        {
+            "paper_id": pid,
+            "title": titles[pid].title if pid in titles else None,
+            "exposure": exposures.get(pid),
+            "delivered": pid in row["gold_delivered"],
+            "direct_hit": pid in row["gold_direct_hit"],
+        }
+        for pid in it.gold.gold_paper_ids
+    ]
     start = it.session.start if it.session else None
     reproducible = start is None or start.corpus.get("corpus_id") in (None, corpus.identity.get("corpus_id"))
     marks = _marks(it, gold) if it.observed else {}
     return {
-        "run": key, "item_id": it.item_id, "question": item.question if item else None, "options": item.options if item else [],
+        "run": key,
+        "item_id": it.item_id,
+        "question": item.question if item else None,
+        "options": item.options if item else [],
         "seed": {"paper_id": it.gold.seed_paper_id, "title": item.seed_title if item else None},
-        "bridge_papers": list(it.gold.bridge_paper_ids), "gold_papers": gold_papers,
-        **{k: row[k] for k in ("cell", "reasoning_type", "answer", "correct_letter", "correct", "audit", "termination",
-                               "budget", "turns", "tokens", "paper_recall", "section_recall", "session_id", "n_sessions")},
+        "bridge_papers": list(it.gold.bridge_paper_ids),
+        "gold_papers": gold_papers,
+        **{
+            k: row[k]
+            for k in (
+                "cell",
+                "reasoning_type",
+                "answer",
+                "correct_letter",
+                "correct",
+                "audit",
+                "termination",
+                "budget",
+                "turns",
+                "tokens",
+                "paper_recall",
+                "section_recall",
+                "session_id",
+                "n_sessions",
+            )
+        },
         "audit_label": _audit_label(it, row),
-        "client": start.client if start else None, "caps": msgspec.to_builtins(start.caps) if start else None,
+        "client": start.client if start else None,
+        "caps": msgspec.to_builtins(start.caps) if start else None,
         "reproduced": reproducible,
         "calls": [_call(c, marks.get(c.seq, []), texts, it.item_id, reproducible) for c in it.calls],
     }
@@ -162,10 +204,21 @@ def _audit_label(it: ItemOutcome, row: dict) -> str:
 def _index_row(key: str, it: ItemOutcome, row: dict) -> dict:
     client = it.session.start.client if it.session and it.session.start else {}
     return {
-        "run": key, "item_id": it.item_id, "cell": row["cell"], "reasoning_type": row["reasoning_type"],
-        "answer": row["answer"], "correct_letter": row["correct_letter"], "correct": row["correct"], "audit": row["audit"],
-        "termination": row["termination"], "budget": row["budget"], "calls": len(it.calls), "observed": it.observed,
-        "client": client.get("name"), "participant": client.get("participant"), "file": None,
+        "run": key,
+        "item_id": it.item_id,
+        "cell": row["cell"],
+        "reasoning_type": row["reasoning_type"],
+        "answer": row["answer"],
+        "correct_letter": row["correct_letter"],
+        "correct": row["correct"],
+        "audit": row["audit"],
+        "termination": row["termination"],
+        "budget": row["budget"],
+        "calls": len(it.calls),
+        "observed": it.observed,
+        "client": client.get("name"),
+        "participant": client.get("participant"),
+        "file": None,
     }
 
 
@@ -180,15 +233,23 @@ def _page(index: dict) -> str:
     index inlined, so that the page opens from file:// with nothing to fetch but the session files."""
     static = resources.files("agenthop.scorer").joinpath("view_static")
     template = static.joinpath("view.html").read_text(encoding="utf-8")
-    return (template.replace("/*BASE_CSS*/", read_asset("base.css"))
-            .replace("/*VIEW_CSS*/", static.joinpath("view.css").read_text(encoding="utf-8"))
-            .replace("/*DOM_JS*/", read_asset("dom.js"))
-            .replace("/*VIEW_JS*/", static.joinpath("view.js").read_text(encoding="utf-8"))
-            .replace("/*VIEW_INDEX*/", _js(index)))
+    return (
+        template.replace("/*BASE_CSS*/", read_asset("base.css"))
+        .replace("/*VIEW_CSS*/", static.joinpath("view.css").read_text(encoding="utf-8"))
+        .replace("/*DOM_JS*/", read_asset("dom.js"))
+        .replace("/*VIEW_JS*/", static.joinpath("view.js").read_text(encoding="utf-8"))
+        .replace("/*VIEW_INDEX*/", _js(index))
+    )
 
 
-def write_view(specs: Iterable[str | Path], corpus: str | Path, out: str | Path, *, expected: list[str] | None = None,
-               server_log: str | Path | None = None) -> dict[str, str]:
+def write_view(
+    specs: Iterable[str | Path],
+    corpus: str | Path,
+    out: str | Path,
+    *,
+    expected: list[str] | None = None,
+    server_log: str | Path | None = None,
+) -> dict[str, str]:
     """Write the viewer of the runs RUN ``specs`` name into ``out``; returns {run name: key}.
 
     Raises what loading and scoring raise (RunSpecError, LogError, CorpusError).
@@ -240,6 +301,16 @@ class _View:
         started = [s.start.client if s.start else {} for s in run.sessions.values()]
         clients = sorted({c.get("name") or "unknown" for c in started})
         people = sorted({str(c["participant"]) for c in started if c.get("name") == "human" and c.get("participant")})
-        self.index["runs"].append({"key": key, "name": name, "label": ident["label"], "agent": ident["agent"],
-                                   "model": ident["model"], "clients": clients, "participants": people,
-                                   "n": summary["items"]["n"], "accuracy": summary["headline"]["accuracy"]})
+        self.index["runs"].append(
+            {
+                "key": key,
+                "name": name,
+                "label": ident["label"],
+                "agent": ident["agent"],
+                "model": ident["model"],
+                "clients": clients,
+                "participants": people,
+                "n": summary["items"]["n"],
+                "accuracy": summary["headline"]["accuracy"],
+            }
+        )

@@ -16,8 +16,10 @@ from agenthop.server.papers import Paper
 
 FORMATS = ("bibtex", "csl_json")
 _JOURNAL = re.compile(r"\b(journal|transactions|letters|review)\b", re.IGNORECASE)
-_PROCEEDINGS = re.compile(r"\b(proceedings|conference|workshop|meeting|symposium|acl|emnlp|naacl|coling|nips|neurips|iclr|icml)\b",
-                          re.IGNORECASE)
+_PROCEEDINGS = re.compile(
+    r"\b(proceedings|conference|workshop|meeting|symposium|acl|emnlp|naacl|coling|nips|neurips|iclr|icml)\b",
+    re.IGNORECASE,
+)
 
 
 def _kind(p: Paper) -> str:
@@ -32,9 +34,11 @@ def _kind(p: Paper) -> str:
 
 def citation_key(p: Paper) -> str:
     """first author's surname + year + first title word, ASCII lower case (``vaswani2017attention``)."""
+
     def ascii_word(text: str) -> str:
         folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
         return re.sub(r"[^a-z0-9]", "", folded.lower())
+
     surname = ascii_word(p.authors[0].split()[-1]) if p.authors and p.authors[0].split() else "anon"
     stop = {"a", "an", "the", "on", "of", "for", "in", "to", "and", "with", "by", "is"}
     word = next((ascii_word(w) for w in p.title.split() if ascii_word(w) and ascii_word(w) not in stop), "")
@@ -61,8 +65,11 @@ def bibtex(p: Paper) -> str:
 def csl_json(p: Paper) -> dict:
     """One CSL-JSON item (https://citeproc-js.readthedocs.io/en/latest/csl-json/markup.html)."""
     kind = _kind(p)
-    item: dict = {"id": citation_key(p), "type": {"inproceedings": "paper-conference", "article": "article-journal"}.get(kind, "article"),
-                  "title": p.title}
+    item: dict = {
+        "id": citation_key(p),
+        "type": {"inproceedings": "paper-conference", "article": "article-journal"}.get(kind, "article"),
+        "title": p.title,
+    }
     if p.authors:
         item["author"] = [_csl_name(name) for name in p.authors]
     if p.year is not None:

@@ -38,7 +38,9 @@ def corpus() -> None:
 @click.option("--papers", type=click.IntRange(min=20), required=True, help="Papers with full text.")
 @click.option("--items", type=click.IntRange(min=4), required=True, help="Benchmark items.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed; same seed, same bytes.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Release directory to write.")
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Release directory to write."
+)
 def corpus_synth(papers: int, items: int, seed: int, out: Path) -> None:
     """Generate a synthetic benchmark in the release layout (SPEC 2.1)."""
     from agenthop.server.corpus.synth import write_release
@@ -49,11 +51,22 @@ def corpus_synth(papers: int, items: int, seed: int, out: Path) -> None:
 
 @corpus.command("import")
 @click.argument("source", type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Corpus file to write (required unless --check).")
-@click.option("--labels", type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="Recall labels (an audit/recall_labels.jsonl file) for packaged samples.")
-@click.option("--skip-bad-labels", is_flag=True, help="Drop recall labels that name no section (and report them) instead of failing.")
-@click.option("--check", is_flag=True, help="Validate the whole release and report every error and warning; write nothing.")
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), help="Corpus file to write (required unless --check)."
+)
+@click.option(
+    "--labels",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Recall labels (an audit/recall_labels.jsonl file) for packaged samples.",
+)
+@click.option(
+    "--skip-bad-labels",
+    is_flag=True,
+    help="Drop recall labels that name no section (and report them) instead of failing.",
+)
+@click.option(
+    "--check", is_flag=True, help="Validate the whole release and report every error and warning; write nothing."
+)
 def corpus_import(source: Path, out: Path | None, labels: Path | None, skip_bad_labels: bool, check: bool) -> None:
     """Import a release into a corpus file, or check it (--check).
 
@@ -104,52 +117,128 @@ def _refuse_empty_release(source: Path) -> None:
         f"{source} holds no items ({qa} is empty): a corpus made from it would have nothing to run or score. If "
         "agenthop-construct wrote it, its run said which stage removed the candidates and which option relaxes that rule "
         "(see its attrition.md). For a corpus of papers without items (explore mode), use "
-        "'agenthop-server corpus build PAPERS --out FILE'.")
+        "'agenthop-server corpus build PAPERS --out FILE'."
+    )
 
 
 SKIP_PDFS_HINT = "Remove or replace them, or build with --skip-bad to leave them out."
-OPEN_LICENCES_HINT = ("--open-licences-only refuses them; --licence LICENCE gives the licence of every paper whose file "
-                      "states none (e.g. --licence 'CC BY 4.0' for a folder you know is CC BY).")
+OPEN_LICENCES_HINT = (
+    "--open-licences-only refuses them; --licence LICENCE gives the licence of every paper whose file "
+    "states none (e.g. --licence 'CC BY 4.0' for a folder you know is CC BY)."
+)
 
 
 @corpus.command("build")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Corpus file to write (required unless --check).")
-@click.option("--format", "fmt", type=click.Choice(["tei", "jats", "s2orc"]), default=None,
-              help="Format of every input; default: told from each file's content.")
-@click.option("--items", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="Your questions in the release's qa format (seed and gold papers named by the built corpus's paper IDs).")
-@click.option("--labels", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="Recall labels for --items, in the release's audit/recall_labels.jsonl format.")
-@click.option("--keep-release", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
-              help="Keep the release directory the converters wrote in DIR (new or empty), also when the import refuses it: "
-                   "to inspect it, re-import it or 'corpus import DIR --check' it.")
-@click.option("--check", is_flag=True, help="Convert and check everything, report every error and warning at once; write no corpus.")
-@click.option("--grobid", "grobid_url", metavar="URL", default=None,
-              help="A GROBID service (e.g. http://localhost:8070) to turn PDFs into TEI; without it PDFs go through the "
-                   "built-in fallback parser (lower fidelity, no service needed).")
-@click.option("--grobid-concurrency", type=click.IntRange(1, 64), default=4, show_default=True, metavar="N",
-              help="PDFs sent to GROBID at once (match the service's thread count).")
-@click.option("--grobid-timeout", type=click.FloatRange(min=1), default=180.0, show_default=True, metavar="SECONDS",
-              help="Time GROBID gets for one PDF before the request is retried.")
-@click.option("--tei-cache", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
-              help="Where the TEI of the PDFs is kept, so a re-run converts only new PDFs (default: OUT's name + .pdf-tei).")
-@click.option("--skip-bad", is_flag=True,
-              help="Leave out input files that cannot be converted (PDFs GROBID or the fallback cannot read too), each "
-                   "reported with its reason and counted, instead of stopping at the first.")
-@click.option("--licence", metavar="LICENCE", default=None,
-              help="The licence of every paper whose file states none (a name such as 'CC BY 4.0', or its URL): "
-                   "for a folder of papers you know the terms of.")
-@click.option("--open-licences-only", is_flag=True,
-              help="Refuse to build if any paper with text has no open licence (CC BY, CC BY-SA, CC0, public domain) or "
-                   "states none; without it such papers are counted and named in the summary.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the whole summary as JSON (the default when stdout is not a terminal); on a terminal the "
-                   "default is a short summary, with the JSON written to OUT.build.json.")
-def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, items: Path | None, labels: Path | None,
-                 keep_release: Path | None, check: bool, grobid_url: str | None, grobid_concurrency: int,
-                 grobid_timeout: float, tei_cache: Path | None, skip_bad: bool, licence: str | None,
-                 open_licences_only: bool, as_json: bool) -> None:
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), help="Corpus file to write (required unless --check)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["tei", "jats", "s2orc"]),
+    default=None,
+    help="Format of every input; default: told from each file's content.",
+)
+@click.option(
+    "--items",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Your questions in the release's qa format (seed and gold papers named by the built corpus's paper IDs).",
+)
+@click.option(
+    "--labels",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Recall labels for --items, in the release's audit/recall_labels.jsonl format.",
+)
+@click.option(
+    "--keep-release",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Keep the release directory the converters wrote in DIR (new or empty), also when the import refuses it: "
+    "to inspect it, re-import it or 'corpus import DIR --check' it.",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Convert and check everything, report every error and warning at once; write no corpus.",
+)
+@click.option(
+    "--grobid",
+    "grobid_url",
+    metavar="URL",
+    default=None,
+    help="A GROBID service (e.g. http://localhost:8070) to turn PDFs into TEI; without it PDFs go through the "
+    "built-in fallback parser (lower fidelity, no service needed).",
+)
+@click.option(
+    "--grobid-concurrency",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    metavar="N",
+    help="PDFs sent to GROBID at once (match the service's thread count).",
+)
+@click.option(
+    "--grobid-timeout",
+    type=click.FloatRange(min=1),
+    default=180.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Time GROBID gets for one PDF before the request is retried.",
+)
+@click.option(
+    "--tei-cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Where the TEI of the PDFs is kept, so a re-run converts only new PDFs (default: OUT's name + .pdf-tei).",
+)
+@click.option(
+    "--skip-bad",
+    is_flag=True,
+    help="Leave out input files that cannot be converted (PDFs GROBID or the fallback cannot read too), each "
+    "reported with its reason and counted, instead of stopping at the first.",
+)
+@click.option(
+    "--licence",
+    metavar="LICENCE",
+    default=None,
+    help="The licence of every paper whose file states none (a name such as 'CC BY 4.0', or its URL): "
+    "for a folder of papers you know the terms of.",
+)
+@click.option(
+    "--open-licences-only",
+    is_flag=True,
+    help="Refuse to build if any paper with text has no open licence (CC BY, CC BY-SA, CC0, public domain) or "
+    "states none; without it such papers are counted and named in the summary.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the whole summary as JSON (the default when stdout is not a terminal); on a terminal the "
+    "default is a short summary, with the JSON written to OUT.build.json.",
+)
+def corpus_build(
+    sources: tuple[Path, ...],
+    out: Path | None,
+    fmt: str | None,
+    items: Path | None,
+    labels: Path | None,
+    keep_release: Path | None,
+    check: bool,
+    grobid_url: str | None,
+    grobid_concurrency: int,
+    grobid_timeout: float,
+    tei_cache: Path | None,
+    skip_bad: bool,
+    licence: str | None,
+    open_licences_only: bool,
+    as_json: bool,
+) -> None:
     """Build a corpus from papers as they come: PDFs, GROBID TEI, JATS or S2ORC JSON files or folders.
 
     Without --items the corpus serves explore mode only; with them, each item's graph is
@@ -170,10 +259,22 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
     grobid = GrobidOptions(grobid_url, concurrency=grobid_concurrency, timeout=grobid_timeout) if grobid_url else None
     if check:
         if keep_release is not None:
-            raise click.UsageError("--check writes nothing: leave out --keep-release (or build without --check to keep the release).")
+            raise click.UsageError(
+                "--check writes nothing: leave out --keep-release (or build without --check to keep the release)."
+            )
         try:
-            report = check_build(list(sources), fmt=fmt, items=items, labels=labels, skip_bad=skip_bad, grobid=grobid,
-                                 tei_cache=tei_cache, licence=licence, open_only=open_licences_only, echo=progress)
+            report = check_build(
+                list(sources),
+                fmt=fmt,
+                items=items,
+                labels=labels,
+                skip_bad=skip_bad,
+                grobid=grobid,
+                tei_cache=tei_cache,
+                licence=licence,
+                open_only=open_licences_only,
+                echo=progress,
+            )
         except BadPdfsError as exc:
             raise click.ClickException(f"{exc}\n{SKIP_PDFS_HINT}") from exc
         except (ConvertError, ReleaseError) as exc:
@@ -187,14 +288,26 @@ def corpus_build(sources: tuple[Path, ...], out: Path | None, fmt: str | None, i
     if out is None:
         raise click.UsageError("--out is required: the corpus file to write (or --check to check without writing).")
     try:
-        summary = build_corpus(list(sources), out, fmt=fmt, items=items, labels=labels, keep_release=keep_release,
-                               skip_bad=skip_bad, grobid=grobid, tei_cache=tei_cache, licence=licence,
-                               open_only=open_licences_only, echo=progress)
+        summary = build_corpus(
+            list(sources),
+            out,
+            fmt=fmt,
+            items=items,
+            labels=labels,
+            keep_release=keep_release,
+            skip_bad=skip_bad,
+            grobid=grobid,
+            tei_cache=tei_cache,
+            licence=licence,
+            open_only=open_licences_only,
+            echo=progress,
+        )
     except BadPdfsError as exc:
         raise click.ClickException(f"{exc}\n{SKIP_PDFS_HINT}") from exc
     except BadFileError as exc:
-        raise click.ClickException(f"{exc} (--skip-bad leaves out files that cannot be converted and reports each; "
-                                   "--check lists them all)") from exc
+        raise click.ClickException(
+            f"{exc} (--skip-bad leaves out files that cannot be converted and reports each; --check lists them all)"
+        ) from exc
     except NotOpenError as exc:
         raise click.ClickException(f"{exc}\n{OPEN_LICENCES_HINT}") from exc
     except ConvertError as exc:
@@ -236,10 +349,20 @@ def corpus_info(path: Path, as_json: bool) -> None:
 
 
 @corpus.command("demo")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("corpus.sqlite"), show_default=True,
-              help="Corpus file to write.")
-@click.option("--split", type=click.Path(dir_okay=False, path_type=Path), default=Path("splits/demo.jsonl"), show_default=True,
-              help="Split file to write: every item of the corpus with its question type, depth and reasoning type (JSONL).")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("corpus.sqlite"),
+    show_default=True,
+    help="Corpus file to write.",
+)
+@click.option(
+    "--split",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("splits/demo.jsonl"),
+    show_default=True,
+    help="Split file to write: every item of the corpus with its question type, depth and reasoning type (JSONL).",
+)
 def corpus_demo(out: Path, split: Path) -> None:
     """Rebuild the committed default corpus and its split file."""
     from agenthop.server.corpus.demo import build_demo
@@ -255,30 +378,74 @@ def _cap_option(name: str, default: int, help_text: str):
 
 
 @main.command()
-@click.option("--corpus", "corpus_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("corpus.sqlite"),
-              show_default=True, envvar="AGENTHOP_CORPUS", help="Corpus file (opened read-only).")
+@click.option(
+    "--corpus",
+    "corpus_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("corpus.sqlite"),
+    show_default=True,
+    envvar="AGENTHOP_CORPUS",
+    help="Corpus file (opened read-only).",
+)
 @click.option("--item", help="Serve one item (stdio). Without it: explore mode over the whole corpus.")
 @click.option("--run", "run_label", help="Run label written into every log record.")
-@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
-              help="stdio: this process is one session for the host that started it; http: many sessions over Streamable HTTP.")
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio: this process is one session for the host that started it; http: many sessions over Streamable HTTP.",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address (loopback by default).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="HTTP port (0: a free one).")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None, envvar="AGENTHOP_LOG",
-              help="Checkpoint log (SQLite); shared by many servers. Default: agenthop-log.sqlite in the per-user data "
-                   "directory ('agenthop-server log path' prints it).")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="HTTP port (0: a free one)."
+)
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    envvar="AGENTHOP_LOG",
+    help="Checkpoint log (SQLite); shared by many servers. Default: agenthop-log.sqlite in the per-user data "
+    "directory ('agenthop-server log path' prints it).",
+)
 @_cap_option("budget", 30, "Budget points per item session.")
 @_cap_option("max-turns", 20, "Turn cap per item session (enforced by the client; shown to the agent).")
 @_cap_option("max-tokens", 200_000, "Token cap per item session (enforced by the client; shown to the agent).")
-@click.option("--explore-budget", type=click.IntRange(min=0), default=None,
-              help="Budget of explore sessions (stdio without --item, or HTTP sessions with no item); default unlimited.")
-@click.option("--auth-token", envvar="AGENTHOP_AUTH_TOKEN", default=None,
-              help="HTTP only: require 'Authorization: Bearer TOKEN' on every request (or set AGENTHOP_AUTH_TOKEN).")
-@click.option("--allow-remote-without-auth", is_flag=True,
-              help="HTTP only: serve a non-loopback --host without --auth-token (anyone who can reach the port can use it).")
+@click.option(
+    "--explore-budget",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Budget of explore sessions (stdio without --item, or HTTP sessions with no item); default unlimited.",
+)
+@click.option(
+    "--auth-token",
+    envvar="AGENTHOP_AUTH_TOKEN",
+    default=None,
+    help="HTTP only: require 'Authorization: Bearer TOKEN' on every request (or set AGENTHOP_AUTH_TOKEN).",
+)
+@click.option(
+    "--allow-remote-without-auth",
+    is_flag=True,
+    help="HTTP only: serve a non-loopback --host without --auth-token (anyone who can reach the port can use it).",
+)
 @click.option("--log-level", default="WARNING", show_default=True, help="Python log level for stderr.")
-def serve(corpus_path: Path, item: str | None, run_label: str | None, transport: str, host: str, port: int, log_path: Path,
-          budget: int, max_turns: int, max_tokens: int, explore_budget: int | None, auth_token: str | None,
-          allow_remote_without_auth: bool, log_level: str) -> None:
+def serve(
+    corpus_path: Path,
+    item: str | None,
+    run_label: str | None,
+    transport: str,
+    host: str,
+    port: int,
+    log_path: Path,
+    budget: int,
+    max_turns: int,
+    max_tokens: int,
+    explore_budget: int | None,
+    auth_token: str | None,
+    allow_remote_without_auth: bool,
+    log_level: str,
+) -> None:
     """Serve the seven metered tools over stdio (one session) or Streamable HTTP (many sessions)."""
     from agenthop.server.caps import Caps
     from agenthop.server.corpus.schema import CorpusError
@@ -289,15 +456,27 @@ def serve(corpus_path: Path, item: str | None, run_label: str | None, transport:
     _setup_logging(log_level)
     if transport == "http":
         if auth_token is None and os.environ.get("AGENTHOP_AUTH_TOKEN") == "":
-            raise click.UsageError("AGENTHOP_AUTH_TOKEN is set but empty; set it to a token, or unset it to serve without one.")
+            raise click.UsageError(
+                "AGENTHOP_AUTH_TOKEN is set but empty; set it to a token, or unset it to serve without one."
+            )
         _check_exposure(host, auth_token, allow_remote_without_auth)
         if item:
-            raise click.UsageError("--item is for stdio; over HTTP, POST /sessions with {\"item\": ...} instead.")
+            raise click.UsageError('--item is for stdio; over HTTP, POST /sessions with {"item": ...} instead.')
     try:
-        serve_sandbox(corpus_path, transport=transport, item=item, run=run_label, log_path=log_path,
-                      caps=Caps(budget, max_turns, max_tokens), explore_budget=explore_budget, host=host, port=port,
-                      auth_token=auth_token, allow_remote_without_auth=allow_remote_without_auth,
-                      echo=lambda message: click.echo(f"agenthop-server: {message}", err=True))
+        serve_sandbox(
+            corpus_path,
+            transport=transport,
+            item=item,
+            run=run_label,
+            log_path=log_path,
+            caps=Caps(budget, max_turns, max_tokens),
+            explore_budget=explore_budget,
+            host=host,
+            port=port,
+            auth_token=auth_token,
+            allow_remote_without_auth=allow_remote_without_auth,
+            echo=lambda message: click.echo(f"agenthop-server: {message}", err=True),
+        )
     except LogPathError as exc:
         raise click.ClickException(f"{exc} with --log.") from exc
     except LogUnavailable as exc:
@@ -315,9 +494,14 @@ def _check_exposure(host: str, auth_token: str | None, allowed: bool) -> None:
     try:
         warning = check_exposure(host, auth_token, allowed)
     except ExposureError as exc:
-        raise click.UsageError(f"{exc} (--auth-token TOKEN or AGENTHOP_AUTH_TOKEN; or --allow-remote-without-auth)") from exc
+        raise click.UsageError(
+            f"{exc} (--auth-token TOKEN or AGENTHOP_AUTH_TOKEN; or --allow-remote-without-auth)"
+        ) from exc
     if warning:
-        click.echo(f"\n{'!' * 78}\n!! {warning}\n!! Use --auth-token unless this network is yours alone.\n{'!' * 78}\n", err=True)
+        click.echo(
+            f"\n{'!' * 78}\n!! {warning}\n!! Use --auth-token unless this network is yours alone.\n{'!' * 78}\n",
+            err=True,
+        )
 
 
 def _item_ids(ctx, param, path: Path | None) -> tuple[str, ...] | None:
@@ -333,22 +517,54 @@ def _item_ids(ctx, param, path: Path | None) -> tuple[str, ...] | None:
 
 
 @main.command()
-@click.option("--corpus", "corpus_path", type=click.Path(dir_okay=False, path_type=Path), default=Path("corpus.sqlite"),
-              show_default=True, envvar="AGENTHOP_CORPUS", help="Corpus file (opened read-only).")
-@click.option("--items", "items", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=_item_ids,
-              help="Split file of the items a person may play, in order (default: every item of the corpus).")
+@click.option(
+    "--corpus",
+    "corpus_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("corpus.sqlite"),
+    show_default=True,
+    envvar="AGENTHOP_CORPUS",
+    help="Corpus file (opened read-only).",
+)
+@click.option(
+    "--items",
+    "items",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    callback=_item_ids,
+    help="Split file of the items a person may play, in order (default: every item of the corpus).",
+)
 @click.option("--participant", default=None, help="Fix the participant label (default: the page asks for one).")
-@click.option("--reveal", is_flag=True, help="Show the correct option and gold papers after each attempt (never in a study).")
+@click.option(
+    "--reveal", is_flag=True, help="Show the correct option and gold papers after each attempt (never in a study)."
+)
 @click.option("--run", "run_label", default=None, help="Run label of every play session [default: human-PARTICIPANT].")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None, envvar="AGENTHOP_LOG",
-              help="Checkpoint log (SQLite) [default: the per-user one, see 'agenthop-server log path'].")
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    envvar="AGENTHOP_LOG",
+    help="Checkpoint log (SQLite) [default: the per-user one, see 'agenthop-server log path'].",
+)
 @_cap_option("budget", 30, "Budget points per attempt.")
 @_cap_option("max-turns", 20, "Actions per attempt (one action is one turn).")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Loopback port [default: a free one].")
 @click.option("--no-browser", is_flag=True, help="Only print the URL; do not open a browser.")
 @click.option("--log-level", default="WARNING", show_default=True, help="Python log level for stderr.")
-def play(corpus_path: Path, items: tuple[str, ...] | None, participant: str | None, reveal: bool, run_label: str | None,
-         log_path: Path, budget: int, max_turns: int, port: int, no_browser: bool, log_level: str) -> None:
+def play(
+    corpus_path: Path,
+    items: tuple[str, ...] | None,
+    participant: str | None,
+    reveal: bool,
+    run_label: str | None,
+    log_path: Path,
+    budget: int,
+    max_turns: int,
+    port: int,
+    no_browser: bool,
+    log_level: str,
+) -> None:
     """Let a person play items in a browser, under the agents' budget and rules, on a free loopback port."""
     _setup_logging(log_level)
     from agenthop.server.caps import Caps
@@ -362,7 +578,10 @@ def play(corpus_path: Path, items: tuple[str, ...] | None, participant: str | No
 
     def ready(url: str) -> None:
         click.echo(url)
-        click.echo(f"Play with reveal {'ON' if reveal else 'off'}; log {log_path.resolve()}. Ctrl+C stops the server.", err=True)
+        click.echo(
+            f"Play with reveal {'ON' if reveal else 'off'}; log {log_path.resolve()}. Ctrl+C stops the server.",
+            err=True,
+        )
         if no_browser:
             return
         if not open_browser(url):
@@ -396,15 +615,23 @@ def _log_or_default(path: Path | None) -> Path:
 
     path = default_log_path()
     if not path.exists():
-        raise click.ClickException(f"no PATH given and there is no log at the default location {path}; "
-                                   "pass the log a server wrote (serve --log PATH).")
+        raise click.ClickException(
+            f"no PATH given and there is no log at the default location {path}; "
+            "pass the log a server wrote (serve --log PATH)."
+        )
     return path
 
 
 @log_group.command("export")
 @_LOG_ARGUMENT
-@click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True,
-              help="Output format: one JSON object per line.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl"]),
+    default="jsonl",
+    show_default=True,
+    help="Output format: one JSON object per line.",
+)
 @click.option("--run", "run_label", default=None, help="Only records of this run label.")
 def log_export(path: Path | None, fmt: str, run_label: str | None) -> None:
     """Print a checkpoint log's records, one strict JSON object per line (PATH defaults to the per-user log)."""

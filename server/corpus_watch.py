@@ -48,7 +48,9 @@ class CorpusWatch:
         self._original_digest: str | None = None
         self._verdicts: dict[tuple, bool] = {}  # identity of a file found at the path -> holds the original bytes
         self._lock = threading.Lock()
-        self._failing = False  # the last problem() found one: its end is reported even when the identity is the accepted one
+        self._failing = (
+            False  # the last problem() found one: its end is reported even when the identity is the accepted one
+        )
         self.restored: list[str] = []  # what /health reports: each time the same file came back
 
     def _original_sha256(self) -> str | None:
@@ -74,7 +76,11 @@ class CorpusWatch:
             if self._identity != now or self._failing:
                 self._identity, self._failing = now, False
                 when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-                how = f"the original bytes (sha256 {self._original_digest[:16]}...)" if self._original_digest else "the original file"
+                how = (
+                    f"the original bytes (sha256 {self._original_digest[:16]}...)"
+                    if self._original_digest
+                    else "the original file"
+                )
                 note = f"the corpus file {self.path} was put back with {how} at {when}; reads resumed"
                 self.restored.append(note)
                 log.warning(note)
@@ -101,7 +107,9 @@ class CorpusWatch:
         if now == self._started:  # the original file itself, moved back
             self._adopt(now)
             return None
-        if now[:2] != self._started[:2] and now[2] == self._started[2]:  # another file of the original's size: same bytes?
+        if (
+            now[:2] != self._started[:2] and now[2] == self._started[2]
+        ):  # another file of the original's size: same bytes?
             try:
                 fd = os.open(self.path, os.O_RDONLY)
             except OSError as exc:

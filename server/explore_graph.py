@@ -23,7 +23,9 @@ _ACL_OLD = re.compile(r"^[a-z]\d{2}-\d{4}$")  # P18-1068
 _ACL_NEW = re.compile(r"^\d{4}\.[a-z0-9]+-[a-z0-9]+\.\d+$")  # 2020.acl-main.1
 _ARXIV_NEW = re.compile(r"^\d{4}\.\d{4,5}$")
 _ARXIV_OLD = re.compile(r"^[a-z\-]+(\.[a-z]{2})?/\d{7}$")
-_ACL_URL = re.compile(r"^(?:https?://)?(?:www\.)?(?:aclanthology\.org|aclweb\.org/anthology|aclanthology\.info/papers)/(.+)$")
+_ACL_URL = re.compile(
+    r"^(?:https?://)?(?:www\.)?(?:aclanthology\.org|aclweb\.org/anthology|aclanthology\.info/papers)/(.+)$"
+)
 _ARXIV_URL = re.compile(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(.+)$")
 
 
@@ -36,7 +38,7 @@ def parse_identifier(text: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     doi = as_doi_id(raw)
     if doi is not None:
-        value = doi[len("doi:"):].rstrip("/")
+        value = doi[len("doi:") :].rstrip("/")
         found.append(("doi", value))
         acl = ACL_DOI.match(value)
         if acl:
@@ -51,7 +53,7 @@ def parse_identifier(text: str) -> list[tuple[str, str]]:
         low = "arxiv:" + url.group(1).removesuffix(".pdf")
     for prefix in ("arxiv:", "acl:"):
         if low.startswith(prefix):
-            value = low[len(prefix):].strip()
+            value = low[len(prefix) :].strip()
             if prefix == "arxiv:":
                 found.append(("arxiv", strip_arxiv_version(value)))
             else:
@@ -116,8 +118,10 @@ class ExploreGraph:
         """Every record of the work ``paper_id`` (canonical) names, itself first."""
         if not self.available:
             return [paper_id]
-        rows = self.conn.execute("SELECT paper_id FROM paper_clusters WHERE canonical = ? AND paper_id != ? ORDER BY paper_id",
-                                 (paper_id, paper_id))
+        rows = self.conn.execute(
+            "SELECT paper_id FROM paper_clusters WHERE canonical = ? AND paper_id != ? ORDER BY paper_id",
+            (paper_id, paper_id),
+        )
         return [paper_id, *(r[0] for r in rows)]
 
     def cited_by_count(self, paper_id: str) -> int:
@@ -132,7 +136,9 @@ class ExploreGraph:
         if not self.available:
             return {pid: self.cited_by_count(pid) for pid in paper_ids}
         marks = ",".join("?" * len(paper_ids))
-        found = dict(self.conn.execute(f"SELECT paper_id, n FROM cited_by_counts WHERE paper_id IN ({marks})", paper_ids))
+        found = dict(
+            self.conn.execute(f"SELECT paper_id, n FROM cited_by_counts WHERE paper_id IN ({marks})", paper_ids)
+        )
         return {pid: found.get(pid, 0) for pid in paper_ids}
 
     # --- identifiers people paste ----------------------------------------------------
@@ -151,8 +157,10 @@ class ExploreGraph:
 
     def _by_external_id(self, scheme: str, value: str) -> str | None:
         if self.available:
-            row = self.conn.execute("SELECT paper_id FROM external_ids WHERE scheme = ? AND value = ? ORDER BY paper_id LIMIT 1",
-                                    (scheme, value)).fetchone()
+            row = self.conn.execute(
+                "SELECT paper_id FROM external_ids WHERE scheme = ? AND value = ? ORDER BY paper_id LIMIT 1",
+                (scheme, value),
+            ).fetchone()
             if row:
                 return row[0]
         prefix = {"doi": "doi:", "arxiv": "arxiv:", "acl": "acl:", "pmcid": "pmc:"}[scheme]
@@ -164,10 +172,17 @@ class ExploreGraph:
         an arXiv ID of the same month), else the nearest paper ID."""
         if self.available:
             for scheme, value in parse_identifier(text):
-                head = value[:4] if scheme == "acl" else value[:5] if scheme == "arxiv" else value[:max(len(value) - 4, 1)]
+                head = (
+                    value[:4]
+                    if scheme == "acl"
+                    else value[:5]
+                    if scheme == "arxiv"
+                    else value[: max(len(value) - 4, 1)]
+                )
                 rows = self.conn.execute(
                     "SELECT value, paper_id FROM external_ids WHERE scheme = ? AND value >= ? AND value < ? LIMIT 5000",
-                    (scheme, head, head + "\uffff"))
+                    (scheme, head, head + "\uffff"),
+                )
                 by_value = {v: pid for v, pid in rows}
                 if scheme == "acl" and _ACL_OLD.match(value):  # P18-1000: the nearest number of the same volume
                     number = int(value[4:])
@@ -189,8 +204,9 @@ class ExploreGraph:
         an indexed range of the paper IDs, where comparing with every ID took seconds at a million papers."""
         for keep in range(len(wanted) - 1, max(len(wanted) // 2, 1) - 1, -1):
             head = wanted[:keep]
-            rows = self.conn.execute("SELECT paper_id FROM papers WHERE paper_id >= ? AND paper_id < ? LIMIT 2000",
-                                     (head, head + "\uffff")).fetchall()
+            rows = self.conn.execute(
+                "SELECT paper_id FROM papers WHERE paper_id >= ? AND paper_id < ? LIMIT 2000", (head, head + "\uffff")
+            ).fetchall()
             if rows:
                 by_lower = {pid.lower(): pid for (pid,) in rows}
                 close = difflib.get_close_matches(wanted, by_lower, n=1, cutoff=0.6)
@@ -207,7 +223,9 @@ class ExploreGraph:
         """
         members = self.members(paper_id)
         marks = ",".join("?" * len(members))
-        total = self.conn.execute(f"SELECT count(DISTINCT citing) FROM edges WHERE cited IN ({marks})", members).fetchone()[0]
+        total = self.conn.execute(
+            f"SELECT count(DISTINCT citing) FROM edges WHERE cited IN ({marks})", members
+        ).fetchone()[0]
         if total == 0:
             return 0, []
         order = {
@@ -220,10 +238,13 @@ class ExploreGraph:
             f"SELECT {_HEADING}, context, {counts} AS n FROM papers p JOIN "
             f"(SELECT citing, max(context) AS context FROM edges WHERE cited IN ({marks}) GROUP BY citing) e "
             f"ON p.paper_id = e.citing ORDER BY {order} LIMIT ? OFFSET ?",
-            (*members, limit, offset))
+            (*members, limit, offset),
+        )
         return total, [Neighbour(_heading(r), r[4], r[5]) for r in rows]
 
-    def references(self, paper_id: str, *, offset: int, limit: int | None, sort: str | None) -> tuple[int, list[Neighbour]]:
+    def references(
+        self, paper_id: str, *, offset: int, limit: int | None, sort: str | None
+    ) -> tuple[int, list[Neighbour]]:
         """The works a paper cites, each once (records of one work merged), in reference-list order or by ``sort``."""
         canon = "coalesce(c.canonical, e.cited)" if self.available else "e.cited"
         join = "LEFT JOIN paper_clusters c ON c.paper_id = e.cited" if self.available else ""
@@ -233,12 +254,16 @@ class ExploreGraph:
             "year": "p.year IS NULL, p.year DESC, r.position, p.paper_id",
             "citations": "n DESC, r.position, p.paper_id",
         }[sort]
-        inner = (f"SELECT {canon} AS work, min(e.position) AS position, max(e.context) AS context FROM edges e {join} "
-                 "WHERE e.citing = ? GROUP BY work")
+        inner = (
+            f"SELECT {canon} AS work, min(e.position) AS position, max(e.context) AS context FROM edges e {join} "
+            "WHERE e.citing = ? GROUP BY work"
+        )
         total = self.conn.execute(f"SELECT count(*) FROM ({inner})", (paper_id,)).fetchone()[0]
         rows = self.conn.execute(
             f"SELECT {_HEADING}, r.context, {counts} AS n FROM ({inner}) r JOIN papers p ON p.paper_id = r.work "
-            f"ORDER BY {order} LIMIT ? OFFSET ?", (paper_id, -1 if limit is None else limit, offset))
+            f"ORDER BY {order} LIMIT ? OFFSET ?",
+            (paper_id, -1 if limit is None else limit, offset),
+        )
         return total, [Neighbour(_heading(r), r[4], r[5]) for r in rows]
 
     # --- similar papers -----------------------------------------------------------------
@@ -248,13 +273,17 @@ class ExploreGraph:
         papers) and bibliographic coupling (citing the same works). Score = shared neighbours; ties by citations, ID."""
         members = self.members(paper_id)
         marks = ",".join("?" * len(members))
-        canon = "coalesce((SELECT canonical FROM paper_clusters WHERE paper_id = {0}), {0})" if self.available else "{0}"
+        canon = (
+            "coalesce((SELECT canonical FROM paper_clusters WHERE paper_id = {0}), {0})" if self.available else "{0}"
+        )
         shared: dict[str, dict[str, set[str]]] = {}
         if method in ("both", "co_citation"):
             # e1: a paper citing this one; e2: what else it cites.
             rows = self.conn.execute(
                 f"SELECT DISTINCT {canon.format('e2.cited')}, e1.citing FROM edges e1 JOIN edges e2 ON e2.citing = e1.citing "
-                f"WHERE e1.cited IN ({marks}) AND e2.cited NOT IN ({marks})", (*members, *members))
+                f"WHERE e1.cited IN ({marks}) AND e2.cited NOT IN ({marks})",
+                (*members, *members),
+            )
             for other, via in rows:
                 shared.setdefault(other, {"co": set(), "refs": set()})["co"].add(via)
         if method in ("both", "coupling"):
@@ -266,19 +295,27 @@ class ExploreGraph:
                     "records AS (SELECT work, work AS record FROM mine UNION "
                     "SELECT m.work, c.paper_id FROM mine m JOIN paper_clusters c ON c.canonical = m.work) "
                     f"SELECT DISTINCT e2.citing, r.work FROM records r JOIN edges e2 ON e2.cited = r.record "
-                    f"WHERE e2.citing NOT IN ({marks})", (*members, *members))
+                    f"WHERE e2.citing NOT IN ({marks})",
+                    (*members, *members),
+                )
             else:
                 rows = self.conn.execute(
                     "SELECT DISTINCT e2.citing, e1.cited FROM edges e1 JOIN edges e2 ON e2.cited = e1.cited "
-                    f"WHERE e1.citing IN ({marks}) AND e2.citing NOT IN ({marks})", (*members, *members))
+                    f"WHERE e1.citing IN ({marks}) AND e2.citing NOT IN ({marks})",
+                    (*members, *members),
+                )
             for other, via in rows:
                 shared.setdefault(self.canonical(other), {"co": set(), "refs": set()})["refs"].add(via)
         shared.pop(paper_id, None)
         if not shared:
             return []
         counts = self.cited_by_counts(list(shared))
-        ranked = sorted(shared, key=lambda pid: (-(len(shared[pid]["co"]) + len(shared[pid]["refs"])), -counts[pid], pid))[:top_k]
-        named = {pid for pid in ranked} | {v for pid in ranked for key in ("co", "refs") for v in sorted(shared[pid][key])[:50]}
+        ranked = sorted(
+            shared, key=lambda pid: (-(len(shared[pid]["co"]) + len(shared[pid]["refs"])), -counts[pid], pid)
+        )[:top_k]
+        named = {pid for pid in ranked} | {
+            v for pid in ranked for key in ("co", "refs") for v in sorted(shared[pid][key])[:50]
+        }
         headings = self.headings(sorted(named))
         out = []
         for pid in ranked:
@@ -289,14 +326,20 @@ class ExploreGraph:
                 listed = [headings[v] for v in ids if v in headings]
                 return sorted(listed, key=lambda h: (h.year is None, -(h.year or 0), h.paper_id))[:3]
 
-            out.append(Similar(headings[pid], len(shared[pid]["co"]) + len(shared[pid]["refs"]),
-                               shown(shared[pid]["co"]), shown(shared[pid]["refs"])))
+            out.append(
+                Similar(
+                    headings[pid],
+                    len(shared[pid]["co"]) + len(shared[pid]["refs"]),
+                    shown(shared[pid]["co"]),
+                    shown(shared[pid]["refs"]),
+                )
+            )
         return out
 
     def headings(self, paper_ids: list[str]) -> dict[str, PaperHeading]:
         out: dict[str, PaperHeading] = {}
         for start in range(0, len(paper_ids), 500):
-            chunk = paper_ids[start:start + 500]
+            chunk = paper_ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for row in self.conn.execute(f"SELECT {_HEADING} FROM papers p WHERE p.paper_id IN ({marks})", chunk):
                 out[row[0]] = _heading(row)

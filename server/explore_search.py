@@ -117,12 +117,18 @@ _RANK = f"bm25({WEIGHTS})"
 def _top_rowids(conn: sqlite3.Connection, table: str, match: str, limit: int) -> list[tuple[int, float]]:
     """(rowid, BM25 rank) of the best ``limit`` matches, ranked inside the FTS5 index (lower is better)."""
     rank = f" AND rank MATCH '{_RANK}'" if table == "papers_fts" else ""
-    return list(conn.execute(f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ?{rank} ORDER BY rank LIMIT ?", (match, limit)))
+    return list(
+        conn.execute(
+            f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ?{rank} ORDER BY rank LIMIT ?", (match, limit)
+        )
+    )
 
 
 def _not_merged() -> str:
     """Leave out the records merged into another paper (they are shown as their canonical paper)."""
-    return " AND NOT EXISTS (SELECT 1 FROM paper_clusters c WHERE c.paper_id = p.paper_id AND c.canonical != p.paper_id)"
+    return (
+        " AND NOT EXISTS (SELECT 1 FROM paper_clusters c WHERE c.paper_id = p.paper_id AND c.canonical != p.paper_id)"
+    )
 
 
 def search_metadata(conn: sqlite3.Connection, terms: list[str], filters: Filters, top_k: int) -> list[ExploreHit]:
@@ -137,7 +143,9 @@ def search_metadata(conn: sqlite3.Connection, terms: list[str], filters: Filters
         if author:
             rows = conn.execute(
                 f"SELECT p.paper_id FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid {counted} "
-                f"WHERE papers_fts MATCH ? {where} {order}", [f"authors : ({author_match})", *params, top_k])
+                f"WHERE papers_fts MATCH ? {where} {order}",
+                [f"authors : ({author_match})", *params, top_k],
+            )
         else:
             rows = conn.execute(f"SELECT p.paper_id FROM papers p {counted} WHERE 1 {where} {order}", [*params, top_k])
         return [ExploreHit(pid, 0.0) for (pid,) in rows]
@@ -149,28 +157,52 @@ def search_metadata(conn: sqlite3.Connection, terms: list[str], filters: Filters
         # No condition on papers: FTS5 ranks inside the index (ORDER BY rank), and only the best rows are joined.
         scores = dict(_top_rowids(conn, "papers_fts", match, CANDIDATES))
         # Every score comes from ``match``: title_match's own BM25 scores are on another scale (it matches fewer rows).
-        missing = [rowid for rowid, _ in _top_rowids(conn, "papers_fts", title_match, TITLE_CANDIDATES) if rowid not in scores]
+        missing = [
+            rowid for rowid, _ in _top_rowids(conn, "papers_fts", title_match, TITLE_CANDIDATES) if rowid not in scores
+        ]
         if missing:  # scored by the same query as the others, so scores compare
             marks = ",".join("?" * len(missing))
-            scores.update(conn.execute(f"SELECT rowid, rank FROM papers_fts WHERE papers_fts MATCH ? AND rank MATCH '{_RANK}' "
-                                       f"AND rowid IN ({marks})", [match, *missing]))
+            scores.update(
+                conn.execute(
+                    f"SELECT rowid, rank FROM papers_fts WHERE papers_fts MATCH ? AND rank MATCH '{_RANK}' "
+                    f"AND rowid IN ({marks})",
+                    [match, *missing],
+                )
+            )
         marks = ",".join("?" * len(scores))
-        rows = {r[0]: (*r[1:], scores[r[0]]) for r in conn.execute(
-            f"SELECT p.rowid, p.paper_id, p.title, p.authors, p.has_text FROM papers p WHERE p.rowid IN ({marks}) {_not_merged()}",
-            list(scores))}
+        rows = {
+            r[0]: (*r[1:], scores[r[0]])
+            for r in conn.execute(
+                f"SELECT p.rowid, p.paper_id, p.title, p.authors, p.has_text FROM papers p WHERE p.rowid IN ({marks}) {_not_merged()}",
+                list(scores),
+            )
+        }
         rows = {r[0]: r for r in rows.values()}
     else:
-        select = (f"SELECT p.paper_id, p.title, p.authors, p.has_text, bm25(papers_fts, {WEIGHTS}) AS score "
-                  "FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid ")
-        rows = {r[0]: r for r in conn.execute(f"{select} WHERE papers_fts MATCH ? {where} ORDER BY score LIMIT ?",
-                                              [match, *params, CANDIDATES])}
+        select = (
+            f"SELECT p.paper_id, p.title, p.authors, p.has_text, bm25(papers_fts, {WEIGHTS}) AS score "
+            "FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid "
+        )
+        rows = {
+            r[0]: r
+            for r in conn.execute(
+                f"{select} WHERE papers_fts MATCH ? {where} ORDER BY score LIMIT ?", [match, *params, CANDIDATES]
+            )
+        }
         # Matches of every word in title/authors outside the window: scored by the same query, so scores compare.
-        extra = [r[0] for r in conn.execute(
-            f"SELECT papers_fts.rowid FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid WHERE papers_fts MATCH ? {where} "
-            f"ORDER BY bm25(papers_fts, {WEIGHTS}) LIMIT ?", [title_match, *params, TITLE_CANDIDATES])]
+        extra = [
+            r[0]
+            for r in conn.execute(
+                f"SELECT papers_fts.rowid FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid WHERE papers_fts MATCH ? {where} "
+                f"ORDER BY bm25(papers_fts, {WEIGHTS}) LIMIT ?",
+                [title_match, *params, TITLE_CANDIDATES],
+            )
+        ]
         if extra:
             marks = ",".join("?" * len(extra))
-            for r in conn.execute(f"{select} WHERE papers_fts MATCH ? AND papers_fts.rowid IN ({marks})", [match, *extra]):
+            for r in conn.execute(
+                f"{select} WHERE papers_fts MATCH ? AND papers_fts.rowid IN ({marks})", [match, *extra]
+            ):
                 rows.setdefault(r[0], r)
     wanted, query_title = set(terms), " ".join(terms)
 
@@ -199,18 +231,24 @@ def search_full_text(conn: sqlite3.Connection, terms: list[str], filters: Filter
         ranked = _top_rowids(conn, "sections_fts", match, CANDIDATES * 3)
         found = {}
         for start in range(0, len(ranked), 500):
-            chunk = [rowid for rowid, _ in ranked[start:start + 500]]
+            chunk = [rowid for rowid, _ in ranked[start : start + 500]]
             marks = ",".join("?" * len(chunk))
-            found.update((r[0], r) for r in conn.execute(
-                "SELECT s.rowid, p.paper_id, s.position, s.header FROM sections s JOIN papers p ON p.arxiv_id = s.arxiv_id "
-                f"WHERE s.rowid IN ({marks}) AND p.has_text = 1", chunk))
+            found.update(
+                (r[0], r)
+                for r in conn.execute(
+                    "SELECT s.rowid, p.paper_id, s.position, s.header FROM sections s JOIN papers p ON p.arxiv_id = s.arxiv_id "
+                    f"WHERE s.rowid IN ({marks}) AND p.has_text = 1",
+                    chunk,
+                )
+            )
         rows = [(*found[rowid], score) for rowid, score in ranked if rowid in found]
     else:
         rows = conn.execute(
             "SELECT sections_fts.rowid, p.paper_id, s.position, s.header, bm25(sections_fts) AS score "
             "FROM sections_fts JOIN sections s ON s.rowid = sections_fts.rowid JOIN papers p ON p.arxiv_id = s.arxiv_id "
             f"WHERE sections_fts MATCH ? AND p.has_text = 1 {where}{author_sql} ORDER BY score LIMIT ?",
-            [match, *params, CANDIDATES * 3])
+            [match, *params, CANDIDATES * 3],
+        )
     best: dict[str, tuple] = {}
     for row in rows:
         best.setdefault(row[1], row)
@@ -218,8 +256,11 @@ def search_full_text(conn: sqlite3.Connection, terms: list[str], filters: Filter
             break
     hits = []
     for rowid, pid, position, header, score in best.values():
-        snippet = conn.execute("SELECT snippet(sections_fts, 1, '**', '**', ' … ', 24) FROM sections_fts "
-                               "WHERE sections_fts MATCH ? AND rowid = ?", (match, rowid)).fetchone()
+        snippet = conn.execute(
+            "SELECT snippet(sections_fts, 1, '**', '**', ' … ', 24) FROM sections_fts "
+            "WHERE sections_fts MATCH ? AND rowid = ?",
+            (match, rowid),
+        ).fetchone()
         hits.append(ExploreHit(pid, -score, position, header, snippet[0] if snippet else None))
     return hits
 
@@ -227,11 +268,15 @@ def search_full_text(conn: sqlite3.Connection, terms: list[str], filters: Filter
 def explore_search(conn: sqlite3.Connection, query: str, *, top_k: int, filters: Filters, scope: str) -> SearchOutcome:
     terms = list(dict.fromkeys(tokenize(query)))
     if not terms and query.strip():  # only stop words or one-letter words: nothing to match, say so
-        notes = ["no word of the query can be searched (only stop words or one-letter words)"
-                 + ("; the filters alone were applied" if filters.any() else "")]
+        notes = [
+            "no word of the query can be searched (only stop words or one-letter words)"
+            + ("; the filters alone were applied" if filters.any() else "")
+        ]
         if not filters.any():  # else the filters-only listing would pass for matches of the query
             return SearchOutcome([], filters, [], notes)
-        return SearchOutcome(search_metadata(conn, [], filters, top_k) if scope != "full_text" else [], filters, [], notes)
+        return SearchOutcome(
+            search_metadata(conn, [], filters, top_k) if scope != "full_text" else [], filters, [], notes
+        )
     terms, filters, note = read_year_words(terms, filters)
     notes = [note] if note else []
     if scope == "full_text":

@@ -44,21 +44,49 @@ Year = Annotated[int | None, Field(ge=1000, le=2999)]
 
 
 class ExploreSearchArgs(_Args):
-    query: Annotated[str, Field(max_length=2000, description=(
-        "Keywords to look for (in titles, abstracts and author names, or in the full text with scope 'full_text'). "
-        "A year in the query (e.g. 2017) works as the year filter. May be empty when a filter is given."))] = ""
+    query: Annotated[
+        str,
+        Field(
+            max_length=2000,
+            description=(
+                "Keywords to look for (in titles, abstracts and author names, or in the full text with scope 'full_text'). "
+                "A year in the query (e.g. 2017) works as the year filter. May be empty when a filter is given."
+            ),
+        ),
+    ] = ""
     top_k: Annotated[int, Field(ge=1, le=10, description="How many results to return (1-10).")] = 5
     year_from: Annotated[Year, Field(description="Only papers published in or after this year.")] = None
     year_to: Annotated[Year, Field(description="Only papers published in or before this year.")] = None
-    venue: Annotated[str | None, Field(min_length=1, max_length=200, description=(
-        "Only papers whose venue contains this text, ignoring case; acronyms such as ACL, EMNLP, NAACL, NeurIPS "
-        "also match the venue's full name."))] = None
-    author: Annotated[str | None, Field(min_length=1, max_length=200, description=(
-        "Only papers with an author of this name (every word of it must appear in the author list, e.g. 'Lapata').")
-    )] = None
-    scope: Annotated[Literal["title_abstract", "full_text"], Field(description=(
-        "'title_abstract' (default): titles, abstracts and authors of every paper; 'full_text': the sections of "
-        "the papers with text, with a snippet of the passage that matched."))] = "title_abstract"
+    venue: Annotated[
+        str | None,
+        Field(
+            min_length=1,
+            max_length=200,
+            description=(
+                "Only papers whose venue contains this text, ignoring case; acronyms such as ACL, EMNLP, NAACL, NeurIPS "
+                "also match the venue's full name."
+            ),
+        ),
+    ] = None
+    author: Annotated[
+        str | None,
+        Field(
+            min_length=1,
+            max_length=200,
+            description=(
+                "Only papers with an author of this name (every word of it must appear in the author list, e.g. 'Lapata')."
+            ),
+        ),
+    ] = None
+    scope: Annotated[
+        Literal["title_abstract", "full_text"],
+        Field(
+            description=(
+                "'title_abstract' (default): titles, abstracts and authors of every paper; 'full_text': the sections of "
+                "the papers with text, with a snippet of the passage that matched."
+            )
+        ),
+    ] = "title_abstract"
 
     @field_validator("venue", "author")
     @classmethod
@@ -76,11 +104,16 @@ class ExploreSearchArgs(_Args):
 
     @model_validator(mode="after")
     def _something_to_look_for(self):
-        if is_blank(self.query) and not any(v is not None for v in (self.year_from, self.year_to, self.venue, self.author)):
-            raise PydanticCustomError("blank", "query: blank: give keywords to look for, or a filter (author, venue, year_from, year_to)")
+        if is_blank(self.query) and not any(
+            v is not None for v in (self.year_from, self.year_to, self.venue, self.author)
+        ):
+            raise PydanticCustomError(
+                "blank", "query: blank: give keywords to look for, or a filter (author, venue, year_from, year_to)"
+            )
         if self.year_from is not None and self.year_to is not None and self.year_from > self.year_to:
-            raise PydanticCustomError("years", "year_from ({a}) is after year_to ({b}): swap them",
-                                      {"a": self.year_from, "b": self.year_to})
+            raise PydanticCustomError(
+                "years", "year_from ({a}) is after year_to ({b}): swap them", {"a": self.year_from, "b": self.year_to}
+            )
         return self
 
 
@@ -90,7 +123,9 @@ def _filters_text(f: Filters) -> str:
         if f.year_from == f.year_to:
             parts.append(f"year {f.year_from}")
         else:
-            parts.append(f"years {f.year_from if f.year_from is not None else '…'}-{f.year_to if f.year_to is not None else '…'}")
+            parts.append(
+                f"years {f.year_from if f.year_from is not None else '…'}-{f.year_to if f.year_to is not None else '…'}"
+            )
     if f.venue:
         parts.append(f"venue '{f.venue}'")
     if f.author:
@@ -104,47 +139,87 @@ def search_papers(scope: Scope, args: ExploreSearchArgs) -> ToolOutput:
     if graph.available:
         found = explore_search(scope.corpus.conn, args.query, top_k=args.top_k, filters=filters, scope=args.scope)
     else:  # a corpus built before issue 33: its stored bm25s index, with no filters, full text or merged works
-        found = SearchOutcome([], filters, [], ["this corpus was built before explore search had filters and full text; "
-                                                "rebuild it with 'agenthop-server corpus import' (or corpus build) to use them"])
+        found = SearchOutcome(
+            [],
+            filters,
+            [],
+            [
+                "this corpus was built before explore search had filters and full text; "
+                "rebuild it with 'agenthop-server corpus import' (or corpus build) to use them"
+            ],
+        )
         if not filters.any() and args.scope == "title_abstract":
             found.hits = [ExploreHit(h.paper_id, h.score) for h in scope.search.search(None, args.query, args.top_k)]
     applied = _filters_text(found.filters)
-    structured = {"query": args.query, "scope": args.scope,
-                  "filters": {"year_from": found.filters.year_from, "year_to": found.filters.year_to,
-                              "venue": found.filters.venue, "author": found.filters.author},
-                  "notes": found.notes, "results": []}
+    structured = {
+        "query": args.query,
+        "scope": args.scope,
+        "filters": {
+            "year_from": found.filters.year_from,
+            "year_to": found.filters.year_to,
+            "venue": found.filters.venue,
+            "author": found.filters.author,
+        },
+        "notes": found.notes,
+        "results": [],
+    }
     head = f"'{args.query}'" if args.query.strip() else "papers"
     where = " in the full text" if args.scope == "full_text" else ""
     with_filters = f" ({applied})" if applied else ""
     notes = [f"[{n}]" for n in found.notes]
     if not found.hits:
-        return ToolOutput("ok", "\n".join([*notes, f"No papers match {head}{where}{with_filters}. Try other keywords or "
-                                           "fewer filters."]), structured)
+        return ToolOutput(
+            "ok",
+            "\n".join([*notes, f"No papers match {head}{where}{with_filters}. Try other keywords or fewer filters."]),
+            structured,
+        )
     papers = scope.corpus.papers([h.paper_id for h in found.hits])
     counts = graph.cited_by_counts([h.paper_id for h in found.hits])
     lines = [*notes, f"Search results for {head}{where}{with_filters} ({len(found.hits)}):", ""]
     for rank, hit in enumerate(found.hits, 1):
         p = papers[hit.paper_id]
         short = p.abstract[:ABSTRACT_PREVIEW] + ("..." if len(p.abstract) > ABSTRACT_PREVIEW else "")
-        entry = {"rank": rank, "paper_id": p.paper_id, "title": p.title, "year": p.year, "authors": p.authors,
-                 "venue": p.venue, "abstract": short, "has_text": p.has_text, "cited_by": counts[p.paper_id]}
-        lines += [f"[{rank}] {p.paper_id}", f"    {heading_line(p, counts[p.paper_id])}",
-                  f"    Authors: {', '.join(p.authors) if p.authors else 'unknown'} | Venue: {p.venue or 'unknown'}"]
+        entry = {
+            "rank": rank,
+            "paper_id": p.paper_id,
+            "title": p.title,
+            "year": p.year,
+            "authors": p.authors,
+            "venue": p.venue,
+            "abstract": short,
+            "has_text": p.has_text,
+            "cited_by": counts[p.paper_id],
+        }
+        lines += [
+            f"[{rank}] {p.paper_id}",
+            f"    {heading_line(p, counts[p.paper_id])}",
+            f"    Authors: {', '.join(p.authors) if p.authors else 'unknown'} | Venue: {p.venue or 'unknown'}",
+        ]
         if hit.snippet is not None:
-            entry["match"] = {"section": {"alias": alias(hit.section_position), "header": hit.section_header},
-                              "snippet": hit.snippet}
-            lines.append(f"    Match in ({alias(hit.section_position)}) {hit.section_header}: \"{hit.snippet}\"")
+            entry["match"] = {
+                "section": {"alias": alias(hit.section_position), "header": hit.section_header},
+                "snippet": hit.snippet,
+            }
+            lines.append(f'    Match in ({alias(hit.section_position)}) {hit.section_header}: "{hit.snippet}"')
         else:
             lines.append(f"    Abstract: {short or '(none)'}")
         structured["results"].append(entry)
-    return ToolOutput("ok", "\n".join(lines), structured,
-                      exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in structured["results"]])
+    return ToolOutput(
+        "ok",
+        "\n".join(lines),
+        structured,
+        exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in structured["results"]],
+    )
 
 
 # --- references and cited-by ---------------------------------------------------------------------------------------
 
-Sort = Annotated[Literal["year", "citations"] | None, Field(description=(
-    "'year': newest first; 'citations': most cited in this corpus first; omitted: the default order."))]
+Sort = Annotated[
+    Literal["year", "citations"] | None,
+    Field(
+        description=("'year': newest first; 'citations': most cited in this corpus first; omitted: the default order.")
+    ),
+]
 
 
 class ExploreReferencesArgs(_Args):
@@ -165,11 +240,20 @@ def _neighbours(entries: list[Neighbour], offset: int) -> tuple[list[dict], list
     out, lines = [], []
     for rank, n in enumerate(entries, offset + 1):
         q = n.paper
-        out.append({"rank": rank, "paper_id": q.paper_id, "title": q.title, "year": q.year, "has_text": q.has_text,
-                    "context": n.context, "cited_by": n.cited_by})
+        out.append(
+            {
+                "rank": rank,
+                "paper_id": q.paper_id,
+                "title": q.title,
+                "year": q.year,
+                "has_text": q.has_text,
+                "context": n.context,
+                "cited_by": n.cited_by,
+            }
+        )
         lines += [f"[{rank}] {q.paper_id}", f"    {heading_line(q, n.cited_by)}"]
         if n.context:
-            lines.append(f"    Cited as: \"{n.context}\"")
+            lines.append(f'    Cited as: "{n.context}"')
     return out, lines
 
 
@@ -181,8 +265,18 @@ def _page_text(total: int, offset: int, shown: int, noun: str) -> str:
     return f"{noun} {offset + 1}-{offset + shown} of {total}"
 
 
-def _page(p: Paper, args: ExploreReferencesArgs | CitingArgs, total: int, entries: list[Neighbour], *, tool: str,
-          noun: str, key: str, title: str, none: str) -> ToolOutput:
+def _page(
+    p: Paper,
+    args: ExploreReferencesArgs | CitingArgs,
+    total: int,
+    entries: list[Neighbour],
+    *,
+    tool: str,
+    noun: str,
+    key: str,
+    title: str,
+    none: str,
+) -> ToolOutput:
     """One page of references or citing papers: ranks that continue across pages, and how to ask for the next."""
     data = {"paper_id": p.paper_id, "total": total, "offset": args.offset, "sort": args.sort}
     if total == 0:
@@ -191,17 +285,32 @@ def _page(p: Paper, args: ExploreReferencesArgs | CitingArgs, total: int, entrie
     order = f", sorted by {args.sort}" if args.sort else ""
     head = f"{title} ({_page_text(total, args.offset, len(out), noun)}{order}):"
     more = [] if args.offset + len(out) >= total else ["", f"[More: call {tool} with offset {args.offset + len(out)}.]"]
-    return ToolOutput("ok", "\n".join([head, "", *lines, *more]), {**data, key: out},
-                      exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in out])
+    return ToolOutput(
+        "ok",
+        "\n".join([head, "", *lines, *more]),
+        {**data, key: out},
+        exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in out],
+    )
 
 
 def get_references(scope: Scope, args: ExploreReferencesArgs) -> ToolOutput:
     p, closest = explore_paper(scope, args.paper_id)
     if p is None:
         return unknown(args.paper_id, closest)
-    total, refs = explore_graph(scope.corpus).references(p.paper_id, offset=args.offset, limit=args.limit, sort=args.sort)
-    return _page(p, args, total, refs, tool="get_references", noun="references", key="references",
-                 title=f"References of '{p.title}'", none=f"No references of '{p.title}' are available.")
+    total, refs = explore_graph(scope.corpus).references(
+        p.paper_id, offset=args.offset, limit=args.limit, sort=args.sort
+    )
+    return _page(
+        p,
+        args,
+        total,
+        refs,
+        tool="get_references",
+        noun="references",
+        key="references",
+        title=f"References of '{p.title}'",
+        none=f"No references of '{p.title}' are available.",
+    )
 
 
 def get_citing_papers(scope: Scope, args: CitingArgs) -> ToolOutput:
@@ -209,18 +318,34 @@ def get_citing_papers(scope: Scope, args: CitingArgs) -> ToolOutput:
     if p is None:
         return unknown(args.paper_id, closest)
     total, citing = explore_graph(scope.corpus).citing(p.paper_id, offset=args.offset, limit=args.limit, sort=args.sort)
-    return _page(p, args, total, citing, tool="get_citing_papers", noun="citing papers", key="papers",
-                 title=f"Papers citing '{p.title}'", none=f"No paper of this corpus cites '{p.title}'.")
+    return _page(
+        p,
+        args,
+        total,
+        citing,
+        tool="get_citing_papers",
+        noun="citing papers",
+        key="papers",
+        title=f"Papers citing '{p.title}'",
+        none=f"No paper of this corpus cites '{p.title}'.",
+    )
 
 
 # --- similar papers ---------------------------------------------------------------------------------------------------
 
+
 class SimilarArgs(_Args):
     paper_id: PaperId
     top_k: Annotated[int, Field(ge=1, le=20, description="How many similar papers to return (1-20).")] = 5
-    method: Annotated[Literal["both", "co_citation", "coupling"], Field(description=(
-        "'co_citation': papers cited together with this one by the same papers; 'coupling': papers that cite the same "
-        "works as this one; 'both' (default): the sum."))] = "both"
+    method: Annotated[
+        Literal["both", "co_citation", "coupling"],
+        Field(
+            description=(
+                "'co_citation': papers cited together with this one by the same papers; 'coupling': papers that cite the same "
+                "works as this one; 'both' (default): the sum."
+            )
+        ),
+    ] = "both"
 
 
 def _brief(h: PaperHeading) -> dict:
@@ -234,24 +359,42 @@ def find_similar_papers(scope: Scope, args: SimilarArgs) -> ToolOutput:
     found = explore_graph(scope.corpus).similar(p.paper_id, top_k=args.top_k, method=args.method)
     data = {"paper_id": p.paper_id, "method": args.method}
     if not found:
-        return ToolOutput("ok", f"No paper of this corpus shares a citing paper or a reference with '{p.title}'.",
-                          {**data, "similar": []})
+        return ToolOutput(
+            "ok",
+            f"No paper of this corpus shares a citing paper or a reference with '{p.title}'.",
+            {**data, "similar": []},
+        )
     out, lines = [], [f"Papers similar to '{p.title}' by shared citations ({args.method.replace('_', '-')}):", ""]
     for rank, s in enumerate(found, 1):
-        out.append({"rank": rank, "paper_id": s.paper.paper_id, "title": s.paper.title, "year": s.paper.year,
-                    "has_text": s.paper.has_text, "shared": s.score,
-                    "co_cited_by": [_brief(h) for h in s.co_cited_with],
-                    "shared_references": [_brief(h) for h in s.shared_references]})
+        out.append(
+            {
+                "rank": rank,
+                "paper_id": s.paper.paper_id,
+                "title": s.paper.title,
+                "year": s.paper.year,
+                "has_text": s.paper.has_text,
+                "shared": s.score,
+                "co_cited_by": [_brief(h) for h in s.co_cited_with],
+                "shared_references": [_brief(h) for h in s.shared_references],
+            }
+        )
         lines += [f"[{rank}] {s.paper.paper_id}", f"    {heading_line(s.paper)}", f"    Shared neighbours: {s.score}"]
         if s.co_cited_with:
-            lines.append("    Cited together by: " + "; ".join(f"{h.title} ({h.year or 'n.d.'})" for h in s.co_cited_with))
+            lines.append(
+                "    Cited together by: " + "; ".join(f"{h.title} ({h.year or 'n.d.'})" for h in s.co_cited_with)
+            )
         if s.shared_references:
             lines.append("    Both cite: " + "; ".join(f"{h.title} ({h.year or 'n.d.'})" for h in s.shared_references))
-    return ToolOutput("ok", "\n".join(lines), {**data, "similar": out},
-                      exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in out])
+    return ToolOutput(
+        "ok",
+        "\n".join(lines),
+        {**data, "similar": out},
+        exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in out],
+    )
 
 
 # --- citations --------------------------------------------------------------------------------------------------------
+
 
 class CitationArgs(_Args):
     paper_id: PaperId
@@ -262,8 +405,20 @@ def with_derived_ids(p: Paper) -> Paper:
     """The paper with the ACL Anthology ID its DOI implies (10.18653/v1/P18-1068 is P18-1068), for links."""
     acl = ACL_DOI.match(p.ids.get("doi", "").lower())
     if acl and "acl" not in p.ids:
-        acl_id = acl.group(1) if "." in acl.group(1) else acl.group(1).upper()  # P18-1068; 2020.acl-main.1 stays lower case
-        return Paper(p.paper_id, p.arxiv_id, p.title, p.abstract, p.year, p.authors, p.venue, p.has_text, {**p.ids, "acl": acl_id})
+        acl_id = (
+            acl.group(1) if "." in acl.group(1) else acl.group(1).upper()
+        )  # P18-1068; 2020.acl-main.1 stays lower case
+        return Paper(
+            p.paper_id,
+            p.arxiv_id,
+            p.title,
+            p.abstract,
+            p.year,
+            p.authors,
+            p.venue,
+            p.has_text,
+            {**p.ids, "acl": acl_id},
+        )
     return p
 
 
@@ -280,25 +435,58 @@ def get_citation(scope: Scope, args: CitationArgs) -> ToolOutput:
     return ToolOutput("ok", text, {"paper_id": p.paper_id, "format": args.format, "citation": text})
 
 
-EXPLORE_TOOLS: dict[str, Tool] = {t.name: t for t in [
-    Tool("search_papers", "Search papers", 1, ExploreSearchArgs,
-         "Search the corpus: keywords over titles, abstracts and authors (BM25, SQLite FTS5), or over the full text "
-         "with scope 'full_text' (each result shows the passage that matched). Filters: year_from, year_to, venue, "
-         "author. Results give authors, venue, year, how often the corpus cites the paper, and whether its full text "
-         "can be read (works known only from bibliographies have none). Costs 1 point.", search_papers),
-    Tool("get_references", "Get references", 1, ExploreReferencesArgs,
-         "The works a paper cites (ID, title, year, full text yes/no, how often cited here) and, where known, the "
-         "sentence in which it cites them. Page with offset and limit; sort by 'year' or 'citations' (default: "
-         "reference-list order). Costs 1 point.", get_references),
-    Tool("get_citing_papers", "Get citing papers", 1, CitingArgs,
-         "The papers of the corpus that cite a paper, with the sentence each cites it in. Page with offset and limit "
-         "(10 by default); sort by 'year' or 'citations'. Costs 1 point.", get_citing_papers),
-    Tool("find_similar_papers", "Find similar papers", 1, SimilarArgs,
-         "Papers related to a paper through the citation graph: cited together with it (co-citation) or citing the "
-         "same works (bibliographic coupling), with the shared papers named. Costs 1 point.", find_similar_papers),
-    Tool("get_citation", "Get citation", 0, CitationArgs,
-         "A citation for a paper, as BibTeX or CSL-JSON, from the corpus's metadata. Free.", get_citation),
-]}
+EXPLORE_TOOLS: dict[str, Tool] = {
+    t.name: t
+    for t in [
+        Tool(
+            "search_papers",
+            "Search papers",
+            1,
+            ExploreSearchArgs,
+            "Search the corpus: keywords over titles, abstracts and authors (BM25, SQLite FTS5), or over the full text "
+            "with scope 'full_text' (each result shows the passage that matched). Filters: year_from, year_to, venue, "
+            "author. Results give authors, venue, year, how often the corpus cites the paper, and whether its full text "
+            "can be read (works known only from bibliographies have none). Costs 1 point.",
+            search_papers,
+        ),
+        Tool(
+            "get_references",
+            "Get references",
+            1,
+            ExploreReferencesArgs,
+            "The works a paper cites (ID, title, year, full text yes/no, how often cited here) and, where known, the "
+            "sentence in which it cites them. Page with offset and limit; sort by 'year' or 'citations' (default: "
+            "reference-list order). Costs 1 point.",
+            get_references,
+        ),
+        Tool(
+            "get_citing_papers",
+            "Get citing papers",
+            1,
+            CitingArgs,
+            "The papers of the corpus that cite a paper, with the sentence each cites it in. Page with offset and limit "
+            "(10 by default); sort by 'year' or 'citations'. Costs 1 point.",
+            get_citing_papers,
+        ),
+        Tool(
+            "find_similar_papers",
+            "Find similar papers",
+            1,
+            SimilarArgs,
+            "Papers related to a paper through the citation graph: cited together with it (co-citation) or citing the "
+            "same works (bibliographic coupling), with the shared papers named. Costs 1 point.",
+            find_similar_papers,
+        ),
+        Tool(
+            "get_citation",
+            "Get citation",
+            0,
+            CitationArgs,
+            "A citation for a paper, as BibTeX or CSL-JSON, from the corpus's metadata. Free.",
+            get_citation,
+        ),
+    ]
+}
 
 EXPLORE_ONLY = tuple(name for name in EXPLORE_TOOLS if name not in TOOLS)
 

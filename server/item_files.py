@@ -69,7 +69,9 @@ def read_items(path: str | Path) -> list[ItemRef]:
                 ref = ItemRef(item_id, qtype, _depth(obj.get("depth"), where))
             else:
                 if any(c.isspace() for c in line) or line.startswith(("[", '"')):
-                    raise ItemsError(f"{path}:{lineno}: expected one item ID or a JSON object per line, got {line[:60]!r}")
+                    raise ItemsError(
+                        f"{path}:{lineno}: expected one item ID or a JSON object per line, got {line[:60]!r}"
+                    )
                 ref = ItemRef(line)
             if ref.id in seen:
                 continue

@@ -71,21 +71,41 @@ _HEADING_COLUMNS = "p.paper_id, p.title, p.year, p.has_text"
 def as_doi_id(paper_id: str) -> str | None:
     """``doi:<lower-cased DOI>`` for a DOI however typed (with or without ``doi:``, as a doi.org link); else None."""
     text = paper_id.strip()
-    for prefix in ("doi:", "https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi.org/"):
+    for prefix in (
+        "doi:",
+        "https://doi.org/",
+        "http://doi.org/",
+        "https://dx.doi.org/",
+        "http://dx.doi.org/",
+        "doi.org/",
+    ):
         if text.lower().startswith(prefix):
-            text = text[len(prefix):]
+            text = text[len(prefix) :]
             break
     return f"doi:{text.lower()}" if text.startswith("10.") and "/" in text else None
 
 
 def _references(rows) -> list[Reference]:
     """References from rows of ``_HEADING_COLUMNS`` followed by the citation context."""
-    return [Reference(PaperHeading(pid, title, year, bool(has_text)), context) for pid, title, year, has_text, context in rows]
+    return [
+        Reference(PaperHeading(pid, title, year, bool(has_text)), context)
+        for pid, title, year, has_text, context in rows
+    ]
 
 
 def _paper(row) -> Paper:
     pid, arxiv, title, abstract, year, authors, venue, has_text, ids = row
-    return Paper(pid, arxiv, title, abstract or "", year, json.loads(authors or "[]"), venue, bool(has_text), json.loads(ids or "{}"))
+    return Paper(
+        pid,
+        arxiv,
+        title,
+        abstract or "",
+        year,
+        json.loads(authors or "[]"),
+        venue,
+        bool(has_text),
+        json.loads(ids or "{}"),
+    )
 
 
 def explore_texts(conn) -> Iterator[str]:
@@ -109,16 +129,20 @@ class Corpus:
         self._local = threading.local()
         conn = open_corpus(self.path)  # fails early with a clear message
         self.meta = read_meta(conn)
-        self._items = {row[0]: row for row in conn.execute(
-            "SELECT item_id, question_type, depth, reasoning_type, question, options, seed_paper_id, seed_title "
-            "FROM items ORDER BY position"
-        )}
+        self._items = {
+            row[0]: row
+            for row in conn.execute(
+                "SELECT item_id, question_type, depth, reasoning_type, question, options, seed_paper_id, seed_title "
+                "FROM items ORDER BY position"
+            )
+        }
         self._local.conn = conn
         # Section lengths are stored (a generated column) in corpora written since it was added; older ones
         # are still served, their lengths counted from the text on every listing.
         stored = any(row[1] == "chars" for row in conn.execute("PRAGMA table_xinfo(sections)"))
-        self._section_headers_sql = (f"SELECT header, {'chars' if stored else 'length(text)'} FROM sections "
-                                     "WHERE arxiv_id = ? ORDER BY position")
+        self._section_headers_sql = (
+            f"SELECT header, {'chars' if stored else 'length(text)'} FROM sections WHERE arxiv_id = ? ORDER BY position"
+        )
 
     @property
     def conn(self):
@@ -199,14 +223,18 @@ class Corpus:
 
     @cached_property
     def _has_licences(self) -> bool:
-        return self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'paper_licences'").fetchone() is not None
+        return (
+            self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'paper_licences'").fetchone()
+            is not None
+        )
 
     def closest_id(self, paper_id: str, item_id: str | None) -> str | None:
         """The paper ID in scope most like ``paper_id`` (for a not-found message), if any is close."""
         wanted = as_doi_id(paper_id) or paper_id.strip().lower()
         if item_id is None:  # candidates of about the same length: an explore corpus may hold 100K+ IDs
-            rows = self.conn.execute("SELECT paper_id FROM papers WHERE length(paper_id) BETWEEN ? AND ?",
-                                     (len(wanted) - 4, len(wanted) + 4))
+            rows = self.conn.execute(
+                "SELECT paper_id FROM papers WHERE length(paper_id) BETWEEN ? AND ?", (len(wanted) - 4, len(wanted) + 4)
+            )
         else:
             rows = self.conn.execute("SELECT paper_id FROM item_nodes WHERE item_id = ?", (item_id,))
         by_lower = {pid.lower(): pid for (pid,) in rows}
@@ -215,7 +243,9 @@ class Corpus:
 
     def _paper(self, paper_id: str, item_id: str | None) -> Paper | None:
         if item_id is None:
-            row = self.conn.execute(f"SELECT {_PAPER_COLUMNS} FROM papers p WHERE p.paper_id = ?", (paper_id,)).fetchone()
+            row = self.conn.execute(
+                f"SELECT {_PAPER_COLUMNS} FROM papers p WHERE p.paper_id = ?", (paper_id,)
+            ).fetchone()
         else:
             row = self.conn.execute(
                 f"SELECT {_PAPER_COLUMNS} FROM item_nodes n JOIN papers p USING (paper_id) "
@@ -283,5 +313,8 @@ class Corpus:
         """Identity and counts of the public tables only (nothing about labels or answers)."""
         counts = self.meta.get("counts", {})
         public = ("papers", "papers_with_text", "sections", "edges", "items", "items_by_cell")
-        return {**self.identity, "source": self.meta.get("provenance", {}).get("source"),
-                "counts": {k: counts[k] for k in public if k in counts}}
+        return {
+            **self.identity,
+            "source": self.meta.get("provenance", {}).get("source"),
+            "counts": {k: counts[k] for k in public if k in counts},
+        }

@@ -126,8 +126,13 @@ class AnswerResult(TypedDict):
 
 
 SUCCESS: dict[str, type] = {
-    "search_papers": SearchResult, "get_paper_info": PaperResult, "get_references": ReferencesResult,
-    "list_sections": SectionsResult, "read_section": ReadResult, "think": NoKeys, "submit_answer": AnswerResult,
+    "search_papers": SearchResult,
+    "get_paper_info": PaperResult,
+    "get_references": ReferencesResult,
+    "list_sections": SectionsResult,
+    "read_section": ReadResult,
+    "think": NoKeys,
+    "submit_answer": AnswerResult,
 }
 
 
@@ -179,6 +184,7 @@ OUTPUT_SCHEMAS: dict[str, dict] = {name: output_schema(name) for name in SUCCESS
 
 
 # --- explore mode: the explore variants of search_papers and get_references, and the explore-only tools -------------
+
 
 class SectionName(TypedDict):
     alias: str
@@ -274,8 +280,12 @@ class ExplorePaperResult(TypedDict):
 
 
 EXPLORE_SUCCESS: dict[str, type] = {
-    **SUCCESS, "search_papers": ExploreSearchResult, "get_paper_info": ExplorePaperResult,
-    "get_references": ExploreReferencesResult, "get_citing_papers": CitingResult, "find_similar_papers": SimilarResult,
+    **SUCCESS,
+    "search_papers": ExploreSearchResult,
+    "get_paper_info": ExplorePaperResult,
+    "get_references": ExploreReferencesResult,
+    "get_citing_papers": CitingResult,
+    "find_similar_papers": SimilarResult,
     "get_citation": CitationResult,
 }
 EXPLORE_OUTPUT_SCHEMAS: dict[str, dict] = {name: output_schema(name, EXPLORE_SUCCESS) for name in EXPLORE_SUCCESS}

@@ -125,7 +125,11 @@ class ScopeIndex:
             return {"params": _params_json(0, {})}
         scores, vocab = self._bm25.scores, self._bm25.vocab_dict
         # indptr is stored as int64 whatever the backend built, so the stored format (and its bytes) stay as they were.
-        arrays = {"data": scores["data"], "indices": scores["indices"], "indptr": scores["indptr"].astype(np.int64, copy=False)}
+        arrays = {
+            "data": scores["data"],
+            "indices": scores["indices"],
+            "indptr": scores["indptr"].astype(np.int64, copy=False),
+        }
         words = sorted(vocab, key=vocab.__getitem__)
         parts = {name: np.ascontiguousarray(a).tobytes() for name, a in arrays.items()}
         parts["vocab"] = json.dumps(words, ensure_ascii=False).encode("utf-8")
@@ -139,7 +143,11 @@ class ScopeIndex:
             params = json.loads(parts["params"])
         except (KeyError, ValueError):
             return None
-        if params.get("format") != INDEX_FORMAT or params.get("parameters") != PARAMETERS or params.get("num_docs") not in (0, len(paper_ids)):
+        if (
+            params.get("format") != INDEX_FORMAT
+            or params.get("parameters") != PARAMETERS
+            or params.get("num_docs") not in (0, len(paper_ids))
+        ):
             return None
         index = cls.__new__(cls)
         index.paper_ids = paper_ids
@@ -151,7 +159,9 @@ class ScopeIndex:
         words = json.loads(parts["vocab"])
         vocab = {word: i for i, word in enumerate(words)}
         dtypes = params["dtypes"]
-        index._bm25.scores = {name: np.frombuffer(parts[name], dtype=dtypes[name]) for name in ("data", "indices", "indptr")}
+        index._bm25.scores = {
+            name: np.frombuffer(parts[name], dtype=dtypes[name]) for name in ("data", "indices", "indptr")
+        }
         index._bm25.scores["num_docs"] = params["num_docs"]
         index._bm25.vocab_dict = vocab
         index._bm25.unique_token_ids_set = set(vocab.values())
@@ -168,7 +178,9 @@ def stored_index_parts(texts: Iterable[str]) -> dict[str, bytes]:
 
 
 def _params_json(num_docs: int, dtypes: dict) -> bytes:
-    return json.dumps({"format": INDEX_FORMAT, "parameters": PARAMETERS, "num_docs": num_docs, "dtypes": dtypes}, sort_keys=True).encode("utf-8")
+    return json.dumps(
+        {"format": INDEX_FORMAT, "parameters": PARAMETERS, "num_docs": num_docs, "dtypes": dtypes}, sort_keys=True
+    ).encode("utf-8")
 
 
 class SearchEngine:
@@ -185,7 +197,10 @@ class SearchEngine:
             return None
         index = ScopeIndex.from_parts(self._corpus.explore_paper_ids(), parts)
         if index is None:
-            log.warning("the explore search index stored in %s was built under other rules; building it in memory", self._corpus.path)
+            log.warning(
+                "the explore search index stored in %s was built under other rules; building it in memory",
+                self._corpus.path,
+            )
         return index
 
     def _text_first(self, index: ScopeIndex) -> ScopeIndex:

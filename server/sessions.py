@@ -96,7 +96,10 @@ def budget_spent_notice(*, explore: bool) -> str:
 def budget_rejection(tool: str, cost: int, remaining: int, *, ends_session: bool, explore: bool) -> str:
     text = f"Rejected: {tool} costs {cost} point(s) and only {remaining} remain. Nothing was charged."
     if ends_session:
-        return text + " This is the second budget-rejected call in a row, so the session has ended (budget); submit_answer is no longer accepted."
+        return (
+            text
+            + " This is the second budget-rejected call in a row, so the session has ended (budget); submit_answer is no longer accepted."
+        )
     if explore:
         return text + " Only free calls (think) can still run; another rejected call in a row ends the session."
     return text + " Call submit_answer now with your best answer; another rejected call in a row ends the session."
@@ -110,18 +113,26 @@ def _validation_message(tool: str, exc: ValidationError, accepted: list[str]) ->
     unknown = [_clip(str(err["loc"][0])) for err in errors if err["type"] == "extra_forbidden" and len(err["loc"]) == 1]
     if unknown:
         named = ", ".join("'" + k + "'" for k in unknown)
-        parts.append(f"unknown argument{'s' if len(unknown) > 1 else ''} {named} "
-                     f"({tool} takes only {', '.join(accepted) or 'no arguments'}; leave the others out)")
+        parts.append(
+            f"unknown argument{'s' if len(unknown) > 1 else ''} {named} "
+            f"({tool} takes only {', '.join(accepted) or 'no arguments'}; leave the others out)"
+        )
     for err in errors:
         where = _clip(".".join(str(p) for p in err["loc"])) or "arguments"
         if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
             continue
         if err["type"] == "string_unicode":  # pydantic's wording ("unable to parse raw data") hides the cause
-            parts.append(f"{where}: contains a lone UTF-16 surrogate (half of a surrogate pair, e.g. a broken emoji); "
-                         "send valid Unicode text")
+            parts.append(
+                f"{where}: contains a lone UTF-16 surrogate (half of a surrogate pair, e.g. a broken emoji); "
+                "send valid Unicode text"
+            )
         else:
             parts.append(f"{where}: {err['msg']}")
-    return f"Invalid arguments for {tool}: " + "; ".join(parts) + ". Nothing was charged; call it again with valid arguments."
+    return (
+        f"Invalid arguments for {tool}: "
+        + "; ".join(parts)
+        + ". Nothing was charged; call it again with valid arguments."
+    )
 
 
 def _nesting(value, limit: int) -> int:
@@ -211,21 +222,38 @@ class Session:
     def enabled_tools(self) -> list[str]:
         """Tools this session offers: all but the disabled ones; in explore mode no submit_answer, and the explore-only
         tools (explore_tools.py) after the others."""
-        names = [name for name in TOOLS if name not in self.disabled_tools
-                 and not (name == "submit_answer" and self.item_id is None)]
+        names = [
+            name
+            for name in TOOLS
+            if name not in self.disabled_tools and not (name == "submit_answer" and self.item_id is None)
+        ]
         if self.item_id is None:
             names += [name for name in EXPLORE_ONLY if name not in self.disabled_tools]
         return names
 
     def state(self) -> dict:
         """What GET /sessions/{id} answers."""
-        return {"session_id": self.session_id, "item": self.item_id, "run": self.run, "caps": self.caps.as_dict(),
-                "budget_used": self.spent, "ended": self.ended, "termination": self.termination, "answer": self.answer}
+        return {
+            "session_id": self.session_id,
+            "item": self.item_id,
+            "run": self.run,
+            "caps": self.caps.as_dict(),
+            "budget_used": self.spent,
+            "ended": self.ended,
+            "termination": self.termination,
+            "answer": self.answer,
+        }
 
     # --- records ----------------------------------------------------------------
 
     def _fields(self, seq: int) -> dict:
-        return {"run": self.run, "session_id": self.session_id, "item_id": self.item_id, "seq": seq, "time": time.time()}
+        return {
+            "run": self.run,
+            "session_id": self.session_id,
+            "item_id": self.item_id,
+            "seq": seq,
+            "time": time.time(),
+        }
 
     def _end_record(self, seq: int, termination: str, reason: str | None, answer: str | None, spent: int) -> SessionEnd:
         return SessionEnd(**self._fields(seq), termination=termination, answer=answer, budget_used=spent, reason=reason)
@@ -237,16 +265,18 @@ class Session:
 
     def start(self) -> None:
         with self._lock:
-            self._write(SessionStart(
-                **self._fields(self._seq),
-                mode="explore" if self.item_id is None else "item",
-                caps=self.caps.as_dict(),
-                disabled_tools=sorted(self.disabled_tools),
-                client=jsontext.finite(self.client)[0],
-                transport=self.transport,
-                corpus=self.scope.corpus.identity,
-                search=SEARCH_PARAMETERS,
-            ))
+            self._write(
+                SessionStart(
+                    **self._fields(self._seq),
+                    mode="explore" if self.item_id is None else "item",
+                    caps=self.caps.as_dict(),
+                    disabled_tools=sorted(self.disabled_tools),
+                    client=jsontext.finite(self.client)[0],
+                    transport=self.transport,
+                    corpus=self.scope.corpus.identity,
+                    search=SEARCH_PARAMETERS,
+                )
+            )
 
     def end(self, termination: str, reason: str | None = None) -> bool:
         """End the session from outside (runner caps, errors). False if it had already ended.
@@ -312,11 +342,23 @@ class Session:
                 end = self._end_record(self._seq + 1, "budget", "two budget-rejected calls in a row", None, after)
             stored, altered = stored_arguments(arguments, whole=valid)
             record = CallRecord(
-                **self._fields(self._seq), tool=tool_name if valid else tool_name[:CLIP_NAME], arguments=stored,
-                arguments_altered=altered, turn=turn, tokens=tokens, forced=meta.get(META_FORCED) is True,
-                outcome=output.outcome, executed=executed, cost=cost, budget_before=before, budget_after=after,
-                latency_ms=round(latency_ms, 3), exposed=output.exposed, delivered=output.delivered,
-                output_chars=len(text), message=None if output.outcome == "ok" else output.text,
+                **self._fields(self._seq),
+                tool=tool_name if valid else tool_name[:CLIP_NAME],
+                arguments=stored,
+                arguments_altered=altered,
+                turn=turn,
+                tokens=tokens,
+                forced=meta.get(META_FORCED) is True,
+                outcome=output.outcome,
+                executed=executed,
+                cost=cost,
+                budget_before=before,
+                budget_after=after,
+                latency_ms=round(latency_ms, 3),
+                exposed=output.exposed,
+                delivered=output.delivered,
+                output_chars=len(text),
+                message=None if output.outcome == "ok" else output.text,
             )
             # Durable first: the call and the end it causes are written together, and the session's state
             # changes only once they are on disk. If they cannot be written, the call did not happen.
@@ -335,16 +377,27 @@ class Session:
             return CallResult(f"{text}\n\n{self.status_line(turn, tokens)}", data, output.outcome != "ok")
 
     def _unlogged(self, tool_name: str, exc: LogError, turn: int | None, tokens: int | None) -> CallResult:
-        text = (f"The server could not record this call, so it was not carried out and nothing was charged: {exc}. "
-                "Call it again in a moment; if this persists, the server's operator must free the log.")
+        text = (
+            f"The server could not record this call, so it was not carried out and nothing was charged: {exc}. "
+            "Call it again in a moment; if this persists, the server's operator must free the log."
+        )
         data = {"error": "log unavailable", **self.status(tool_name, "log_unavailable", 0, turn, tokens)}
         return CallResult(f"{text}\n\n{self.status_line(turn, tokens)}", data, True)
 
     def status(self, tool_name: str, outcome: str, cost: int, turn: int | None, tokens: int | None) -> dict:
         """The status keys every result's structured content carries."""
-        return {"tool": _clip(tool_name), "outcome": outcome, "cost": cost, "budget_used": self.spent,
-                "budget_total": self.caps.budget, "budget_remaining": self.remaining, "turn": turn, "tokens": tokens,
-                "session_ended": self.ended, "status_line": self.status_line(turn, tokens)}
+        return {
+            "tool": _clip(tool_name),
+            "outcome": outcome,
+            "cost": cost,
+            "budget_used": self.spent,
+            "budget_total": self.caps.budget,
+            "budget_remaining": self.remaining,
+            "turn": turn,
+            "tokens": tokens,
+            "session_ended": self.ended,
+            "status_line": self.status_line(turn, tokens),
+        }
 
     def _dispatch(self, name: str, tool, arguments: object) -> tuple[ToolOutput, bool, bool]:
         """Run the call if the rules allow: its output, whether it was executed (charged), and whether its arguments are valid."""
@@ -357,8 +410,15 @@ class Session:
         valid = args is not None
         if self.ended:
             why = "an answer was submitted" if self.termination == "answer" else f"it ended ({self.termination})"
-            return ToolOutput("session_ended", f"This session is over: {why}. No further calls are accepted.",
-                              {"error": "session ended"}), False, valid
+            return (
+                ToolOutput(
+                    "session_ended",
+                    f"This session is over: {why}. No further calls are accepted.",
+                    {"error": "session ended"},
+                ),
+                False,
+                valid,
+            )
         if name not in self.enabled_tools():
             if tool is None:
                 what = "does not exist"
@@ -367,15 +427,35 @@ class Session:
             else:
                 what = "is not offered in explore mode (there is no question to answer)"
             known = ", ".join(self.enabled_tools())
-            return ToolOutput("invalid", f"Tool '{_clip(name)}' {what}. Available tools: {known}.", {"error": f"tool {what}"}), False, False
+            return (
+                ToolOutput(
+                    "invalid", f"Tool '{_clip(name)}' {what}. Available tools: {known}.", {"error": f"tool {what}"}
+                ),
+                False,
+                False,
+            )
         if args is None:
-            return ToolOutput("invalid", _validation_message(name, invalid, list(tool.args.model_fields)),
-                              {"error": "invalid arguments"}), False, False
+            return (
+                ToolOutput(
+                    "invalid",
+                    _validation_message(name, invalid, list(tool.args.model_fields)),
+                    {"error": "invalid arguments"},
+                ),
+                False,
+                False,
+            )
         if self.remaining is not None and tool.cost > self.remaining:
-            text = budget_rejection(name, tool.cost, self.remaining, ends_session=self.rejections_in_a_row + 1 >= REJECTIONS_TO_END,
-                                    explore=self.item_id is None)
+            text = budget_rejection(
+                name,
+                tool.cost,
+                self.remaining,
+                ends_session=self.rejections_in_a_row + 1 >= REJECTIONS_TO_END,
+                explore=self.item_id is None,
+            )
             return ToolOutput("budget_rejected", text, {"error": "insufficient budget"}), False, True
-        problem = self.corpus_watch.problem() if self.corpus_watch is not None and name not in CORPUS_FREE_TOOLS else None
+        problem = (
+            self.corpus_watch.problem() if self.corpus_watch is not None and name not in CORPUS_FREE_TOOLS else None
+        )
         if problem is None:
             try:
                 return tool.run(self.scope, args), True, True
@@ -383,12 +463,27 @@ class Session:
                 problem = f"reading the corpus failed ({exc})"
             except Exception as exc:  # a bug: still answered and logged, and the traceback goes to stderr
                 log.exception("%s failed in session %s", name, self.session_id[:8])
-                return ToolOutput("server_error", f"The server failed while running {name} ({type(exc).__name__}). "
-                                  "Nothing was charged; the server's log has the details.", {"error": "server failure"}), False, True
+                return (
+                    ToolOutput(
+                        "server_error",
+                        f"The server failed while running {name} ({type(exc).__name__}). "
+                        "Nothing was charged; the server's log has the details.",
+                        {"error": "server failure"},
+                    ),
+                    False,
+                    True,
+                )
         log.error("call %s in session %s refused: %s", name, self.session_id[:8], problem)
-        return ToolOutput("server_error", f"The server cannot carry out {name}: {problem}. Nothing was charged. "
-                          "The corpus must be put back unchanged (the same file) or the server restarted; submit_answer and think still work.",
-                          {"error": "corpus unavailable"}), False, True
+        return (
+            ToolOutput(
+                "server_error",
+                f"The server cannot carry out {name}: {problem}. Nothing was charged. "
+                "The corpus must be put back unchanged (the same file) or the server restarted; submit_answer and think still work.",
+                {"error": "corpus unavailable"},
+            ),
+            False,
+            True,
+        )
 
 
 class SessionRetired(Exception):
@@ -407,9 +502,16 @@ def state_from_records(records: list[dict]) -> dict | None:
             spent = r["budget_after"]
     if end is not None:
         spent = end.get("budget_used", spent)
-    return {"session_id": start["session_id"], "item": start.get("item_id"), "run": start.get("run"), "caps": start.get("caps"),
-            "budget_used": spent, "ended": end is not None, "termination": end.get("termination") if end else None,
-            "answer": end.get("answer") if end else None}
+    return {
+        "session_id": start["session_id"],
+        "item": start.get("item_id"),
+        "run": start.get("run"),
+        "caps": start.get("caps"),
+        "budget_used": spent,
+        "ended": end is not None,
+        "termination": end.get("termination") if end else None,
+        "answer": end.get("answer") if end else None,
+    }
 
 
 def rejections_in_a_row(records: list[dict]) -> int:
@@ -462,14 +564,29 @@ class SessionRegistry:
 
     # --- sessions ---------------------------------------------------------------
 
-    def create(self, scope: Scope, *, run: str | None = None, caps: Caps | None = None,
-               disabled_tools: frozenset[str] = frozenset(), client: dict | None = None,
-               transport: str = "http", session_id: str | None = None) -> Session:
+    def create(
+        self,
+        scope: Scope,
+        *,
+        run: str | None = None,
+        caps: Caps | None = None,
+        disabled_tools: frozenset[str] = frozenset(),
+        client: dict | None = None,
+        transport: str = "http",
+        session_id: str | None = None,
+    ) -> Session:
         """Create a session and write its session_start record; raises LogError if that cannot be written."""
         session = Session(
-            session_id=session_id or self.mint(), scope=scope, log=self.log,
-            caps=caps or self.defaults, run=run, disabled_tools=disabled_tools, client=client or {}, transport=transport,
-            corpus_watch=self.corpus_watch, on_end=self._session_ended,
+            session_id=session_id or self.mint(),
+            scope=scope,
+            log=self.log,
+            caps=caps or self.defaults,
+            run=run,
+            disabled_tools=disabled_tools,
+            client=client or {},
+            transport=transport,
+            corpus_watch=self.corpus_watch,
+            on_end=self._session_ended,
         )
         session.start()
         with self._lock:
@@ -514,12 +631,31 @@ class SessionRegistry:
         Its arguments are clipped: no session vouches for them. Raises LogError if it cannot be written.
         """
         stored, altered = stored_arguments(arguments, whole=False)
-        self.log.write(CallRecord(
-            run=None, session_id=session_id[:CLIP_NAME] if session_id else None, item_id=None, seq=None, time=time.time(),
-            tool=tool[:CLIP_NAME], arguments=stored, arguments_altered=altered, turn=None, tokens=None, forced=False,
-            outcome="invalid", executed=False, cost=0, budget_before=None, budget_after=None, latency_ms=0.0, exposed=[],
-            delivered=None, output_chars=len(message), message=message,
-        ))
+        self.log.write(
+            CallRecord(
+                run=None,
+                session_id=session_id[:CLIP_NAME] if session_id else None,
+                item_id=None,
+                seq=None,
+                time=time.time(),
+                tool=tool[:CLIP_NAME],
+                arguments=stored,
+                arguments_altered=altered,
+                turn=None,
+                tokens=None,
+                forced=False,
+                outcome="invalid",
+                executed=False,
+                cost=0,
+                budget_before=None,
+                budget_after=None,
+                latency_ms=0.0,
+                exposed=[],
+                delivered=None,
+                output_chars=len(message),
+                message=message,
+            )
+        )
 
     def get(self, session_id: str) -> Session | None:
         """A session held in memory (live or recently ended); a live one becomes the most recently used."""
@@ -561,11 +697,21 @@ class SessionRegistry:
         start = next(r for r in records if r.get("kind") == "session_start")
         caps = Caps(**start["caps"])
         session = Session(
-            session_id=session_id, scope=scope_for(start.get("item_id")), log=self.log, caps=caps, run=start.get("run"),
-            disabled_tools=frozenset(start.get("disabled_tools", [])), client=start.get("client", {}),
-            transport=start.get("transport", "http"), spent=state["budget_used"], termination=state["termination"],
-            answer=state["answer"], rejections_in_a_row=rejections_in_a_row(records), corpus_watch=self.corpus_watch,
-            on_end=self._session_ended, _seq=1 + max(r["seq"] for r in records if isinstance(r.get("seq"), int)),
+            session_id=session_id,
+            scope=scope_for(start.get("item_id")),
+            log=self.log,
+            caps=caps,
+            run=start.get("run"),
+            disabled_tools=frozenset(start.get("disabled_tools", [])),
+            client=start.get("client", {}),
+            transport=start.get("transport", "http"),
+            spent=state["budget_used"],
+            termination=state["termination"],
+            answer=state["answer"],
+            rejections_in_a_row=rejections_in_a_row(records),
+            corpus_watch=self.corpus_watch,
+            on_end=self._session_ended,
+            _seq=1 + max(r["seq"] for r in records if isinstance(r.get("seq"), int)),
         )
         with self._lock:
             known = self._live.get(session_id) or self._ended.get(session_id)
@@ -586,6 +732,15 @@ class SessionRegistry:
         """What /health reports: sessions held in memory, the bounds, and live sessions let go so far."""
         with self._lock:
             live, ended = len(self._live), len(self._ended)
-            return {"live": live, "ended_in_memory": ended,
-                    "held": {"live": live, "ended": ended, "total": live + ended,
-                             "limit_live": self.live_kept, "limit_ended": self.ended_kept, "live_evicted": self.evicted_live}}
+            return {
+                "live": live,
+                "ended_in_memory": ended,
+                "held": {
+                    "live": live,
+                    "ended": ended,
+                    "total": live + ended,
+                    "limit_live": self.live_kept,
+                    "limit_ended": self.ended_kept,
+                    "live_evicted": self.evicted_live,
+                },
+            }

@@ -23,7 +23,9 @@ if TYPE_CHECKING:  # only an annotation here: naming the tools must not load the
     from agenthop.server.search import SearchEngine
 
 ABSTRACT_PREVIEW = 300
-PaperId = Annotated[str, Field(min_length=1, max_length=200, description="A paper ID exactly as shown by the other tools.")]
+PaperId = Annotated[
+    str, Field(min_length=1, max_length=200, description="A paper ID exactly as shown by the other tools.")
+]
 
 
 class _Args(BaseModel):
@@ -36,7 +38,9 @@ def is_blank(text: str) -> bool:
 
 
 class SearchArgs(_Args):
-    query: Annotated[str, Field(min_length=1, max_length=2000, description="Keywords to look for in titles and abstracts.")]
+    query: Annotated[
+        str, Field(min_length=1, max_length=2000, description="Keywords to look for in titles and abstracts.")
+    ]
     top_k: Annotated[int, Field(ge=1, le=10, description="How many results to return (1-10).")] = 5
 
     @field_validator("query")
@@ -54,8 +58,16 @@ class PaperArgs(_Args):
 
 class ReadArgs(_Args):
     paper_id: PaperId
-    section: Annotated[str, Field(min_length=1, max_length=500, description=(
-        "The section's alias from list_sections (e.g. 'C'), its header, or a unique part of its header."))]
+    section: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=500,
+            description=(
+                "The section's alias from list_sections (e.g. 'C'), its header, or a unique part of its header."
+            ),
+        ),
+    ]
 
     @field_validator("section")
     @classmethod
@@ -143,16 +155,29 @@ def unknown_in_explore(paper_id: str, closest: str | None) -> ToolOutput:
 def search_papers(scope: Scope, args: SearchArgs) -> ToolOutput:
     hits = scope.search.search(scope.item_id, args.query, args.top_k)
     if not hits:
-        return ToolOutput("ok", f"No papers match '{args.query}'. Try other keywords.", {"query": args.query, "results": []})
+        return ToolOutput(
+            "ok", f"No papers match '{args.query}'. Try other keywords.", {"query": args.query, "results": []}
+        )
     papers = scope.corpus.papers([h.paper_id for h in hits])
     results, lines = [], [f"Search results for '{args.query}' ({len(hits)}):", ""]
     for rank, hit in enumerate(hits, 1):
         p = papers[hit.paper_id]
         short = p.abstract[:ABSTRACT_PREVIEW] + ("..." if len(p.abstract) > ABSTRACT_PREVIEW else "")
-        results.append({"rank": rank, "paper_id": p.paper_id, "title": p.title, "year": p.year, "abstract": short, "has_text": p.has_text})
+        results.append(
+            {
+                "rank": rank,
+                "paper_id": p.paper_id,
+                "title": p.title,
+                "year": p.year,
+                "abstract": short,
+                "has_text": p.has_text,
+            }
+        )
         lines += [f"[{rank}] {p.paper_id}", f"    {_paper_line(p)}", f"    Abstract: {short or '(none)'}"]
     return ToolOutput(
-        "ok", "\n".join(lines), {"query": args.query, "results": results},
+        "ok",
+        "\n".join(lines),
+        {"query": args.query, "results": results},
         exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in results],
     )
 
@@ -164,18 +189,28 @@ def get_paper_info(scope: Scope, args: PaperArgs) -> ToolOutput:
     p = _lookup(scope, args.paper_id)
     if isinstance(p, ToolOutput):
         return p
-    text = "\n".join([
-        f"Paper: {p.paper_id}",
-        f"Title: {p.title}",
-        f"Authors: {', '.join(p.authors) if p.authors else 'unknown'}",
-        f"Year: {p.year if p.year is not None else 'unknown'}",
-        f"Venue: {p.venue or 'unknown'}",
-        f"IDs: {'; '.join(f'{_ID_NAMES.get(k, k)} {v}' for k, v in sorted(p.ids.items())) or 'none known'}",
-        f"Abstract: {p.abstract or '(not available)'}",
-        f"Full text available: {'yes (use list_sections)' if p.has_text else 'no (metadata only)'}",
-    ])
-    paper = {"paper_id": p.paper_id, "title": p.title, "authors": p.authors, "year": p.year, "venue": p.venue,
-             "ids": p.ids, "abstract": p.abstract, "has_text": p.has_text}
+    text = "\n".join(
+        [
+            f"Paper: {p.paper_id}",
+            f"Title: {p.title}",
+            f"Authors: {', '.join(p.authors) if p.authors else 'unknown'}",
+            f"Year: {p.year if p.year is not None else 'unknown'}",
+            f"Venue: {p.venue or 'unknown'}",
+            f"IDs: {'; '.join(f'{_ID_NAMES.get(k, k)} {v}' for k, v in sorted(p.ids.items())) or 'none known'}",
+            f"Abstract: {p.abstract or '(not available)'}",
+            f"Full text available: {'yes (use list_sections)' if p.has_text else 'no (metadata only)'}",
+        ]
+    )
+    paper = {
+        "paper_id": p.paper_id,
+        "title": p.title,
+        "authors": p.authors,
+        "year": p.year,
+        "venue": p.venue,
+        "ids": p.ids,
+        "abstract": p.abstract,
+        "has_text": p.has_text,
+    }
     if scope.item_id is not None:  # item mode: the tool as the benchmark defines it (SPEC 3), backward links only
         return ToolOutput("ok", text, {"paper": paper})
     licence = scope.corpus.licence(p.paper_id)  # explore mode: under which terms the text may be reused
@@ -193,8 +228,17 @@ def _with_cited_by(scope: Scope, p: Paper, text: str, paper: dict) -> ToolOutput
     A work recorded several times (reference stubs of one outside work) counts the citers of all its records."""
     graph = explore_graph(scope.corpus)
     count, citing = graph.citing(p.paper_id, offset=0, limit=CITED_BY_SHOWN, sort=None)
-    papers = [{"rank": rank, "paper_id": ref.paper.paper_id, "title": ref.paper.title, "year": ref.paper.year,
-               "has_text": ref.paper.has_text, "context": ref.context} for rank, ref in enumerate(citing, 1)]
+    papers = [
+        {
+            "rank": rank,
+            "paper_id": ref.paper.paper_id,
+            "title": ref.paper.title,
+            "year": ref.paper.year,
+            "has_text": ref.paper.has_text,
+            "context": ref.context,
+        }
+        for rank, ref in enumerate(citing, 1)
+    ]
     others = graph.members(p.paper_id)[1:]
     lines = [f"Also recorded as: {', '.join(others)} (the same work; these IDs lead here)."] if others else []
     if count == 0:
@@ -205,12 +249,14 @@ def _with_cited_by(scope: Scope, p: Paper, text: str, paper: dict) -> ToolOutput
         for entry, ref in zip(papers, citing):
             lines += [f"[{entry['rank']}] {entry['paper_id']}", f"    {_paper_line(ref.paper)}"]
             if ref.context:
-                lines.append(f"    Cites it as: \"{ref.context}\"")
+                lines.append(f'    Cites it as: "{ref.context}"')
     data = {"paper": paper, "cited_by": {"count": count, "papers": papers}}
     if others:
         data["also_recorded_as"] = others
     return ToolOutput(
-        "ok", text + "\n\n" + "\n".join(lines), data,
+        "ok",
+        text + "\n\n" + "\n".join(lines),
+        data,
         exposed=[{"paper_id": e["paper_id"], "rank": e["rank"]} for e in papers],
     )
 
@@ -221,17 +267,29 @@ def get_references(scope: Scope, args: PaperArgs) -> ToolOutput:
         return p
     refs = scope.corpus.references(p.paper_id, scope.item_id)
     if not refs:
-        return ToolOutput("ok", f"No references of '{p.title}' are available.", {"paper_id": p.paper_id, "references": []})
+        return ToolOutput(
+            "ok", f"No references of '{p.title}' are available.", {"paper_id": p.paper_id, "references": []}
+        )
     lines, out = [f"References of '{p.title}' ({len(refs)}):", ""], []
     for rank, ref in enumerate(refs, 1):
         q = ref.paper
-        out.append({"rank": rank, "paper_id": q.paper_id, "title": q.title, "year": q.year, "has_text": q.has_text,
-                    "context": ref.context})
+        out.append(
+            {
+                "rank": rank,
+                "paper_id": q.paper_id,
+                "title": q.title,
+                "year": q.year,
+                "has_text": q.has_text,
+                "context": ref.context,
+            }
+        )
         lines += [f"[{rank}] {q.paper_id}", f"    {_paper_line(q)}"]
         if ref.context:
-            lines.append(f"    Cited as: \"{ref.context}\"")
+            lines.append(f'    Cited as: "{ref.context}"')
     return ToolOutput(
-        "ok", "\n".join(lines), {"paper_id": p.paper_id, "references": out},
+        "ok",
+        "\n".join(lines),
+        {"paper_id": p.paper_id, "references": out},
         exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in out],
     )
 
@@ -282,7 +340,7 @@ def section_body(text: str) -> str | None:
     end = text.rfind("\n\n=== End of (")
     if start < 0 or end < start:
         return None
-    return text[start + len(" ===\n\n"):end]
+    return text[start + len(" ===\n\n") : end]
 
 
 def read_section(scope: Scope, args: ReadArgs) -> ToolOutput:
@@ -297,15 +355,24 @@ def read_section(scope: Scope, args: ReadArgs) -> ToolOutput:
         listing = "; ".join(f"({c['alias']}) {c['header']}" for c in candidates)
         if found.ambiguous:
             text = f"Section '{args.section}' matches several sections of this paper: {listing}. Name one by its alias."
-            return ToolOutput("ambiguous", text, {"paper_id": p.paper_id, "candidates": candidates, "error": "ambiguous section"})
+            return ToolOutput(
+                "ambiguous", text, {"paper_id": p.paper_id, "candidates": candidates, "error": "ambiguous section"}
+            )
         text = f"Section '{args.section}' is not in this paper. Its sections are: {listing}."
-        return ToolOutput("not_found", text, {"paper_id": p.paper_id, "candidates": candidates, "error": "unknown section"})
+        return ToolOutput(
+            "not_found", text, {"paper_id": p.paper_id, "candidates": candidates, "error": "unknown section"}
+        )
     body = scope.corpus.section_text(p.arxiv_id, found.index)
     section = {"alias": alias(found.index), "header": headers[found.index], "chars": len(body)}
     # The end line keeps what the server appends apart from the paper's words. The text travels in both channels
     # (text content and structuredContent): clients hand their model one or the other (Agents SDK: use_structured_content).
     text = f"{section_banner(section['alias'], section['header'], p.title)}\n\n{body}\n\n{section_end(section['alias'], section['header'])}"
-    delivered = {"paper_id": p.paper_id, "arxiv_id": p.arxiv_id, "section_index": found.index, "header": headers[found.index]}
+    delivered = {
+        "paper_id": p.paper_id,
+        "arxiv_id": p.arxiv_id,
+        "section_index": found.index,
+        "header": headers[found.index],
+    }
     return ToolOutput("ok", text, {"paper_id": p.paper_id, "section": section, "text": body}, delivered=delivered)
 
 
@@ -314,29 +381,69 @@ def think(scope: Scope, args: ThinkArgs) -> ToolOutput:
 
 
 def submit_answer(scope: Scope, args: SubmitArgs) -> ToolOutput:
-    return ToolOutput("ok", f"Answer submitted: {args.answer}. The session has ended.", {"answer": args.answer}, answer=args.answer)
+    return ToolOutput(
+        "ok", f"Answer submitted: {args.answer}. The session has ended.", {"answer": args.answer}, answer=args.answer
+    )
 
 
-TOOLS: dict[str, Tool] = {t.name: t for t in [
-    Tool("search_papers", "Search papers", 1, SearchArgs,
-         "Keyword (BM25) search over the titles and abstracts of the papers you can explore. Returns ranked paper IDs "
-         "with title, year, a shortened abstract and whether full text exists. Costs 1 point. Use it to find papers on a "
-         "topic the question or a citation mentions.", search_papers),
-    Tool("get_paper_info", "Get paper info", 1, PaperArgs,
-         "Title, authors, year, venue and full abstract of one paper, and whether its full text can be read. Costs 1 point.",
-         get_paper_info),
-    Tool("get_references", "Get references", 1, PaperArgs,
-         "The papers a paper cites (ID, title, year, full text yes/no) and, where known, the sentence in which it cites "
-         "them. Costs 1 point. Start from the seed paper to follow the citation chain.", get_references),
-    Tool("list_sections", "List sections", 1, PaperArgs,
-         "The sections of a paper's full text, each with a short alias (A, B, ...) and its length in characters, so you "
-         "can decide what is worth reading. Costs 1 point.", list_sections),
-    Tool("read_section", "Read section", 5, ReadArgs,
-         "The whole text of one section of a paper. Costs 5 points, so read only sections likely to hold the evidence. "
-         "Name the section by its alias from list_sections, its header, or a unique part of the header.", read_section),
-    Tool("think", "Think", 0, ThinkArgs,
-         "Write down your reasoning or plan. Free; changes nothing.", think),
-    Tool("submit_answer", "Submit answer", 0, SubmitArgs,
-         "Submit your final answer (A, B, C or D) with a short justification. Free, but it ends the session: you can "
-         "submit only once.", submit_answer, read_only=False),
-]}
+TOOLS: dict[str, Tool] = {
+    t.name: t
+    for t in [
+        Tool(
+            "search_papers",
+            "Search papers",
+            1,
+            SearchArgs,
+            "Keyword (BM25) search over the titles and abstracts of the papers you can explore. Returns ranked paper IDs "
+            "with title, year, a shortened abstract and whether full text exists. Costs 1 point. Use it to find papers on a "
+            "topic the question or a citation mentions.",
+            search_papers,
+        ),
+        Tool(
+            "get_paper_info",
+            "Get paper info",
+            1,
+            PaperArgs,
+            "Title, authors, year, venue and full abstract of one paper, and whether its full text can be read. Costs 1 point.",
+            get_paper_info,
+        ),
+        Tool(
+            "get_references",
+            "Get references",
+            1,
+            PaperArgs,
+            "The papers a paper cites (ID, title, year, full text yes/no) and, where known, the sentence in which it cites "
+            "them. Costs 1 point. Start from the seed paper to follow the citation chain.",
+            get_references,
+        ),
+        Tool(
+            "list_sections",
+            "List sections",
+            1,
+            PaperArgs,
+            "The sections of a paper's full text, each with a short alias (A, B, ...) and its length in characters, so you "
+            "can decide what is worth reading. Costs 1 point.",
+            list_sections,
+        ),
+        Tool(
+            "read_section",
+            "Read section",
+            5,
+            ReadArgs,
+            "The whole text of one section of a paper. Costs 5 points, so read only sections likely to hold the evidence. "
+            "Name the section by its alias from list_sections, its header, or a unique part of the header.",
+            read_section,
+        ),
+        Tool("think", "Think", 0, ThinkArgs, "Write down your reasoning or plan. Free; changes nothing.", think),
+        Tool(
+            "submit_answer",
+            "Submit answer",
+            0,
+            SubmitArgs,
+            "Submit your final answer (A, B, C or D) with a short justification. Free, but it ends the session: you can "
+            "submit only once.",
+            submit_answer,
+            read_only=False,
+        ),
+    ]
+}

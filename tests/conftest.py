@@ -32,8 +32,20 @@ def fixture_corpus(tmp_path_factory) -> Path:
 
 # Words that must never reach an agent: gold field names, distractor kinds, and the canary
 # that canary_corpus plants in every recall label.
-GOLD_WORDS = ("correct_index", "distractor", "seed_only", "wrong_paper", "no_context", "same_paper", "gold_paper", "bridge_paper",
-              "recall_label", "what_it_contains", "relevance", "CANARY")
+GOLD_WORDS = (
+    "correct_index",
+    "distractor",
+    "seed_only",
+    "wrong_paper",
+    "no_context",
+    "same_paper",
+    "gold_paper",
+    "bridge_paper",
+    "recall_label",
+    "what_it_contains",
+    "relevance",
+    "CANARY",
+)
 
 
 @pytest.fixture(scope="session")
@@ -58,7 +70,9 @@ def canary_corpus(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def demo_corpus() -> Path:
     path = REPO / "corpus.sqlite"
-    assert path.exists(), "corpus.sqlite is missing at the repository root; rebuild it with 'agenthop-server corpus demo'"
+    assert path.exists(), (
+        "corpus.sqlite is missing at the repository root; rebuild it with 'agenthop-server corpus demo'"
+    )
     return path
 
 

@@ -28,12 +28,16 @@ OUTCOMES = {
     "close_distractor": "distractor_too_close",
     "shortcut": "shortcut",
     "no_consensus": "no_consensus",
-    "retry_then_ok": None,   # one malformed Q/A reply, then a good one; an HTTP 500 on its first distractor call
-    "silver": None,          # one of three filters recovers the gold from the seed alone: kept, tier silver
+    "retry_then_ok": None,  # one malformed Q/A reply, then a good one; an HTTP 500 on its first distractor call
+    "silver": None,  # one of three filters recovers the gold from the seed alone: kept, tier silver
     "ok_again": None,
 }
-STAGE_OF = (("You help build a benchmark", "judge"), ("You write questions", "qa"),
-            ("in one short phrase", "distractors"), ("multiple-choice", "ensemble"))
+STAGE_OF = (
+    ("You help build a benchmark", "judge"),
+    ("You write questions", "qa"),
+    ("in one short phrase", "distractors"),
+    ("multiple-choice", "ensemble"),
+)
 LOW_JUDGE = ("3", "d")  # a hop to a paper whose ID starts with these is judged 2 (dropped); every other hop 5
 
 
@@ -48,12 +52,12 @@ def _reply(obj) -> dict:
 class ConstructScript:
     def __init__(self, corpus):
         self.view = CorpusView(corpus)
-        self.outcome: dict[tuple, str] = {}       # chain key -> outcome
-        self.questions: dict[str, tuple] = {}            # question -> chain key
-        self.gold: dict[str, str] = {}            # question -> gold answer
+        self.outcome: dict[tuple, str] = {}  # chain key -> outcome
+        self.questions: dict[str, tuple] = {}  # question -> chain key
+        self.gold: dict[str, str] = {}  # question -> gold answer
         self.failed_once: set = set()
-        self.answered: set[str] = set()           # hashes of request bodies answered with a usable 200
-        self.kill = None                          # callable(stage, body) -> bool: kill the client now (and never answer)
+        self.answered: set[str] = set()  # hashes of request bodies answered with a usable 200
+        self.kill = None  # callable(stage, body) -> bool: kill the client now (and never answer)
         self.stage_counts: dict[str, int] = {}
 
     def key(self, body: dict) -> str:
@@ -103,7 +107,9 @@ class ConstructScript:
             question = f"In {self.view.papers[targets[0]].title}, {question}"
         self.questions[question] = chain
         self.gold[question] = answer
-        return _reply({"question": question, "answer": answer, "evidence": evidence, "reasoning_type": "GROUND", "labels": labels})
+        return _reply(
+            {"question": question, "answer": answer, "evidence": evidence, "reasoning_type": "GROUND", "labels": labels}
+        )
 
     def _chain_of(self, prompt: str) -> tuple:
         question = re.search(r"^Question: (.+)$", prompt, re.M).group(1)

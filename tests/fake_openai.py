@@ -73,9 +73,20 @@ def completion(message: dict, usage: tuple[int, int, int] = (100, 20, 0), model:
         "object": "chat.completion",
         "created": 1760000000,
         "model": model,
-        "choices": [{"index": 0, "finish_reason": "tool_calls" if message.get("tool_calls") else "stop", "logprobs": None, "message": message}],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": completion_tokens, "total_tokens": prompt + completion_tokens,
-                  "prompt_tokens_details": {"cached_tokens": cached}},
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+                "logprobs": None,
+                "message": message,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": cached},
+        },
     }
 
 
@@ -83,8 +94,13 @@ def tool_calls(*calls, usage=(100, 20, 0), text: str | None = None) -> dict:
     """calls: (name, arguments) with arguments a dict (JSON-encoded here) or a raw string sent as is."""
     out = []
     for name, args in calls:
-        out.append({"id": f"call_{next(_ids)}", "type": "function",
-                    "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}})
+        out.append(
+            {
+                "id": f"call_{next(_ids)}",
+                "type": "function",
+                "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)},
+            }
+        )
     return completion({"role": "assistant", "content": text, "tool_calls": out}, usage)
 
 
@@ -133,17 +149,26 @@ class FakeOpenAI:
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         self._arrived = threading.Condition(self._lock)
-        app = Starlette(routes=[Route("/v1/chat/completions", self._handle, methods=["POST"]),
-                                Route("/v1/models", self._models, methods=["GET"])])
+        app = Starlette(
+            routes=[
+                Route("/v1/chat/completions", self._handle, methods=["POST"]),
+                Route("/v1/models", self._models, methods=["GET"]),
+            ]
+        )
         # Bound now and handed to uvicorn, so no other process can take the port between picking and listening.
         self._socket = bound_socket("127.0.0.1", 0)
         self.port = self._socket.getsockname()[1]
         # uvicorn closes a connection idle for 5 s by default; on a loaded machine a tool call between two model
         # turns can take that long, and a client reusing the connection as it closes fails (max_retries=0). No
         # fake conversation idles for 10 minutes, so the server never closes a connection under a client.
-        self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
-                                                     lifespan="off", timeout_keep_alive=600))
-        self._thread = threading.Thread(target=self._server.run, args=([self._socket],), name="fake-openai", daemon=True)
+        self._server = uvicorn.Server(
+            uvicorn.Config(
+                app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off", timeout_keep_alive=600
+            )
+        )
+        self._thread = threading.Thread(
+            target=self._server.run, args=([self._socket],), name="fake-openai", daemon=True
+        )
 
     @property
     def base_url(self) -> str:
@@ -152,7 +177,9 @@ class FakeOpenAI:
     def wait_for_requests(self, n: int, timeout: float = 60.0) -> list[dict]:
         """The requests once ``n`` have arrived (AssertionError after ``timeout`` seconds)."""
         with self._arrived:
-            assert self._arrived.wait_for(lambda: len(self.requests) >= n, timeout), f"{len(self.requests)} of {n} requests arrived"
+            assert self._arrived.wait_for(lambda: len(self.requests) >= n, timeout), (
+                f"{len(self.requests)} of {n} requests arrived"
+            )
             return list(self.requests)
 
     def bodies(self, seed: str | None = None) -> list[dict]:
@@ -178,7 +205,10 @@ class FakeOpenAI:
             await asyncio.sleep(reply.seconds)
             reply = reply.reply
         if isinstance(reply, HTTPError):
-            return JSONResponse(reply.body or {"error": {"message": f"scripted {reply.status}", "type": "scripted"}}, status_code=reply.status)
+            return JSONResponse(
+                reply.body or {"error": {"message": f"scripted {reply.status}", "type": "scripted"}},
+                status_code=reply.status,
+            )
         if isinstance(reply, Hang):
             await asyncio.sleep(reply.seconds)
             return JSONResponse({"error": {"message": "hung"}}, status_code=504)

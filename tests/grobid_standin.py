@@ -68,9 +68,13 @@ class GrobidStandIn:
         self._lock = threading.Lock()
         self._stopping: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        app = Starlette(routes=[Route("/api/isalive", self._alive, methods=["GET"]),
-                                Route("/api/processFulltextDocument", self._process, methods=["POST"])],
-                        lifespan=self._lifespan)
+        app = Starlette(
+            routes=[
+                Route("/api/isalive", self._alive, methods=["GET"]),
+                Route("/api/processFulltextDocument", self._process, methods=["POST"]),
+            ],
+            lifespan=self._lifespan,
+        )
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]

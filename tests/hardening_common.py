@@ -25,17 +25,27 @@ from release_fixture import pid
 from agenthop.server.sessions import STORED_ARGS_CHARS
 from agenthop.server.transport.web import free_port
 
-COSTS = {"search_papers": 1, "get_paper_info": 1, "get_references": 1, "list_sections": 1, "read_section": 5,
-         "think": 0, "submit_answer": 0}
+COSTS = {
+    "search_papers": 1,
+    "get_paper_info": 1,
+    "get_references": 1,
+    "list_sections": 1,
+    "read_section": 5,
+    "think": 0,
+    "submit_answer": 0,
+}
 EXECUTED_OUTCOMES = {"ok", "not_found", "no_text", "ambiguous"}
 REFUSED_OUTCOMES = {"invalid", "budget_rejected", "session_ended"}
 PROTOCOL = "2026-07-28"
-RAW_META = {"io.modelcontextprotocol/protocolVersion": PROTOCOL,
-            "io.modelcontextprotocol/clientInfo": {"name": "hardening-raw", "version": "0"},
-            "io.modelcontextprotocol/clientCapabilities": {}}
+RAW_META = {
+    "io.modelcontextprotocol/protocolVersion": PROTOCOL,
+    "io.modelcontextprotocol/clientInfo": {"name": "hardening-raw", "version": "0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 
 
 # --- the oracle ---------------------------------------------------------------
+
 
 def _is_str(v, lo: int, hi: int) -> bool:
     return isinstance(v, str) and lo <= len(v) <= hi
@@ -52,15 +62,22 @@ def _is_int(v, lo: int, hi: int) -> bool:
 
 # SPEC 3's table plus the documented limits (tools.md): field -> (required, check).
 ARG_RULES = {
-    "search_papers": {"query": (True, lambda v: _is_str(v, 1, 2000) and _visible(v)), "top_k": (False, lambda v: _is_int(v, 1, 10))},
+    "search_papers": {
+        "query": (True, lambda v: _is_str(v, 1, 2000) and _visible(v)),
+        "top_k": (False, lambda v: _is_int(v, 1, 10)),
+    },
     "get_paper_info": {"paper_id": (True, lambda v: _is_str(v, 1, 200))},
     "get_references": {"paper_id": (True, lambda v: _is_str(v, 1, 200))},
     "list_sections": {"paper_id": (True, lambda v: _is_str(v, 1, 200))},
-    "read_section": {"paper_id": (True, lambda v: _is_str(v, 1, 200)),
-                     "section": (True, lambda v: _is_str(v, 1, 500) and _visible(v))},  # a blank name is refused
+    "read_section": {
+        "paper_id": (True, lambda v: _is_str(v, 1, 200)),
+        "section": (True, lambda v: _is_str(v, 1, 500) and _visible(v)),
+    },  # a blank name is refused
     "think": {"reasoning": (True, lambda v: _is_str(v, 0, 50_000))},
-    "submit_answer": {"answer": (True, lambda v: v in ("A", "B", "C", "D") and isinstance(v, str)),
-                      "reasoning": (True, lambda v: _is_str(v, 0, 50_000))},
+    "submit_answer": {
+        "answer": (True, lambda v: v in ("A", "B", "C", "D") and isinstance(v, str)),
+        "reasoning": (True, lambda v: _is_str(v, 0, 50_000)),
+    },
 }
 
 
@@ -75,20 +92,29 @@ _FILTER_TEXT = _optional(lambda v: _is_str(v, 1, 200) and _visible(v))
 # get_references pages and sorts. The other tools take what item mode takes.
 EXPLORE_ARG_RULES = {
     **ARG_RULES,
-    "search_papers": {"query": (False, lambda v: _is_str(v, 0, 2000)), "top_k": (False, lambda v: _is_int(v, 1, 10)),
-                      "year_from": (False, _YEAR), "year_to": (False, _YEAR),
-                      "venue": (False, _FILTER_TEXT), "author": (False, _FILTER_TEXT),
-                      "scope": (False, lambda v: v in ("title_abstract", "full_text") and isinstance(v, str))},
-    "get_references": {"paper_id": (True, lambda v: _is_str(v, 1, 200)),
-                       "offset": (False, lambda v: _is_int(v, 0, 1_000_000)),
-                       "limit": (False, _optional(lambda v: _is_int(v, 1, 500))),
-                       "sort": (False, _optional(lambda v: v in ("year", "citations") and isinstance(v, str)))},
+    "search_papers": {
+        "query": (False, lambda v: _is_str(v, 0, 2000)),
+        "top_k": (False, lambda v: _is_int(v, 1, 10)),
+        "year_from": (False, _YEAR),
+        "year_to": (False, _YEAR),
+        "venue": (False, _FILTER_TEXT),
+        "author": (False, _FILTER_TEXT),
+        "scope": (False, lambda v: v in ("title_abstract", "full_text") and isinstance(v, str)),
+    },
+    "get_references": {
+        "paper_id": (True, lambda v: _is_str(v, 1, 200)),
+        "offset": (False, lambda v: _is_int(v, 0, 1_000_000)),
+        "limit": (False, _optional(lambda v: _is_int(v, 1, 500))),
+        "sort": (False, _optional(lambda v: v in ("year", "citations") and isinstance(v, str))),
+    },
 }
 
 
 def _explore_search_whole(args: dict) -> list[str]:
     """An explore search whose fields are each valid still needs something to look for, and years in order."""
-    if not _visible(args.get("query", "")) and all(args.get(k) is None for k in ("year_from", "year_to", "venue", "author")):
+    if not _visible(args.get("query", "")) and all(
+        args.get(k) is None for k in ("year_from", "year_to", "venue", "author")
+    ):
         return ["query"]
     if args.get("year_from") is not None and args.get("year_to") is not None and args["year_from"] > args["year_to"]:
         return ["year_from"]
@@ -207,20 +233,30 @@ def _short(value: object) -> str:
 
 # --- raw JSON-RPC over HTTP ---------------------------------------------------
 
+
 def raw_headers(method: str, name: str | None = None) -> dict:
-    headers = {"mcp-protocol-version": PROTOCOL, "mcp-method": method, "accept": "application/json, text/event-stream",
-               "content-type": "application/json"}
+    headers = {
+        "mcp-protocol-version": PROTOCOL,
+        "mcp-method": method,
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+    }
     if name is not None:
         headers["mcp-name"] = name
     return headers
 
 
 def raw_call_body(name: object, arguments: object, request_id: int = 1) -> dict:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-            "params": {"name": name, "arguments": arguments, "_meta": RAW_META}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments, "_meta": RAW_META},
+    }
 
 
 # --- a server subprocess --------------------------------------------------------
+
 
 @dataclass
 class ServerProcess:
@@ -248,11 +284,25 @@ class ServerProcess:
         return {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
     def start(self) -> ServerProcess:
-        args = [sys.executable, "-m", "agenthop.server", "serve", "--transport", "http", "--port", str(self.port),
-                "--corpus", str(self.corpus), "--log", str(self.log), *self.extra]
+        args = [
+            sys.executable,
+            "-m",
+            "agenthop.server",
+            "serve",
+            "--transport",
+            "http",
+            "--port",
+            str(self.port),
+            "--corpus",
+            str(self.corpus),
+            "--log",
+            str(self.log),
+            *self.extra,
+        ]
         self._stderr = open(self.stderr_path, "wb")
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=self._stderr,
-                                     env={**os.environ, **self.env})
+        self.proc = subprocess.Popen(
+            args, stdout=subprocess.DEVNULL, stderr=self._stderr, env={**os.environ, **self.env}
+        )
         deadline = time.monotonic() + self.startup_s
         while True:
             if self.proc.poll() is not None:
@@ -295,6 +345,7 @@ class ServerProcess:
 
 # --- /proc -----------------------------------------------------------------------
 
+
 def rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -308,8 +359,9 @@ def _decode_addr(hex_addr: str) -> tuple[str, int]:
     if len(raw) == 4:
         ip = ".".join(str(b) for b in reversed(raw))
     else:  # IPv6: four little-endian 32-bit words
-        words = [raw[i:i + 4][::-1] for i in range(0, 16, 4)]
+        words = [raw[i : i + 4][::-1] for i in range(0, 16, 4)]
         import ipaddress
+
         ip = str(ipaddress.IPv6Address(b"".join(words)))
     return ip, int(port, 16)
 

@@ -19,7 +19,12 @@ ITEMS = ("st_0001", "st_0002", "mt_0037")
 
 def _script(corpus, item_id: str) -> list[tuple[str, dict]]:
     item = corpus.item(item_id)
-    nodes = [pid for (pid,) in corpus.conn.execute("SELECT paper_id FROM item_nodes WHERE item_id = ? ORDER BY position", (item_id,))]
+    nodes = [
+        pid
+        for (pid,) in corpus.conn.execute(
+            "SELECT paper_id FROM item_nodes WHERE item_id = ? ORDER BY position", (item_id,)
+        )
+    ]
     with_text = [pid for pid in nodes if corpus.paper(pid, item_id).has_text]
     calls: list[tuple[str, dict]] = [
         ("search_papers", {"query": item.seed_title}),
@@ -43,14 +48,20 @@ def item_mode_results(corpus_path: Path) -> dict:
     from agenthop.server.log.checkpoint import CheckpointLog
     from agenthop.server.transport.mcp_app import TOOL_DEFINITIONS, make_sandbox
 
-    out: dict = {"tools": [TOOL_DEFINITIONS[n].model_dump(mode="json", by_alias=True, exclude_none=True) for n in TOOL_DEFINITIONS],
-                 "calls": {}}
+    out: dict = {
+        "tools": [
+            TOOL_DEFINITIONS[n].model_dump(mode="json", by_alias=True, exclude_none=True) for n in TOOL_DEFINITIONS
+        ],
+        "calls": {},
+    }
     with tempfile.TemporaryDirectory() as tmp:
         log = CheckpointLog(Path(tmp) / "log.sqlite")
         try:
             sandbox = make_sandbox(corpus_path, log, Caps(budget=1000))
             for item_id in ITEMS:
-                session = sandbox.sessions.create(sandbox.scope(item_id), run="golden", transport="stdio", session_id=f"golden-{item_id}")
+                session = sandbox.sessions.create(
+                    sandbox.scope(item_id), run="golden", transport="stdio", session_id=f"golden-{item_id}"
+                )
                 results = []
                 for name, args in _script(sandbox.corpus, item_id):
                     result = session.call(name, args, {"agenthop/turn": 1})

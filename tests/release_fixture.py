@@ -20,7 +20,7 @@ Usage::
 
     from release_fixture import make_release, pid
 
-    rel = make_release(tmp_path)                      # a valid release
+    rel = make_release(tmp_path)  # a valid release
     rel = make_release(tmp_path, lambda r: r.item("st_0001").update(correct_index=7))
     rel = make_release(tmp_path, lambda r: r.qa.__setitem__(1, "{not json"))  # raw line
 
@@ -145,7 +145,13 @@ def _item(item_id, qtype, depth, reasoning, seed, gold, bridge, question, option
 
 
 def _label(name: str, section: str, relevance: str = "direct", what: str = "") -> dict:
-    return {"paper": f"Paper {name}", "arxiv_id": ARXIV[name], "section": section, "relevance": relevance, "what_it_contains": what}
+    return {
+        "paper": f"Paper {name}",
+        "arxiv_id": ARXIV[name],
+        "section": section,
+        "relevance": relevance,
+        "what_it_contains": what,
+    }
 
 
 @dataclass
@@ -180,8 +186,14 @@ class Release:
         return self.label_record(sample_id)["analysis"]["section_recall_labels"]
 
     def files(self) -> dict[str, list]:
-        files = {QA_FILE: self.qa, GRAPHS_FILE: self.graphs, POOL_FILE: self.pool, LABELS_FILE: self.labels,
-                 CORPUS_PAPERS_FILE: self.corpus_papers, CITATIONS_FILE: self.citations}
+        files = {
+            QA_FILE: self.qa,
+            GRAPHS_FILE: self.graphs,
+            POOL_FILE: self.pool,
+            LABELS_FILE: self.labels,
+            CORPUS_PAPERS_FILE: self.corpus_papers,
+            CITATIONS_FILE: self.citations,
+        }
         return {rel: records for rel, records in files.items() if records is not None}
 
     def explore_only(self) -> None:
@@ -193,25 +205,55 @@ def build_release() -> Release:
     """A fresh copy of the valid fixture release."""
     qa = [
         _item(
-            "st_0001", "single-target", 1, "RESULT", "A", ["B"], [],
+            "st_0001",
+            "single-target",
+            1,
+            "RESULT",
+            "A",
+            ["B"],
+            [],
             "How many training examples does the method that paper A builds on use?",
-            ["1,024", "4,096", "8,192", "2,048"], 1, ["seed_only", "correct", "wrong_paper", "no_context"],
+            ["1,024", "4,096", "8,192", "2,048"],
+            1,
+            ["seed_only", "correct", "wrong_paper", "no_context"],
         ),
         _item(
-            "st_0002", "single-target", 2, "METHOD", "F", ["H"], ["G"],
+            "st_0002",
+            "single-target",
+            2,
+            "METHOD",
+            "F",
+            ["H"],
+            ["G"],
             "What window size does the encoder behind paper F's main baseline use?",
-            ["17 tokens", "5 tokens", "64 tokens", "33 tokens"], 0, None,
+            ["17 tokens", "5 tokens", "64 tokens", "33 tokens"],
+            0,
+            None,
         ),
         _item(
-            "mt_0001", "multi-target", 1, "GROUND", "J", ["B", "K"], [],
+            "mt_0001",
+            "multi-target",
+            1,
+            "GROUND",
+            "J",
+            ["B", "K"],
+            [],
             "Which pair of settings do the two works paper J compares use?",
-            ["4,096 examples and batch 512", "4,096 examples and batch 64", "1,024 examples and batch 512", "2,048 examples and batch 256"],
-            0, ["correct", "wrong_paper", "seed_only", "no_context"],
+            [
+                "4,096 examples and batch 512",
+                "4,096 examples and batch 64",
+                "1,024 examples and batch 512",
+                "2,048 examples and batch 256",
+            ],
+            0,
+            ["correct", "wrong_paper", "seed_only", "no_context"],
         ),
     ]
     graphs = [
         _graph(
-            "st_0001", ["A", "B", "C", "D", "E"], {"A": ["B", "C", "D"], "B": ["E"], "C": [], "D": ["E"]},
+            "st_0001",
+            ["A", "B", "C", "D", "E"],
+            {"A": ["B", "C", "D"], "B": ["E"], "C": [], "D": ["E"]},
             contexts={pid("A"): {pid("B"): "We build on the data of Paper B [3]."}},
         ),
         _graph("st_0002", ["F", "G", "C", "H", "E", "I"], {"F": ["G", "C"], "G": ["H", "E"], "C": ["I"]}),
@@ -219,20 +261,36 @@ def build_release() -> Release:
     ]
     pool = [{"arxiv_id": ARXIV[name], "title": f"Paper {name}", "sections": _sections(name)} for name in TEXT_PAPERS]
     labels = [
-        {"sample_id": "st_0001", "analysis": {"query_quality": {"verdict": "pass"}, "section_recall_labels": [
-            _label("B", "Experiments", "direct", "training set size"),
-            _label("B", "introduction", "supporting", "context"),          # case-insensitive header
-            _label("A", "3.2 Ablation Details", "supporting", "ablation"),  # subsection in Method's text
-        ]}},
-        {"sample_id": "st_0002", "analysis": {"section_recall_labels": [
-            _label("H", "2 Method", "direct", "window size"),              # normalised header
-            _label("G", "Apdx_A: Proofs", "supporting", "bridge proof"),
-        ]}},
-        {"sample_id": "mt_0001", "analysis": {"section_recall_labels": [
-            _label("B", "Experiments", "direct", "examples"),
-            _label("K", "Experiments", "direct", "batch size"),
-            _label("K", "proofs", "supporting", "appendix"),               # normalised appendix header
-        ]}},
+        {
+            "sample_id": "st_0001",
+            "analysis": {
+                "query_quality": {"verdict": "pass"},
+                "section_recall_labels": [
+                    _label("B", "Experiments", "direct", "training set size"),
+                    _label("B", "introduction", "supporting", "context"),  # case-insensitive header
+                    _label("A", "3.2 Ablation Details", "supporting", "ablation"),  # subsection in Method's text
+                ],
+            },
+        },
+        {
+            "sample_id": "st_0002",
+            "analysis": {
+                "section_recall_labels": [
+                    _label("H", "2 Method", "direct", "window size"),  # normalised header
+                    _label("G", "Apdx_A: Proofs", "supporting", "bridge proof"),
+                ]
+            },
+        },
+        {
+            "sample_id": "mt_0001",
+            "analysis": {
+                "section_recall_labels": [
+                    _label("B", "Experiments", "direct", "examples"),
+                    _label("K", "Experiments", "direct", "batch size"),
+                    _label("K", "proofs", "supporting", "appendix"),  # normalised appendix header
+                ]
+            },
+        },
     ]
     return Release(qa=qa, graphs=graphs, pool=pool, labels=labels)
 

@@ -38,8 +38,15 @@ from release_fixture import ARXIV, _graph, _item, _label, _sections, make_releas
 from agenthop.server.corpus.importer import import_release
 from agenthop.server.log.checkpoint import CheckpointLog
 
-COSTS = {"search_papers": 1, "get_paper_info": 1, "get_references": 1, "list_sections": 1, "read_section": 5,
-         "think": 0, "submit_answer": 0}
+COSTS = {
+    "search_papers": 1,
+    "get_paper_info": 1,
+    "get_references": 1,
+    "list_sections": 1,
+    "read_section": 5,
+    "think": 0,
+    "submit_answer": 0,
+}
 EXECUTED = ("ok", "not_found", "no_text", "ambiguous")
 ALL_ITEMS = ("st_0001", "st_0002", "mt_0001", "mt_0002", "st_0003", "st_0004", "st_0005")
 
@@ -48,27 +55,79 @@ def _add_items(rel) -> None:
     # K's Introduction mentions the word of another header: the lowercase label "experiments" appears verbatim in
     # it, but the label names K's Experiments header, so reading the Introduction must not credit it.
     rel.paper("K")["sections"][0]["text"] = "Paper K introduces its topic; the experiments are in Section 3."
-    rel.qa.append(_item(
-        "mt_0002", "multi-target", 2, "RESULT", "F", ["H", "K"], ["G"],
-        "Which window size and batch size do the two works behind paper F's baseline use?",
-        ["5 and 64", "17 and 64", "17 and 512", "33 and 512"], 2, ["seed_only", "wrong_paper", "correct", "no_context"],
-    ))
+    rel.qa.append(
+        _item(
+            "mt_0002",
+            "multi-target",
+            2,
+            "RESULT",
+            "F",
+            ["H", "K"],
+            ["G"],
+            "Which window size and batch size do the two works behind paper F's baseline use?",
+            ["5 and 64", "17 and 64", "17 and 512", "33 and 512"],
+            2,
+            ["seed_only", "wrong_paper", "correct", "no_context"],
+        )
+    )
     rel.graphs.append(_graph("mt_0002", ["F", "G", "H", "K", "C"], {"F": ["G", "C"], "G": ["H", "K"]}))
-    rel.labels.append({"sample_id": "mt_0002", "analysis": {"section_recall_labels": [
-        _label("H", "4.1 Window Size", "direct"), _label("K", "experiments", "direct"), _label("H", "Introduction", "supporting"),
-    ]}})
+    rel.labels.append(
+        {
+            "sample_id": "mt_0002",
+            "analysis": {
+                "section_recall_labels": [
+                    _label("H", "4.1 Window Size", "direct"),
+                    _label("K", "experiments", "direct"),
+                    _label("H", "Introduction", "supporting"),
+                ]
+            },
+        }
+    )
     for item_id, seed, gold, correct, dist, graph in (
-        ("st_0003", "A", "B", 3, ["wrong_paper", "no_context", "seed_only", "correct"],
-         (["A", "B", "C", "D", "E"], {"A": ["B", "C", "D"], "B": ["E"]})),
-        ("st_0004", "J", "K", 2, ["seed_only", "wrong_paper", "correct", "no_context"],
-         (["J", "B", "K", "D", "E"], {"J": ["B", "K", "D"]})),
-        ("st_0005", "A", "B", 0, ["correct", "seed_only", "wrong_paper", "no_context"],
-         (["A", "B", "C", "D", "E"], {"A": ["B", "C", "D"], "B": ["E"]})),
+        (
+            "st_0003",
+            "A",
+            "B",
+            3,
+            ["wrong_paper", "no_context", "seed_only", "correct"],
+            (["A", "B", "C", "D", "E"], {"A": ["B", "C", "D"], "B": ["E"]}),
+        ),
+        (
+            "st_0004",
+            "J",
+            "K",
+            2,
+            ["seed_only", "wrong_paper", "correct", "no_context"],
+            (["J", "B", "K", "D", "E"], {"J": ["B", "K", "D"]}),
+        ),
+        (
+            "st_0005",
+            "A",
+            "B",
+            0,
+            ["correct", "seed_only", "wrong_paper", "no_context"],
+            (["A", "B", "C", "D", "E"], {"A": ["B", "C", "D"], "B": ["E"]}),
+        ),
     ):
-        rel.qa.append(_item(item_id, "single-target", 1, "MOTIVE", seed, [gold], [], f"Question of {item_id}?",
-                            ["w", "x", "y", "z"], correct, dist))
+        rel.qa.append(
+            _item(
+                item_id,
+                "single-target",
+                1,
+                "MOTIVE",
+                seed,
+                [gold],
+                [],
+                f"Question of {item_id}?",
+                ["w", "x", "y", "z"],
+                correct,
+                dist,
+            )
+        )
         rel.graphs.append(_graph(item_id, *graph))
-        rel.labels.append({"sample_id": item_id, "analysis": {"section_recall_labels": [_label(gold, "Experiments", "direct")]}})
+        rel.labels.append(
+            {"sample_id": item_id, "analysis": {"section_recall_labels": [_label(gold, "Experiments", "direct")]}}
+        )
 
 
 def build_corpus(directory: Path) -> Path:
@@ -91,9 +150,20 @@ def section_header(name: str, index: int) -> str:
 class SessionWriter:
     """Writes one session's checkpoint records, like the server would."""
 
-    def __init__(self, log: CheckpointLog, item_id: str | None, *, run: str | None = "main", session_id: str | None = None,
-                 caps: dict | None = None, client: dict | None = None, meta: bool = True, budget: int | None = 30,
-                 corpus: dict | None = None, tokens_per_turn: int = 1000):
+    def __init__(
+        self,
+        log: CheckpointLog,
+        item_id: str | None,
+        *,
+        run: str | None = "main",
+        session_id: str | None = None,
+        caps: dict | None = None,
+        client: dict | None = None,
+        meta: bool = True,
+        budget: int | None = 30,
+        corpus: dict | None = None,
+        tokens_per_turn: int = 1000,
+    ):
         self.log = log
         self.tokens_per_turn = tokens_per_turn
         self.item_id = item_id
@@ -105,21 +175,43 @@ class SessionWriter:
         self.meta = meta
         self.ended = False
         self.turn_calls: dict[int, list[dict]] = {}
-        self._write("session_start", mode="item" if item_id else "explore",
-                    caps=caps or {"budget": budget, "max_turns": 20, "max_tokens": 200000},
-                    disabled_tools=[], client=client or {"name": "fixture", "agent": "scripted", "model": "none"},
-                    transport="http", corpus=corpus or {"corpus_id": None, "schema_version": 1},
-                    search={"engine": "bm25s", "method": "lucene", "k1": 1.5, "b": 0.75, "tokenizer": "fixture"})
+        self._write(
+            "session_start",
+            mode="item" if item_id else "explore",
+            caps=caps or {"budget": budget, "max_turns": 20, "max_tokens": 200000},
+            disabled_tools=[],
+            client=client or {"name": "fixture", "agent": "scripted", "model": "none"},
+            transport="http",
+            corpus=corpus or {"corpus_id": None, "schema_version": 1},
+            search={"engine": "bm25s", "method": "lucene", "k1": 1.5, "b": 0.75, "tokenizer": "fixture"},
+        )
 
     def _write(self, kind: str, **fields) -> dict:
-        rec = {"kind": kind, "run": self.run, "session_id": self.session_id, "item_id": self.item_id,
-               "seq": self.seq, "time": 1_700_000_000.0 + self.seq, **fields}
+        rec = {
+            "kind": kind,
+            "run": self.run,
+            "session_id": self.session_id,
+            "item_id": self.item_id,
+            "seq": self.seq,
+            "time": 1_700_000_000.0 + self.seq,
+            **fields,
+        }
         self.seq += 1
         self.log.write(rec)
         return rec
 
-    def call(self, tool: str, arguments: dict | None = None, *, outcome: str = "ok", exposed=(), delivered=None,
-             turn: int | None = None, same_turn: bool = False, forced: bool = False) -> dict:
+    def call(
+        self,
+        tool: str,
+        arguments: dict | None = None,
+        *,
+        outcome: str = "ok",
+        exposed=(),
+        delivered=None,
+        turn: int | None = None,
+        same_turn: bool = False,
+        forced: bool = False,
+    ) -> dict:
         if turn is None:
             turn = self.turn if same_turn else self.turn + 1
         self.turn = turn
@@ -128,14 +220,27 @@ class SessionWriter:
         before = self.spent
         self.spent += cost
         rec = self._write(
-            "call", tool=tool, arguments=arguments or {}, turn=turn if self.meta else None,
-            tokens=self.tokens_per_turn * turn if self.meta else None, forced=forced, outcome=outcome, executed=executed, cost=cost,
-            budget_before=before, budget_after=self.spent, latency_ms=1.0,
+            "call",
+            tool=tool,
+            arguments=arguments or {},
+            turn=turn if self.meta else None,
+            tokens=self.tokens_per_turn * turn if self.meta else None,
+            forced=forced,
+            outcome=outcome,
+            executed=executed,
+            cost=cost,
+            budget_before=before,
+            budget_after=self.spent,
+            latency_ms=1.0,
             exposed=[{"paper_id": paper(n), "rank": r} for n, r in exposed],
-            delivered=delivered, output_chars=100, message=None if outcome == "ok" else f"{outcome} message",
+            delivered=delivered,
+            output_chars=100,
+            message=None if outcome == "ok" else f"{outcome} message",
         )
         if not forced:
-            self.turn_calls.setdefault(turn, []).append({"id": f"c{self.seq}", "name": tool, "arguments": arguments or {}})
+            self.turn_calls.setdefault(turn, []).append(
+                {"id": f"c{self.seq}", "name": tool, "arguments": arguments or {}}
+            )
         return rec
 
     # tools -------------------------------------------------------------------
@@ -153,10 +258,15 @@ class SessionWriter:
 
     def read(self, name: str, index: int = 0, *, outcome: str = "ok", delivered=None, **kw):
         if outcome == "ok" and delivered is None:
-            delivered = {"paper_id": paper(name), "arxiv_id": ARXIV.get(name), "section_index": index,
-                         "header": section_header(name, index)}
-        return self.call("read_section", {"paper_id": paper(name), "section": str(index)}, outcome=outcome,
-                         delivered=delivered, **kw)
+            delivered = {
+                "paper_id": paper(name),
+                "arxiv_id": ARXIV.get(name),
+                "section_index": index,
+                "header": section_header(name, index),
+            }
+        return self.call(
+            "read_section", {"paper_id": paper(name), "section": str(index)}, outcome=outcome, delivered=delivered, **kw
+        )
 
     def think(self, **kw):
         return self.call("think", {"reasoning": "hmm"}, **kw)
@@ -185,9 +295,17 @@ class RunnerWriter:
             fh.write(json.dumps(rec) + "\n")
 
     def run_start(self, agent: str = "scripted", model: str = "fixture-model", settings: dict | None = None):
-        self.write({"kind": "run_start", "run": self.run, "agent": agent, "model": model,
-                    "settings": settings or {"caps": {"budget": 30}, "workers": 1}, "versions": {"agenthop": "0.1.0"},
-                    "time": 1_700_000_000.0})
+        self.write(
+            {
+                "kind": "run_start",
+                "run": self.run,
+                "agent": agent,
+                "model": model,
+                "settings": settings or {"caps": {"budget": 30}, "workers": 1},
+                "versions": {"agenthop": "0.1.0"},
+                "time": 1_700_000_000.0,
+            }
+        )
 
     def turns(self, s: SessionWriter, extra_empty_turns: int = 0, attempt: int = 1) -> int:
         """One turn record per turn the session's calls carry, plus text-only turns; returns the turn count."""
@@ -196,22 +314,61 @@ class RunnerWriter:
         for t in range(1, last + 1 + extra_empty_turns):
             calls = s.turn_calls.get(t, [])
             n += 1
-            self.write({"kind": "turn", "run": self.run, "item_id": s.item_id, "session_id": s.session_id,
-                        "attempt": attempt, "turn": t, "prompt_tokens": int(900 * self.k), "completion_tokens": int(100 * self.k),
-                        "cached_tokens": 0, "cumulative_tokens": int(1000 * t * self.k), "tool_calls": calls, "latency_ms": 10.0,
-                        "retries": 0, "error": None, "time": 1_700_000_000.0 + t})
+            self.write(
+                {
+                    "kind": "turn",
+                    "run": self.run,
+                    "item_id": s.item_id,
+                    "session_id": s.session_id,
+                    "attempt": attempt,
+                    "turn": t,
+                    "prompt_tokens": int(900 * self.k),
+                    "completion_tokens": int(100 * self.k),
+                    "cached_tokens": 0,
+                    "cumulative_tokens": int(1000 * t * self.k),
+                    "tool_calls": calls,
+                    "latency_ms": 10.0,
+                    "retries": 0,
+                    "error": None,
+                    "time": 1_700_000_000.0 + t,
+                }
+            )
         return n
 
-    def item_end(self, s: SessionWriter, termination: str, answer: str | None, turns: int, cost_usd: float | None = 0.01,
-                 attempt: int = 1):
-        self.write({"kind": "item_end", "run": self.run, "item_id": s.item_id, "session_id": s.session_id,
-                    "attempt": attempt, "termination": termination, "answer": answer, "turns": turns,
-                    "prompt_tokens": int(900 * turns * self.k), "completion_tokens": int(100 * turns * self.k), "cached_tokens": 0,
-                    "total_tokens": int(1000 * turns * self.k), "budget_used": s.spent, "cost_usd": cost_usd, "wall_time_s": 1.0,
-                    "time": 1_700_000_100.0})
+    def item_end(
+        self,
+        s: SessionWriter,
+        termination: str,
+        answer: str | None,
+        turns: int,
+        cost_usd: float | None = 0.01,
+        attempt: int = 1,
+    ):
+        self.write(
+            {
+                "kind": "item_end",
+                "run": self.run,
+                "item_id": s.item_id,
+                "session_id": s.session_id,
+                "attempt": attempt,
+                "termination": termination,
+                "answer": answer,
+                "turns": turns,
+                "prompt_tokens": int(900 * turns * self.k),
+                "completion_tokens": int(100 * turns * self.k),
+                "cached_tokens": 0,
+                "total_tokens": int(1000 * turns * self.k),
+                "budget_used": s.spent,
+                "cost_usd": cost_usd,
+                "wall_time_s": 1.0,
+                "time": 1_700_000_100.0,
+            }
+        )
 
 
-def new_run_dir(root: Path, name: str = "main", manifest: dict | None = None) -> tuple[Path, CheckpointLog, RunnerWriter]:
+def new_run_dir(
+    root: Path, name: str = "main", manifest: dict | None = None
+) -> tuple[Path, CheckpointLog, RunnerWriter]:
     run_dir = Path(root) / name
     run_dir.mkdir(parents=True, exist_ok=True)
     if manifest is not None:
@@ -298,12 +455,20 @@ def write_items_file(path: Path, ids=ALL_ITEMS) -> Path:
 
 #: run.json as the runner writes it for the offline baseline (nested settings, booleans, nulls).
 BASELINE_MANIFEST = {
-    "run": "baseline", "agent": "baseline", "model": "baseline",
+    "run": "baseline",
+    "agent": "baseline",
+    "model": "baseline",
     "caps": {"budget": 30, "max_turns": 20, "max_tokens": 200000},
-    "ablations": {"closed_book": False, "disabled_tools": [], "read_first": False}, "disabled_tools": [],
-    "base_url_host": None, "api_key_env": None,
+    "ablations": {"closed_book": False, "disabled_tools": [], "read_first": False},
+    "disabled_tools": [],
+    "base_url_host": None,
+    "api_key_env": None,
     "retry": {"max_retries": 6, "backoff": 2.0, "timeout": 300.0, "item_attempts": 3},
-    "workers": 1, "server": "in-process", "items_file": "splits/demo.jsonl", "corpus": None, "versions": {"agenthop": "0.1.0"},
+    "workers": 1,
+    "server": "in-process",
+    "items_file": "splits/demo.jsonl",
+    "corpus": None,
+    "versions": {"agenthop": "0.1.0"},
 }
 
 
@@ -314,7 +479,9 @@ def write_baseline_run(root: Path, name: str = "baseline") -> Path:
     """
     run_dir, log, _ = new_run_dir(root, name, {**BASELINE_MANIFEST, "run": name})
     rw = RunnerWriter(run_dir / "runner.jsonl", run=name, tokens_per_turn=0)
-    rw.run_start(agent="baseline", model="baseline", settings={k: BASELINE_MANIFEST[k] for k in ("caps", "ablations", "retry")})
+    rw.run_start(
+        agent="baseline", model="baseline", settings={k: BASELINE_MANIFEST[k] for k in ("caps", "ablations", "retry")}
+    )
     for item_id, reads, letter in (("st_0001", ["B"], "B"), ("st_0003", ["B"], "D"), ("mt_0001", ["B"], "C")):
         s = SessionWriter(log, item_id, run=name, tokens_per_turn=0)
         s.search(hits=[("B", 1)])

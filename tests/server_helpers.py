@@ -18,8 +18,16 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @asynccontextmanager
-async def session_client(corpus: Path, log_path: Path, item: str | None, *, caps: Caps | None = None,
-                         mode: str = "auto", disabled: frozenset[str] = frozenset(), run: str = "test"):
+async def session_client(
+    corpus: Path,
+    log_path: Path,
+    item: str | None,
+    *,
+    caps: Caps | None = None,
+    mode: str = "auto",
+    disabled: frozenset[str] = frozenset(),
+    run: str = "test",
+):
     """A real mcp.Client talking in-process to a sandbox that serves one fixed session."""
     log = CheckpointLog(log_path)
     sandbox = make_sandbox(corpus, log, Caps())
@@ -44,7 +52,10 @@ def text(result) -> str:
 
 def build_fixture_corpus(folder: str, out: Path) -> dict:
     """``agenthop-server corpus build`` over one folder of tests/fixtures (tei, jats, s2orc), as a user runs it; its summary."""
-    done = subprocess.run([sys.executable, "-m", "agenthop.server", "corpus", "build", str(FIXTURES / folder), "--out", str(out)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "agenthop.server", "corpus", "build", str(FIXTURES / folder), "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)

@@ -31,20 +31,51 @@ def static_pages(demo, tmp_path_factory) -> dict[str, Path]:
     items = root / "items.txt"
     items.write_text("st_0001\nst_0002\nmt_0037\nmt_0038\n")
     for name in ("one", "two"):
-        r = CliRunner().invoke(runner_main, ["--items", str(items), "--agent", "baseline", "--corpus", str(corpus), "--out",
-                                             str(root / name), "--no-progress"], catch_exceptions=False)
+        r = CliRunner().invoke(
+            runner_main,
+            [
+                "--items",
+                str(items),
+                "--agent",
+                "baseline",
+                "--corpus",
+                str(corpus),
+                "--out",
+                str(root / name),
+                "--no-progress",
+            ],
+            catch_exceptions=False,
+        )
         assert r.exit_code == 0, r.output
-    for args in ([str(root / "one"), "--out", str(root / "report"), "--view"],
-                 ["compare", str(root / "one"), str(root / "two"), "--out", str(root / "cmp")],
-                 ["panel", str(root / "one"), str(root / "two"), "--out", str(root / "panel"), "--jobs", "1", "--resamples", "100"]):
+    for args in (
+        [str(root / "one"), "--out", str(root / "report"), "--view"],
+        ["compare", str(root / "one"), str(root / "two"), "--out", str(root / "cmp")],
+        [
+            "panel",
+            str(root / "one"),
+            str(root / "two"),
+            "--out",
+            str(root / "panel"),
+            "--jobs",
+            "1",
+            "--resamples",
+            "100",
+        ],
+    ):
         r = CliRunner().invoke(scorer_main, [*args, "--corpus", str(corpus)], catch_exceptions=False)
         assert r.exit_code == 0, r.output
-    return {"report": root / "report" / "report.html", "viewer": root / "report" / "view" / "index.html",
-            "comparison": root / "cmp" / "comparison.html", "panel": root / "panel" / "panel.html"}
+    return {
+        "report": root / "report" / "report.html",
+        "viewer": root / "report" / "view" / "index.html",
+        "comparison": root / "cmp" / "comparison.html",
+        "panel": root / "panel" / "panel.html",
+    }
 
 
 @pytest.mark.parametrize("name", ["report", "comparison", "panel", "viewer"])
-@pytest.mark.parametrize("viewport", [{"width": 1366, "height": 768}, {"width": 800, "height": 900}], ids=["1366", "800"])
+@pytest.mark.parametrize(
+    "viewport", [{"width": 1366, "height": 768}, {"width": 800, "height": 900}], ids=["1366", "800"]
+)
 def test_the_static_pages_have_no_axe_violations(static_pages, name, viewport):
     with browser_page(viewport) as page:
         page.goto(static_pages[name].as_uri())
@@ -60,8 +91,12 @@ def test_the_static_pages_have_no_axe_violations(static_pages, name, viewport):
 def test_play_has_no_axe_violations_from_the_start_page_to_the_end_screen(demo, tmp_path):
     corpus, _ = demo
     found = {}
-    with ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001", "st_0002"))) as server, \
-            browser_page() as page:
+    with (
+        ServerThread(
+            str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001", "st_0002"))
+        ) as server,
+        browser_page() as page,
+    ):
         page.goto(f"{server.base_url}/play")
         page.locator("#participant").wait_for()
         found["start"] = axe_violations(page)
@@ -96,7 +131,13 @@ def test_play_has_no_axe_violations_from_the_start_page_to_the_end_screen(demo, 
 
 def test_the_audit_page_has_no_axe_violations(tmp_path):
     out = tmp_path / "run"
-    run_pipeline(ROOT / "corpus.sqlite", out, Settings(min_refs=5, max_qa=8, max_chains_per_seed=2), until="sanity", echo=lambda line: None)
+    run_pipeline(
+        ROOT / "corpus.sqlite",
+        out,
+        Settings(min_refs=5, max_qa=8, max_chains_per_seed=2),
+        until="sanity",
+        echo=lambda line: None,
+    )
     found = {}
     with AuditServer(ROOT / "corpus.sqlite", out) as server, browser_page() as page:
         page.goto(server.url)

@@ -20,7 +20,7 @@ DOC = ROOT / "docs" / "real-papers.md"
 def blocks() -> dict[str, str]:
     """The ```json file=NAME and ```text file=NAME blocks of the page (indentation of list items removed)."""
     found = re.findall(r"^( *)```(?:json|text) file=(\S+)\n(.*?)^\1```", DOC.read_text(encoding="utf-8"), re.S | re.M)
-    return {name: "".join(line[len(indent):] + "\n" for line in body.splitlines()) for indent, name, body in found}
+    return {name: "".join(line[len(indent) :] + "\n" for line in body.splitlines()) for indent, name, body in found}
 
 
 @pytest.fixture
@@ -35,8 +35,21 @@ def walkthrough(tmp_path, monkeypatch) -> dict[str, str]:
 
 
 def test_the_documented_questions_and_labels_build_a_benchmark(walkthrough):
-    result = CliRunner().invoke(main, ["corpus", "build", "papers/", "--out", "my-bench.sqlite", "--items", "qa.jsonl",
-                                       "--labels", "recall_labels.jsonl"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        main,
+        [
+            "corpus",
+            "build",
+            "papers/",
+            "--out",
+            "my-bench.sqlite",
+            "--items",
+            "qa.jsonl",
+            "--labels",
+            "recall_labels.jsonl",
+        ],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["imported"]["counts"]["items"] == 1 and summary["imported"]["counts"]["recall_labels"] == 1
@@ -59,5 +72,7 @@ def test_the_documented_out_of_reach_error_is_the_one_given(walkthrough):
 
 
 def test_the_documented_check_output_is_what_check_prints(walkthrough):
-    result = CliRunner().invoke(main, ["corpus", "build", "papers/", "--check", "--items", "qa.jsonl", "--labels", "recall_labels.jsonl"])
+    result = CliRunner().invoke(
+        main, ["corpus", "build", "papers/", "--check", "--items", "qa.jsonl", "--labels", "recall_labels.jsonl"]
+    )
     assert result.exit_code == 0 and result.stdout == walkthrough["check-ok"]

@@ -17,11 +17,27 @@ pytestmark = pytest.mark.anyio
 SPECTER_TEI = "paper:1ed3c473f7cade3d"  # GROBID found no identifier in SPECTER's PDF: a hash of its normalised title
 GRAPH_TEI = "paper:bfd6511f1cda14f9"  # the same for the Semantic Scholar literature-graph paper
 FES_DOI = "doi:10.1186/s12984-016-0129-6"
-SPECTER_HEADERS = ["1 Introduction", "2 Model 2.1 Overview", "3 SCIDOCS Evaluation Framework", "4 Experiments", "5 Results",
-                   "6 Analysis", "7 Related Work", "8 Conclusions and Future Work"]
-SPECTER_READS = [("D", "4 Experiments"), ("4 EXPERIMENTS", "4 Experiments"), ("experiments", "4 Experiments"),
-                 ("SCIDOCS Evaluation", "3 SCIDOCS Evaluation Framework")]
-VASWANI = ("ref:bed85d7e76ff7cd9", "Attention Is All You Need", "into the Transformer (Vaswani et al., 2017) language models")
+SPECTER_HEADERS = [
+    "1 Introduction",
+    "2 Model 2.1 Overview",
+    "3 SCIDOCS Evaluation Framework",
+    "4 Experiments",
+    "5 Results",
+    "6 Analysis",
+    "7 Related Work",
+    "8 Conclusions and Future Work",
+]
+SPECTER_READS = [
+    ("D", "4 Experiments"),
+    ("4 EXPERIMENTS", "4 Experiments"),
+    ("experiments", "4 Experiments"),
+    ("SCIDOCS Evaluation", "3 SCIDOCS Evaluation Framework"),
+]
+VASWANI = (
+    "ref:bed85d7e76ff7cd9",
+    "Attention Is All You Need",
+    "into the Transformer (Vaswani et al., 2017) language models",
+)
 AMMAR_CONTEXT = "we use a subset of the Semantic Scholar corpus (Ammar et al., 2018) consisting of"
 
 CASES = {
@@ -32,10 +48,18 @@ CASES = {
         "references": 7,  # an Insight: a short reference list
         # (paper ID, has text, a piece of its citation sentence or None when the text never cites it)
         "in_set": [("doi:10.7554/elife.00007", "a wild tobacco plant (Schuman et al., 2012).")],
-        "outside": ("doi:10.1126/science.1191634", "Insects betray themselves in nature", "(Figure 1; Allmann and Baldwin, 2010)."),
+        "outside": (
+            "doi:10.1126/science.1191634",
+            "Insects betray themselves in nature",
+            "(Figure 1; Allmann and Baldwin, 2010).",
+        ),
         "sectioned": "doi:10.7554/elife.04490",
         "headers": ["Introduction", "Results", "Discussion", "Materials and methods", "Acknowledgements"],
-        "reads": [("C", "Discussion"), ("MATERIALS AND METHODS", "Materials and methods"), ("Acknowl", "Acknowledgements")],
+        "reads": [
+            ("C", "Discussion"),
+            ("MATERIALS AND METHODS", "Materials and methods"),
+            ("Acknowl", "Acknowledgements"),
+        ],
         "ids_line": "IDs: DOI 10.7554/elife.04490",
     },
     "tei": {
@@ -73,7 +97,9 @@ def built(request, tmp_path_factory):
 
 
 async def explore(corpus: Path, log: Path, calls: list[tuple[str, dict]]) -> list:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "agenthop.server", "serve", "--corpus", str(corpus), "--log", str(log)])
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "agenthop.server", "serve", "--corpus", str(corpus), "--log", str(log)]
+    )
     async with Client(params, read_timeout_seconds=60) as client:
         return [await client.call_tool(name, args) for name, args in calls]
 
@@ -92,8 +118,11 @@ async def test_search_finds_a_paper_by_an_abstract_word_and_by_an_author(built):
     fmt, root, _ = built
     case = CASES[fmt]
     (word, by_word), (author, by_author) = case["abstract_word"], case["author"]
-    word_result, author_result = await explore(root / "corpus.sqlite", root / "search-log.sqlite", [
-        ("search_papers", {"query": word}), ("search_papers", {"query": author})])
+    word_result, author_result = await explore(
+        root / "corpus.sqlite",
+        root / "search-log.sqlite",
+        [("search_papers", {"query": word}), ("search_papers", {"query": author})],
+    )
     found = word_result.structured_content["results"]
     assert (found[0]["paper_id"], found[0]["has_text"]) == (by_word, True)
     found = author_result.structured_content["results"]
@@ -104,7 +133,9 @@ async def test_search_finds_a_paper_by_an_abstract_word_and_by_an_author(built):
 async def test_references_show_papers_in_and_out_of_the_set_with_their_sentences(built):
     fmt, root, _ = built
     case = CASES[fmt]
-    [result] = await explore(root / "corpus.sqlite", root / "refs-log.sqlite", [("get_references", {"paper_id": case["citing"]})])
+    [result] = await explore(
+        root / "corpus.sqlite", root / "refs-log.sqlite", [("get_references", {"paper_id": case["citing"]})]
+    )
     assert not result.is_error, text(result)
     references = {r["paper_id"]: r for r in result.structured_content["references"]}
     assert len(references) == case["references"]  # the real reference list, not only the papers of the set
@@ -123,9 +154,15 @@ async def test_sections_keep_their_real_headers_and_read_by_alias_header_and_par
     fmt, root, _ = built
     case = CASES[fmt]
     pid = case["sectioned"]
-    results = await explore(root / "corpus.sqlite", root / "read-log.sqlite", [
-        ("get_paper_info", {"paper_id": pid}), ("list_sections", {"paper_id": pid}),
-        *[("read_section", {"paper_id": pid, "section": name}) for name, _ in case["reads"]]])
+    results = await explore(
+        root / "corpus.sqlite",
+        root / "read-log.sqlite",
+        [
+            ("get_paper_info", {"paper_id": pid}),
+            ("list_sections", {"paper_id": pid}),
+            *[("read_section", {"paper_id": pid, "section": name}) for name, _ in case["reads"]],
+        ],
+    )
     info, listed, reads = results[0], results[1], results[2:]
     assert info.structured_content["paper"]["has_text"] is True and "Full text available: yes" in text(info)
     if case["ids_line"]:
@@ -142,8 +179,13 @@ async def test_sections_keep_their_real_headers_and_read_by_alias_header_and_par
 async def test_a_paper_without_headed_sections_reads_as_main_text(tmp_path):
     """eLife Insights have no <sec>: their paragraphs become one section, "Main text"."""
     build_fixture_corpus("jats", tmp_path / "corpus.sqlite")
-    listed, read = await explore(tmp_path / "corpus.sqlite", tmp_path / "log.sqlite", [
-        ("list_sections", {"paper_id": "doi:10.7554/elife.00240"}),
-        ("read_section", {"paper_id": "doi:10.7554/elife.00240", "section": "main"})])
+    listed, read = await explore(
+        tmp_path / "corpus.sqlite",
+        tmp_path / "log.sqlite",
+        [
+            ("list_sections", {"paper_id": "doi:10.7554/elife.00240"}),
+            ("read_section", {"paper_id": "doi:10.7554/elife.00240", "section": "main"}),
+        ],
+    )
     assert [s["header"] for s in listed.structured_content["sections"]] == ["Main text"]
     assert "Schuman, Kathleen Barthel and Ian Baldwin" in text(read)

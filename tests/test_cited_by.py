@@ -40,18 +40,22 @@ def tei_corpus(tmp_path_factory) -> Path:
 
 
 async def test_an_explore_session_follows_a_citation_forward_and_back(tei_corpus, tmp_path):
-    params = StdioServerParameters(command=sys.executable, args=[
-        "-m", "agenthop.server", "serve", "--corpus", str(tei_corpus), "--log", str(tmp_path / "log.sqlite")])
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "agenthop.server", "serve", "--corpus", str(tei_corpus), "--log", str(tmp_path / "log.sqlite")],
+    )
     async with Client(params, read_timeout_seconds=60) as client:
-        graph = await client.call_tool("get_paper_info", {"paper_id": GRAPH})     # the cited paper ...
+        graph = await client.call_tool("get_paper_info", {"paper_id": GRAPH})  # the cited paper ...
         [citer] = graph.structured_content["cited_by"]["papers"]
-        back = await client.call_tool("get_references", {"paper_id": citer["paper_id"]})  # ... forward to SPECTER, and back
+        back = await client.call_tool(
+            "get_references", {"paper_id": citer["paper_id"]}
+        )  # ... forward to SPECTER, and back
         fes = await client.call_tool("get_paper_info", {"paper_id": FES})
         specter = await client.call_tool("get_paper_info", {"paper_id": SPECTER})
     assert graph.structured_content["cited_by"]["count"] == 1
     assert (citer["rank"], citer["paper_id"], citer["has_text"]) == (1, SPECTER, True)
     assert citer["title"].startswith("SPECTER") and AMMAR_CONTEXT in citer["context"]
-    assert "Cited by 1 paper of this corpus:" in text(graph) and f"Cites it as: \"{citer['context']}\"" in text(graph)
+    assert "Cited by 1 paper of this corpus:" in text(graph) and f'Cites it as: "{citer["context"]}"' in text(graph)
     # Back: the citing paper's references hold the paper we came from, with the same sentence.
     references = {r["paper_id"]: r for r in back.structured_content["references"]}
     assert references[GRAPH]["context"] == citer["context"]
@@ -73,18 +77,25 @@ async def test_item_mode_keeps_the_benchmark_tool(fixture_corpus, tmp_path):
     assert set(item.structured_content) - set(OUTPUT_SCHEMAS["get_paper_info"]["properties"]) == set()
     assert "cited_by" not in item.structured_content and "Cited by" not in text(item)
     assert item.structured_content["paper"] == explore.structured_content["paper"]
-    assert text(explore).startswith(text(item).rsplit("\n\n", 1)[0])  # the same text, cited-by added before the status line
+    assert text(explore).startswith(
+        text(item).rsplit("\n\n", 1)[0]
+    )  # the same text, cited-by added before the status line
     assert {p["paper_id"] for p in explore.structured_content["cited_by"]["papers"]} == {pid("A"), pid("J")}
     [item_call], [explore_call] = calls(tmp_path / "item.sqlite"), calls(tmp_path / "explore.sqlite")
     assert item_call["exposed"] == []
-    assert sorted(e["paper_id"] for e in explore_call["exposed"]) == sorted([pid("A"), pid("J")])  # logged like references
+    assert sorted(e["paper_id"] for e in explore_call["exposed"]) == sorted(
+        [pid("A"), pid("J")]
+    )  # logged like references
 
 
 def citing_by_rule(corpus: Path, paper_id: str) -> list[str]:
     """The documented order written out: known sentence first, then newest year (unknown last), then title and ID."""
     conn = sqlite3.connect(corpus)
-    rows = conn.execute("SELECT e.citing, e.context, p.year, p.title FROM edges e JOIN papers p ON p.paper_id = e.citing "
-                        "WHERE e.cited = ?", (paper_id,)).fetchall()
+    rows = conn.execute(
+        "SELECT e.citing, e.context, p.year, p.title FROM edges e JOIN papers p ON p.paper_id = e.citing "
+        "WHERE e.cited = ?",
+        (paper_id,),
+    ).fetchall()
     rows.sort(key=lambda r: (r[1] is None, r[2] is None, -(r[2] or 0), r[3], r[0]))
     return [r[0] for r in rows]
 
@@ -104,7 +115,10 @@ async def test_a_much_cited_paper_shows_the_count_and_the_first_ten_in_order(dem
     assert cited_by["count"] == len(expected)
     assert [p["paper_id"] for p in cited_by["papers"]] == expected[:CITED_BY_SHOWN]
     assert [p["rank"] for p in cited_by["papers"]] == list(range(1, CITED_BY_SHOWN + 1))
-    assert f"Cited by {len(expected)} papers of this corpus; the first {CITED_BY_SHOWN} shown (get_citing_papers pages through all):" in text(result)
+    assert (
+        f"Cited by {len(expected)} papers of this corpus; the first {CITED_BY_SHOWN} shown (get_citing_papers pages through all):"
+        in text(result)
+    )
 
 
 def test_a_corpus_without_the_cited_index_gives_the_same_answer(demo_corpus, tmp_path):
@@ -123,11 +137,15 @@ async def test_over_http_explore_sessions_see_citers_and_item_sessions_do_not(fi
     results = {}
     with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
-            sessions = {kind: (await http.post("/sessions", json=body)).json()
-                        for kind, body in (("explore", {}), ("item", {"item": "st_0001"}))}
+            sessions = {
+                kind: (await http.post("/sessions", json=body)).json()
+                for kind, body in (("explore", {}), ("item", {"item": "st_0001"}))
+            }
         for kind, session in sessions.items():
-            async with httpx2.AsyncClient(headers=session["headers"]) as http, \
-                    Client(streamable_http_client(session["mcp_url"], http_client=http), mode=mode) as client:
+            async with (
+                httpx2.AsyncClient(headers=session["headers"]) as http,
+                Client(streamable_http_client(session["mcp_url"], http_client=http), mode=mode) as client,
+            ):
                 results[kind] = await client.call_tool("get_paper_info", {"paper_id": pid("B")})
     assert results["explore"].structured_content["cited_by"]["count"] == 2
     assert "cited_by" not in results["item"].structured_content and "Cited by" not in text(results["item"])

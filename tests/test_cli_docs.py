@@ -34,8 +34,14 @@ def prose() -> str:
 
 def test_the_walk_finds_every_command():
     assert len(COMMANDS) >= 14
-    assert {"agenthop-server serve", "agenthop-server log runs", "agenthop-server corpus import", "agenthop-runner",
-            "agenthop-scorer compare", "agenthop-scorer view"} <= set(IDS)
+    assert {
+        "agenthop-server serve",
+        "agenthop-server log runs",
+        "agenthop-server corpus import",
+        "agenthop-runner",
+        "agenthop-scorer compare",
+        "agenthop-scorer view",
+    } <= set(IDS)
 
 
 @pytest.mark.parametrize(("prog", "path", "command", "root"), COMMANDS, ids=IDS)
@@ -61,6 +67,8 @@ def test_every_command_has_help_takes_h_and_is_documented(prog, path, command, r
 
 def test_the_committed_cli_reference_is_what_the_commands_print():
     committed = (DOCS / "cli.md").read_text(encoding="utf-8")
-    assert committed == reference.render(), "docs/cli.md is stale: run 'make docs' (python tools/cli_reference.py --write)"
+    assert committed == reference.render(), (
+        "docs/cli.md is stale: run 'make docs' (python tools/cli_reference.py --write)"
+    )
     for name in IDS:
         assert re.search(rf"^#+ {re.escape(name)}$", committed, re.M), name

@@ -24,8 +24,13 @@ def cli_flags() -> set[str]:
     spec = importlib.util.spec_from_file_location("cli_reference", REPO / "tools" / "cli_reference.py")
     reference = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(reference)
-    flags = {o for _, _, command, _ in reference.commands() for p in command.params for o in getattr(p, "opts", ())
-             if o.startswith("--")}
+    flags = {
+        o
+        for _, _, command, _ in reference.commands()
+        for p in command.params
+        for o in getattr(p, "opts", ())
+        if o.startswith("--")
+    }
     return flags - {"--help", "--version"}
 
 
@@ -54,8 +59,13 @@ def test_click_is_imported_only_by_the_cli_modules():
     for path in library_files():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             if any(n == "click" or n.startswith("click.") for n in names):
                 offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
         if "ClickException" in path.read_text(encoding="utf-8"):
@@ -77,7 +87,8 @@ def test_library_errors_name_no_flags():
 
 def test_the_scan_sees_a_flag_in_an_error_message():
     """The check above would catch the two shapes library messages take."""
-    sample = ast.parse('raise ValueError(f"give a path with --log ({x})")\n'
-                       'err = RunSpecError("pass --server-log", "server_log")\n')
+    sample = ast.parse(
+        'raise ValueError(f"give a path with --log ({x})")\nerr = RunSpecError("pass --server-log", "server_log")\n'
+    )
     found = [text for _, text in error_message_strings(sample)]
     assert "give a path with --log (" in found and "pass --server-log" in found

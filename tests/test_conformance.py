@@ -19,23 +19,53 @@ NPM_DIR = Path(__file__).parent / "conformance"
 SUITE = NPM_DIR / "node_modules" / ".bin" / "conformance"
 
 # Scenarios that test what any server offers; each must pass.
-GENERIC = {"server-initialize", "ping", "tools-list", "resources-list", "prompts-list", "server-sse-multiple-streams",
-           "logging-set-level", "completion-complete"}
+GENERIC = {
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "resources-list",
+    "prompts-list",
+    "server-sse-multiple-streams",
+    "logging-set-level",
+    "completion-complete",
+}
 # Scenarios that call the suite's own fixtures (test_* tools, test:// resources, test_* prompts) or capabilities this
 # server does not offer; see docs/http-api.md (an unknown tool is a -32602 JSON-RPC error, as the specification says).
-FIXTURE_SCENARIOS = {"tools-call-simple-text", "tools-call-image", "tools-call-audio", "tools-call-embedded-resource",
-                     "tools-call-mixed-content", "tools-call-with-logging", "tools-call-error", "tools-call-with-progress",
-                     "tools-call-sampling", "resources-read-text", "resources-read-binary", "resources-templates-read",
-                     "resources-subscribe", "resources-unsubscribe", "prompts-get-simple", "prompts-get-with-args",
-                     "prompts-get-embedded-resource", "prompts-get-with-image"}
+FIXTURE_SCENARIOS = {
+    "tools-call-simple-text",
+    "tools-call-image",
+    "tools-call-audio",
+    "tools-call-embedded-resource",
+    "tools-call-mixed-content",
+    "tools-call-with-logging",
+    "tools-call-error",
+    "tools-call-with-progress",
+    "tools-call-sampling",
+    "resources-read-text",
+    "resources-read-binary",
+    "resources-templates-read",
+    "resources-subscribe",
+    "resources-unsubscribe",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
+}
 # Listed, but not in the suite's active set in this version.
-PENDING = {"tools-call-elicitation", "json-schema-2020-12", "elicitation-sep1034-defaults", "server-sse-polling",
-           "elicitation-sep1330-enums"}
+PENDING = {
+    "tools-call-elicitation",
+    "json-schema-2020-12",
+    "elicitation-sep1034-defaults",
+    "server-sse-polling",
+    "elicitation-sep1330-enums",
+}
 
 
 def _require_suite() -> Path:
     if not SUITE.exists():
-        pytest.fail("the MCP conformance suite is not installed: run `make conformance` (make test does it)", pytrace=False)
+        pytest.fail(
+            "the MCP conformance suite is not installed: run `make conformance` (make test does it)", pytrace=False
+        )
     return SUITE
 
 
@@ -73,13 +103,23 @@ def test_the_generic_server_scenarios_pass(server, tmp_path):
 
 
 CALLS = [
-    ("search_papers", {"query": "paper"}), ("get_paper_info", {"paper_id": pid("A")}), ("get_paper_info", {"paper_id": "0" * 40}),
-    ("get_references", {"paper_id": pid("A")}), ("list_sections", {"paper_id": pid("B")}), ("list_sections", {"paper_id": pid("C")}),
-    ("read_section", {"paper_id": pid("B"), "section": "C"}), ("read_section", {"paper_id": pid("B"), "section": "e"}),
-    ("read_section", {"paper_id": pid("B"), "section": "Conclusion"}), ("think", {"reasoning": "x"}), ("think", {"mood": 1}),
-    ("read_section", {"paper_id": pid("B"), "section": "A"}), ("read_section", {"paper_id": pid("B"), "section": "A"}),
-    ("read_section", {"paper_id": pid("B"), "section": "A"}), ("read_section", {"paper_id": pid("B"), "section": "A"}),
-    ("read_section", {"paper_id": pid("B"), "section": "A"}), ("submit_answer", {"answer": "B", "reasoning": "r"}),
+    ("search_papers", {"query": "paper"}),
+    ("get_paper_info", {"paper_id": pid("A")}),
+    ("get_paper_info", {"paper_id": "0" * 40}),
+    ("get_references", {"paper_id": pid("A")}),
+    ("list_sections", {"paper_id": pid("B")}),
+    ("list_sections", {"paper_id": pid("C")}),
+    ("read_section", {"paper_id": pid("B"), "section": "C"}),
+    ("read_section", {"paper_id": pid("B"), "section": "e"}),
+    ("read_section", {"paper_id": pid("B"), "section": "Conclusion"}),
+    ("think", {"reasoning": "x"}),
+    ("think", {"mood": 1}),
+    ("read_section", {"paper_id": pid("B"), "section": "A"}),
+    ("read_section", {"paper_id": pid("B"), "section": "A"}),
+    ("read_section", {"paper_id": pid("B"), "section": "A"}),
+    ("read_section", {"paper_id": pid("B"), "section": "A"}),
+    ("read_section", {"paper_id": pid("B"), "section": "A"}),
+    ("submit_answer", {"answer": "B", "reasoning": "r"}),
 ]
 
 
@@ -90,5 +130,13 @@ def test_the_typescript_sdk_accepts_every_result_against_its_output_schema(serve
     assert session.returncode == 0 and sessionless.returncode == 0, (session.stdout, session.stderr, sessionless.stdout)
     seen = [json.loads(line) for line in session.stdout.splitlines()]
     assert len(seen) == len(CALLS) and all("error" not in s for s in seen)
-    assert {s["outcome"] for s in seen} == {"ok", "not_found", "no_text", "ambiguous", "invalid", "budget_rejected", "session_ended"}
+    assert {s["outcome"] for s in seen} == {
+        "ok",
+        "not_found",
+        "no_text",
+        "ambiguous",
+        "invalid",
+        "budget_rejected",
+        "session_ended",
+    }
     assert {json.loads(line)["outcome"] for line in sessionless.stdout.splitlines()} == {"invalid"}

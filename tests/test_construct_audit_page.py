@@ -101,7 +101,9 @@ def test_twenty_verdicts_by_keys_a_reload_and_the_counts(built, tmp_path):
                 page.keyboard.press("p")
                 kind = "pass"
             expected[cid] = kind
-            expect(page.locator("#saved")).to_have_text(re.compile(rf"^Saved: {kind} on {cid} by alice \(verdict #\d+\)\.$"))
+            expect(page.locator("#saved")).to_have_text(
+                re.compile(rf"^Saved: {kind} on {cid} by alice \(verdict #\d+\)\.$")
+            )
             _on(page, ids[i + 1])
             # The focus is back on the candidate, never in the note: the next key is a shortcut.
             assert _active(page) == "candidate" and page.input_value("#note") == ""
@@ -124,7 +126,9 @@ def test_twenty_verdicts_by_keys_a_reload_and_the_counts(built, tmp_path):
         problems = list(page.problems)
 
     rows = VerdictStore(out / "audit" / "verdicts.sqlite").rows()
-    assert [(r["candidate"], r["auditor"], r["verdict"]) for r in rows] == [(c, "alice", k) for c, k in expected.items()]
+    assert [(r["candidate"], r["auditor"], r["verdict"]) for r in rows] == [
+        (c, "alice", k) for c, k in expected.items()
+    ]
     assert rows[0]["axes"] == {"well_formed": True, "gold_supported": True, "labels_accurate": True}
     assert rows[1]["axes"] == {"well_formed": False, "gold_supported": False, "labels_accurate": False}
     assert rows[3]["note"] == f"check option B of {ids[3]}"
@@ -217,12 +221,16 @@ def test_filter_help_skip_link_focusable_list_and_a_disagreement(built, tmp_path
         page.select_option("#filter", "disagreed")
         expect(page.locator("#list li")).to_have_count(1)
         assert _ids(page) == [ids[0]]
-        expect(page.locator("#progress")).to_contain_text(f"Everyone: 1 of {len(ids)} reviewed, 0 flagged, 1 removed, 1 disagreed")
+        expect(page.locator("#progress")).to_contain_text(
+            f"Everyone: 1 of {len(ids)} reviewed, 0 flagged, 1 removed, 1 disagreed"
+        )
         problems = list(page.problems)
     assert problems == []
 
 
-@pytest.mark.parametrize("viewport,shot", [({"width": 1366, "height": 768}, None), ({"width": 800, "height": 900}, "audit-800.png")])
+@pytest.mark.parametrize(
+    "viewport,shot", [({"width": 1366, "height": 768}, None), ({"width": 800, "height": 900}, "audit-800.png")]
+)
 def test_the_page_fits_a_laptop_with_the_verdict_in_view_and_800_px_without_overflow(built, tmp_path, viewport, shot):
     out = built
     with AuditServer(CORPUS, out) as server, browser_page(viewport) as page:
@@ -249,7 +257,9 @@ def test_review_binds_its_port_before_printing_and_a_taken_port_is_a_clear_error
         port = taken.getsockname()[1]
         with pytest.raises(PortTaken, match=rf"port {port} on 127.0.0.1 is already in use .* --port"):
             AuditServer(CORPUS, out, port=port)
-        r = CliRunner().invoke(construct_main, ["review", "--corpus", str(CORPUS), "--out", str(out), "--port", str(port)])
+        r = CliRunner().invoke(
+            construct_main, ["review", "--corpus", str(CORPUS), "--out", str(out), "--port", str(port)]
+        )
     assert r.exit_code == 1 and f"port {port} on 127.0.0.1 is already in use" in r.output
     assert "http://" not in r.output  # no URL that would lead to whatever else listens there
 

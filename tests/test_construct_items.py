@@ -52,7 +52,10 @@ SETTINGS = Settings(min_refs=5)  # every chain of the committed corpus: 22 items
 def release(construct_run):
     out = construct_run  # run_pipeline(corpus.sqlite, SETTINGS): conftest's session run
     items = [json.loads(line) for line in (out / "release" / "qa" / "full.jsonl").read_text().splitlines()]
-    cands = {json.loads(line)["id"]: json.loads(line) for line in (out / "work" / "distractors.jsonl").read_text().splitlines()}
+    cands = {
+        json.loads(line)["id"]: json.loads(line)
+        for line in (out / "work" / "distractors.jsonl").read_text().splitlines()
+    }
     return out, items, cands
 
 
@@ -60,7 +63,9 @@ def release(construct_run):
 def acl_view(tmp_path_factory):
     """Seven real papers from the explore sources: four citation pairs whose contexts the filters are tested on."""
     corpus = tmp_path_factory.mktemp("acl") / "acl.sqlite"
-    papers = [ACL / f"{name}.tei.xml.gz" for name in ("P17-2002", "P16-1001", "P18-1168", "P16-1002", "P17-1005", "P16-1084")]
+    papers = [
+        ACL / f"{name}.tei.xml.gz" for name in ("P17-2002", "P16-1001", "P18-1168", "P16-1002", "P17-1005", "P16-1084")
+    ]
     build_corpus([*papers, EMNLP / "D17-1084.tei.xml.gz"], corpus, echo=lambda line: None)
     view = CorpusView(corpus)
     yield view
@@ -69,60 +74,78 @@ def acl_view(tmp_path_factory):
 
 def test_sentences_keep_et_al_decimals_and_citation_marks_whole():
     text = "We follow Gu et al. [12]. The F1 is 0.85 vs. 0.82 on the test set. See e.g. Table 2.\nA new paragraph."
-    assert sentences(text) == ["We follow Gu et al. [12].", "The F1 is 0.85 vs. 0.82 on the test set.", "See e.g. Table 2.", "A new paragraph."]
+    assert sentences(text) == [
+        "We follow Gu et al. [12].",
+        "The F1 is 0.85 vs. 0.82 on the test set.",
+        "See e.g. Table 2.",
+        "A new paragraph.",
+    ]
     assert all(s in text for s in sentences(text))  # slices of the text: quotable as verbatim evidence
 
 
-@pytest.mark.parametrize("sentence", [
-    "The model of Section 3.1 is trained in the same way as all the other models we describe.",         # section number
-    "As shown in Table 12, the parser improves over the baseline on every language we tried.",         # table number
-    "The decoder generates the output sequence y 1 from the hidden state h of the encoder.",          # subscript cut by the PDF
-    "This corpus was released by the shared task organisers in 2015 for every participating team.",   # year
-    "We set the weight of the regularisation term λ = 0.5 in all of the experiments reported here.",    # a term of a formula
-    "Our system reaches 91.2% on the development set and 90.4% on the test set of the benchmark.",    # two values of one kind
-    "The translation model3 was trained on the parallel data with the usual settings of the toolkit.",  # footnote marker
-    "The original split has 16, 000 training, 1, 000 development, and 1, 805 test instances.",            # "1,805" split by GROBID
-    "The resulting data has about three pointers per 100 examples in the whole training set.",           # a unit, not a finding
-    "Autor Stephen Jay <unk> zemřel 20 let po <unk> svého objevu v Praze roku.",                         # mojibake, other language
-    "Open IE 4.2 associates a confidence value with each extraction it makes from the text.",            # a version number
-    "We show an ensemble of 3 models, and 12 models (all 4 models of each training run) as well.",        # 12 = 3 x 4, by arithmetic
-    # Training settings: defaults a reader may know by heart (issue 32's fourth hand read: six of twenty items).
-    "We apply dropout with a rate of 0.5 on the recurrent outputs of the network in all experiments.",
-    "The model is trained for 300 epochs with the Adam optimizer on the full training data.",
-    "The maximum sentence length is set to 50 tokens for both the source and the target language.",
-    "We use mini-batches of 128 sentence pairs and clip the gradients of every parameter.",
-    "We keep the top 10 phrase-table candidates for each source word in the translation model.",
-    # A table's cells and caption merged into the sentence by the PDF converter (issue 32's fifth hand read).
-    "Our parser is the best of all +S Liu and Zhang 91.7 - Dyer et al. Table 3: Test F1 scores on the treebank.",
-    "Our encoder and decoder contain 250 hidden units each, and the embeddings are shared between them.",
-    "All systems are trained on the WMT'15 corpora and tuned on the news test sets of earlier years.",     # a name's year
-    "Even this small automaton contains 10 229 paths from its start state to its final state.",         # 10^229, exponent lost
-    "We report results on the IWSLT 15 test sets for all of our translation directions.",              # a name's edition
-    "As discussed in Sect. 2.1, the focus of this work is on the post-hoc mapping of the embeddings.",   # a section number
-    "We trained the model until there was no improvement on the development set in 10 consecutive checkpoints.",
-    # Another score beside it that is no slot itself (the converter's "82.27, 83.37" reads as a thousands separator).
-    "The confidence interval of the RIBES score estimated by bootstrap resampling is (82.27, 83.37), as we expected.",
-    # Another work's value, restated: the paper cites it, or speaks of "their" model, and never of "we" or "our".
-    "As mentioned in ( Upadhyay and Chang, 2015), Alg514 has a skewed problem distribution, with a few templates covering almost 50% problems.",
-    "Their model that uses the most training data achieved state-of-the-art average accuracy of 77.5% on OVERNIGHT.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The model of Section 3.1 is trained in the same way as all the other models we describe.",  # section number
+        "As shown in Table 12, the parser improves over the baseline on every language we tried.",  # table number
+        "The decoder generates the output sequence y 1 from the hidden state h of the encoder.",  # subscript cut by the PDF
+        "This corpus was released by the shared task organisers in 2015 for every participating team.",  # year
+        "We set the weight of the regularisation term λ = 0.5 in all of the experiments reported here.",  # a term of a formula
+        "Our system reaches 91.2% on the development set and 90.4% on the test set of the benchmark.",  # two values of one kind
+        "The translation model3 was trained on the parallel data with the usual settings of the toolkit.",  # footnote marker
+        "The original split has 16, 000 training, 1, 000 development, and 1, 805 test instances.",  # "1,805" split by GROBID
+        "The resulting data has about three pointers per 100 examples in the whole training set.",  # a unit, not a finding
+        "Autor Stephen Jay <unk> zemřel 20 let po <unk> svého objevu v Praze roku.",  # mojibake, other language
+        "Open IE 4.2 associates a confidence value with each extraction it makes from the text.",  # a version number
+        "We show an ensemble of 3 models, and 12 models (all 4 models of each training run) as well.",  # 12 = 3 x 4, by arithmetic
+        # Training settings: defaults a reader may know by heart (issue 32's fourth hand read: six of twenty items).
+        "We apply dropout with a rate of 0.5 on the recurrent outputs of the network in all experiments.",
+        "The model is trained for 300 epochs with the Adam optimizer on the full training data.",
+        "The maximum sentence length is set to 50 tokens for both the source and the target language.",
+        "We use mini-batches of 128 sentence pairs and clip the gradients of every parameter.",
+        "We keep the top 10 phrase-table candidates for each source word in the translation model.",
+        # A table's cells and caption merged into the sentence by the PDF converter (issue 32's fifth hand read).
+        "Our parser is the best of all +S Liu and Zhang 91.7 - Dyer et al. Table 3: Test F1 scores on the treebank.",
+        "Our encoder and decoder contain 250 hidden units each, and the embeddings are shared between them.",
+        "All systems are trained on the WMT'15 corpora and tuned on the news test sets of earlier years.",  # a name's year
+        "Even this small automaton contains 10 229 paths from its start state to its final state.",  # 10^229, exponent lost
+        "We report results on the IWSLT 15 test sets for all of our translation directions.",  # a name's edition
+        "As discussed in Sect. 2.1, the focus of this work is on the post-hoc mapping of the embeddings.",  # a section number
+        "We trained the model until there was no improvement on the development set in 10 consecutive checkpoints.",
+        # Another score beside it that is no slot itself (the converter's "82.27, 83.37" reads as a thousands separator).
+        "The confidence interval of the RIBES score estimated by bootstrap resampling is (82.27, 83.37), as we expected.",
+        # Another work's value, restated: the paper cites it, or speaks of "their" model, and never of "we" or "our".
+        "As mentioned in ( Upadhyay and Chang, 2015), Alg514 has a skewed problem distribution, with a few templates covering almost 50% problems.",
+        "Their model that uses the most training data achieved state-of-the-art average accuracy of 77.5% on OVERNIGHT.",
+    ],
+)
 def test_a_slot_is_never_a_label_number_subscript_year_formula_term_or_footnote(sentence):
     assert slots_in(sentence) == []
 
 
 def test_slots_are_typed_by_kind_and_form():
     (pct,) = slots_in("Our parser reaches an accuracy of 91.2 % on the GEO test set after training.")
-    assert (pct.value, pct.type) == ("91.2%", ("percent", 1, 2)) and pct.cloze().startswith("Our parser reaches an accuracy of ___ on")
+    assert (pct.value, pct.type) == ("91.2%", ("percent", 1, 2)) and pct.cloze().startswith(
+        "Our parser reaches an accuracy of ___ on"
+    )
     (count,) = slots_in("The annotators wrote a total of 300 dialogues for the whole training data set.")
     assert (count.value, count.type) == ("300", ("count", 3))
-    assert slots_in("The annotators wrote 5 dialogues for the whole training data set of the task.") == []  # a lone digit is no finding
-    (cited,) = slots_in("Our model outperforms the model of Roth and Lapata (2016) by an even larger margin of 3.1% on the test set.")
+    assert (
+        slots_in("The annotators wrote 5 dialogues for the whole training data set of the task.") == []
+    )  # a lone digit is no finding
+    (cited,) = slots_in(
+        "Our model outperforms the model of Roth and Lapata (2016) by an even larger margin of 3.1% on the test set."
+    )
     assert cited.value == "3.1%"  # a citation beside the paper's own result
-    (footnote,) = slots_in("9 For Chinese, our system reaches 81.4% labeled F1 on the test set of the CoNLL shared task.")
+    (footnote,) = slots_in(
+        "9 For Chinese, our system reaches 81.4% labeled F1 on the test set of the CoNLL shared task."
+    )
     assert footnote.sentence.startswith("For Chinese")  # the footnote's number the converter kept is not quoted
     (top1,) = slots_in("Our system reaches a top-1 accuracy of 85.3% on the held-out test set of the shared task.")
     assert top1.value == "85.3%"  # a result beside "top-1" is a finding; "the top 10 candidates" is a cut-off
-    assert value_type("0.853", False) == ("decimal", 3, 0) != value_type("5.853", False)  # a fraction is its own magnitude
+    assert (
+        value_type("0.853", False) == ("decimal", 3, 0) != value_type("5.853", False)
+    )  # a fraction is its own magnitude
 
 
 def test_every_option_has_the_gold_type_and_a_genuine_wrong_source(release):
@@ -133,10 +156,11 @@ def test_every_option_has_the_gold_type_and_a_genuine_wrong_source(release):
         cand = cands[json.loads((out / "release" / "construct" / "provenance.json").read_text())["items"][item["id"]]]
         parts = [o.split(MT_SEPARATOR) for o in item["options"]]
         for i, slot in enumerate(cand["slots"]):
-            assert {tuple(slot["type"])} == {value_type(p[i].rstrip("%"), p[i].endswith("%")) for p in parts}, item["id"]
+            assert {tuple(slot["type"])} == {value_type(p[i].rstrip("%"), p[i].endswith("%")) for p in parts}, item[
+                "id"
+            ]
             # Near the gold, or close to it when the sentence judges the value's size.
-            assert all(_distance_band(p[i], slot["value"]) <= max_band(slot["cloze"])
-                       for p in parts), item["id"]
+            assert all(_distance_band(p[i], slot["value"]) <= max_band(slot["cloze"]) for p in parts), item["id"]
             if said_round(slot["cloze"], slot["value"]):  # "about ___", "over 90%": all as round as the gold
                 assert {_roundness(p[i]) for p in parts} == {_roundness(slot["value"])}, item["id"]
         assert len(set(item["options"])) == 4
@@ -145,11 +169,16 @@ def test_every_option_has_the_gold_type_and_a_genuine_wrong_source(release):
         assert not any(p.rstrip("%") in in_seed for ps in parts for p in ps), item["id"]
         if item["question_type"] == "single-target":
             by_kind = dict(zip(item["distractor_types"], item["options"]))
+
             def stated(pid: str, value: str) -> bool:
                 return any(s.value == value for _, _, s in paper_slots(view, pid))
 
             assert any(stated(pid, by_kind["seed_only"]) for pid in seed_references(view, cand)), item["id"]
-            assert not any(stated(t, by_kind[k]) for t in item["gold_paper_ids"] for k in ("seed_only", "wrong_paper", "no_context"))
+            assert not any(
+                stated(t, by_kind[k])
+                for t in item["gold_paper_ids"]
+                for k in ("seed_only", "wrong_paper", "no_context")
+            )
             assert by_kind["no_context"] not in item["question"]
     view.close()
 
@@ -167,12 +196,22 @@ def test_each_blank_is_asked_once_per_release(release):
 
 def test_of_two_items_on_one_blank_the_smaller_id_is_kept():
     base = {"kind": "ST", "seed": "s", "bridge": None, "targets": ["t"], "evidence": ["e"]}
-    cands = [{**base, "seed": "s1"}, {**base, "seed": "s2"}, {**base, "evidence": ["f"]},
-             {**base, "kind": "MT", "targets": ["u", "t"], "evidence": ["g", "f"]}]
+    cands = [
+        {**base, "seed": "s1"},
+        {**base, "seed": "s2"},
+        {**base, "evidence": ["f"]},
+        {**base, "kind": "MT", "targets": ["u", "t"], "evidence": ["g", "f"]},
+    ]
     drops = repeated_blanks(cands)
     first = min((0, 1), key=lambda i: item_id(cands[i]))
-    assert set(drops) == {1 - first, 3} or set(drops) == {1 - first, 2}  # the MT item and the other ST on "f": one stays
-    assert drops[1 - first] == {"reason": "repeated_blank", "detail": f"{item_id(cands[first])} asks the same blank (target and sentence)"}
+    assert set(drops) == {1 - first, 3} or set(drops) == {
+        1 - first,
+        2,
+    }  # the MT item and the other ST on "f": one stays
+    assert drops[1 - first] == {
+        "reason": "repeated_blank",
+        "detail": f"{item_id(cands[first])} asks the same blank (target and sentence)",
+    }
     assert min((2, 3), key=lambda i: item_id(cands[i])) not in drops
 
 
@@ -192,21 +231,38 @@ def test_the_gold_is_as_often_smallest_largest_or_between(release):
 
 
 def test_the_gold_takes_the_place_least_used_so_far_that_its_values_can_meet():
-    texts = {"s": "We study the problem in this paper and report nothing.", "t": "We find that our parser reaches an accuracy of 90% on the test set."}
+    texts = {
+        "s": "We study the problem in this paper and report nothing.",
+        "t": "We find that our parser reaches an accuracy of 90% on the test set.",
+    }
     near = {"w": ["80%", "84%", "88%", "92%", "94%", "96%"], "x": ["81%", "85%", "87%", "91%", "93%", "95%"]}
-    texts |= {f"{k}{i}": f"We find that our system reaches an accuracy of {v} on the test set." for k, vs in near.items() for i, v in enumerate(vs)}
+    texts |= {
+        f"{k}{i}": f"We find that our system reaches an accuracy of {v} on the test set."
+        for k, vs in near.items()
+        for i, v in enumerate(vs)
+    }
     view = _Papers(texts)
     siblings = [f"w{i}" for i in range(6)]
     view.references = lambda pid: [(w, None) for w in siblings] if pid == "s" else []
     (slot,) = [s for _, _, s in paper_slots(view, "t")]
     record = {"type": list(slot.type), "value": slot.value, "sentence": slot.sentence, "cloze": slot.cloze()}
-    cand = {"id": "c-1", "seed": "s", "bridge": None, "targets": ["t"], "question": "What value fills the blank?", "slots": [record]}
+    cand = {
+        "id": "c-1",
+        "seed": "s",
+        "bridge": None,
+        "targets": ["t"],
+        "question": "What value fills the blank?",
+        "slots": [record],
+    }
     for least in range(4):
         balance = Counter({("st", b): 0 if b == least else 3 for b in range(4)})
         wrong = options(view, cand, siblings, 0, balance)
         assert sum(float(v.rstrip("%")) < 90 for v in wrong.values()) == least, (least, wrong)
     # The stage after meets the place the Q/A stage chose, whatever the balance says.
-    assert sum(float(v.rstrip("%")) < 90 for v in options(view, {**cand, "gold_rank": 1}, siblings, 0, balance).values()) == 1
+    assert (
+        sum(float(v.rstrip("%")) < 90 for v in options(view, {**cand, "gold_rank": 1}, siblings, 0, balance).values())
+        == 1
+    )
 
 
 def test_a_multi_target_item_needs_both_targets(release):
@@ -219,7 +275,9 @@ def test_a_multi_target_item_needs_both_targets(release):
         assert gold[0] != gold[1], item["id"]  # "25; 25": two targets stating one fact would need only one of them
         for i in (0, 1):
             # Each target's value is in exactly two options: reading one target leaves two options standing.
-            assert Counter(p[i] for p in pairs) == Counter({gold[i]: 2, next(p[i] for p in pairs if p[i] != gold[i]): 2})
+            assert Counter(p[i] for p in pairs) == Counter(
+                {gold[i]: 2, next(p[i] for p in pairs if p[i] != gold[i]): 2}
+            )
 
 
 def test_no_form_only_solver_beats_chance_by_ten_points(release):
@@ -241,14 +299,23 @@ def test_item_ids_come_from_content_and_survive_removing_an_item(release, tmp_pa
     store.add(provenance["items"][victim["id"]], "tester", "remove", {})
     store.close()
     run_pipeline(ROOT / "corpus.sqlite", copy, SETTINGS, echo=lambda line: None)
-    after = {json.loads(line)["id"]: json.loads(line) for line in (copy / "release" / "qa" / "full.jsonl").read_text().splitlines()}
+    after = {
+        json.loads(line)["id"]: json.loads(line)
+        for line in (copy / "release" / "qa" / "full.jsonl").read_text().splitlines()
+    }
     # Each of the victim's blanks may now be asked by an item it had displaced (each blank once per release); nothing else changes.
     back = [after[i] for i in set(after) - {it["id"] for it in items}]
-    assert victim["id"] not in after and len(after) == len(items) - 1 + len(back) and len(back) <= len(victim["gold_paper_ids"])
+    assert (
+        victim["id"] not in after
+        and len(after) == len(items) - 1 + len(back)
+        and len(back) <= len(victim["gold_paper_ids"])
+    )
     assert all(set(b["gold_paper_ids"]) & set(victim["gold_paper_ids"]) for b in back)
     for item in items:
         if item["id"] != victim["id"]:
-            assert after[item["id"]]["question"] == item["question"]  # same ID, same question: earlier runs still map right
+            assert (
+                after[item["id"]]["question"] == item["question"]
+            )  # same ID, same question: earlier runs still map right
     assert "SHA-256" in json.loads((copy / "release" / "construct" / "provenance.json").read_text())["item_ids"]
     cand = {"kind": "ST", "seed": "s", "bridge": None, "targets": ["t"], "evidence": ["e"]}
     assert item_id(cand) == item_id(dict(cand)) != item_id({**cand, "evidence": ["f"]})
@@ -286,7 +353,10 @@ def test_a_citation_sentence_with_a_footnote_merged_in_is_skipped(acl_view):
     assert context.endswith("achieved an * Work done while this author was an intern at Microsoft Research.")
     chain = {"seed": "doi:10.18653/v1/d17-1084", "bridge": None, "targets": ["doi:10.18653/v1/p16-1084"]}
     assert prefilter(acl_view, chain, Settings(min_overlap=0))["reason"] == "garbled_citation_context"
-    assert prefilter(acl_view, chain, Settings(min_overlap=0, method_or_result=False))["reason"] == "garbled_citation_context"
+    assert (
+        prefilter(acl_view, chain, Settings(min_overlap=0, method_or_result=False))["reason"]
+        == "garbled_citation_context"
+    )
 
 
 def test_a_lowercase_method_name_names_the_target(acl_view):
@@ -294,7 +364,9 @@ def test_a_lowercase_method_name_names_the_target(acl_view):
     context = acl_view.context("doi:10.18653/v1/p18-1168", "doi:10.18653/v1/p16-1002")
     title = acl_view.papers["doi:10.18653/v1/p16-1002"].title
     assert "data re-combination" in context
-    assert names_target(f'The seed paper cites earlier work in this sentence: "{context}". What value fills the blank?', title)
+    assert names_target(
+        f'The seed paper cites earlier work in this sentence: "{context}". What value fills the blank?', title
+    )
     assert names_target("What did the work that introduced data recombination report?", title)
     assert names_target("What did the work on neural semantic parsing report?", title) is None
 
@@ -303,22 +375,33 @@ def test_the_model_distractor_prompt_gives_the_form_never_the_use(tmp_path):
     """On loopback, the scripted model: every distractor request says how to write the answer (the gold's form) and
     never that the answer is wrong; a reply of another form is sent back, then the candidate drops as distractor_wrong_form."""
     import sys
+
     sys.path.insert(0, str(ROOT / "tests"))
     from construct_script import ConstructScript
     from fake_openai import FakeOpenAI, system_text
 
     script = ConstructScript(ROOT / "corpus.sqlite")
-    script.outcome = type("AllOk", (dict,), {"setdefault": lambda self, key, default=None: dict.setdefault(self, key, "ok")})()
+    script.outcome = type(
+        "AllOk", (dict,), {"setdefault": lambda self, key, default=None: dict.setdefault(self, key, "ok")}
+    )()
     bad_form = {"n": 0}
 
     def answer(body, fake):
         # The first chain's distractors always come back as a bare number: never the gold's form (a phrase).
-        if "in one short phrase" in system_text(body) and body["messages"][1]["content"].count("Question:") and bad_form["n"] < 3 \
-                and "first_chain" in bad_form:
+        if (
+            "in one short phrase" in system_text(body)
+            and body["messages"][1]["content"].count("Question:")
+            and bad_form["n"] < 3
+            and "first_chain" in bad_form
+        ):
             if bad_form["first_chain"] in body["messages"][1]["content"]:
                 bad_form["n"] += 1
-                return {"choices": [{"message": {"role": "assistant", "content": '{"answer": "42"}'}, "finish_reason": "stop"}],
-                        "usage": {"prompt_tokens": 10, "completion_tokens": 2}}
+                return {
+                    "choices": [
+                        {"message": {"role": "assistant", "content": '{"answer": "42"}'}, "finish_reason": "stop"}
+                    ],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 2},
+                }
         reply = script(body, fake)
         if "You write questions" in system_text(body) and "first_chain" not in bad_form:
             bad_form["first_chain"] = json.loads(reply["choices"][0]["message"]["content"])["question"]
@@ -326,16 +409,25 @@ def test_the_model_distractor_prompt_gives_the_form_never_the_use(tmp_path):
 
     with FakeOpenAI(answer) as fake:
         url = fake.base_url
-        s = Settings(min_refs=5, max_chains_per_seed=1, generator=f"gen@{url}", filters=(f"f1@{url}",), max_qa=3, workers=1)
+        s = Settings(
+            min_refs=5, max_chains_per_seed=1, generator=f"gen@{url}", filters=(f"f1@{url}",), max_qa=3, workers=1
+        )
         result = run_pipeline(ROOT / "corpus.sqlite", tmp_path / "run", s, echo=lambda line: None)
         prompts = [b["messages"][1]["content"] for b in fake.bodies() if "in one short phrase" in system_text(b)]
     # The form of the gold: one phrase, or (multi-target) one per part.
-    form = re.compile(r"Write the answer as (?:a phrase of about \d+ words|two answers separated by '; ', one per part of the "
-                      r"question: a phrase of about \d+ words, then a phrase of about \d+ words)\.\n")
+    form = re.compile(
+        r"Write the answer as (?:a phrase of about \d+ words|two answers separated by '; ', one per part of the "
+        r"question: a phrase of about \d+ words, then a phrase of about \d+ words)\.\n"
+    )
     assert prompts and all(form.search(p) for p in prompts), [p[-200:] for p in prompts if not form.search(p)]
     forbidden = ("wrong", "incorrect", "distractor", "false answer", "not the answer", "plausible")
-    assert not any(word in (p + " ".join(m["content"] for m in b["messages"])).lower()
-                   for p in prompts for b in fake.bodies() if "in one short phrase" in system_text(b) for word in forbidden)
+    assert not any(
+        word in (p + " ".join(m["content"] for m in b["messages"])).lower()
+        for p in prompts
+        for b in fake.bodies()
+        if "in one short phrase" in system_text(b)
+        for word in forbidden
+    )
     reasons = {r["stage"]: r["reasons"] for r in result["attrition"]["rows"]}["distractors"]
     assert bad_form["n"] == 3 and reasons == {"distractor_wrong_form": 1}
 
@@ -356,7 +448,10 @@ class _OneSentenceView:
 
 def test_a_sentence_that_cites_both_targets_is_quoted_once():
     chain = {"seed": "s", "bridge": None, "targets": ["a", "b"]}
-    slots = [{"header": "4 Results", "cloze": "It reaches ___ on GEO."}, {"header": "3 Data", "cloze": "It has ___ questions."}]
+    slots = [
+        {"header": "4 Results", "cloze": "It reaches ___ on GEO."},
+        {"header": "3 Data", "cloze": "It has ___ questions."},
+    ]
     question = question_text(_OneSentenceView(), chain, slots)
     assert question.count("We follow the parsers") == 1
     assert question.startswith('The seed paper cites two works in one sentence: "We follow the parsers')
@@ -393,10 +488,18 @@ class _PapersView:
 def test_a_corpus_value_that_measures_what_the_gold_does_comes_first():
     """``no_context`` draws from the corpus's values of the gold's form: of those, a BLEU score for a BLEU score, so a
     reader of the field cannot rule it out by what it measures (a BLEU of 91.7 beside 25.5)."""
-    others = {f"a{i}": f"Our parser reaches an accuracy of {20 + i}.4 on the development set of the treebank." for i in range(1, 9)}
-    view = _PapersView({"s": "The seed paper says nothing numeric at all in this section of its text.",
-                        "t": "Our system reaches a BLEU of 25.5 on the English to German test set of the task.",
-                        "b": "Our model reaches a BLEU of 31.2 on the newstest sets of the shared translation task.", **others})
+    others = {
+        f"a{i}": f"Our parser reaches an accuracy of {20 + i}.4 on the development set of the treebank."
+        for i in range(1, 9)
+    }
+    view = _PapersView(
+        {
+            "s": "The seed paper says nothing numeric at all in this section of its text.",
+            "t": "Our system reaches a BLEU of 25.5 on the English to German test set of the task.",
+            "b": "Our model reaches a BLEU of 31.2 on the newstest sets of the shared translation task.",
+            **others,
+        }
+    )
     (slot,) = [s for _, _, s in paper_slots(view, "t")]
     record = {"type": list(slot.type), "value": slot.value, "sentence": slot.sentence, "cloze": slot.cloze()}
     cand = {"seed": "s", "bridge": None, "targets": ["t"], "question": "What value fills the blank?"}
@@ -404,27 +507,30 @@ def test_a_corpus_value_that_measures_what_the_gold_does_comes_first():
     assert firsts == {"31.2"}
 
 
-@pytest.mark.parametrize("sentence", [
-    "Despite the task being simpler, the drop in performance is substantial, ranging from 11 to 33 points in accuracy.",
-    "Summaries can be long (such as 50 or 75 byte) and we evaluate all of them against the references.",
-    "For training, we only use sentence pairs in which both sentences are only up to 50 symbols long.",
-    "2.1 Additional random variables and representations for entities are introduced in our model here.",
-    "The question selects the next word of the story from the 21st sentence, given 20 sentences of context.",
-    "Each question is answered by a classifier whose accuracy (accuracy 50%) is the threshold 0.5 we report.",
-    "Regarding other neural systems, Luong et al. report a BLEU score of 25.9 on newstest2015, but we note it.",
-    "We measured the Convolutional Neural Network 6 (CNN) of Kim, achieving the remarkable accuracy of 93.6%.",
-    "MCTest is a collection of 660 elementary-level children's stories and associated questions by human subjects.",
-    "ESIM ) is one of the previous state-of-the-art systems with an 88.0% test-set accuracy on the benchmark.",
-    "In most cases, a threshold of 1 was the best option (30.5% of the We observed a large increase in accuracy.",
-    "age F1 score to fall to 31.2% under the adversarial attack, which is far lower than on the original test set.",
-    "We implemented the sequence-to-sequence model 13 described in Filippova et al. as the baseline of this comparison.",
-    "The ground truth bilingual lexica for Spanish-English are obtained from Open Multilingual WordNet 11 through NLTK.",
-    "We evaluate on the English portion of OntoNotes 5.0 with the standard splits of the shared task.",
-    "Reference the tunnel has a cross -section measuring 1.20 metres high and 90 centimetres across in the end.",
-    "Despite the task being considerably simpler, the drop over the last 15 years of work is substantial in accuracy.",
-    "Once the model converges, we determine the best window based on the average dev-set BLEU score over 21 consecutive evaluations.",
-    "For the LSTM and BLSTM, we fixed the scrambling rate to 0.3 for all of the runs on the development data.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Despite the task being simpler, the drop in performance is substantial, ranging from 11 to 33 points in accuracy.",
+        "Summaries can be long (such as 50 or 75 byte) and we evaluate all of them against the references.",
+        "For training, we only use sentence pairs in which both sentences are only up to 50 symbols long.",
+        "2.1 Additional random variables and representations for entities are introduced in our model here.",
+        "The question selects the next word of the story from the 21st sentence, given 20 sentences of context.",
+        "Each question is answered by a classifier whose accuracy (accuracy 50%) is the threshold 0.5 we report.",
+        "Regarding other neural systems, Luong et al. report a BLEU score of 25.9 on newstest2015, but we note it.",
+        "We measured the Convolutional Neural Network 6 (CNN) of Kim, achieving the remarkable accuracy of 93.6%.",
+        "MCTest is a collection of 660 elementary-level children's stories and associated questions by human subjects.",
+        "ESIM ) is one of the previous state-of-the-art systems with an 88.0% test-set accuracy on the benchmark.",
+        "In most cases, a threshold of 1 was the best option (30.5% of the We observed a large increase in accuracy.",
+        "age F1 score to fall to 31.2% under the adversarial attack, which is far lower than on the original test set.",
+        "We implemented the sequence-to-sequence model 13 described in Filippova et al. as the baseline of this comparison.",
+        "The ground truth bilingual lexica for Spanish-English are obtained from Open Multilingual WordNet 11 through NLTK.",
+        "We evaluate on the English portion of OntoNotes 5.0 with the standard splits of the shared task.",
+        "Reference the tunnel has a cross -section measuring 1.20 metres high and 90 centimetres across in the end.",
+        "Despite the task being considerably simpler, the drop over the last 15 years of work is substantial in accuracy.",
+        "Once the model converges, we determine the best window based on the average dev-set BLEU score over 21 consecutive evaluations.",
+        "For the LSTM and BLSTM, we fixed the scrambling rate to 0.3 for all of the runs on the development data.",
+    ],
+)
 def test_blanks_the_ninth_and_earlier_reads_found_wanting_are_not_slots(sentence):
     """Ranges and lists of values, examples, limits, headings, the value stated another way, another work's value or
     resource, and sentences a converter cut or fused: each from a real item a hand read judged not good."""
@@ -432,8 +538,12 @@ def test_blanks_the_ninth_and_earlier_reads_found_wanting_are_not_slots(sentence
 
 
 def test_a_data_set_that_rises_to_a_value_is_no_setting():
-    sentence = "As shown in Table 3, our ROUGE-L score on the development set increases to 50.5% with the multi-answer loss."
-    assert [s.value for s in slots_in(sentence)] == ["50.5%"]  # "set ... to" is a setting after a verb, not after a data set
+    sentence = (
+        "As shown in Table 3, our ROUGE-L score on the development set increases to 50.5% with the multi-answer loss."
+    )
+    assert [s.value for s in slots_in(sentence)] == [
+        "50.5%"
+    ]  # "set ... to" is a setting after a verb, not after a data set
 
 
 def test_a_resource_s_version_is_not_a_slot():
@@ -441,15 +551,24 @@ def test_a_resource_s_version_is_not_a_slot():
     assert [s.value for s in slots_in(sentence)] == ["14"]  # the twentieth read: "corpus ___" asked for UD's version
 
 
-@pytest.mark.parametrize("written, quoted", [
-    ("By human evaluation, we found these rules achieves 95% on a more general but complex QA dataset QALD-5 6 .",
-     "By human evaluation, we found these rules achieves 95% on a more general but complex QA dataset QALD-5."),
-    ("This is the major reason behind 56.6% of errors. 4.", "This is the major reason behind 56.6% of errors."),
-    ("The pretrained parser achieves 92.9 test unlabeled attachment score (UAS). 8",
-     "The pretrained parser achieves 92.9 test unlabeled attachment score (UAS)."),
-    ("It provides additional gains beyond within sentence inference by another 2.38 points in F1 4 .",
-     "It provides additional gains beyond within sentence inference by another 2.38 points in F1."),
-])
+@pytest.mark.parametrize(
+    "written, quoted",
+    [
+        (
+            "By human evaluation, we found these rules achieves 95% on a more general but complex QA dataset QALD-5 6 .",
+            "By human evaluation, we found these rules achieves 95% on a more general but complex QA dataset QALD-5.",
+        ),
+        ("This is the major reason behind 56.6% of errors. 4.", "This is the major reason behind 56.6% of errors."),
+        (
+            "The pretrained parser achieves 92.9 test unlabeled attachment score (UAS). 8",
+            "The pretrained parser achieves 92.9 test unlabeled attachment score (UAS).",
+        ),
+        (
+            "It provides additional gains beyond within sentence inference by another 2.38 points in F1 4 .",
+            "It provides additional gains beyond within sentence inference by another 2.38 points in F1.",
+        ),
+    ],
+)
 def test_a_footnote_marker_at_a_sentence_s_end_is_dropped_from_the_quote(written, quoted):
     """The twenty-seventh read: a quote ending "QALD-5 6" reads as if 6 belonged to the dataset's name."""
     (slot,) = slots_in(written)
@@ -457,12 +576,15 @@ def test_a_footnote_marker_at_a_sentence_s_end_is_dropped_from_the_quote(written
     assert readable(written) == quoted.rstrip(".")
 
 
-@pytest.mark.parametrize("sentence", [
-    "The detailed distribution of the errors over the twelve categories is shown in Eq. 3.",
-    "Our tagger improves recall, hamming loss, micro-precision, micro-recall and micro-F 1 .",
-    "On the held-out map, the distance of the FORWARD action is 1.5, and the turn angle is 15 .",
-    "All of the learners attempted another 80 items, drawn from Set 3.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The detailed distribution of the errors over the twelve categories is shown in Eq. 3.",
+        "Our tagger improves recall, hamming loss, micro-precision, micro-recall and micro-F 1 .",
+        "On the held-out map, the distance of the FORWARD action is 1.5, and the turn angle is 15 .",
+        "All of the learners attempted another 80 items, drawn from Set 3.",
+    ],
+)
 def test_a_label_s_number_a_subscript_or_a_value_at_the_end_is_kept(sentence):
     assert drop_footnote_end(sentence) == sentence
 
@@ -509,19 +631,38 @@ class _Papers:
 
 def test_after_an_approximating_word_every_wrong_value_is_as_round_and_near_as_the_gold():
     values = ["31%", "40%", "35%", "27%", "20%", "100%", "50%"]
-    texts = {"s": "We study the problem in this paper and report nothing.", "t": "We find that roughly 30% of our answers are correct."}
-    texts |= {f"w{i}": f"We find that our system answers {v} of the questions correctly on the test set." for i, v in enumerate(values)}
+    texts = {
+        "s": "We study the problem in this paper and report nothing.",
+        "t": "We find that roughly 30% of our answers are correct.",
+    }
+    texts |= {
+        f"w{i}": f"We find that our system answers {v} of the questions correctly on the test set."
+        for i, v in enumerate(values)
+    }
     view = _Papers(texts)
     cand = {"id": "c-1", "seed": "s", "bridge": None, "targets": ["t"], "question": "What fills the blank?"}
-    slot = {"type": ["percent", 0, 2], "value": "30%", "sentence": texts["t"], "cloze": "We find that roughly ___ of our answers are correct."}
+    slot = {
+        "type": ["percent", 0, 2],
+        "value": "30%",
+        "sentence": texts["t"],
+        "cloze": "We find that roughly ___ of our answers are correct.",
+    }
     picked = candidates_for(view, cand, "wrong_paper", slot, [f"w{i}" for i in range(len(values))], "salt")
-    assert set(picked) == {"40%", "20%", "50%"}  # multiples of 10 within a factor of 3 of 30%: not 31%, 35%, 27% or 100%
+    assert set(picked) == {
+        "40%",
+        "20%",
+        "50%",
+    }  # multiples of 10 within a factor of 3 of 30%: not 31%, 35%, 27% or 100%
     plain = {**slot, "cloze": "We find that ___ of our answers are correct."}
-    assert set(candidates_for(view, cand, "wrong_paper", plain, [f"w{i}" for i in range(len(values))], "salt")) == set(values) - {"100%"}
+    assert set(candidates_for(view, cand, "wrong_paper", plain, [f"w{i}" for i in range(len(values))], "salt")) == set(
+        values
+    ) - {"100%"}
 
 
 def test_a_q_a_stage_left_empty_for_want_of_plain_findings_names_min_strength_and_its_value():
-    attrition = {"rows": [{"stage": "qa", "name": "Q/A pairs", "entered": 3, "kept": 0, "reasons": {"no_fact_sentence": 3}}]}
+    attrition = {
+        "rows": [{"stage": "qa", "name": "Q/A pairs", "entered": 3, "kept": 0, "reasons": {"no_fact_sentence": 3}}]
+    }
     head, line = why_empty(attrition, Settings())
     assert head == "Q/A pairs kept none of 3. What removed them, and what relaxes each rule:"
     assert "no_fact_sentence (3)" in line and "--min-strength (3) or more" in line and "lower it" in line
@@ -529,33 +670,54 @@ def test_a_q_a_stage_left_empty_for_want_of_plain_findings_names_min_strength_an
 
 def test_after_over_or_more_than_every_wrong_value_is_as_round_as_the_gold():
     values = ["91%", "80%", "97%", "70%", "87%"]
-    texts = {"s": "We study the problem in this paper and report nothing.", "t": "We find that over 90% of our answers are correct."}
-    texts |= {f"w{i}": f"We find that our system answers {v} of the questions correctly on the test set." for i, v in enumerate(values)}
+    texts = {
+        "s": "We study the problem in this paper and report nothing.",
+        "t": "We find that over 90% of our answers are correct.",
+    }
+    texts |= {
+        f"w{i}": f"We find that our system answers {v} of the questions correctly on the test set."
+        for i, v in enumerate(values)
+    }
     cand = {"id": "c-1", "seed": "s", "bridge": None, "targets": ["t"], "question": "What fills the blank?"}
-    slot = {"type": ["percent", 0, 2], "value": "90%", "sentence": texts["t"], "cloze": "We find that over ___ of our answers are correct."}
+    slot = {
+        "type": ["percent", 0, 2],
+        "value": "90%",
+        "sentence": texts["t"],
+        "cloze": "We find that over ___ of our answers are correct.",
+    }
     picked = candidates_for(_Papers(texts), cand, "wrong_paper", slot, [f"w{i}" for i in range(len(values))], "salt")
     assert set(picked) == {"80%", "70%"}  # the twenty-first read: "over 91%" beside "over 90%" stands out
 
 
 def test_a_value_three_papers_state_with_one_unit_is_the_field_s_not_a_finding():
     geo = "We find that our parser answers most of the 880 queries of the benchmark in our evaluation."
-    texts = {"s": "We study the problem in this paper and report nothing.",
-             "t": geo + "\nWe find that our parser reaches 85.1% accuracy on the test set.",
-             "a": geo, "b": geo.replace("most", "half")}
+    texts = {
+        "s": "We study the problem in this paper and report nothing.",
+        "t": geo + "\nWe find that our parser reaches 85.1% accuracy on the test set.",
+        "a": geo,
+        "b": geo.replace("most", "half"),
+    }
     chain = {"id": "c-1", "seed": "s", "bridge": None, "targets": ["t"]}
     view = _Papers(texts)
-    assert [s.value for _, _, s in _ranked_slots(view, chain, "t", "salt")] == ["85.1%"]  # three papers state "880 queries"
+    assert [s.value for _, _, s in _ranked_slots(view, chain, "t", "salt")] == [
+        "85.1%"
+    ]  # three papers state "880 queries"
     fewer = _Papers({k: v for k, v in texts.items() if k != "b"})
     assert {s.value for _, _, s in _ranked_slots(fewer, chain, "t", "salt")} == {"85.1%", "880"}
 
 
 def test_min_strength_keeps_only_sentences_that_report_a_finding_that_plainly():
-    texts = {"s": "We study the problem in this paper and report nothing.",
-             "t": "We find that our parser reaches an accuracy of 91.2% on the GEO test set.\n"
-                  "The annotators wrote a total of 300 dialogues for the whole data set."}
+    texts = {
+        "s": "We study the problem in this paper and report nothing.",
+        "t": "We find that our parser reaches an accuracy of 91.2% on the GEO test set.\n"
+        "The annotators wrote a total of 300 dialogues for the whole data set.",
+    }
     chain = {"id": "c-1", "seed": "s", "bridge": None, "targets": ["t"]}
     view = _Papers(texts)
-    assert {s.value for _, _, s in _ranked_slots(view, chain, "t", "salt", 1)} == {"91.2%", "300"}  # 300: the section's point only
+    assert {s.value for _, _, s in _ranked_slots(view, chain, "t", "salt", 1)} == {
+        "91.2%",
+        "300",
+    }  # 300: the section's point only
     assert [s.value for _, _, s in _ranked_slots(view, chain, "t", "salt", 4)] == ["91.2%"]
 
 

@@ -28,17 +28,32 @@ from agenthop.server.corpus.importer import check_release
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus.sqlite"
-PRICES = {"gen": {"input_per_m": 1.0, "output_per_m": 4.0}, "f": {"input_per_m": 0.5, "output_per_m": 2.0},
-          "judge": {"input_per_m": 0.25, "output_per_m": 1.0}}
+PRICES = {
+    "gen": {"input_per_m": 1.0, "output_per_m": 4.0},
+    "f": {"input_per_m": 0.5, "output_per_m": 2.0},
+    "judge": {"input_per_m": 0.25, "output_per_m": 1.0},
+}
 
 
 def settings(url: str, **kw) -> Settings:
-    return Settings(min_refs=5, max_chains_per_seed=1, judge=f"judge@{url}", generator=f"gen@{url}",
-                    filters=(f"f1@{url}", f"f2@{url}", f"f3@{url}"), max_qa=len(OUTCOMES), workers=1, **kw)
+    return Settings(
+        min_refs=5,
+        max_chains_per_seed=1,
+        judge=f"judge@{url}",
+        generator=f"gen@{url}",
+        filters=(f"f1@{url}", f"f2@{url}", f"f3@{url}"),
+        max_qa=len(OUTCOMES),
+        workers=1,
+        **kw,
+    )
 
 
 def tree_digest(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_every_scripted_failure_is_its_drop_reason_counted_exactly(tmp_path):
@@ -46,12 +61,23 @@ def test_every_scripted_failure_is_its_drop_reason_counted_exactly(tmp_path):
     out = tmp_path / "run"
     with FakeOpenAI(script) as fake:
         s = settings(fake.base_url)
-        result = run_pipeline(CORPUS, out, s, prices=PriceTable(PRICES), policy=RetryPolicy(backoff=0.01, jitter=0), echo=lambda line: None)
+        result = run_pipeline(
+            CORPUS,
+            out,
+            s,
+            prices=PriceTable(PRICES),
+            policy=RetryPolicy(backoff=0.01, jitter=0),
+            echo=lambda line: None,
+        )
         rows = {r["stage"]: r for r in result["attrition"]["rows"]}
 
         judged = [json.loads(line) for line in (out / "work" / "chains.jsonl").read_text().splitlines()]
-        judged = [c for c in judged if c.get("drop", {}).get("reason") not in ("no_citation_context", "short_citation_context",
-                                                                               "background_citation", "low_reference_overlap")]
+        judged = [
+            c
+            for c in judged
+            if c.get("drop", {}).get("reason")
+            not in ("no_citation_context", "short_citation_context", "background_citation", "low_reference_overlap")
+        ]
         low = sum(any(judged_low(cited) for _, cited in hops(c)) for c in judged)
         assert low > 0 and rows["chains"]["reasons"]["judge_below_threshold"] == low
         assert rows["qa"]["sampled"] == len(OUTCOMES) == len(script.outcome)
@@ -71,14 +97,22 @@ def test_every_scripted_failure_is_its_drop_reason_counted_exactly(tmp_path):
         silver = sum(bool(r["filter"]["by_form"] or r["filter"]["shortcut"] > 0) for r in kept_records)
         assert 1 <= silver and rows["postfilter"]["tiers"] == {"gold": len(kept) - silver, "silver": silver}
         # The bad Q/A reply was asked again with what was wrong; the HTTP 500 was retried in place.
-        retried = [b for b in fake.requests if len(b["messages"]) > 2 and "That reply cannot be used" in b["messages"][-1]["content"]]
-        assert any("the reply's JSON object is cut off (no closing brace)" in b["messages"][-1]["content"] for b in retried)
+        retried = [
+            b
+            for b in fake.requests
+            if len(b["messages"]) > 2 and "That reply cannot be used" in b["messages"][-1]["content"]
+        ]
+        assert any(
+            "the reply's JSON object is cut off (no closing brace)" in b["messages"][-1]["content"] for b in retried
+        )
         costs = json.loads((out / "work" / "costs.json").read_text())
         assert costs["calls"] == len(fake.requests) - 1  # every request but the HTTP 500 was answered
         assert sum(r["retries"] for r in costs["by_stage_and_model"]) == 1
         for row in costs["by_stage_and_model"]:
             price = PRICES["f" if row["model"].startswith("f") else row["model"]]
-            assert row["usd"] == pytest.approx((row["prompt_tokens"] * price["input_per_m"] + row["completion_tokens"] * price["output_per_m"]) / 1e6)
+            assert row["usd"] == pytest.approx(
+                (row["prompt_tokens"] * price["input_per_m"] + row["completion_tokens"] * price["output_per_m"]) / 1e6
+            )
         assert costs["usd"] > 0 and costs["unpriced_models"] == []
         report = check_release(out / "release", echo=lambda line: None)
         assert report["ok"] and report["warnings"] == {}
@@ -94,9 +128,30 @@ def test_every_scripted_failure_is_its_drop_reason_counted_exactly(tmp_path):
 
 
 def _construct(out: Path, s: Settings, prices: Path) -> subprocess.Popen:
-    args = [sys.executable, "-m", "agenthop.construct.cli", "run", "--corpus", str(CORPUS), "--out", str(out), "--min-refs", "5",
-            "--max-chains-per-seed", "1", "--judge", s.judge, "--generator", s.generator, "--max-qa", str(s.max_qa), "--workers", "1",
-            "--prices", str(prices)] + [x for f in s.filters for x in ("--filter", f)]
+    args = [
+        sys.executable,
+        "-m",
+        "agenthop.construct.cli",
+        "run",
+        "--corpus",
+        str(CORPUS),
+        "--out",
+        str(out),
+        "--min-refs",
+        "5",
+        "--max-chains-per-seed",
+        "1",
+        "--judge",
+        s.judge,
+        "--generator",
+        s.generator,
+        "--max-qa",
+        str(s.max_qa),
+        "--workers",
+        "1",
+        "--prices",
+        str(prices),
+    ] + [x for f in s.filters for x in ("--filter", f)]
     return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -132,7 +187,9 @@ def test_killed_inside_each_model_stage_and_resumed_gives_the_same_release_witho
         answered_before, start = set(script.answered), len(fake.requests)
         final = _construct(out, s, prices)
         assert final.wait(timeout=300) == 0, final.stderr.read()
-        assert not {script.key(b) for b in fake.requests[start:]} & answered_before, "a reply received before a kill was asked for again"
+        assert not {script.key(b) for b in fake.requests[start:]} & answered_before, (
+            "a reply received before a kill was asked for again"
+        )
         assert "done already, skipped" in final.stderr.read()
     assert tree_digest(out / "release") == tree_digest(tmp_path / "reference" / "release")
     assert (out / "attrition.md").read_text() == (tmp_path / "reference" / "attrition.md").read_text()
@@ -143,15 +200,40 @@ def test_dry_run_counts_calls_and_cost_without_calling(tmp_path):
     prices.write_text(json.dumps(PRICES))
     with FakeOpenAI(lambda body, fake: pytest.fail("a dry run made a model call")) as fake:
         s = settings(fake.base_url)
-        result = CliRunner().invoke(construct_main, ["run", "--corpus", str(CORPUS), "--out", str(tmp_path / "o"), "--min-refs", "5",
-                                                     "--max-chains-per-seed", "1", "--judge", s.judge, "--generator", s.generator,
-                                                     "--max-qa", "12", "--prices", str(prices), "--dry-run",
-                                                     *[x for f in s.filters for x in ("--filter", f)]], catch_exceptions=False)
+        result = CliRunner().invoke(
+            construct_main,
+            [
+                "run",
+                "--corpus",
+                str(CORPUS),
+                "--out",
+                str(tmp_path / "o"),
+                "--min-refs",
+                "5",
+                "--max-chains-per-seed",
+                "1",
+                "--judge",
+                s.judge,
+                "--generator",
+                s.generator,
+                "--max-qa",
+                "12",
+                "--prices",
+                str(prices),
+                "--dry-run",
+                *[x for f in s.filters for x in ("--filter", f)],
+            ],
+            catch_exceptions=False,
+        )
         assert result.exit_code == 0, result.output
         assert fake.requests == []
-    lines = {line.split()[0] + " " + line.split()[1]: line.split() for line in result.output.splitlines()[2:] if len(line.split()) >= 6}
+    lines = {
+        line.split()[0] + " " + line.split()[1]: line.split()
+        for line in result.output.splitlines()[2:]
+        if len(line.split()) >= 6
+    }
     assert "77 seeds, 77 chains (16 after the pre-filters), 12 sent to Q/A; at most:" in result.output
-    assert lines["chains judge"][2] == "28"       # one judge call per hop of each chain kept by the pre-filters
+    assert lines["chains judge"][2] == "28"  # one judge call per hop of each chain kept by the pre-filters
     assert lines["qa gen"][2] == "12" and lines["distractors gen"][2] == "36"
     assert [v[2] for k, v in lines.items() if k.startswith("ensemble")] == ["24", "24", "24"]
     assert not (tmp_path / "o").exists()
@@ -160,12 +242,18 @@ def test_dry_run_counts_calls_and_cost_without_calling(tmp_path):
 def test_an_endpoint_that_refuses_for_good_drops_the_candidate_as_model_error(tmp_path):
     from fake_openai import HTTPError
 
-    with FakeOpenAI(lambda body, fake: HTTPError(400, {"error": {"message": "model not found", "type": "invalid_request_error"}})) as fake:
+    with FakeOpenAI(
+        lambda body, fake: HTTPError(400, {"error": {"message": "model not found", "type": "invalid_request_error"}})
+    ) as fake:
         s = Settings(min_refs=5, max_chains_per_seed=1, generator=f"nope@{fake.base_url}", max_qa=3, workers=2)
         result = run_pipeline(CORPUS, tmp_path / "run", s, echo=lambda line: None)
         assert len(fake.requests) == 3  # a 400 is not retried: it is not transient
     qa = {r["stage"]: r for r in result["attrition"]["rows"]}["qa"]
     assert qa["reasons"]["model_error"] == 3 and qa["kept"] == 0
     dropped = [json.loads(line) for line in (tmp_path / "run" / "work" / "qa.jsonl").read_text().splitlines()]
-    assert any("HTTP 400" in r["drop"]["detail"] and "model not found" in r["drop"]["detail"] for r in dropped if r["drop"]["reason"] == "model_error")
+    assert any(
+        "HTTP 400" in r["drop"]["detail"] and "model not found" in r["drop"]["detail"]
+        for r in dropped
+        if r["drop"]["reason"] == "model_error"
+    )
     assert result["release"]["items"] == 0

@@ -40,7 +40,10 @@ class View:
 def _view(**changes) -> View:
     papers = {p: _paper(p) for p in ("s", "b", "t", "u")}
     refs = {"s": ["b", "t"], "b": ["t", "u"]}
-    texts = {p: [("Introduction", "We study things."), ("Results", "Accuracy reaches 91.2% on the test set.")] for p in papers}
+    texts = {
+        p: [("Introduction", "We study things."), ("Results", "Accuracy reaches 91.2% on the test set.")]
+        for p in papers
+    }
     view = View(papers, refs, texts)
     for key, value in changes.items():
         getattr(view, key).update(value)
@@ -48,8 +51,14 @@ def _view(**changes) -> View:
 
 
 def chain(bridge=None, targets=("t",)):
-    return {"id": "c-1", "seed": "s", "bridge": bridge, "targets": list(targets), "kind": "MT" if len(targets) > 1 else "ST",
-            "labels": [{"paper_id": t, "section": "Results", "relevance": "direct"} for t in targets]}
+    return {
+        "id": "c-1",
+        "seed": "s",
+        "bridge": bridge,
+        "targets": list(targets),
+        "kind": "MT" if len(targets) > 1 else "ST",
+        "labels": [{"paper_id": t, "section": "Results", "relevance": "direct"} for t in targets],
+    }
 
 
 def test_each_sanity_code_and_a_clean_chain():
@@ -58,10 +67,15 @@ def test_each_sanity_code_and_a_clean_chain():
     assert problem(_view(refs={"s": []}), chain()) == "SEED_NO_REFS"
     assert problem(_view(), chain("u", ["t"])) == "BRIDGE_MISSING"
     assert problem(_view(refs={"s": ["b"]}), chain()) == "NO_BRIDGE_PATH"
-    assert problem(_view(refs={"s": [f"x{i}" for i in range(30)] + ["t"]}), chain()) == "NO_BRIDGE_PATH"  # beyond the first 30
+    assert (
+        problem(_view(refs={"s": [f"x{i}" for i in range(30)] + ["t"]}), chain()) == "NO_BRIDGE_PATH"
+    )  # beyond the first 30
     assert problem(_view(papers={"t": _paper("t", " ")}), chain()) == "TERMINAL_GHOST"
     assert problem(_view(texts={"t": []}), chain()) == "TERMINAL_NO_CONTENT"
-    assert problem(_view(papers={"u": _paper("u", "")}, refs={"s": ["t", "u"]}), chain(targets=("t", "u"))) == "TARGET_GHOST"
+    assert (
+        problem(_view(papers={"u": _paper("u", "")}, refs={"s": ["t", "u"]}), chain(targets=("t", "u")))
+        == "TARGET_GHOST"
+    )
     assert problem(_view(texts={"u": []}, refs={"s": ["t", "u"]}), chain(targets=("t", "u"))) == "TARGET_NO_CONTENT"
 
 
@@ -72,21 +86,34 @@ def test_post_filter_lists_unresolved_labels_for_repair_and_drops_collapsed_sect
     lacking["labels"] = [{"paper_id": "t", "section": "Introduction", "relevance": "supporting"}]
     subsection = chain()
     subsection["id"] = "c-4"
-    subsection["labels"] = [{"paper_id": "t", "section": "91.2% on the test", "relevance": "direct"}]  # verbatim in a section: credited
+    subsection["labels"] = [
+        {"paper_id": "t", "section": "91.2% on the test", "relevance": "direct"}
+    ]  # verbatim in a section: credited
     out, repairs = run_postfilter(_view(), [ok, bad, lacking, subsection], 70_015)
     assert [r.get("drop", {}).get("reason") for r in out] == [None, "label_unresolved", "label_unresolved", None]
     assert out[1]["drop"]["detail"] == "'Experiments' names no section of t"
     assert [r["candidate"] for r in repairs] == ["c-2", "c-3"]
-    assert repairs[0]["unresolved"][0]["headers"] == ["Introduction", "Results"] and repairs[1]["targets_without_direct_label"] == ["t"]
+    assert repairs[0]["unresolved"][0]["headers"] == ["Introduction", "Results"] and repairs[1][
+        "targets_without_direct_label"
+    ] == ["t"]
     out, _ = run_postfilter(_view(texts={"b": [("Body", "x" * 101)]}), [chain("b", ["u"])], 100)
     assert out[0]["drop"] == {"reason": "section_too_long", "detail": "b: a section of 101 characters > 100"}
 
 
-@pytest.mark.parametrize("shortcut, consensus, n, expected", [
-    (0, 3, 3, (None, "gold")), (1, 3, 3, (None, "silver")), (0, 2, 3, (None, "bronze")), (1, 2, 3, (None, "bronze")),
-    (2, 3, 3, ("shortcut", None)), (0, 1, 3, ("no_consensus", None)),
-    (0, 1, 1, (None, "gold")), (1, 1, 1, ("shortcut", None)), (0, 0, 1, ("no_consensus", None)),
-])
+@pytest.mark.parametrize(
+    "shortcut, consensus, n, expected",
+    [
+        (0, 3, 3, (None, "gold")),
+        (1, 3, 3, (None, "silver")),
+        (0, 2, 3, (None, "bronze")),
+        (1, 2, 3, (None, "bronze")),
+        (2, 3, 3, ("shortcut", None)),
+        (0, 1, 3, ("no_consensus", None)),
+        (0, 1, 1, (None, "gold")),
+        (1, 1, 1, ("shortcut", None)),
+        (0, 0, 1, ("no_consensus", None)),
+    ],
+)
 def test_tiers_follow_the_published_rule(shortcut, consensus, n, expected):
     assert tier(shortcut, consensus, n) == expected
 
@@ -94,28 +121,41 @@ def test_tiers_follow_the_published_rule(shortcut, consensus, n, expected):
 def test_a_question_naming_the_target_is_caught():
     title = "SPECTER: Document-level Representation Learning using Citation-informed Transformers"
     assert names_target("How was SPECTER trained?", title) == "the method name 'SPECTER'"
-    assert names_target("What does document-level representation learning using citation-informed transformers report?", title)
+    assert names_target(
+        "What does document-level representation learning using citation-informed transformers report?", title
+    )
     assert names_target("How many query papers did the cited work train on?", title) is None
     assert names_target("What did GRanoto reach?", "The GRanoto Model for Retrieval") == "the method name 'GRanoto'"
 
 
 def test_answer_spans_and_wrong_values():
-    assert numeric_span("The labels are of high quality, with an inter-annotator agreement of 0.66 among four annotators.") == \
-        "an inter-annotator agreement of 0.66 among four annotators"
+    assert (
+        numeric_span("The labels are of high quality, with an inter-annotator agreement of 0.66 among four annotators.")
+        == "an inter-annotator agreement of 0.66 among four annotators"
+    )
     assert numeric_span("Results are in Table 4 and Section 3.") is None  # table and section numbers are not findings
     assert numeric_span("The weights are normalised to sum to one, as in Equation (2).") is None
     assert numeric_span("This was shown in 2019 by earlier work [12].") is None  # years and citation marks neither
     wrong = perturb_numbers("an agreement of 0.66 among 4 annotators", 1)
-    assert wrong != "an agreement of 0.66 among 4 annotators" and "0.66" not in wrong and closeness(wrong, "an agreement of 0.66 among 4 annotators") < 0.9
+    assert (
+        wrong != "an agreement of 0.66 among 4 annotators"
+        and "0.66" not in wrong
+        and closeness(wrong, "an agreement of 0.66 among 4 annotators") < 0.9
+    )
     assert supported_by("0.66 among four annotators", "an agreement of 0.66 among four annotators")
     assert not supported_by("0.67 among four annotators", "an agreement of 0.66 among four annotators")
 
 
 def test_replies_that_cannot_be_used_say_why():
     assert parse_json('Here you go:\n```json\n{"score": 4}\n```') == {"score": 4}
-    for reply, message in (("no json here", "the reply holds no JSON object"),
-                           ('{"question": "cut', "the reply's JSON object is cut off (no closing brace)"),
-                           ('{"a": 1,}', "the reply's JSON does not parse (Expecting property name enclosed in double quotes at column 9)")):
+    for reply, message in (
+        ("no json here", "the reply holds no JSON object"),
+        ('{"question": "cut', "the reply's JSON object is cut off (no closing brace)"),
+        (
+            '{"a": 1,}',
+            "the reply's JSON does not parse (Expecting property name enclosed in double quotes at column 9)",
+        ),
+    ):
         with pytest.raises(BadReply) as exc:
             parse_json(reply)
         assert str(exc.value) == message and exc.value.reason == "malformed_output"
@@ -123,10 +163,15 @@ def test_replies_that_cannot_be_used_say_why():
 
 def test_verdicts_are_validated_attributed_and_combined(tmp_path):
     store = VerdictStore(tmp_path / "v.sqlite")
-    for kwargs, message in (({"auditor": " "}, "auditor: give your name, so that the verdict is attributed"),
-                            ({"verdict": "maybe"}, "verdict: one of pass, flag, remove, found 'maybe'"),
-                            ({"verdict": "flag"}, "note: a Flag needs a note saying what the lead should look at"),
-                            ({"axes": {"pretty": True}}, "axes: an object of true/false for well_formed, gold_supported, labels_accurate, found {'pretty': True}")):
+    for kwargs, message in (
+        ({"auditor": " "}, "auditor: give your name, so that the verdict is attributed"),
+        ({"verdict": "maybe"}, "verdict: one of pass, flag, remove, found 'maybe'"),
+        ({"verdict": "flag"}, "note: a Flag needs a note saying what the lead should look at"),
+        (
+            {"axes": {"pretty": True}},
+            "axes: an object of true/false for well_formed, gold_supported, labels_accurate, found {'pretty': True}",
+        ),
+    ):
         args = {"candidate": "c-1", "auditor": "alice", "verdict": "pass", "axes": {}, **kwargs}
         with pytest.raises(VerdictError) as exc:
             store.add(**args)
@@ -134,7 +179,9 @@ def test_verdicts_are_validated_attributed_and_combined(tmp_path):
     store.add("c-1", "alice", "pass", {"well_formed": True})
     store.add("c-1", "bob", "flag", {}, "check option B")
     store.add("c-2", "alice", "remove", {})
-    store.add("c-2", "alice", "pass", {}, labels=[{"paper_id": "t", "section": "Results", "relevance": "direct"}])  # alice changed her mind
+    store.add(
+        "c-2", "alice", "pass", {}, labels=[{"paper_id": "t", "section": "Results", "relevance": "direct"}]
+    )  # alice changed her mind
     effective = store.effective()
     assert effective["c-1"]["verdict"] == "flag" and sorted(effective["c-1"]["by"]) == ["alice", "bob"]
     assert effective["c-2"]["verdict"] == "pass" and effective["c-2"]["labels"][0]["section"] == "Results"
@@ -160,14 +207,33 @@ def test_a_field_term_in_many_titles_is_not_the_target_name():
     assert names_target(question, title, titles_naming=lambda name: 1) == "the method name 'Transfer Learning'"
 
 
-@pytest.mark.parametrize("context, first_author, other", [
-    # The sixth and eighth hand reads: the converter linked a sentence about Mallinson et al. to Wieting, Mallinson and Gimpel.
-    ("For example, Mallinson et al. (2017) leverage bilingual data to produce paraphrases by pivoting.", "John Wieting", True),
-    ("For example, Mallinson et al. (2017) leverage bilingual data to produce paraphrases by pivoting.", "Jonathan Mallinson", False),
-    ("Inspired by the copy mechanism ( Gu et al., 2016;See et al., 2017), we design an attention vector.", "Jiatao Gu", False),
-    ("Recent proposals by Rush et al. (2015) and Bingel and Søgaard (2016) address this issue.", "Joachim Bingel", False),
-    ("A sentence citing by number only [12] says nothing of its authors.", "Anyone Else", False),
-])
+@pytest.mark.parametrize(
+    "context, first_author, other",
+    [
+        # The sixth and eighth hand reads: the converter linked a sentence about Mallinson et al. to Wieting, Mallinson and Gimpel.
+        (
+            "For example, Mallinson et al. (2017) leverage bilingual data to produce paraphrases by pivoting.",
+            "John Wieting",
+            True,
+        ),
+        (
+            "For example, Mallinson et al. (2017) leverage bilingual data to produce paraphrases by pivoting.",
+            "Jonathan Mallinson",
+            False,
+        ),
+        (
+            "Inspired by the copy mechanism ( Gu et al., 2016;See et al., 2017), we design an attention vector.",
+            "Jiatao Gu",
+            False,
+        ),
+        (
+            "Recent proposals by Rush et al. (2015) and Bingel and Søgaard (2016) address this issue.",
+            "Joachim Bingel",
+            False,
+        ),
+        ("A sentence citing by number only [12] says nothing of its authors.", "Anyone Else", False),
+    ],
+)
 def test_a_hop_whose_marks_name_only_other_first_authors_is_caught(context, first_author, other):
     view = View({"t": Paper("t", "t", "A paper", "", 2017, None, (first_author, "Kevin Gimpel"), "{}", True)}, {}, {})
     assert (marks_other_work(view, "t", context) is not None) == other

@@ -22,8 +22,12 @@ JATS = FIXTURES / "jats" / "elife00240.xml"
 
 def test_xml_in_its_declared_encoding_with_a_byte_order_mark_and_gzipped(tmp_path):
     latin = tmp_path / "latin.xml"
-    latin.write_bytes('<?xml version="1.0" encoding="ISO-8859-1"?>\n<article><front><article-meta><title-group>'
-                      '<article-title>Caf\xe9 effects</article-title></title-group></article-meta></front></article>'.encode("latin-1"))
+    latin.write_bytes(
+        '<?xml version="1.0" encoding="ISO-8859-1"?>\n<article><front><article-meta><title-group>'
+        "<article-title>Caf\xe9 effects</article-title></title-group></article-meta></front></article>".encode(
+            "latin-1"
+        )
+    )
     bom = tmp_path / "bom.xml"
     bom.write_bytes(b"\xef\xbb\xbf" + JATS.read_bytes())
     packed = tmp_path / "packed.XML.GZ"
@@ -55,8 +59,10 @@ def test_s2orc_fields_of_the_wrong_shape(tmp_path):
 def test_untitled_papers_without_identifiers_stay_apart(tmp_path):
     store = CitationStore(tmp_path / "scratch.sqlite")
     try:
-        ids = [store.add(Paper(source=f"{n}.tei.xml", title="", sections=[Section("1 Introduction", text)]))
-               for n, text in (("a", "One text."), ("b", "Another text."), ("c", "One text."))]
+        ids = [
+            store.add(Paper(source=f"{n}.tei.xml", title="", sections=[Section("1 Introduction", text)]))
+            for n, text in (("a", "One text."), ("b", "Another text."), ("c", "One text."))
+        ]
     finally:
         store.conn.close()
     assert ids[0] and ids[1] and ids[0] != ids[1]
@@ -65,24 +71,44 @@ def test_untitled_papers_without_identifiers_stay_apart(tmp_path):
 
 def _s2orc(paper_id: str, title: str, body: str, cites: list[tuple[str, int]]) -> dict:
     spans = [{"start": 0, "end": 3, "ref_id": f"b{i}"} for i in range(len(cites))]
-    return {"paper_id": paper_id, "title": title, "year": 2020, "abstract": [{"text": f"About {title}."}],
-            "body_text": [{"text": body, "section": "Introduction", "sec_num": "1", "cite_spans": spans}] if body else [],
-            "bib_entries": {f"b{i}": {"title": t, "year": y, "authors": []} for i, (t, y) in enumerate(cites)}}
+    return {
+        "paper_id": paper_id,
+        "title": title,
+        "year": 2020,
+        "abstract": [{"text": f"About {title}."}],
+        "body_text": [{"text": body, "section": "Introduction", "sec_num": "1", "cite_spans": spans}] if body else [],
+        "bib_entries": {f"b{i}": {"title": t, "year": y, "authors": []} for i, (t, y) in enumerate(cites)},
+    }
 
 
 def test_an_item_whose_bridge_has_no_text_builds(tmp_path):
     src = tmp_path / "papers"
     src.mkdir()
     gold_title, bridge_title = "A gold paper with its own results", "A bridge paper known only by its metadata"
-    for name, record in (("seed", _s2orc("seed", "The seed paper of this item", "See [1] for the method.", [(bridge_title, 2020)])),
-                         ("bridge", _s2orc("bridge", bridge_title, "", [(gold_title, 2020)])),
-                         ("gold", _s2orc("gold", gold_title, "We report 42 examples.", []))):
+    for name, record in (
+        ("seed", _s2orc("seed", "The seed paper of this item", "See [1] for the method.", [(bridge_title, 2020)])),
+        ("bridge", _s2orc("bridge", bridge_title, "", [(gold_title, 2020)])),
+        ("gold", _s2orc("gold", gold_title, "We report 42 examples.", [])),
+    ):
         (src / f"{name}.json").write_text(json.dumps(record))
     items = tmp_path / "qa.jsonl"
-    items.write_text(json.dumps({
-        "id": "st_0001", "question_type": "single-target", "depth": 2, "reasoning_type": "RESULT", "question": "How many?",
-        "options": ["42", "7", "9", "11"], "correct_index": 0, "seed_paper_id": "s2orc:seed",
-        "gold_paper_ids": ["s2orc:gold"], "bridge_paper_ids": ["s2orc:bridge"]}) + "\n")
+    items.write_text(
+        json.dumps(
+            {
+                "id": "st_0001",
+                "question_type": "single-target",
+                "depth": 2,
+                "reasoning_type": "RESULT",
+                "question": "How many?",
+                "options": ["42", "7", "9", "11"],
+                "correct_index": 0,
+                "seed_paper_id": "s2orc:seed",
+                "gold_paper_ids": ["s2orc:gold"],
+                "bridge_paper_ids": ["s2orc:bridge"],
+            }
+        )
+        + "\n"
+    )
     out = tmp_path / "c.sqlite"
     result = CliRunner().invoke(main, ["corpus", "build", str(src), "--out", str(out), "--items", str(items)])
     assert result.exit_code == 0, result.output
@@ -93,8 +119,9 @@ def test_check_leaves_out_the_labels_of_an_item_line_that_is_not_json(tmp_path):
     items, labels = tmp_path / "qa.jsonl", tmp_path / "labels.jsonl"
     items.write_text('{"id": "st_0001", "question_type": \n')
     labels.write_text(json.dumps({"sample_id": "st_0001", "analysis": {"section_recall_labels": []}}) + "\n")
-    result = CliRunner().invoke(main, ["corpus", "build", str(FIXTURES / "jats"), "--check", "--items", str(items),
-                                       "--labels", str(labels)])
+    result = CliRunner().invoke(
+        main, ["corpus", "build", str(FIXTURES / "jats"), "--check", "--items", str(items), "--labels", str(labels)]
+    )
     assert result.exit_code == 1
     assert f"{items} line 1: not valid JSON (Expecting value at column 36)" in result.stdout
     assert str(labels) not in result.stdout and result.stdout.rstrip().endswith("FAILED: 1 error")  # no cascade

@@ -27,15 +27,23 @@ def test_tei_specter_metadata_sections_and_citation_sentence():
     assert paper.abstract.startswith("Representation learning is a critical ingredient")
     headers = [s.header for s in paper.sections]
     # Real headers with their numbers; "2.1 Overview".."2.5 Inference" are rolled into section 2.
-    assert headers[:5] == ["1 Introduction", "2 Model 2.1 Overview", "3 SCIDOCS Evaluation Framework", "4 Experiments", "5 Results"]
+    assert headers[:5] == [
+        "1 Introduction",
+        "2 Model 2.1 Overview",
+        "3 SCIDOCS Evaluation Framework",
+        "4 Experiments",
+        "5 Results",
+    ]
     model = paper.sections[1].text
     assert "\n\n2.4 Selecting Negative Distractors\n\n" in model and "2.5 Inference" in model
     assert not any(h.startswith("2.") for h in headers)
     ammar = ref_by_title(paper, "Construction of the literature graph")
     assert ammar.year == 2018 and ammar.authors[0] == "Waleed Ammar"
-    assert ammar.context == ("Training Data To train our model, we use a subset of the Semantic Scholar corpus (Ammar et al., 2018) "
-                             "consisting of about 146K query papers (around 26.7M tokens) with their corresponding outgoing citations, "
-                             "and we use an additional 32K papers for validation.")
+    assert ammar.context == (
+        "Training Data To train our model, we use a subset of the Semantic Scholar corpus (Ammar et al., 2018) "
+        "consisting of about 146K query papers (around 26.7M tokens) with their corresponding outgoing citations, "
+        "and we use an additional 32K papers for validation."
+    )
     added = ref_by_title(paper, "Multi-contact functional electrical stimulation")
     assert added.ids == {"doi": "10.1186/s12984-016-0129-6"} and added.context is None
 
@@ -49,7 +57,9 @@ def test_tei_without_numbering_keeps_every_head_as_a_section_and_reads_ids():
     assert "Fig. 5" not in headers  # figure heads are not sections
     first = paper.references[0]
     assert first.ids == {"doi": "10.1186/2040-7378-6-9"} and first.year == 2014
-    assert first.context.startswith("A number of studies have shown the effectiveness of FES") and first.context.endswith("[6].")
+    assert first.context.startswith(
+        "A number of studies have shown the effectiveness of FES"
+    ) and first.context.endswith("[6].")
 
 
 def test_jats_elife_metadata_sections_and_references():
@@ -57,17 +67,29 @@ def test_jats_elife_metadata_sections_and_references():
     assert paper.ids == {"doi": "10.7554/elife.04490"} and paper.year == 2015 and paper.venue == "eLife"
     assert paper.authors[:2] == ["Meredith C Schuman", "Silke Allmann"]
     assert paper.abstract.startswith("Plants are at the trophic base of terrestrial ecosystems")
-    assert [s.header for s in paper.sections] == ["Introduction", "Results", "Discussion", "Materials and methods", "Acknowledgements",
-                                                  "Apdx_A: Appendix 1", "Apdx_B: Appendix 2", "Apdx_C: Appendix 3"]
+    assert [s.header for s in paper.sections] == [
+        "Introduction",
+        "Results",
+        "Discussion",
+        "Materials and methods",
+        "Acknowledgements",
+        "Apdx_A: Appendix 1",
+        "Apdx_B: Appendix 2",
+        "Apdx_C: Appendix 3",
+    ]
     # eLife's appendices are boxed text: read as a reader sees them (they were lost); figures and tables are counted.
     assert paper.sections[5].text.startswith("Herbivore-induced plant defenses and HIPVs are precisely manipulated")
     assert paper.skipped == {"fig": 11, "fig-group": 2, "table-wrap": 12}
     methods = paper.sections[3].text
-    assert methods.startswith("WT and transgenic plant lines and glasshouse growth conditions\n\n")  # a subsection's heading line
+    assert methods.startswith(
+        "WT and transgenic plant lines and glasshouse growth conditions\n\n"
+    )  # a subsection's heading line
     cited = next(r for r in paper.references if r.ids.get("doi") == "10.7554/elife.00007")
     assert cited.title.startswith("Herbivory-induced volatiles function as defenses") and cited.year == 2012
     # The first sentence whose citation points at bib73 (eLife's markup links "Schuman and Baldwin, 2012" to it).
-    assert cited.context.startswith("Whitham et al. (2012) suggest") and cited.context.endswith("Schuman and Baldwin, 2012).")
+    assert cited.context.startswith("Whitham et al. (2012) suggest") and cited.context.endswith(
+        "Schuman and Baldwin, 2012)."
+    )
 
 
 def test_jats_without_sections_gives_one_main_text_section():
@@ -78,8 +100,10 @@ def test_jats_without_sections_gives_one_main_text_section():
     assert "\n\nWe have known for at least 30 years" in paper.sections[0].text
     cited = next(r for r in paper.references if r.key == "bib4")
     assert cited.ids == {"doi": "10.7554/elife.00007"}
-    assert cited.context == ("Now, writing in eLife, Meredith Schuman, Kathleen Barthel and Ian Baldwin report such evidence from a "
-                             "two-year field trial on Nicotiana attenuata, a wild tobacco plant (Schuman et al., 2012).")
+    assert cited.context == (
+        "Now, writing in eLife, Meredith Schuman, Kathleen Barthel and Ian Baldwin report such evidence from a "
+        "two-year field trial on Nicotiana attenuata, a wild tobacco plant (Schuman et al., 2012)."
+    )
 
 
 def test_s2orc_doc2json_output():
@@ -93,7 +117,9 @@ def test_s2orc_doc2json_output():
 
 
 def test_s2orc_jsonl_gz_streams_one_paper_per_line(tmp_path):
-    records = [json.loads((FIXTURES / "s2orc" / name).read_text()) for name in ("N18-3011.json", "s12984-016-0129-6.json")]
+    records = [
+        json.loads((FIXTURES / "s2orc" / name).read_text()) for name in ("N18-3011.json", "s12984-016-0129-6.json")
+    ]
     shard = tmp_path / "pdf_parses_0.jsonl.gz"
     with gzip.open(shard, "wt", encoding="utf-8") as fh:
         for record in records:
@@ -107,16 +133,21 @@ def test_detection_by_content_not_by_name(tmp_path):
     (tmp_path / "b.json").write_bytes((FIXTURES / "jats" / "elife00240.xml").read_bytes())
     assert detect(tmp_path / "a.xml") == "s2orc" and detect(tmp_path / "b.json") == "jats"
     assert detect(FIXTURES / "tei" / "N18-3011.tei.xml") == "tei"
-    assert [p.title for p in read_papers([tmp_path])] == ["Construction of the Literature Graph in Semantic Scholar",
-                                                           "Indirect routes to reproductive success"]
+    assert [p.title for p in read_papers([tmp_path])] == [
+        "Construction of the Literature Graph in Semantic Scholar",
+        "Indirect routes to reproductive success",
+    ]
 
 
-@pytest.mark.parametrize("content, fragment", [
-    ("<html><body/></html>", "expected GROBID TEI"),
-    ("<article><front>", "not well-formed XML"),
-    ('{"title": "x"}', "not an S2ORC paper"),
-    ("title,abstract\n", "neither XML nor JSON"),
-])
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        ("<html><body/></html>", "expected GROBID TEI"),
+        ("<article><front>", "not well-formed XML"),
+        ('{"title": "x"}', "not an S2ORC paper"),
+        ("title,abstract\n", "neither XML nor JSON"),
+    ],
+)
 def test_bad_inputs_name_the_file_and_the_problem(tmp_path, content, fragment):
     bad = tmp_path / "paper.xml"
     bad.write_text(content)
@@ -145,9 +176,13 @@ def test_tei_annex_with_its_own_paragraphs_and_subdivisions_keeps_both(tmp_path)
         "</div></body><back><div type='annex'><head>Supplementary material</head><p>Overview of the appendices.</p>"
         "<div><head n='A'>Proofs</head><p>Proof of the lemma.</p></div><div><head n='B'>Data</head><p>The data.</p>"
         "</div></div><div type='annex'><div><head>Hyperparameters</head><p>Learning rate 0.1.</p></div></div></back>"
-        "</text></TEI>")
+        "</text></TEI>"
+    )
     paper = parse_tei(tei)
     assert [(s.header, s.text) for s in paper.sections] == [
-        ("1 Introduction", "Body text."), ("Apdx_A: Supplementary material", "Overview of the appendices."),
-        ("Apdx_B: A Proofs", "Proof of the lemma."), ("Apdx_C: B Data", "The data."),
-        ("Apdx_D: Hyperparameters", "Learning rate 0.1.")]
+        ("1 Introduction", "Body text."),
+        ("Apdx_A: Supplementary material", "Overview of the appendices."),
+        ("Apdx_B: A Proofs", "Proof of the lemma."),
+        ("Apdx_C: B Data", "The data."),
+        ("Apdx_D: Hyperparameters", "Learning rate 0.1."),
+    ]

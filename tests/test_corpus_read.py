@@ -29,8 +29,18 @@ def structure(r) -> None:
     r.pool.append({"arxiv_id": "2101.00009", "title": "Paper I", "sections": []})
     r.graph("st_0002")["nodes"][pid("I")]["arxivId"] = "2101.00009"
     r.paper("L")["title"] = "Lattice Paths in Citation Graphs"  # L is in the pool and in no graph
-    r.corpus_papers = [{"paper_id": pid("A"), "title": "Paper A", "abstract": "Abstract of paper A.", "authors": ["Ada Lovelace", "Alan Turing"],
-                        "year": 2015, "venue": "ACL", "text_id": ARXIV["A"], "ids": {"doi": "10.18653/v1/x", "arxiv": ARXIV["A"]}}]
+    r.corpus_papers = [
+        {
+            "paper_id": pid("A"),
+            "title": "Paper A",
+            "abstract": "Abstract of paper A.",
+            "authors": ["Ada Lovelace", "Alan Turing"],
+            "year": 2015,
+            "venue": "ACL",
+            "text_id": ARXIV["A"],
+            "ids": {"doi": "10.18653/v1/x", "arxiv": ARXIV["A"]},
+        }
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +78,12 @@ async def test_explore_mode_reaches_pool_papers_in_no_graph(corpus, tmp_path):
         listed = await client.call_tool("list_sections", {"paper_id": f"arxiv:{ARXIV['L']}"})
         info = await client.call_tool("get_paper_info", {"paper_id": f"arxiv:{ARXIV['L']}"})
     assert [r["paper_id"] for r in found.structured_content["results"]] == [f"arxiv:{ARXIV['L']}"]
-    assert [s["header"] for s in listed.structured_content["sections"]] == ["Introduction", "Method", "Experiments", "Apdx_A: Proofs"]
+    assert [s["header"] for s in listed.structured_content["sections"]] == [
+        "Introduction",
+        "Method",
+        "Experiments",
+        "Apdx_A: Proofs",
+    ]
     assert f"IDs: arXiv {ARXIV['L']}" in text(info)
 
 

@@ -43,7 +43,9 @@ def anyio_backend():
 async def explore(corpus, tmp_path_factory):
     """One stdio server for the module: call(name, args) -> result, checked against the listed outputSchema."""
     log = tmp_path_factory.mktemp("explore33-log") / "log.sqlite"
-    params = StdioServerParameters(command=sys.executable, args=["-m", "agenthop.server", "serve", "--corpus", str(corpus), "--log", str(log)])
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "agenthop.server", "serve", "--corpus", str(corpus), "--log", str(log)]
+    )
     async with Client(params, read_timeout_seconds=60) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
 
@@ -63,8 +65,17 @@ def ids(result) -> list[str]:
 
 async def test_explore_sessions_list_the_explore_arguments_and_tools(explore):
     tools = explore.tools
-    assert list(tools) == ["search_papers", "get_paper_info", "get_references", "list_sections", "read_section", "think",
-                           "get_citing_papers", "find_similar_papers", "get_citation"]
+    assert list(tools) == [
+        "search_papers",
+        "get_paper_info",
+        "get_references",
+        "list_sections",
+        "read_section",
+        "think",
+        "get_citing_papers",
+        "find_similar_papers",
+        "get_citation",
+    ]
     search = tools["search_papers"].input_schema["properties"]
     assert set(search) == {"query", "top_k", "year_from", "year_to", "venue", "author", "scope"}
     assert search["scope"]["enum"] == ["title_abstract", "full_text"] and search["scope"]["default"] == "title_abstract"
@@ -72,7 +83,11 @@ async def test_explore_sessions_list_the_explore_arguments_and_tools(explore):
     refs = tools["get_references"].input_schema["properties"]
     assert set(refs) == {"paper_id", "offset", "limit", "sort"}
     assert tools["get_citing_papers"].input_schema["required"] == ["paper_id"]
-    assert set(tools["find_similar_papers"].input_schema["properties"]["method"]["enum"]) == {"both", "co_citation", "coupling"}
+    assert set(tools["find_similar_papers"].input_schema["properties"]["method"]["enum"]) == {
+        "both",
+        "co_citation",
+        "coupling",
+    }
     assert tools["get_citation"].input_schema["properties"]["format"]["enum"] == ["bibtex", "csl_json"]
 
 
@@ -100,13 +115,26 @@ async def test_filters_narrow_the_results_and_show_what_was_applied(explore):
     assert ids(author_only) == [COARSE]
     assert author_only.structured_content["results"][0]["authors"] == ["Li Dong", "Mirella Lapata"]
     assert author_only.structured_content["results"][0]["venue"].endswith("Association for Computational Linguistics")
-    initial = await explore("search_papers", {"author": "A"})  # a one-letter word of a name is a filter too, not dropped
+    initial = await explore(
+        "search_papers", {"author": "A"}
+    )  # a one-letter word of a name is a filter too, not dropped
     assert ids(initial) == [VASWANI]
 
 
 async def test_fts5_query_syntax_in_a_query_or_author_is_matched_as_words(explore):
-    for query in ['"attention', "NEAR(attention is)", "attent*", "-attention", "title: attention", "a AND OR NOT",
-                  "^attention", "{title}: attention", "x\"y", "*", ":"]:
+    for query in [
+        '"attention',
+        "NEAR(attention is)",
+        "attent*",
+        "-attention",
+        "title: attention",
+        "a AND OR NOT",
+        "^attention",
+        "{title}: attention",
+        'x"y',
+        "*",
+        ":",
+    ]:
         for scope in ("title_abstract", "full_text"):
             result = await explore("search_papers", {"query": query, "scope": scope, "author": 'Vaswani"'})
             assert not result.is_error and result.structured_content["outcome"] == "ok", (query, text(result))
@@ -136,7 +164,9 @@ async def test_full_text_search_finds_words_of_the_body_with_a_marked_snippet(ex
     match = result.structured_content["results"][0]["match"]
     assert match["section"] == {"alias": "B", "header": "4 Experiments"} and "**WikiSQL**" in match["snippet"]
     assert 'Match in (B) 4 Experiments: "' in text(result)
-    filtered = await explore("search_papers", {"query": "introduction units", "scope": "full_text", "author": "Sennrich"})
+    filtered = await explore(
+        "search_papers", {"query": "introduction units", "scope": "full_text", "author": "Sennrich"}
+    )
     assert ids(filtered) == [BPE]
 
 
@@ -149,17 +179,34 @@ async def test_records_of_one_work_are_one_paper_with_all_its_citers(explore):
     far = await explore("get_paper_info", {"paper_id": "ref:bahdanau-2019"})  # four years later: not merged
     assert far.structured_content["paper"]["paper_id"] == "ref:bahdanau-2019"
     refs = await explore("get_references", {"paper_id": PARSING})
-    assert [r["paper_id"] for r in refs.structured_content["references"]] == [BAHDANAU, VASWANI, TRIVIA, "ref:bahdanau-2019"]
+    assert [r["paper_id"] for r in refs.structured_content["references"]] == [
+        BAHDANAU,
+        VASWANI,
+        TRIVIA,
+        "ref:bahdanau-2019",
+    ]
 
 
-@pytest.mark.parametrize("typed", ["P18-1068", "acl:P18-1068", "https://aclanthology.org/P18-1068/", "https://aclanthology.org/P18-1068.pdf",
-                                   "http://www.aclweb.org/anthology/P18-1068", "https://doi.org/10.18653/v1/P18-1068", "10.18653/V1/P18-1068"])
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "P18-1068",
+        "acl:P18-1068",
+        "https://aclanthology.org/P18-1068/",
+        "https://aclanthology.org/P18-1068.pdf",
+        "http://www.aclweb.org/anthology/P18-1068",
+        "https://doi.org/10.18653/v1/P18-1068",
+        "10.18653/V1/P18-1068",
+    ],
+)
 async def test_pasted_acl_and_doi_identifiers_resolve(explore, typed):
     result = await explore("get_paper_info", {"paper_id": typed})
     assert result.structured_content["paper"]["paper_id"] == COARSE, text(result)
 
 
-@pytest.mark.parametrize("typed", ["1706.03762", "arXiv:1706.03762v5", "https://arxiv.org/abs/1706.03762v2", "arxiv.org/pdf/1706.03762.pdf"])
+@pytest.mark.parametrize(
+    "typed", ["1706.03762", "arXiv:1706.03762v5", "https://arxiv.org/abs/1706.03762v2", "arxiv.org/pdf/1706.03762.pdf"]
+)
 async def test_pasted_arxiv_identifiers_resolve(explore, typed):
     result = await explore("list_sections", {"paper_id": typed})  # any tool taking a paper: a stub has no text
     assert result.structured_content["outcome"] == "no_text" and result.structured_content["paper_id"] == VASWANI
@@ -185,7 +232,10 @@ async def test_cited_by_pages_and_sorts(explore):
     years = [p["year"] for p in by_year.structured_content["papers"]]
     assert years == sorted(years, reverse=True)
     by_citations = await explore("get_citing_papers", {"paper_id": BPE, "sort": "citations"})
-    assert [p["paper_id"] for p in by_citations.structured_content["papers"]] == [TRIVIA, COARSE]  # TRIVIA is cited once
+    assert [p["paper_id"] for p in by_citations.structured_content["papers"]] == [
+        TRIVIA,
+        COARSE,
+    ]  # TRIVIA is cited once
 
 
 async def test_references_page_and_sort(explore):
@@ -210,13 +260,19 @@ async def test_similar_papers_name_their_shared_neighbours(explore):
     assert {p["paper_id"] for p in first["co_cited_by"]} == {COARSE, TRIVIA, PARSING}
     assert "Cited together by: " in text(co_cited)
     both = await explore("find_similar_papers", {"paper_id": COARSE, "top_k": 1})
-    assert [p["paper_id"] for p in both.structured_content["similar"]] == [TRIVIA] and both.structured_content["method"] == "both"
+    assert [p["paper_id"] for p in both.structured_content["similar"]] == [TRIVIA] and both.structured_content[
+        "method"
+    ] == "both"
 
 
 async def test_citations_as_bibtex_and_csl_json_by_tool_and_resource(explore):
     bib = await explore("get_citation", {"paper_id": "P18-1068"})
     entry = parse_string(bib.structured_content["citation"], "bibtex").entries["dong2018coarsetofine"]
-    assert entry.type == "inproceedings" and entry.fields["year"] == "2018" and entry.fields["doi"] == "10.18653/v1/p18-1068"
+    assert (
+        entry.type == "inproceedings"
+        and entry.fields["year"] == "2018"
+        and entry.fields["doi"] == "10.18653/v1/p18-1068"
+    )
     assert [str(p) for p in entry.persons["author"]] == ["Dong, Li", "Lapata, Mirella"]
     assert entry.fields["url"] == "https://aclanthology.org/P18-1068"
     csl = await explore("get_citation", {"paper_id": VASWANI, "format": "csl_json"})
@@ -229,17 +285,26 @@ async def test_citations_as_bibtex_and_csl_json_by_tool_and_resource(explore):
     assert resource.contents[0].text == bib.structured_content["citation"]
 
 
-@pytest.mark.parametrize(("tool", "args", "says"), [
-    ("search_papers", {"query": " "}, "give keywords to look for, or a filter"),
-    ("search_papers", {"query": "x", "year_from": 2018, "year_to": 2016}, "year_from (2018) is after year_to (2016)"),
-    ("search_papers", {"query": "x", "scope": "body"}, "scope"),
-    ("get_citing_papers", {"paper_id": VASWANI, "sort": "popularity"}, "sort"),
-    ("get_references", {"paper_id": VASWANI, "limit": 0}, "limit"),
-    ("search_papers", {"author": "-"}, "give an author's name"),
-])
+@pytest.mark.parametrize(
+    ("tool", "args", "says"),
+    [
+        ("search_papers", {"query": " "}, "give keywords to look for, or a filter"),
+        (
+            "search_papers",
+            {"query": "x", "year_from": 2018, "year_to": 2016},
+            "year_from (2018) is after year_to (2016)",
+        ),
+        ("search_papers", {"query": "x", "scope": "body"}, "scope"),
+        ("get_citing_papers", {"paper_id": VASWANI, "sort": "popularity"}, "sort"),
+        ("get_references", {"paper_id": VASWANI, "limit": 0}, "limit"),
+        ("search_papers", {"author": "-"}, "give an author's name"),
+    ],
+)
 async def test_bad_explore_arguments_are_refused_for_free(explore, tool, args, says):
     result = await explore(tool, args)
-    assert result.is_error and result.structured_content["outcome"] == "invalid" and result.structured_content["cost"] == 0
+    assert (
+        result.is_error and result.structured_content["outcome"] == "invalid" and result.structured_content["cost"] == 0
+    )
     assert says in text(result)
 
 
@@ -291,6 +356,11 @@ def test_a_corpus_built_before_the_explore_tables_still_searches(corpus, tmp_pat
         assert [r["paper_id"] for r in plain.data["results"]][:1] == [BPE] and "rebuild it" in plain.data["notes"][0]
         filtered = session.call("search_papers", {"query": "subword units", "year_from": 2016})
         assert filtered.data["results"] == [] and "rebuild it" in filtered.text
-        assert session.call("get_paper_info", {"paper_id": "https://doi.org/10.18653/v1/P16-1162"}).data["paper"]["paper_id"] == BPE
+        assert (
+            session.call("get_paper_info", {"paper_id": "https://doi.org/10.18653/v1/P16-1162"}).data["paper"][
+                "paper_id"
+            ]
+            == BPE
+        )
     finally:
         log.close()

@@ -41,21 +41,77 @@ TOOL_NAMES = list(COSTS)
 # --- strategies -------------------------------------------------------------------
 
 NASTY = [
-    "", " ", "\n", "\x00", "a\x00b", "\x00" * 40, "\x1b[2J\x07\x08", "\r\n\t\v\f", "\u202e\u200b\ufeff", "🦀" * 30,
-    "../../etc/passwd", "..\\..\\windows\\system32", "/etc/passwd", "file:///etc/passwd", "%00", "%2e%2e%2f",
-    "'; DROP TABLE papers; --", "' OR '1'='1", "\" OR 1=1 --", "1; SELECT * FROM gold_items", "gold_items",
-    "*", "%", "_", "A' UNION SELECT correct_index FROM gold_items --", "NULL", "null", "None", "{}", "[]",
-    "A", "B", "C", "D", "E", "Z", "AA", "a", "Experiments", "experiments", "Introduction", "1 Introduction", "Apdx_A:",
-    pid("A"), pid("B"), pid("C"), pid("D"), pid("E"), pid("L"), pid("B").upper(), pid("B") + " ", "0" * 40, "x" * 200, "x" * 201,
+    "",
+    " ",
+    "\n",
+    "\x00",
+    "a\x00b",
+    "\x00" * 40,
+    "\x1b[2J\x07\x08",
+    "\r\n\t\v\f",
+    "\u202e\u200b\ufeff",
+    "🦀" * 30,
+    "../../etc/passwd",
+    "..\\..\\windows\\system32",
+    "/etc/passwd",
+    "file:///etc/passwd",
+    "%00",
+    "%2e%2e%2f",
+    "'; DROP TABLE papers; --",
+    "' OR '1'='1",
+    '" OR 1=1 --',
+    "1; SELECT * FROM gold_items",
+    "gold_items",
+    "*",
+    "%",
+    "_",
+    "A' UNION SELECT correct_index FROM gold_items --",
+    "NULL",
+    "null",
+    "None",
+    "{}",
+    "[]",
+    "A",
+    "B",
+    "C",
+    "D",
+    "E",
+    "Z",
+    "AA",
+    "a",
+    "Experiments",
+    "experiments",
+    "Introduction",
+    "1 Introduction",
+    "Apdx_A:",
+    pid("A"),
+    pid("B"),
+    pid("C"),
+    pid("D"),
+    pid("E"),
+    pid("L"),
+    pid("B").upper(),
+    pid("B") + " ",
+    "0" * 40,
+    "x" * 200,
+    "x" * 201,
 ]
 control_text = st.text(alphabet=st.characters(codec="utf-8", categories=["Cc", "Cf", "Zs", "Zl", "Zp"]), max_size=30)
-huge_text = st.builds(lambda ch, n: ch * n, st.sampled_from(["x", "\x00", "é", "'", "🦀", "A "]),
-                      st.sampled_from([499, 500, 501, 1999, 2000, 2001, 49_999, 50_000, 50_001, 300_000, 1_000_000]))
+huge_text = st.builds(
+    lambda ch, n: ch * n,
+    st.sampled_from(["x", "\x00", "é", "'", "🦀", "A "]),
+    st.sampled_from([499, 500, 501, 1999, 2000, 2001, 49_999, 50_000, 50_001, 300_000, 1_000_000]),
+)
 strings = st.one_of(st.sampled_from(NASTY), st.text(max_size=40), control_text, huge_text)
-integers = st.one_of(st.integers(-3, 13), st.integers(), st.sampled_from([2**31, 2**63, -2**63, 2**64 + 1, 10**30, -10**30]))
+integers = st.one_of(
+    st.integers(-3, 13), st.integers(), st.sampled_from([2**31, 2**63, -(2**63), 2**64 + 1, 10**30, -(10**30)])
+)
 scalars = st.one_of(st.none(), st.booleans(), integers, st.floats(allow_nan=False, allow_infinity=False), strings)
-any_json = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-                        max_leaves=6)
+any_json = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
 FIELD_VALUES = {
     "query": st.one_of(strings, strings, any_json),
     "top_k": st.one_of(integers, integers, any_json),
@@ -64,12 +120,22 @@ FIELD_VALUES = {
     "reasoning": st.one_of(strings, strings, any_json),
     "answer": st.one_of(st.sampled_from(["A", "B", "C", "D", "a", "E", " A", "A\x00", "AB", ""]), any_json),
 }
-FIELDS = {"search_papers": ["query", "top_k"], "get_paper_info": ["paper_id"], "get_references": ["paper_id"],
-          "list_sections": ["paper_id"], "read_section": ["paper_id", "section"], "think": ["reasoning"],
-          "submit_answer": ["answer", "reasoning"]}
+FIELDS = {
+    "search_papers": ["query", "top_k"],
+    "get_paper_info": ["paper_id"],
+    "get_references": ["paper_id"],
+    "list_sections": ["paper_id"],
+    "read_section": ["paper_id", "section"],
+    "think": ["reasoning"],
+    "submit_answer": ["answer", "reasoning"],
+}
 tool_names = st.one_of(
-    st.sampled_from(TOOL_NAMES), st.sampled_from(TOOL_NAMES), st.sampled_from(TOOL_NAMES),
-    st.sampled_from(["", "Think", "read_section ", "search_papers\x00", "../think", "tools/call", "gold_items", "x" * 300]),
+    st.sampled_from(TOOL_NAMES),
+    st.sampled_from(TOOL_NAMES),
+    st.sampled_from(TOOL_NAMES),
+    st.sampled_from(
+        ["", "Think", "read_section ", "search_papers\x00", "../think", "tools/call", "gold_items", "x" * 300]
+    ),
     st.text(max_size=20),
 )
 
@@ -84,8 +150,18 @@ def arguments(draw, tool: str):
             continue  # missing
         args[name] = draw(FIELD_VALUES[name])
     if draw(st.integers(0, 5)) == 0:
-        args.update(draw(st.dictionaries(st.one_of(st.sampled_from(["top_k", "query", "_meta", "session", "budget", "cost"]),
-                                                   st.text(max_size=10)), any_json, min_size=1, max_size=2)))
+        args.update(
+            draw(
+                st.dictionaries(
+                    st.one_of(
+                        st.sampled_from(["top_k", "query", "_meta", "session", "budget", "cost"]), st.text(max_size=10)
+                    ),
+                    any_json,
+                    min_size=1,
+                    max_size=2,
+                )
+            )
+        )
     return args
 
 
@@ -95,17 +171,24 @@ def call(draw):
     return name, draw(arguments(name))
 
 
-sessions = st.fixed_dictionaries({
-    "item": st.sampled_from(["st_0001", "st_0002", "mt_0001", None]),
-    "cap": st.sampled_from([None, 0, 1, 2, 4, 5, 6, 10, 30]),
-    "calls": st.lists(call(), min_size=1, max_size=8),
-})
+sessions = st.fixed_dictionaries(
+    {
+        "item": st.sampled_from(["st_0001", "st_0002", "mt_0001", None]),
+        "cap": st.sampled_from([None, 0, 1, 2, 4, 5, 6, 10, 30]),
+        "calls": st.lists(call(), min_size=1, max_size=8),
+    }
+)
 
-HYPOTHESIS = dict(deadline=None, derandomize=False, database=None,
-                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
+HYPOTHESIS = dict(
+    deadline=None,
+    derandomize=False,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
 
 
 # --- in-process: volume -----------------------------------------------------------
+
 
 async def _timed_call(client: Client, name: str, args: object):
     with anyio.fail_after(CALL_DEADLINE_S):  # a hang fails the test instead of blocking the suite
@@ -136,7 +219,10 @@ def session_records(log_path, session_id: str) -> list[dict]:
     """One session's records, via the indexed column (read_records would parse the whole, growing log)."""
     conn = sqlite3.connect(f"file:{log_path}?mode=ro", uri=True)
     try:
-        return [json.loads(t) for (t,) in conn.execute("SELECT record FROM records WHERE session_id = ? ORDER BY id", (session_id,))]
+        return [
+            json.loads(t)
+            for (t,) in conn.execute("SELECT record FROM records WHERE session_id = ? ORDER BY id", (session_id,))
+        ]
     finally:
         conn.close()
 
@@ -153,7 +239,9 @@ def _run_session(portal, client, call_one, spec, log_path, new_session, *, body_
         try:
             result = portal.call(call_one, name, args)
         except MCPError as exc:
-            if exc.error.code == -32602 and isinstance(exc.error.data, dict):  # a tool the session does not offer (issue 23)
+            if exc.error.code == -32602 and isinstance(
+                exc.error.data, dict
+            ):  # a tool the session does not offer (issue 23)
                 data, text = exc.error.data, exc.error.message
                 cls, cost = check_result(model, name, args, data, text, True)
                 expected.append((name, args, cls, cost, data))
@@ -181,8 +269,9 @@ def test_hostile_calls_in_process_are_refused_or_charged_exactly(inproc, spec):
     portal, client, sandbox, log_path = inproc
 
     def new_session(spec):
-        sandbox.fixed_session = sandbox.sessions.create(sandbox.scope(spec["item"]), run="hostile",
-                                                        caps=Caps(spec["cap"], 20, 200_000), transport="stdio")
+        sandbox.fixed_session = sandbox.sessions.create(
+            sandbox.scope(spec["item"]), run="hostile", caps=Caps(spec["cap"], 20, 200_000), transport="stdio"
+        )
         return sandbox.fixed_session.session_id
 
     _run_session(portal, client, functools.partial(_timed_call, client), spec, log_path, new_session)
@@ -197,6 +286,7 @@ def test_the_in_process_server_still_serves_after_the_hostile_examples(inproc):
 
 # --- over HTTP: a smaller sample through the real transport -----------------------
 
+
 @pytest.fixture(scope="module")
 def over_http(fixture_corpus, tmp_path_factory):
     """One ServerThread and one mcp.Client over Streamable HTTP; each example switches session by header."""
@@ -204,8 +294,12 @@ def over_http(fixture_corpus, tmp_path_factory):
     with ServerThread(str(fixture_corpus), str(log_path)) as server, start_blocking_portal() as portal:
         http = httpx2.Client(base_url=server.base_url)
         mcp_http = portal.call(functools.partial(httpx2.AsyncClient, timeout=60))
-        with portal.wrap_async_context_manager(mcp_http), \
-                portal.wrap_async_context_manager(Client(streamable_http_client(f"{server.base_url}/mcp", http_client=mcp_http))) as client:
+        with (
+            portal.wrap_async_context_manager(mcp_http),
+            portal.wrap_async_context_manager(
+                Client(streamable_http_client(f"{server.base_url}/mcp", http_client=mcp_http))
+            ) as client,
+        ):
             yield portal, client, mcp_http, http, log_path
         http.close()
 
@@ -231,25 +325,50 @@ NON_OBJECT_ARGUMENTS = [[1, 2], "reasoning", 5, True, None]
 def test_malformed_tool_calls_over_http_get_protocol_errors_and_cost_nothing(fixture_corpus, tmp_path):
     """Requests a client library would not send: non-object arguments, non-string names, broken JSON-RPC, > 4 MiB."""
     log_path = tmp_path / "log.sqlite"
-    with ServerThread(str(fixture_corpus), str(log_path)) as server, httpx2.Client(base_url=server.base_url, timeout=60) as http:
+    with (
+        ServerThread(str(fixture_corpus), str(log_path)) as server,
+        httpx2.Client(base_url=server.base_url, timeout=60) as http,
+    ):
         sid = http.post("/sessions", json={"item": "st_0001", "run": "raw", "budget": 6}).json()["session_id"]
         url = f"/mcp?session={sid}"
         answers = []
         for args in NON_OBJECT_ARGUMENTS[:4]:
-            answers.append(http.post(url, json=raw_call_body("think", args), headers=raw_headers("tools/call", "think")))
+            answers.append(
+                http.post(url, json=raw_call_body("think", args), headers=raw_headers("tools/call", "think"))
+            )
         answers.append(http.post(url, json=raw_call_body(5, {}), headers=raw_headers("tools/call", "5")))
-        answers.append(http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": "x"},
-                                 headers=raw_headers("tools/call")))
-        answers.append(http.post(url, json=[raw_call_body("think", {"reasoning": "batch"})], headers=raw_headers("tools/call", "think")))
-        answers.append(http.post(url, content=b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {',
-                                 headers=raw_headers("tools/call", "think")))
+        answers.append(
+            http.post(
+                url,
+                json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": "x"},
+                headers=raw_headers("tools/call"),
+            )
+        )
+        answers.append(
+            http.post(
+                url, json=[raw_call_body("think", {"reasoning": "batch"})], headers=raw_headers("tools/call", "think")
+            )
+        )
+        answers.append(
+            http.post(
+                url,
+                content=b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {',
+                headers=raw_headers("tools/call", "think"),
+            )
+        )
         answers.append(http.post(url, content=b"\xff\xfe\x00garbage", headers=raw_headers("tools/call", "think")))
-        too_big = http.post(url, json=raw_call_body("think", {"reasoning": "x" * (5 * 1024 * 1024)}),
-                            headers=raw_headers("tools/call", "think"))
+        too_big = http.post(
+            url,
+            json=raw_call_body("think", {"reasoning": "x" * (5 * 1024 * 1024)}),
+            headers=raw_headers("tools/call", "think"),
+        )
         # null arguments are the same as {} (the handler sees no arguments): an ordinary, logged, invalid call.
         null_args = http.post(url, json=raw_call_body("think", None), headers=raw_headers("tools/call", "think")).json()
-        ok = http.post(url, json=raw_call_body("read_section", {"paper_id": pid("B"), "section": "C"}),
-                       headers=raw_headers("tools/call", "read_section")).json()
+        ok = http.post(
+            url,
+            json=raw_call_body("read_section", {"paper_id": pid("B"), "section": "C"}),
+            headers=raw_headers("tools/call", "read_section"),
+        ).json()
         status = http.get(f"/sessions/{sid}").json()
     for answer in answers:
         assert 400 <= answer.status_code < 500, answer.text
@@ -269,10 +388,12 @@ def test_every_refusal_message_is_json_safe_and_bounded(fixture_corpus, tmp_path
     log = CheckpointLog(log_path)
     sandbox = make_sandbox(fixture_corpus, log, Caps())
     session = sandbox.sessions.create(sandbox.scope("st_0001"), run="echo", caps=Caps(30, 20, 200_000))
-    results = [session.call("search_papers", {"query": "\x00" * 1_000_000}),
-               session.call("get_paper_info", {"paper_id": "x" * 1_000_000}),
-               session.call("think", {"reasoning": 7, "extra": "y" * 1_000_000}),
-               session.call("y" * 1_000_000, {})]
+    results = [
+        session.call("search_papers", {"query": "\x00" * 1_000_000}),
+        session.call("get_paper_info", {"paper_id": "x" * 1_000_000}),
+        session.call("think", {"reasoning": 7, "extra": "y" * 1_000_000}),
+        session.call("y" * 1_000_000, {}),
+    ]
     log.close()
     for result in results:
         assert result.is_error and result.data["cost"] == 0 and len(result.text) < 20_000, len(result.text)

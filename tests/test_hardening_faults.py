@@ -35,13 +35,17 @@ async def test_sigkill_mid_stream_loses_no_acknowledged_call(fixture_corpus, tmp
     acked: list[tuple[str, str]] = []  # (session_id, tag) of every call whose result came back
     with ServerProcess(fixture_corpus, log) as server:
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
-            sessions = [(await http.post("/sessions", json={"item": None, "run": "crash", "budget": None})).json()
-                        for _ in range(N_CLIENTS)]
+            sessions = [
+                (await http.post("/sessions", json={"item": None, "run": "crash", "budget": None})).json()
+                for _ in range(N_CLIENTS)
+            ]
 
         async def client_loop(i: int, session: dict) -> None:
             try:
-                async with httpx2.AsyncClient(timeout=10) as h, \
-                        Client(streamable_http_client(session["mcp_url"], http_client=h)) as client:
+                async with (
+                    httpx2.AsyncClient(timeout=10) as h,
+                    Client(streamable_http_client(session["mcp_url"], http_client=h)) as client,
+                ):
                     for n in range(10_000):
                         tag = f"c{i}n{n}"
                         if n % 2:
@@ -86,7 +90,10 @@ async def test_sigkill_mid_stream_loses_no_acknowledged_call(fixture_corpus, tmp
     before = len(list(read_records(log)))
     with ServerThread(str(fixture_corpus), str(log)) as restarted, httpx2.Client(base_url=restarted.base_url) as http:
         created = http.post("/sessions", json={"item": "st_0001", "run": "after-crash"}).json()
-        async with httpx2.AsyncClient() as h, Client(streamable_http_client(created["mcp_url"], http_client=h)) as client:
+        async with (
+            httpx2.AsyncClient() as h,
+            Client(streamable_http_client(created["mcp_url"], http_client=h)) as client,
+        ):
             read = await client.call_tool("read_section", {"paper_id": pid("B"), "section": "C"})
     assert read.structured_content["budget_used"] == 5
     assert len(list(read_records(log))) == before + 2
@@ -95,8 +102,11 @@ async def test_sigkill_mid_stream_loses_no_acknowledged_call(fixture_corpus, tmp
 
 # --- bad corpus files ------------------------------------------------------------------
 
+
 def _serve(corpus, log) -> tuple[int, str]:
-    result = CliRunner().invoke(main, ["serve", "--transport", "http", "--port", "1", "--corpus", str(corpus), "--log", str(log)])
+    result = CliRunner().invoke(
+        main, ["serve", "--transport", "http", "--port", "1", "--corpus", str(corpus), "--log", str(log)]
+    )
     return result.exit_code, result.output
 
 
@@ -105,8 +115,13 @@ def _corrupt_corpora(fixture_corpus, tmp_path) -> list[tuple[str, object, str]]:
     rng = random.Random(6)
     cases = []
     page = 4096
-    for name, length in [("10%", len(data) // 10), ("half", len(data) // 2), ("one page short", len(data) - page),
-                         ("one byte short", len(data) - 1), ("header only", 100)]:
+    for name, length in [
+        ("10%", len(data) // 10),
+        ("half", len(data) // 2),
+        ("one page short", len(data) - page),
+        ("one byte short", len(data) - 1),
+        ("header only", 100),
+    ]:
         path = tmp_path / f"truncated-{len(cases)}.sqlite"
         path.write_bytes(data[:length])
         cases.append((f"truncated ({name})", path, "truncated"))
@@ -161,14 +176,31 @@ def test_the_real_server_process_exits_with_the_message(fixture_corpus, tmp_path
     truncated = tmp_path / "truncated.sqlite"
     truncated.write_bytes(fixture_corpus.read_bytes()[:-4096])
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "agenthop.server", "serve", "--transport", "http", "--port", "0",
-                           "--corpus", str(truncated), "--log", str(tmp_path / "log.sqlite")],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agenthop.server",
+            "serve",
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--corpus",
+            str(truncated),
+            "--log",
+            str(tmp_path / "log.sqlite"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 1 and "is truncated" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert time.monotonic() - started < 30
 
 
 # --- bad log files -------------------------------------------------------------------------
+
 
 def test_unusable_log_paths_are_refused_with_a_clear_message(fixture_corpus, tmp_path):
     junk = tmp_path / "junk.log"
@@ -183,11 +215,20 @@ def test_unusable_log_paths_are_refused_with_a_clear_message(fixture_corpus, tmp
     conn.close()
     directory = tmp_path / "a-directory"
     directory.mkdir()
-    cases = [(junk, 1, "cannot use"), (corpus_copy, 1, "not a checkpoint log"), (future, 1, "format version 99"),
-             (directory, 2, "is a directory")]
+    cases = [
+        (junk, 1, "cannot use"),
+        (corpus_copy, 1, "not a checkpoint log"),
+        (future, 1, "format version 99"),
+        (directory, 2, "is a directory"),
+    ]
     for path, code, fragment in cases:
-        result = CliRunner().invoke(main, ["serve", "--transport", "http", "--corpus", str(fixture_corpus), "--log", str(path)])
-        assert result.exit_code == code and fragment in result.output and "Traceback" not in result.output, (path, result.output)
+        result = CliRunner().invoke(
+            main, ["serve", "--transport", "http", "--corpus", str(fixture_corpus), "--log", str(path)]
+        )
+        assert result.exit_code == code and fragment in result.output and "Traceback" not in result.output, (
+            path,
+            result.output,
+        )
     # The corpus given as --log by mistake is left byte-for-byte as it was (no log tables, no WAL switch).
     assert hashlib.sha256(corpus_copy.read_bytes()).hexdigest() == digest
     with pytest.raises(LogError, match="not a readable checkpoint log"):

@@ -19,8 +19,10 @@ RAW_ROUNDS = 2
 
 
 async def _new_sessions(http, run: str) -> list[dict]:
-    return [(await http.post("/sessions", json={"item": "st_0001", "run": run, "budget": BUDGET})).json()
-            for _ in range(N_SESSIONS)]
+    return [
+        (await http.post("/sessions", json={"item": "st_0001", "run": run, "budget": BUDGET})).json()
+        for _ in range(N_SESSIONS)
+    ]
 
 
 def _check(result_data: dict, step: int, where: str) -> None:
@@ -31,15 +33,18 @@ def _check(result_data: dict, step: int, where: str) -> None:
 async def test_64_concurrent_sessions_are_correct_logged_once_and_memory_stays_flat(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
     with ServerProcess(fixture_corpus, log) as server:
-        async with httpx2.AsyncClient(base_url=server.base_url, timeout=60,
-                                      limits=httpx2.Limits(max_connections=N_SESSIONS)) as http:
+        async with httpx2.AsyncClient(
+            base_url=server.base_url, timeout=60, limits=httpx2.Limits(max_connections=N_SESSIONS)
+        ) as http:
             # Round 1: real MCP clients, both protocol eras (every eighth session speaks the 2025 protocol).
             sessions = await _new_sessions(http, "load-0")
 
             async def mcp_agent(i: int, session: dict) -> None:
                 mode = "legacy" if i % 8 == 0 else "auto"
-                async with httpx2.AsyncClient(timeout=60) as h, \
-                        Client(streamable_http_client(session["mcp_url"], http_client=h), mode=mode) as client:
+                async with (
+                    httpx2.AsyncClient(timeout=60) as h,
+                    Client(streamable_http_client(session["mcp_url"], http_client=h), mode=mode) as client,
+                ):
                     for step, (tool, args, _, _) in enumerate(SCRIPT):
                         result = await client.call_tool(tool, args, meta={"agenthop/turn": step + 1})
                         _check(result.structured_content, step, f"{mode} {i}")
@@ -54,7 +59,9 @@ async def test_64_concurrent_sessions_are_correct_logged_once_and_memory_stays_f
             async def raw_agent(session: dict, round_no: int) -> None:
                 url = f"/mcp?session={session['session_id']}"
                 for step, (tool, args, _, _) in enumerate(SCRIPT):
-                    answer = await http.post(url, json=raw_call_body(tool, args, step), headers=raw_headers("tools/call", tool))
+                    answer = await http.post(
+                        url, json=raw_call_body(tool, args, step), headers=raw_headers("tools/call", tool)
+                    )
                     assert answer.status_code == 200, answer.text
                     _check(answer.json()["result"]["structuredContent"], step, f"raw round {round_no}")
 
@@ -79,7 +86,9 @@ async def test_64_concurrent_sessions_are_correct_logged_once_and_memory_stays_f
     for rs in by_session.values():
         assert [r["seq"] for r in rs] == list(range(len(rs)))
         assert [r["kind"] for r in rs] == ["session_start"] + ["call"] * 7 + ["session_end", "call"]
-        assert [(r["outcome"], r["budget_after"]) for r in rs if r["kind"] == "call"] == [(o, u) for _, _, o, u in SCRIPT]
+        assert [(r["outcome"], r["budget_after"]) for r in rs if r["kind"] == "call"] == [
+            (o, u) for _, _, o, u in SCRIPT
+        ]
     # Flat memory: after the warm-up round, two more rounds (1,024 calls, 128 sessions) add little (about 1-2 MB
     # here). The bound is generous for allocator noise on a shared machine; a leak of 24 KB per call would exceed it.
     growth_mb = (end_kb - warm_kb) / 1024

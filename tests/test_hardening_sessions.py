@@ -42,16 +42,26 @@ async def test_query_parameter_wins_over_header_and_only_that_session_is_charged
     log = tmp_path / "log.sqlite"
     with ServerThread(str(fixture_corpus), str(log)) as server:
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
-            a, b = await _create(http, item="st_0001", run="x", budget=10), await _create(http, item="st_0001", run="x", budget=10)
+            a, b = (
+                await _create(http, item="st_0001", run="x", budget=10),
+                await _create(http, item="st_0001", run="x", budget=10),
+            )
             mixed = await _call(a["mcp_url"], {"X-AgentHop-Session": b["session_id"]}, *READ_B)
-            header_only = await _call(f"{server.base_url}/mcp", {"X-AgentHop-Session": b["session_id"]}, "get_paper_info", {"paper_id": pid("A")})
+            header_only = await _call(
+                f"{server.base_url}/mcp",
+                {"X-AgentHop-Session": b["session_id"]},
+                "get_paper_info",
+                {"paper_id": pid("A")},
+            )
             status_a = (await http.get(f"/sessions/{a['session_id']}")).json()
             status_b = (await http.get(f"/sessions/{b['session_id']}")).json()
     assert mixed.structured_content["budget_used"] == 5 and header_only.structured_content["budget_used"] == 1
     assert status_a["budget_used"] == 5 and status_b["budget_used"] == 1
     calls = [r for r in read_records(log) if r["kind"] == "call"]
     assert [(c["session_id"], c["tool"], c["cost"]) for c in calls] == [
-        (a["session_id"], "read_section", 5), (b["session_id"], "get_paper_info", 1)]
+        (a["session_id"], "read_section", 5),
+        (b["session_id"], "get_paper_info", 1),
+    ]
 
 
 async def test_a_session_cannot_be_ended_or_charged_without_its_exact_id(fixture_corpus, tmp_path):
@@ -59,9 +69,18 @@ async def test_a_session_cannot_be_ended_or_charged_without_its_exact_id(fixture
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
             victim = await _create(http, item="st_0001", budget=10)
             sid = victim["session_id"]
-            near_misses = [sid[:-1], sid + "x", sid.upper() if sid.upper() != sid else sid.lower(), sid[:16], f"{sid}/..",
-                           "%2e%2e", " " + sid]
-            ends = [await http.post(f"/sessions/{guess}/end", json={"termination": "abandoned"}) for guess in near_misses]
+            near_misses = [
+                sid[:-1],
+                sid + "x",
+                sid.upper() if sid.upper() != sid else sid.lower(),
+                sid[:16],
+                f"{sid}/..",
+                "%2e%2e",
+                " " + sid,
+            ]
+            ends = [
+                await http.post(f"/sessions/{guess}/end", json={"termination": "abandoned"}) for guess in near_misses
+            ]
             calls = [await _call(f"{server.base_url}/mcp?session={guess}", {}, *READ_B) for guess in near_misses[:4]]
             status = (await http.get(f"/sessions/{sid}")).json()
     assert all(r.status_code in (404, 405) for r in ends), [r.status_code for r in ends]
@@ -77,11 +96,23 @@ async def test_an_ended_session_stays_ended_after_attempts_to_end_or_use_it_agai
             url = answered["mcp_url"]
             async with httpx2.AsyncClient() as h, Client(streamable_http_client(url, http_client=h)) as client:
                 submit = await client.call_tool("submit_answer", {"answer": "B", "reasoning": "r"})
-                again = [await http.post(f"/sessions/{answered['session_id']}/end", json=body) for body in (
-                    {"termination": "abandoned"}, {"termination": "error", "reason": "x"}, {"termination": "answer"},
-                    {"termination": "budget"}, {}, {"termination": None}, [1])]
-                after = [await client.call_tool(*READ_B), await client.call_tool("submit_answer", {"answer": "A", "reasoning": "r"}),
-                         await client.call_tool("think", {"reasoning": "x"})]
+                again = [
+                    await http.post(f"/sessions/{answered['session_id']}/end", json=body)
+                    for body in (
+                        {"termination": "abandoned"},
+                        {"termination": "error", "reason": "x"},
+                        {"termination": "answer"},
+                        {"termination": "budget"},
+                        {},
+                        {"termination": None},
+                        [1],
+                    )
+                ]
+                after = [
+                    await client.call_tool(*READ_B),
+                    await client.call_tool("submit_answer", {"answer": "A", "reasoning": "r"}),
+                    await client.call_tool("think", {"reasoning": "x"}),
+                ]
             status = (await http.get(f"/sessions/{answered['session_id']}")).json()
 
             # Ended by the runner first (max_turns): a later submit is refused and the end cannot be overwritten.
@@ -135,10 +166,6 @@ async def test_session_ids_are_unguessable(fixture_corpus, tmp_path):
     assert entropy > 5.8 and entropy * len(ids[0]) >= 180
 
 
-
-
-
-
 async def test_error_paths_of_the_http_api_reveal_no_gold_and_no_text(canary_corpus, tmp_path):
     conn = open_corpus(canary_corpus)
     sections = [t for (t,) in conn.execute("SELECT text FROM sections") if len(t) > 20]
@@ -152,31 +179,61 @@ async def test_error_paths_of_the_http_api_reveal_no_gold_and_no_text(canary_cor
                 await http.post("/sessions", json={"item": "../st_0001"}),
                 await http.post("/sessions", json={"answer": 1}),
                 await http.post("/sessions", content=b"\x00\xff", headers={"content-type": "application/json"}),
-                await http.post("/sessions", content=b"item=st_0001", headers={"content-type": "application/x-www-form-urlencoded"}),
+                await http.post(
+                    "/sessions", content=b"item=st_0001", headers={"content-type": "application/x-www-form-urlencoded"}
+                ),
                 await http.get("/sessions/gold_items"),
                 await http.get(f"/sessions/{sid}/../../gold"),
                 await http.post(f"/sessions/{sid}/end", json={"termination": "answer", "answer": "B"}),
                 await http.delete(f"/sessions/{sid}"),
-                await http.get("/gold"), await http.get("/sessions"), await http.put("/health"),
+                await http.get("/gold"),
+                await http.get("/sessions"),
+                await http.put("/health"),
                 await http.get("/mcp"),
                 await http.post(mcp, content=b"{oops", headers=raw_headers("tools/call", "think")),
-                await http.post(mcp, json={"jsonrpc": "2.0", "id": 1, "method": "gold/list", "params": {"_meta": {}}},
-                                headers=raw_headers("gold/list")),
-                await http.post(mcp, json={"jsonrpc": "2.0", "id": 2, "method": "resources/read",
-                                           "params": {"uri": "agenthop://gold", "_meta": raw_call_body("", {})["params"]["_meta"]}},
-                                headers=raw_headers("resources/read")),
-                await http.post(mcp, json={"jsonrpc": "2.0", "id": 3, "method": "prompts/get",
-                                           "params": {"name": "answer_key", "_meta": raw_call_body("", {})["params"]["_meta"]}},
-                                headers=raw_headers("prompts/get")),
-                await http.post(mcp, json=raw_call_body("read_section", {"paper_id": pid("B"), "section": "zzz"}),
-                                headers=raw_headers("tools/call", "read_section")),
-                await http.post(mcp, json=raw_call_body("get_paper_info", {"paper_id": pid("H")}),  # another item's gold paper
-                                headers=raw_headers("tools/call", "get_paper_info")),
-                await http.post(mcp, json=raw_call_body("submit_answer", {"answer": "E", "reasoning": "?"}),
-                                headers=raw_headers("tools/call", "submit_answer")),
+                await http.post(
+                    mcp,
+                    json={"jsonrpc": "2.0", "id": 1, "method": "gold/list", "params": {"_meta": {}}},
+                    headers=raw_headers("gold/list"),
+                ),
+                await http.post(
+                    mcp,
+                    json={
+                        "jsonrpc": "2.0",
+                        "id": 2,
+                        "method": "resources/read",
+                        "params": {"uri": "agenthop://gold", "_meta": raw_call_body("", {})["params"]["_meta"]},
+                    },
+                    headers=raw_headers("resources/read"),
+                ),
+                await http.post(
+                    mcp,
+                    json={
+                        "jsonrpc": "2.0",
+                        "id": 3,
+                        "method": "prompts/get",
+                        "params": {"name": "answer_key", "_meta": raw_call_body("", {})["params"]["_meta"]},
+                    },
+                    headers=raw_headers("prompts/get"),
+                ),
+                await http.post(
+                    mcp,
+                    json=raw_call_body("read_section", {"paper_id": pid("B"), "section": "zzz"}),
+                    headers=raw_headers("tools/call", "read_section"),
+                ),
+                await http.post(
+                    mcp,
+                    json=raw_call_body("get_paper_info", {"paper_id": pid("H")}),  # another item's gold paper
+                    headers=raw_headers("tools/call", "get_paper_info"),
+                ),
+                await http.post(
+                    mcp,
+                    json=raw_call_body("submit_answer", {"answer": "E", "reasoning": "?"}),
+                    headers=raw_headers("tools/call", "submit_answer"),
+                ),
             ]
     seen = [r.status_code for r in responses]
-    assert all(code >= 400 or "error" in r.text or "isError\":true" in r.text for code, r in zip(seen, responses)), seen
+    assert all(code >= 400 or "error" in r.text or 'isError":true' in r.text for code, r in zip(seen, responses)), seen
     for response in responses:
         blob = response.text
         assert not any(word in blob for word in GOLD_WORDS), blob[:300]
@@ -188,14 +245,19 @@ def test_ids_in_the_log_match_the_sessions_that_made_the_calls(fixture_corpus, t
     """Across 16 interleaved sessions, each call record carries the ID of the session that was charged."""
     log = tmp_path / "log.sqlite"
     with ServerThread(str(fixture_corpus), str(log)) as server, httpx2.Client(base_url=server.base_url) as http:
-        sessions = [http.post("/sessions", json={"item": "st_0001", "run": "mix", "budget": 30}).json() for _ in range(16)]
+        sessions = [
+            http.post("/sessions", json={"item": "st_0001", "run": "mix", "budget": 30}).json() for _ in range(16)
+        ]
         expected = Counter()
         rng = __import__("random").Random(os.getpid())
         for n in range(48):
             s = rng.choice(sessions)
             other = rng.choice(sessions)
-            answer = http.post(f"/mcp?session={s['session_id']}", json=raw_call_body("get_paper_info", {"paper_id": pid("A")}, n),
-                               headers={**raw_headers("tools/call", "get_paper_info"), "X-AgentHop-Session": other["session_id"]})
+            answer = http.post(
+                f"/mcp?session={s['session_id']}",
+                json=raw_call_body("get_paper_info", {"paper_id": pid("A")}, n),
+                headers={**raw_headers("tools/call", "get_paper_info"), "X-AgentHop-Session": other["session_id"]},
+            )
             assert answer.json()["result"]["structuredContent"]["outcome"] == "ok"
             expected[s["session_id"]] += 1
         budgets = {s["session_id"]: http.get(f"/sessions/{s['session_id']}").json()["budget_used"] for s in sessions}
@@ -214,7 +276,9 @@ async def test_ended_sessions_leave_memory_and_stay_answerable_from_the_log(fixt
             first = sessions[0]
             submitted = await _call(first["mcp_url"], {}, "submit_answer", {"answer": "C", "reasoning": "r"})
             for s in sessions[1:]:
-                assert (await http.post(f"/sessions/{s['session_id']}/end", json={"termination": "max_turns"})).status_code == 200
+                assert (
+                    await http.post(f"/sessions/{s['session_id']}/end", json={"termination": "max_turns"})
+                ).status_code == 200
             health = (await http.get("/health")).json()
             state = (await http.get(f"/sessions/{first['session_id']}")).json()
             late = await _call(first["mcp_url"], {}, *READ_B)
@@ -222,14 +286,29 @@ async def test_ended_sessions_leave_memory_and_stay_answerable_from_the_log(fixt
             unknown = await http.get("/sessions/never-created")
     assert submitted.structured_content["outcome"] == "ok"
     assert health["live"] == 0 and health["ended_in_memory"] <= 3 + 1  # the revived first session may be among them
-    assert state == {"session_id": first["session_id"], "item": "st_0001", "run": "memory",
-                     "caps": {"budget": 10, "max_turns": 20, "max_tokens": 200_000}, "budget_used": 0, "ended": True,
-                     "termination": "answer", "answer": "C"}
-    assert late.is_error and late.structured_content["outcome"] == "session_ended" and "answer was submitted" in late.content[0].text
+    assert state == {
+        "session_id": first["session_id"],
+        "item": "st_0001",
+        "run": "memory",
+        "caps": {"budget": 10, "max_turns": 20, "max_tokens": 200_000},
+        "budget_used": 0,
+        "ended": True,
+        "termination": "answer",
+        "answer": "C",
+    }
+    assert (
+        late.is_error
+        and late.structured_content["outcome"] == "session_ended"
+        and "answer was submitted" in late.content[0].text
+    )
     assert again.status_code == 409 and unknown.status_code == 404
     records = [r for r in read_records(log) if r["session_id"] == first["session_id"]]
     assert [(r["kind"], r["seq"], r.get("outcome")) for r in records] == [
-        ("session_start", 0, None), ("call", 1, "ok"), ("session_end", 2, None), ("call", 3, "session_ended")]
+        ("session_start", 0, None),
+        ("call", 1, "ok"),
+        ("session_end", 2, None),
+        ("call", 3, "session_ended"),
+    ]
 
 
 async def test_a_session_another_server_process_left_open_is_unknown_on_every_route(fixture_corpus, tmp_path):
@@ -253,7 +332,11 @@ def test_many_ended_sessions_do_not_grow_server_memory(fixture_corpus, tmp_path)
     (today every session stays for the life of the process)."""
     from hardening_common import ServerProcess, rss_kb
 
-    with ServerProcess(fixture_corpus, tmp_path / "log.sqlite") as server, httpx2.Client(base_url=server.base_url) as http:
+    with (
+        ServerProcess(fixture_corpus, tmp_path / "log.sqlite") as server,
+        httpx2.Client(base_url=server.base_url) as http,
+    ):
+
         def cycle(n: int) -> None:
             for _ in range(n):
                 sid = http.post("/sessions", json={"item": "st_0001", "run": "rss"}).json()["session_id"]

@@ -17,15 +17,15 @@ def quiet(_msg: str) -> None:
 
 def many_problems(r) -> None:
     """Errors in four files and one of every warning the importer gives."""
-    r.qa[1] = '{"id": "st_0002",'                                           # qa line 2: not JSON
-    r.item("mt_0001")["options"] = ["a", "b", "c"]                         # qa line 3: 3 options
-    r.labels_of("st_0001")[0]["section"] = "Nowhere"                        # labels line 1: a label naming no section
+    r.qa[1] = '{"id": "st_0002",'  # qa line 2: not JSON
+    r.item("mt_0001")["options"] = ["a", "b", "c"]  # qa line 3: 3 options
+    r.labels_of("st_0001")[0]["section"] = "Nowhere"  # labels line 1: a label naming no section
     r.labels.append({"sample_id": "st_9999", "analysis": {"section_recall_labels": []}})  # labels line 4: unknown item
-    r.graph("mt_0001")["nodes"][pid("K")]["year"] = "2020"                  # graphs line 3: a string year
-    r.paper("G")["sections"] = []                                           # a zero-section pool record (G is st_0002's bridge: fine)
-    r.paper("J")["sections"][0]["header"] = "1 Introduction"                # J: "Introduction" names two sections
+    r.graph("mt_0001")["nodes"][pid("K")]["year"] = "2020"  # graphs line 3: a string year
+    r.paper("G")["sections"] = []  # a zero-section pool record (G is st_0002's bridge: fine)
+    r.paper("J")["sections"][0]["header"] = "1 Introduction"  # J: "Introduction" names two sections
     r.paper("J")["sections"].append({"header": "2 Introduction", "text": "Again."})
-    r.graph("st_0001")["nodes"][pid("D")]["title"] = ""                     # D: a paper with an empty title
+    r.graph("st_0001")["nodes"][pid("D")]["title"] = ""  # D: a paper with an empty title
 
 
 def test_check_reports_every_error_and_warning_and_writes_nothing(tmp_path):
@@ -57,13 +57,16 @@ def test_check_of_a_clean_release(tmp_path):
 
 def test_items_left_without_a_direct_label_are_reported(tmp_path):
     """Skipping bad labels can leave a gold paper with no direct label: the item can never score section recall."""
+
     def mutate(r):
         r.labels_of("st_0001")[0]["section"] = "Nowhere"  # st_0001's only direct label
 
     release = make_release(tmp_path, mutate)
     report = check_release(release, skip_bad_labels=True, echo=quiet)
     assert report["ok"] is True
-    assert report["warnings"]["gold_without_direct_label"]["examples"] == [{"item": "st_0001", "gold_paper_ids": [pid("B")]}]
+    assert report["warnings"]["gold_without_direct_label"]["examples"] == [
+        {"item": "st_0001", "gold_paper_ids": [pid("B")]}
+    ]
     assert report["warnings"]["bad_labels_skipped"]["count"] == 1
     summary = import_release(release, tmp_path / "c.sqlite", skip_bad_labels=True, echo=quiet)
     assert summary["warnings"]["gold_without_direct_label"]["count"] == 1  # an import says so too
@@ -73,7 +76,7 @@ def test_gold_paper_with_zero_sections_is_an_error(tmp_path):
     report = check_release(make_release(tmp_path, lambda r: r.paper("H").update(sections=[])), echo=quiet)
     assert [e["message"] for e in report["errors"]] == [
         f"qa/full.jsonl line 2: field 'gold_paper_ids[0]': expected a gold paper whose text is in paper_pool/papers.jsonl, "
-        f"found \"{pid('H')}\" (arxivId \"{ARXIV['H']}\") a pool record with zero sections"
+        f'found "{pid("H")}" (arxivId "{ARXIV["H"]}") a pool record with zero sections'
     ]
 
 
@@ -85,7 +88,9 @@ def test_cli_check(tmp_path):
     assert "5 errors:" in result.stdout and "FAILED: 5 errors" in result.stdout
     assert "qa/full.jsonl line 3: field 'options'" in result.stdout
     assert "zero_section_papers" in result.stdout and "duplicate_headers" in result.stdout
-    assert "1 of the errors are recall labels: --skip-bad-labels drops" in result.stdout  # the CLI, not the library, names the flag
+    assert (
+        "1 of the errors are recall labels: --skip-bad-labels drops" in result.stdout
+    )  # the CLI, not the library, names the flag
     good = make_release(tmp_path, name="good")
     result = runner.invoke(main, ["corpus", "import", str(good), "--check"])
     assert result.exit_code == 0 and "OK: no errors" in result.stdout
@@ -110,6 +115,7 @@ def test_a_key_that_is_not_a_string_is_an_error_of_its_record_not_a_traceback(tm
 
 def test_a_malformed_graph_node_is_refused_even_for_a_paper_of_corpus_papers(tmp_path):
     """A paper first given in corpus/papers.jsonl is not a reason to skip checking the graph nodes that name it."""
+
     def with_corpus_papers(r) -> None:
         r.corpus_papers = [{"paper_id": pid("C"), "title": "Paper C", "year": 2020}]
         r.graph("st_0001")["nodes"][pid("C")] = {"title": 5, "authors": [{"x": 1}]}

@@ -69,15 +69,29 @@ def test_round_trip_items_neighbourhoods_and_gold(tmp_path):
             (item_id,),
         ).fetchone()
         assert row == (
-            item["question_type"], item["depth"], item["reasoning_type"], item["question"], json.dumps(item["options"]),
-            item["seed_paper_id"], item["seed_arxiv_id"], item["seed_title"], position,
+            item["question_type"],
+            item["depth"],
+            item["reasoning_type"],
+            item["question"],
+            json.dumps(item["options"]),
+            item["seed_paper_id"],
+            item["seed_arxiv_id"],
+            item["seed_title"],
+            position,
         )
         graph = release.graph(item_id)
-        nodes = [p for (p,) in conn.execute("SELECT paper_id FROM item_nodes WHERE item_id = ? ORDER BY position", (item_id,))]
+        nodes = [
+            p
+            for (p,) in conn.execute("SELECT paper_id FROM item_nodes WHERE item_id = ? ORDER BY position", (item_id,))
+        ]
         assert nodes == list(graph["nodes"])
         assert nodes[0] == item["seed_paper_id"]
-        edges = conn.execute("SELECT citing, cited, position FROM item_edges WHERE item_id = ? ORDER BY citing, position", (item_id,)).fetchall()
-        expected = sorted(((c, d, i) for c, cited in graph["edges"].items() for i, d in enumerate(cited)), key=lambda e: (e[0], e[2]))
+        edges = conn.execute(
+            "SELECT citing, cited, position FROM item_edges WHERE item_id = ? ORDER BY citing, position", (item_id,)
+        ).fetchall()
+        expected = sorted(
+            ((c, d, i) for c, cited in graph["edges"].items() for i, d in enumerate(cited)), key=lambda e: (e[0], e[2])
+        )
         assert edges == expected
         for citing, cited, _ in edges:  # every item edge is in the union table
             assert conn.execute("SELECT 1 FROM edges WHERE citing = ? AND cited = ?", (citing, cited)).fetchone()
@@ -90,16 +104,23 @@ def test_round_trip_items_neighbourhoods_and_gold(tmp_path):
         assert gold[0] == item["correct_index"]
         assert (json.loads(gold[1]) if gold[1] else None) == item["distractor_types"]
         assert [json.loads(g) for g in gold[2:]] == [
-            item["gold_paper_ids"], item["gold_arxiv_ids"], item["bridge_paper_ids"], item["bridge_arxiv_ids"]
+            item["gold_paper_ids"],
+            item["gold_arxiv_ids"],
+            item["bridge_paper_ids"],
+            item["bridge_arxiv_ids"],
         ]
         for paper_id in item["gold_paper_ids"] + item["bridge_paper_ids"]:
             assert paper_id in nodes
             assert conn.execute("SELECT has_text FROM papers WHERE paper_id = ?", (paper_id,)).fetchone() == (1,)
 
         labels = conn.execute(
-            "SELECT arxiv_id, section, relevance, what_it_contains FROM gold_recall_labels WHERE item_id = ? ORDER BY position", (item_id,)
+            "SELECT arxiv_id, section, relevance, what_it_contains FROM gold_recall_labels WHERE item_id = ? ORDER BY position",
+            (item_id,),
         ).fetchall()
-        assert labels == [(lab["arxiv_id"], lab["section"], lab["relevance"], lab["what_it_contains"]) for lab in release.labels_of(item_id)]
+        assert labels == [
+            (lab["arxiv_id"], lab["section"], lab["relevance"], lab["what_it_contains"])
+            for lab in release.labels_of(item_id)
+        ]
         for arxiv_id, section, _, _ in labels:
             headers = [h for (h,) in conn.execute("SELECT header FROM sections WHERE arxiv_id = ?", (arxiv_id,))]
             texts = [t for (t,) in conn.execute("SELECT text FROM sections WHERE arxiv_id = ?", (arxiv_id,))]
@@ -110,12 +131,18 @@ def test_round_trip_items_neighbourhoods_and_gold(tmp_path):
     assert a == (ARXIV["A"], json.dumps(["Ada Lovelace", "Alan Turing"]), "ACL", 1)
     e = conn.execute("SELECT arxiv_id, abstract, has_text FROM papers WHERE paper_id = ?", (pid("E"),)).fetchone()
     assert e == (None, "Abstract of paper E.", 0)
-    assert conn.execute("SELECT arxiv_id, has_text, year FROM papers WHERE paper_id = ?", (pid("D"),)).fetchone() == (ARXIV["D"], 0, None)
-    assert conn.execute("SELECT arxiv_id FROM papers WHERE paper_id = ?", (pid("C"),)).fetchone() == (None,)
-    assert conn.execute("SELECT context FROM edges WHERE citing = ? AND cited = ?", (pid("A"), pid("B"))).fetchone() == (
-        "We build on the data of Paper B [3].",
+    assert conn.execute("SELECT arxiv_id, has_text, year FROM papers WHERE paper_id = ?", (pid("D"),)).fetchone() == (
+        ARXIV["D"],
+        0,
+        None,
     )
-    headers = [h for (h,) in conn.execute("SELECT header FROM sections WHERE arxiv_id = ? ORDER BY position", (ARXIV["B"],))]
+    assert conn.execute("SELECT arxiv_id FROM papers WHERE paper_id = ?", (pid("C"),)).fetchone() == (None,)
+    assert conn.execute(
+        "SELECT context FROM edges WHERE citing = ? AND cited = ?", (pid("A"), pid("B"))
+    ).fetchone() == ("We build on the data of Paper B [3].",)
+    headers = [
+        h for (h,) in conn.execute("SELECT header FROM sections WHERE arxiv_id = ? ORDER BY position", (ARXIV["B"],))
+    ]
     assert headers == ["Introduction", "Method", "Experiments", "Apdx_A: Proofs"]
     conn.close()
 
@@ -124,7 +151,9 @@ def test_gold_data_only_in_gold_tables(tmp_path):
     out, _ = build(tmp_path)
     conn = connect(out)
     gold_values = set()
-    for row in conn.execute("SELECT distractor_types, gold_paper_ids, gold_arxiv_ids, bridge_paper_ids, bridge_arxiv_ids FROM gold_items"):
+    for row in conn.execute(
+        "SELECT distractor_types, gold_paper_ids, gold_arxiv_ids, bridge_paper_ids, bridge_arxiv_ids FROM gold_items"
+    ):
         gold_values.update(v for v in row if v not in (None, "[]"))
     for (what,) in conn.execute("SELECT what_it_contains FROM gold_recall_labels"):
         gold_values.add(what)
@@ -201,7 +230,9 @@ def test_blank_lines_and_missing_optional_fields_are_accepted(tmp_path):
     out, summary = build(tmp_path, mutate)
     conn = connect(out)
     assert conn.execute("SELECT item_id, position FROM items ORDER BY position").fetchall() == [
-        ("st_0001", 0), ("st_0002", 1), ("mt_0001", 2)
+        ("st_0001", 0),
+        ("st_0002", 1),
+        ("mt_0001", 2),
     ]
     assert conn.execute("SELECT venue, consensus_tier FROM items WHERE item_id = 'st_0002'").fetchone() == (None, None)
     assert conn.execute("SELECT distractor_types FROM gold_items WHERE item_id = 'st_0002'").fetchone() == (None,)
@@ -266,13 +297,25 @@ def test_options_message_is_exact(tmp_path):
 
 CASES = {
     # JSON and structure
-    "bad json": (lambda r: r.qa.__setitem__(1, '{"id": "st_0002",'), ["qa/full.jsonl line 2: not valid JSON (Expecting property name enclosed in double quotes at column 18)"]),
-    "not an object": (lambda r: r.graphs.__setitem__(2, "[1, 2]"), ["graphs/full.jsonl line 3: expected a JSON object, found a list of 2"]),
+    "bad json": (
+        lambda r: r.qa.__setitem__(1, '{"id": "st_0002",'),
+        ["qa/full.jsonl line 2: not valid JSON (Expecting property name enclosed in double quotes at column 18)"],
+    ),
+    "not an object": (
+        lambda r: r.graphs.__setitem__(2, "[1, 2]"),
+        ["graphs/full.jsonl line 3: expected a JSON object, found a list of 2"],
+    ),
     "bad json in pool": (lambda r: r.pool.__setitem__(3, "{oops"), ["paper_pool/papers.jsonl line 4: not valid JSON"]),
     # missing fields
-    "missing question": (lambda r: r.item("mt_0001").pop("question"), ["qa/full.jsonl line 3: missing field 'question'"]),
+    "missing question": (
+        lambda r: r.item("mt_0001").pop("question"),
+        ["qa/full.jsonl line 3: missing field 'question'"],
+    ),
     "missing nodes": (lambda r: r.graph("st_0002").pop("nodes"), ["graphs/full.jsonl line 2: missing field 'nodes'"]),
-    "missing sections": (lambda r: r.paper("B").pop("sections"), ["paper_pool/papers.jsonl line 2: missing field 'sections'"]),
+    "missing sections": (
+        lambda r: r.paper("B").pop("sections"),
+        ["paper_pool/papers.jsonl line 2: missing field 'sections'"],
+    ),
     "missing label list": (
         lambda r: r.label_record("st_0001")["analysis"].pop("section_recall_labels"),
         ["audit/recall_labels.jsonl line 1: missing field 'analysis.section_recall_labels'"],
@@ -282,13 +325,22 @@ CASES = {
         ["audit/recall_labels.jsonl line 3: missing field 'analysis.section_recall_labels[1].section'"],
     ),
     # wrong types
-    "depth as string": (_set(_item("st_0001"), depth="1"), ["qa/full.jsonl line 1: field 'depth': expected one of 1 or 2, found the string \"1\""]),
-    "correct_index as string": (_set(_item("st_0001"), correct_index="1"), ["field 'correct_index': expected an integer, found the string \"1\""]),
+    "depth as string": (
+        _set(_item("st_0001"), depth="1"),
+        ["qa/full.jsonl line 1: field 'depth': expected one of 1 or 2, found the string \"1\""],
+    ),
+    "correct_index as string": (
+        _set(_item("st_0001"), correct_index="1"),
+        ["field 'correct_index': expected an integer, found the string \"1\""],
+    ),
     "node year as string": (
         lambda r: r.graph("st_0001")["nodes"][pid("B")].update(year="2016"),
         [f"graphs/full.jsonl line 1: field 'nodes.{pid('B')}.year': expected an integer, found the string \"2016\""],
     ),
-    "edges as list": (_set(_graph("mt_0001"), edges=[]), ["graphs/full.jsonl line 3: field 'edges': expected an object"]),
+    "edges as list": (
+        _set(_graph("mt_0001"), edges=[]),
+        ["graphs/full.jsonl line 3: field 'edges': expected an object"],
+    ),
     "section text as number": (
         lambda r: r.paper("A")["sections"][1].update(text=7),
         ["paper_pool/papers.jsonl line 1: field 'sections[1].text': expected a string, found an integer (7)"],
@@ -298,35 +350,89 @@ CASES = {
         [f"field 'nodes.{pid('A')}.authors': expected a list of strings"],
     ),
     # allowed values
-    "options not strings": (_set(_item("st_0001"), options=["a", "b", 3, "d"]), ["field 'options[2]': expected a non-empty string, found an integer (3)"]),
-    "correct_index out of range": (_set(_item("mt_0001"), correct_index=4), ["qa/full.jsonl line 3: field 'correct_index': expected an integer from 0 to 3, found an integer (4)"]),
-    "question_type": (_set(_item("st_0001"), question_type="bfs"), ["field 'question_type': expected one of \"single-target\" or \"multi-target\", found the string \"bfs\""]),
+    "options not strings": (
+        _set(_item("st_0001"), options=["a", "b", 3, "d"]),
+        ["field 'options[2]': expected a non-empty string, found an integer (3)"],
+    ),
+    "correct_index out of range": (
+        _set(_item("mt_0001"), correct_index=4),
+        ["qa/full.jsonl line 3: field 'correct_index': expected an integer from 0 to 3, found an integer (4)"],
+    ),
+    "question_type": (
+        _set(_item("st_0001"), question_type="bfs"),
+        ['field \'question_type\': expected one of "single-target" or "multi-target", found the string "bfs"'],
+    ),
     "depth 3": (_set(_item("st_0001"), depth=3), ["field 'depth': expected one of 1 or 2, found an integer (3)"]),
-    "reasoning_type": (_set(_item("st_0001"), reasoning_type="method"), ["field 'reasoning_type': expected one of \"GROUND\""]),
-    "consensus tier not a string": (_set(_item("st_0001"), consensus_tier=3), ["field 'consensus_tier': expected a string or null, found an integer (3)"]),
+    "reasoning_type": (
+        _set(_item("st_0001"), reasoning_type="method"),
+        ["field 'reasoning_type': expected one of \"GROUND\""],
+    ),
+    "consensus tier not a string": (
+        _set(_item("st_0001"), consensus_tier=3),
+        ["field 'consensus_tier': expected a string or null, found an integer (3)"],
+    ),
     "distractor kind": (
         _set(_item("st_0001"), distractor_types=["seed_only", "correct", "typo", "no_context"]),
         ["field 'distractor_types[2]': expected one of \"correct\""],
     ),
     "distractor correct slot": (
         _set(_item("st_0001"), distractor_types=["correct", "seed_only", "wrong_paper", "no_context"]),
-        ["field 'distractor_types[0]': expected \"correct\" at index 1 (the correct_index) and nowhere else, found the string \"correct\""],
+        [
+            'field \'distractor_types[0]\': expected "correct" at index 1 (the correct_index) and nowhere else, found the string "correct"'
+        ],
     ),
-    "gold list empty": (_set(_item("st_0001"), gold_paper_ids=[], gold_arxiv_ids=[]), ["qa/full.jsonl line 1: field 'gold_paper_ids': expected a non-empty list of strings, found an empty list"]),
-    "gold arxiv length": (_set(_item("mt_0001"), gold_arxiv_ids=[ARXIV["B"]]), ["field 'gold_arxiv_ids': expected a list of 2 (one per gold paper), found a list of 1"]),
-    "bridge at depth 1": (_set(_item("st_0001"), bridge_paper_ids=[pid("D")], bridge_arxiv_ids=[ARXIV["D"]]), ["field 'bridge_paper_ids': expected an empty list at depth 1, found a list of 1"]),
-    "empty string in id list": (_set(_item("st_0001"), gold_arxiv_ids=[""]), ["field 'gold_arxiv_ids[0]': expected a non-empty string, found an empty string"]),
-    "no bridge at depth 2": (_set(_item("st_0002"), bridge_paper_ids=[], bridge_arxiv_ids=[]), ["field 'bridge_paper_ids': expected at least one bridge paper at depth 2"]),
-    "relevance": (lambda r: r.labels_of("st_0001")[0].update(relevance="partial"), ["field 'analysis.section_recall_labels[0].relevance'"]),
+    "gold list empty": (
+        _set(_item("st_0001"), gold_paper_ids=[], gold_arxiv_ids=[]),
+        ["qa/full.jsonl line 1: field 'gold_paper_ids': expected a non-empty list of strings, found an empty list"],
+    ),
+    "gold arxiv length": (
+        _set(_item("mt_0001"), gold_arxiv_ids=[ARXIV["B"]]),
+        ["field 'gold_arxiv_ids': expected a list of 2 (one per gold paper), found a list of 1"],
+    ),
+    "bridge at depth 1": (
+        _set(_item("st_0001"), bridge_paper_ids=[pid("D")], bridge_arxiv_ids=[ARXIV["D"]]),
+        ["field 'bridge_paper_ids': expected an empty list at depth 1, found a list of 1"],
+    ),
+    "empty string in id list": (
+        _set(_item("st_0001"), gold_arxiv_ids=[""]),
+        ["field 'gold_arxiv_ids[0]': expected a non-empty string, found an empty string"],
+    ),
+    "no bridge at depth 2": (
+        _set(_item("st_0002"), bridge_paper_ids=[], bridge_arxiv_ids=[]),
+        ["field 'bridge_paper_ids': expected at least one bridge paper at depth 2"],
+    ),
+    "relevance": (
+        lambda r: r.labels_of("st_0001")[0].update(relevance="partial"),
+        ["field 'analysis.section_recall_labels[0].relevance'"],
+    ),
     # dangling IDs
-    "seed not a node": (_set(_item("st_0001"), seed_paper_id=pid("Z")), [f"qa/full.jsonl line 1: field 'seed_paper_id': expected a paper ID among the nodes of item st_0001's graph, found \"{pid('Z')}\", which is not a node"]),
-    "gold not a node": (_set(_item("st_0002"), gold_paper_ids=[pid("K")], gold_arxiv_ids=[ARXIV["K"]]), ["qa/full.jsonl line 2: field 'gold_paper_ids[0]'", "which is not a node"]),
-    "bridge not a node": (_set(_item("st_0002"), bridge_paper_ids=[pid("J")], bridge_arxiv_ids=[ARXIV["J"]]), ["field 'bridge_paper_ids[0]'", "which is not a node"]),
-    "gold arxiv mismatch": (_set(_item("st_0001"), gold_arxiv_ids=[ARXIV["K"]]), ["field 'gold_arxiv_ids[0]': expected \"2101.00002\" (the node's arxivId)"]),
-    "gold without text": (_set(_item("st_0001"), gold_paper_ids=[pid("D")], gold_arxiv_ids=[ARXIV["D"]]), ["field 'gold_paper_ids[0]': expected a gold paper whose text is in paper_pool/papers.jsonl"]),
+    "seed not a node": (
+        _set(_item("st_0001"), seed_paper_id=pid("Z")),
+        [
+            f"qa/full.jsonl line 1: field 'seed_paper_id': expected a paper ID among the nodes of item st_0001's graph, found \"{pid('Z')}\", which is not a node"
+        ],
+    ),
+    "gold not a node": (
+        _set(_item("st_0002"), gold_paper_ids=[pid("K")], gold_arxiv_ids=[ARXIV["K"]]),
+        ["qa/full.jsonl line 2: field 'gold_paper_ids[0]'", "which is not a node"],
+    ),
+    "bridge not a node": (
+        _set(_item("st_0002"), bridge_paper_ids=[pid("J")], bridge_arxiv_ids=[ARXIV["J"]]),
+        ["field 'bridge_paper_ids[0]'", "which is not a node"],
+    ),
+    "gold arxiv mismatch": (
+        _set(_item("st_0001"), gold_arxiv_ids=[ARXIV["K"]]),
+        ["field 'gold_arxiv_ids[0]': expected \"2101.00002\" (the node's arxivId)"],
+    ),
+    "gold without text": (
+        _set(_item("st_0001"), gold_paper_ids=[pid("D")], gold_arxiv_ids=[ARXIV["D"]]),
+        ["field 'gold_paper_ids[0]': expected a gold paper whose text is in paper_pool/papers.jsonl"],
+    ),
     "edge to unknown node": (
         lambda r: r.graph("st_0002")["edges"][pid("F")].append(pid("Z")),
-        [f"graphs/full.jsonl line 2: field 'edges.{pid('F')}[2]': expected a paper ID among this record's nodes, found \"{pid('Z')}\", which is not a node"],
+        [
+            f"graphs/full.jsonl line 2: field 'edges.{pid('F')}[2]': expected a paper ID among this record's nodes, found \"{pid('Z')}\", which is not a node"
+        ],
     ),
     "edge from unknown node": (
         lambda r: r.graph("st_0001")["edges"].update({pid("Z"): []}),
@@ -336,28 +442,58 @@ CASES = {
         lambda r: r.graph("st_0001").update(contexts={pid("B"): {pid("A"): "B cites A?"}}),
         [f"field 'contexts.{pid('B')}.{pid('A')}'"],
     ),
-    "item without graph": (lambda r: r.graphs.pop(1), ["qa/full.jsonl line 2: item \"st_0002\" has no graph record in graphs/full.jsonl"]),
+    "item without graph": (
+        lambda r: r.graphs.pop(1),
+        ['qa/full.jsonl line 2: item "st_0002" has no graph record in graphs/full.jsonl'],
+    ),
     "graph for unknown item": (
         lambda r: r.graphs.append(dict(r.graph("st_0001"), sample_id="st_9999")),
-        ["graphs/full.jsonl line 4: field 'sample_id': expected the id of an item in qa/full.jsonl, found \"st_9999\", which is not an item"],
+        [
+            "graphs/full.jsonl line 4: field 'sample_id': expected the id of an item in qa/full.jsonl, found \"st_9999\", which is not an item"
+        ],
     ),
     "labels for unknown item": (
         lambda r: r.labels.append({"sample_id": "mt_9999", "analysis": {"section_recall_labels": []}}),
-        ["audit/recall_labels.jsonl line 4: field 'sample_id': expected the id of an item in qa/full.jsonl, found \"mt_9999\""],
+        [
+            "audit/recall_labels.jsonl line 4: field 'sample_id': expected the id of an item in qa/full.jsonl, found \"mt_9999\""
+        ],
     ),
     # duplicates
-    "duplicate item id": (lambda r: r.qa.append(dict(r.item("st_0001"))), ["qa/full.jsonl line 4: field 'id': expected an item id not seen before in this file, found a duplicate \"st_0001\""]),
-    "duplicate graph sample_id": (lambda r: r.graphs.append(dict(r.graph("mt_0001"))), ["graphs/full.jsonl line 4: field 'sample_id': expected a sample_id not seen before in this file, found a duplicate \"mt_0001\""]),
-    "duplicate label sample_id": (lambda r: r.labels.append(dict(r.label_record("st_0002"))), ["audit/recall_labels.jsonl line 4: field 'sample_id': expected a sample_id not seen before"]),
-    "duplicate pool arxiv_id": (lambda r: r.pool.append(dict(r.paper("H"))), ["paper_pool/papers.jsonl line 9: field 'arxiv_id': expected an arXiv ID not seen before in this file, found a duplicate \"2101.00008\""]),
+    "duplicate item id": (
+        lambda r: r.qa.append(dict(r.item("st_0001"))),
+        [
+            "qa/full.jsonl line 4: field 'id': expected an item id not seen before in this file, found a duplicate \"st_0001\""
+        ],
+    ),
+    "duplicate graph sample_id": (
+        lambda r: r.graphs.append(dict(r.graph("mt_0001"))),
+        [
+            "graphs/full.jsonl line 4: field 'sample_id': expected a sample_id not seen before in this file, found a duplicate \"mt_0001\""
+        ],
+    ),
+    "duplicate label sample_id": (
+        lambda r: r.labels.append(dict(r.label_record("st_0002"))),
+        ["audit/recall_labels.jsonl line 4: field 'sample_id': expected a sample_id not seen before"],
+    ),
+    "duplicate pool arxiv_id": (
+        lambda r: r.pool.append(dict(r.paper("H"))),
+        [
+            "paper_pool/papers.jsonl line 9: field 'arxiv_id': expected an arXiv ID not seen before in this file, found a duplicate \"2101.00008\""
+        ],
+    ),
     # recall labels
     "label unknown section": (
         lambda r: r.labels_of("st_0002")[1].update(section="Related Work"),
-        ["audit/recall_labels.jsonl line 2: field 'analysis.section_recall_labels[1].section': expected a section of 2101.00007", "found the string \"Related Work\""],
+        [
+            "audit/recall_labels.jsonl line 2: field 'analysis.section_recall_labels[1].section': expected a section of 2101.00007",
+            'found the string "Related Work"',
+        ],
     ),
     "label arxiv not in pool": (
         lambda r: r.labels_of("mt_0001")[0].update(arxiv_id=ARXIV["D"]),
-        ["audit/recall_labels.jsonl line 3: field 'analysis.section_recall_labels[0].arxiv_id': expected an arXiv ID in paper_pool/papers.jsonl, found the string \"2101.00004\""],
+        [
+            "audit/recall_labels.jsonl line 3: field 'analysis.section_recall_labels[0].arxiv_id': expected an arXiv ID in paper_pool/papers.jsonl, found the string \"2101.00004\""
+        ],
     ),
 }
 
@@ -378,7 +514,9 @@ def test_skip_bad_labels_drops_and_counts_them(tmp_path):
     assert {d["sample_id"] for d in summary["skipped_label_examples"]} == {"st_0002", "mt_0001"}
     assert summary["counts"]["recall_labels"] == 8 - 2
     conn = connect(out)
-    assert conn.execute("SELECT position, section FROM gold_recall_labels WHERE item_id = 'st_0002'").fetchall() == [(0, "2 Method")]
+    assert conn.execute("SELECT position, section FROM gold_recall_labels WHERE item_id = 'st_0002'").fetchall() == [
+        (0, "2 Method")
+    ]
     prov = json.loads(conn.execute("SELECT value FROM meta WHERE key = 'provenance'").fetchone()[0])
     assert prov["skipped_labels"] == 2
 
@@ -486,9 +624,12 @@ def test_synthetic_release_round_trip(tmp_path):
     for item_id, seed, depth in conn.execute("SELECT item_id, seed_paper_id, depth FROM items"):
         nodes = {p for (p,) in conn.execute("SELECT paper_id FROM item_nodes WHERE item_id = ?", (item_id,))}
         assert seed in nodes
-        gold, bridge = (json.loads(v) for v in conn.execute(
-            "SELECT gold_paper_ids, bridge_paper_ids FROM gold_items WHERE item_id = ?", (item_id,)
-        ).fetchone())
+        gold, bridge = (
+            json.loads(v)
+            for v in conn.execute(
+                "SELECT gold_paper_ids, bridge_paper_ids FROM gold_items WHERE item_id = ?", (item_id,)
+            ).fetchone()
+        )
         assert set(gold) <= nodes and set(bridge) <= nodes
         assert (len(bridge) > 0) == (depth == 2)
         for paper_id in gold:
@@ -499,7 +640,12 @@ def test_synthetic_release_round_trip(tmp_path):
     assert summary["metadata_conflicts"] == 0 and summary["items_without_labels"] == []
     # Every item has a direct label on each gold paper.
     for item_id, gold_arxiv in conn.execute("SELECT item_id, gold_arxiv_ids FROM gold_items"):
-        direct = {a for (a,) in conn.execute("SELECT arxiv_id FROM gold_recall_labels WHERE item_id = ? AND relevance = 'direct'", (item_id,))}
+        direct = {
+            a
+            for (a,) in conn.execute(
+                "SELECT arxiv_id FROM gold_recall_labels WHERE item_id = ? AND relevance = 'direct'", (item_id,)
+            )
+        }
         assert set(json.loads(gold_arxiv)) <= direct, item_id
     conn.close()
 
@@ -514,7 +660,11 @@ def test_a_line_that_is_not_utf8_is_named(tmp_path):
         import_release(release, tmp_path / "c.sqlite", echo=quiet)
     assert str(info.value).startswith("qa/full.jsonl line 2: not valid UTF-8 (invalid start byte at byte ")
     # Text that is UTF-8 but not ASCII is fine.
-    ok = make_release(tmp_path, lambda r: r.item("st_0002").update(question="Quelle fenêtre l’encodeur utilise-t-il ?"), name="accents")
+    ok = make_release(
+        tmp_path,
+        lambda r: r.item("st_0002").update(question="Quelle fenêtre l’encodeur utilise-t-il ?"),
+        name="accents",
+    )
     assert import_release(ok, tmp_path / "d.sqlite", echo=quiet)["counts"]["items"] == 3
 
 
@@ -531,11 +681,19 @@ def test_every_jsonl_line_reads_as_json_loads_reads_it(tmp_path):
     escaped lone surrogate) still reads, to the same value, and a broken line still gets json's wording."""
     from agenthop.server.corpus.inputs import JsonlFile
 
-    lines = ['{"a": 1, "b": [0.1, -0, 1E5, "caf\\u00e9 \\ud83d\\ude00"], "c": null}', '{"score": NaN, "x": Infinity}',
-             '{"title": "half a pair \\ud800"}', '{"big": 123456789012345678901234567890}', '{"id": "x",']
+    lines = [
+        '{"a": 1, "b": [0.1, -0, 1E5, "caf\\u00e9 \\ud83d\\ude00"], "c": null}',
+        '{"score": NaN, "x": Infinity}',
+        '{"title": "half a pair \\ud800"}',
+        '{"big": 123456789012345678901234567890}',
+        '{"id": "x",',
+    ]
     path = tmp_path / "f.jsonl"
     path.write_text("\n".join(lines) + "\n")
     read = [record for _, record in JsonlFile(path, "qa/full.jsonl")]
     assert [repr(r) for r in read[:4]] == [repr(json.loads(line)) for line in lines[:4]]
     assert isinstance(read[4], ReleaseError)
-    assert str(read[4]) == "qa/full.jsonl line 5: not valid JSON (Expecting property name enclosed in double quotes at column 12)"
+    assert (
+        str(read[4])
+        == "qa/full.jsonl line 5: not valid JSON (Expecting property name enclosed in double quotes at column 12)"
+    )

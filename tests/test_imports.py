@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pytest
 
-PACKAGES = ("agenthop", "agenthop.server", "agenthop.runner", "agenthop.scorer", "agenthop.construct", "agenthop.inspect_task")
+PACKAGES = (
+    "agenthop",
+    "agenthop.server",
+    "agenthop.runner",
+    "agenthop.scorer",
+    "agenthop.construct",
+    "agenthop.inspect_task",
+)
 
 
 def project_modules() -> dict[str, Path]:
@@ -67,7 +74,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         path.pop()
@@ -94,7 +101,12 @@ def defined_names(source: Path) -> set[str]:
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 names.update((a.asname or a.name).split(".")[0] for a in node.names)
             elif isinstance(node, (ast.If, ast.Try)):
-                blocks += [node.body, node.orelse, *[h.body for h in getattr(node, "handlers", [])], getattr(node, "finalbody", [])]
+                blocks += [
+                    node.body,
+                    node.orelse,
+                    *[h.body for h in getattr(node, "handlers", [])],
+                    getattr(node, "finalbody", []),
+                ]
     return names
 
 
@@ -105,19 +117,28 @@ def test_every_import_of_the_project_names_a_module_and_a_name_it_has():
     modules = project_modules()
     repo = Path(__file__).resolve().parent.parent
     importers = dict(modules)
-    importers.update({str(p.relative_to(repo)): p for folder in ("tests", "bench", "tools") for p in (repo / folder).rglob("*.py")})
+    importers.update(
+        {str(p.relative_to(repo)): p for folder in ("tests", "bench", "tools") for p in (repo / folder).rglob("*.py")}
+    )
     wrong = []
     for name, path in sorted(importers.items()):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
-                wrong += [f"{name}: import {a.name}" for a in node.names if a.name.startswith("agenthop.") and a.name not in modules]
+                wrong += [
+                    f"{name}: import {a.name}"
+                    for a in node.names
+                    if a.name.startswith("agenthop.") and a.name not in modules
+                ]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module.startswith("agenthop."):
                 if node.module not in modules:
                     wrong.append(f"{name}: from {node.module} import ... (no such module)")
                     continue
                 known = defined_names(modules[node.module]) | set(lazy_exports(modules[node.module]))
-                wrong += [f"{name}: from {node.module} import {a.name}" for a in node.names
-                          if a.name not in known and f"{node.module}.{a.name}" not in modules]
+                wrong += [
+                    f"{name}: from {node.module} import {a.name}"
+                    for a in node.names
+                    if a.name not in known and f"{node.module}.{a.name}" not in modules
+                ]
     assert not wrong, "imports of modules or names the project does not have:\n" + "\n".join(wrong)
 
 
@@ -135,7 +156,9 @@ def test_the_graph_sees_lazy_imports_and_lazy_exports(tmp_path):
 
 def test_no_module_of_the_project_imports_itself_through_a_circle():
     modules = project_modules()
-    assert {"agenthop.server.log.checkpoint", "agenthop.server.transport.http", "agenthop.server.play.routes"} <= set(modules)
+    assert {"agenthop.server.log.checkpoint", "agenthop.server.transport.http", "agenthop.server.play.routes"} <= set(
+        modules
+    )
     graph = {name: imports_of(path, modules) - {name} for name, path in modules.items()}
     cycle = find_cycle(graph)
     if cycle:

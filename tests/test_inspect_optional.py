@@ -10,7 +10,7 @@ import subprocess
 import sys
 from importlib.metadata import entry_points
 
-CHILD = r'''
+CHILD = r"""
 import importlib, pkgutil, sys
 
 class BlockInspect:
@@ -32,7 +32,7 @@ try:
     import agenthop.inspect_task
 except ImportError as exc:
     print("task:", exc)
-'''
+"""
 
 
 def test_everything_but_the_inspect_task_imports_without_inspect_ai():
@@ -40,8 +40,10 @@ def test_everything_but_the_inspect_task_imports_without_inspect_ai():
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("imported ") and int(lines[0].split()[1]) > 40
-    assert lines[1] == ("task: agenthop.inspect_task needs inspect-ai, which is not installed. "
-                        "Install the extra: pip install -e \".[inspect]\"")
+    assert lines[1] == (
+        "task: agenthop.inspect_task needs inspect-ai, which is not installed. "
+        'Install the extra: pip install -e ".[inspect]"'
+    )
 
 
 def test_the_task_is_registered_through_the_inspect_ai_entry_point():

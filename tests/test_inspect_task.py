@@ -23,12 +23,18 @@ from pathlib import Path
 import pytest
 
 # Inspect 0.3.285 passes a deprecated argument to tenacity on every model call; not ours to fix.
-pytestmark = [pytest.mark.inspect, pytest.mark.filterwarnings("ignore:The .initial. parameter is deprecated:DeprecationWarning")]
+pytestmark = [
+    pytest.mark.inspect,
+    pytest.mark.filterwarnings("ignore:The .initial. parameter is deprecated:DeprecationWarning"),
+]
 
 if os.environ.get("AGENTHOP_REQUIRE_INSPECT"):
     import inspect_ai  # noqa: F401  (fails loudly where the extra must be installed)
 else:
-    pytest.importorskip("inspect_ai", reason="inspect-ai is not installed (the [inspect] extra); make test runs these tests in .venv-inspect")
+    pytest.importorskip(
+        "inspect_ai",
+        reason="inspect-ai is not installed (the [inspect] extra); make test runs these tests in .venv-inspect",
+    )
 
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai import score as inspect_score  # noqa: E402
@@ -50,7 +56,7 @@ from agenthop.server.tools import TOOLS  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "corpus.sqlite"
-ITEMS = ("st_0001", "st_0003", "mt_0037")     # ST depth 1 and 2, MT depth 2
+ITEMS = ("st_0001", "st_0003", "mt_0037")  # ST depth 1 and 2, MT depth 2
 BIN = Path(sys.executable).parent
 PER_TURN = ModelUsage(input_tokens=900, input_tokens_cache_read=100, output_tokens=50, total_tokens=1050)
 
@@ -60,10 +66,17 @@ PER_TURN = ModelUsage(input_tokens=900, input_tokens_cache_read=100, output_toke
 
 def reply(*calls: tuple[str, dict], text: str = "", usage: ModelUsage = PER_TURN) -> ModelOutput:
     """One model response holding ``calls`` (name, arguments), in order."""
-    tool_calls = [ToolCall(id=f"call_{i}_{name}", function=name, arguments=args) for i, (name, args) in enumerate(calls)]
-    message = ChatMessageAssistant(content=text, tool_calls=tool_calls or None, model="mockllm/model", source="generate")
-    return ModelOutput(model="mockllm/model", choices=[ChatCompletionChoice(message=message, stop_reason="tool_calls" if calls else "stop")],
-                       usage=usage.model_copy())
+    tool_calls = [
+        ToolCall(id=f"call_{i}_{name}", function=name, arguments=args) for i, (name, args) in enumerate(calls)
+    ]
+    message = ChatMessageAssistant(
+        content=text, tool_calls=tool_calls or None, model="mockllm/model", source="generate"
+    )
+    return ModelOutput(
+        model="mockllm/model",
+        choices=[ChatCompletionChoice(message=message, stop_reason="tool_calls" if calls else "stop")],
+        usage=usage.model_copy(),
+    )
 
 
 def navigator(answer: str = "A"):
@@ -91,9 +104,20 @@ def run_eval(tmp_path: Path, policy, **task_args):
     items = tmp_path / "items.txt"
     items.write_text("\n".join(ITEMS) + "\n")
     eval_kwargs = {k: task_args.pop(k) for k in ("epochs", "token_limit") if k in task_args}
-    args = {"items": str(items), "corpus": str(CORPUS), "log": str(tmp_path / "agenthop-log.sqlite"), "run": "t", **task_args}
-    [log] = inspect_eval(agenthop(**args), model=get_model("mockllm/model", custom_outputs=policy),
-                         log_dir=str(tmp_path / "logs"), display="none", **eval_kwargs)
+    args = {
+        "items": str(items),
+        "corpus": str(CORPUS),
+        "log": str(tmp_path / "agenthop-log.sqlite"),
+        "run": "t",
+        **task_args,
+    }
+    [log] = inspect_eval(
+        agenthop(**args),
+        model=get_model("mockllm/model", custom_outputs=policy),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        **eval_kwargs,
+    )
     # Read back what was written, long texts included (Inspect stores them as attachments).
     return read_eval_log(log.location, resolve_attachments=True), args["run"]
 
@@ -126,7 +150,9 @@ def agenthop_score(log, out: Path) -> dict:
     """Run the scoring command the Inspect log records; return the AgentHop summary."""
     argv = shlex.split(log.eval.metadata["agenthop"]["score_with"])
     assert argv[0] == "agenthop-scorer"
-    done = subprocess.run([str(BIN / "agenthop-scorer"), *argv[1:], "--out", str(out)], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [str(BIN / "agenthop-scorer"), *argv[1:], "--out", str(out)], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     return json.loads((out / "summary.json").read_text())
 
@@ -137,7 +163,7 @@ def agenthop_score(log, out: Path) -> dict:
 def test_eval_meters_every_call_and_both_scorers_agree(tmp_path):
     log, run = run_eval(tmp_path, navigator("A"))
     assert log.status == "success", log.error
-    assert servers.running() == 0                      # the run-end hook stopped the eval's server
+    assert servers.running() == 0  # the run-end hook stopped the eval's server
     meta = log.eval.metadata["agenthop"]
     assert meta["run"] == run and Path(meta["checkpoint_log"]) == tmp_path / "agenthop-log.sqlite"
     sessions = checkpoint(tmp_path, run)
@@ -158,7 +184,13 @@ def test_eval_meters_every_call_and_both_scorers_agree(tmp_path):
         assert sorted(t.name for t in first.tools) == sorted(TOOLS)
         # One checkpoint record per tool call Inspect made, in the same order, with turn and tokens from _meta.
         events = tool_events(sample)
-        assert [e.function for e in events] == ["get_references", "think", "list_sections", "read_section", "submit_answer"]
+        assert [e.function for e in events] == [
+            "get_references",
+            "think",
+            "list_sections",
+            "read_section",
+            "submit_answer",
+        ]
         assert [c["tool"] for c in entry["calls"]] == [e.function for e in events]
         assert [c["arguments"] for c in entry["calls"]] == [e.arguments for e in events]
         assert [c["turn"] for c in entry["calls"]] == [1, 1, 2, 3, 4]
@@ -186,7 +218,7 @@ def test_eval_meters_every_call_and_both_scorers_agree(tmp_path):
     assert summary["calls_per_turn"]["measured"] and summary["calls_per_turn"]["source"] == "checkpoint"
     assert summary["calls_per_turn"]["value"] == pytest.approx(5 / 4)
     assert summary["resources"]["tokens"]["mean"] == 4200 and summary["resources"]["turns"]["mean"] == 4
-    assert summary["resources"]["budget"]["mean"] == 7     # 1 + 0 + 1 + 5 + 0
+    assert summary["resources"]["budget"]["mean"] == 7  # 1 + 0 + 1 + 5 + 0
     assert sum(summary["audit"]["counts"].values()) == len(ITEMS)
 
 
@@ -200,7 +232,7 @@ def test_inspect_mcp_client_meters_calls_but_leaves_turns_and_tokens_unmeasured(
         assert all(c["turn"] is None and c["tokens"] is None for c in calls)
         assert sessions[sample.id]["start"]["client"]["mcp_client"] == "inspect"
         assert score_value(sample).answer == "B"
-        assert sample.scores["agenthop_answer"].metadata["turns"] == 4      # Inspect's own log still knows
+        assert sample.scores["agenthop_answer"].metadata["turns"] == 4  # Inspect's own log still knows
     summary = agenthop_score(log, tmp_path / "report")
     assert summary["headline"]["accuracy"] == pytest.approx(log.results.scores[0].metrics["accuracy"].value)
     assert not summary["calls_per_turn"]["measured"]
@@ -233,7 +265,7 @@ def test_token_cap_discards_the_calls_of_the_response_that_passes_it(tmp_path):
 
     log, run = run_eval(tmp_path, spend, items=_one_item(tmp_path))
     entry = checkpoint(tmp_path, run)["st_0001"]
-    assert [c["tokens"] for c in entry["calls"]] == [121_000]          # turn 2's call was never sent
+    assert [c["tokens"] for c in entry["calls"]] == [121_000]  # turn 2's call was never sent
     assert entry["end"]["termination"] == "token_limit"
     assert entry["end"]["reason"] == "242000 tokens > cap 200000; 1 tool call(s) discarded"
     assert log.samples[0].scores["agenthop_answer"].metadata["termination"] == "token_limit"
@@ -248,7 +280,7 @@ def test_budget_exhaustion_ends_the_sample(tmp_path):
     entry = checkpoint(tmp_path, run)["st_0001"]
     assert [c["outcome"] for c in entry["calls"]][1:] == ["budget_rejected", "budget_rejected"]
     assert entry["end"]["termination"] == "budget"
-    assert len(model_events(log.samples[0])) == 3          # the sample stopped when the server ended the session
+    assert len(model_events(log.samples[0])) == 3  # the sample stopped when the server ended the session
 
 
 def test_inspect_token_limit_is_recorded_as_the_session_termination(tmp_path):
@@ -285,7 +317,7 @@ def test_disabled_tools_are_gone_from_the_session_and_the_model_request(tmp_path
     log, run = run_eval(tmp_path, searcher, items=_one_item(tmp_path), disabled_tools="search_papers,think")
     [sample] = log.samples
     assert sorted(t.name for t in model_events(sample)[0].tools) == sorted(set(TOOLS) - {"search_papers", "think"})
-    assert model_events(sample)[1].input[-1].text == NUDGE        # a response without tool calls gets the runner's nudge
+    assert model_events(sample)[1].input[-1].text == NUDGE  # a response without tool calls gets the runner's nudge
     entry = checkpoint(tmp_path, run)["st_0001"]
     assert entry["start"]["disabled_tools"] == ["search_papers", "think"]
     assert entry["end"]["termination"] == "answer"
@@ -293,6 +325,7 @@ def test_disabled_tools_are_gone_from_the_session_and_the_model_request(tmp_path
 
 def test_schema_errors_stay_in_inspect_and_calls_after_the_end_reach_the_server(tmp_path):
     """The two documented differences from the runner (docs/inspect.md)."""
+
     def script(messages, tools, tool_choice, config):
         if sum(1 for m in messages if m.role == "assistant") == 0:
             return reply(("submit_answer", {"answer": "E", "reasoning": "no such option"}))
@@ -301,10 +334,15 @@ def test_schema_errors_stay_in_inspect_and_calls_after_the_end_reach_the_server(
     log, run = run_eval(tmp_path, script, items=_one_item(tmp_path))
     events = tool_events(log.samples[0])
     assert [(e.function, e.error.type if e.error else None) for e in events] == [
-        ("submit_answer", "parsing"), ("submit_answer", None), ("think", "unknown")]
+        ("submit_answer", "parsing"),
+        ("submit_answer", None),
+        ("think", "unknown"),
+    ]
     calls = checkpoint(tmp_path, run)["st_0001"]["calls"]
     assert [(c["tool"], c["outcome"], c["cost"], c["turn"]) for c in calls] == [
-        ("submit_answer", "ok", 0, 2), ("think", "session_ended", 0, 2)]
+        ("submit_answer", "ok", 0, 2),
+        ("think", "session_ended", 0, 2),
+    ]
 
 
 def test_each_epoch_is_a_run_of_its_own(tmp_path):
@@ -338,9 +376,13 @@ def test_bad_options_say_what_is_wrong(tmp_path):
 def test_unlimited_caps_and_ablations_match_the_runner():
     caps = {"budget": 30, "max_turns": 20, "max_tokens": 200_000}
     for closed_book, disabled in ((False, ()), (False, ("search_papers",)), (True, ())):
-        settings = RunSettings(agent="raw", model="m", run_label="r", caps=Caps(**caps), closed_book=closed_book,
-                               disabled_tools=disabled)
-        assert session_settings(closed_book, list(disabled), caps) == (runner_session_caps(settings), runner_disabled_tools(settings))
+        settings = RunSettings(
+            agent="raw", model="m", run_label="r", caps=Caps(**caps), closed_book=closed_book, disabled_tools=disabled
+        )
+        assert session_settings(closed_book, list(disabled), caps) == (
+            runner_session_caps(settings),
+            runner_disabled_tools(settings),
+        )
     task = agenthop(corpus=str(CORPUS), items=str(REPO / "splits/demo.jsonl"), budget=-1, max_turns=None)
     assert task.metadata["agenthop"]["caps"] == {"budget": None, "max_turns": None, "max_tokens": 200_000}
     assert len(task.dataset) == 64
@@ -368,10 +410,30 @@ def test_the_documented_command_runs_offline_against_a_fake_openai(tmp_path):
     with FakeOpenAI(script) as fake:
         env = {**os.environ, "OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "test-key", "NO_COLOR": "1"}
         done = subprocess.run(
-            [str(BIN / "inspect"), "eval", "agenthop/agenthop", "--model", "openai/gpt-4.1-mini",
-             "-T", "items=splits/demo.jsonl", "-T", f"log={tmp_path / 'agenthop-log.sqlite'}", "-T", "run=cli",
-             "--limit", "2", "--log-dir", str(tmp_path / "logs"), "--display", "plain"],
-            cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+            [
+                str(BIN / "inspect"),
+                "eval",
+                "agenthop/agenthop",
+                "--model",
+                "openai/gpt-4.1-mini",
+                "-T",
+                "items=splits/demo.jsonl",
+                "-T",
+                f"log={tmp_path / 'agenthop-log.sqlite'}",
+                "-T",
+                "run=cli",
+                "--limit",
+                "2",
+                "--log-dir",
+                str(tmp_path / "logs"),
+                "--display",
+                "plain",
+            ],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         bodies = list(fake.requests)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -389,16 +451,21 @@ def test_the_documented_command_runs_offline_against_a_fake_openai(tmp_path):
     sessions = checkpoint(tmp_path, "cli")
     assert sorted(sessions) == ["st_0001", "st_0002"]
     for entry in sessions.values():
-        assert [(c["tool"], c["turn"], c["tokens"]) for c in entry["calls"]] == [("get_references", 1, 730), ("submit_answer", 2, 1670)]
+        assert [(c["tool"], c["turn"], c["tokens"]) for c in entry["calls"]] == [
+            ("get_references", 1, 730),
+            ("submit_answer", 2, 1670),
+        ]
         assert entry["start"]["client"]["model"] == "openai/gpt-4.1-mini"
 
 
 def test_loading_the_entry_point_stays_light():
     """Inspect imports every extension's entry point on startup, for any eval: ours must not pull in MCP, OpenAI,
     search or the server until an AgentHop task is built."""
-    code = ("import sys, agenthop.inspect_task\n"
-            "heavy = ('mcp', 'openai', 'agents', 'bm25s', 'uvicorn', 'agenthop.server.transport.http', 'agenthop.server.tools', 'agenthop.runner')\n"
-            "print(sorted(m for m in sys.modules if m.startswith(heavy)))")
+    code = (
+        "import sys, agenthop.inspect_task\n"
+        "heavy = ('mcp', 'openai', 'agents', 'bm25s', 'uvicorn', 'agenthop.server.transport.http', 'agenthop.server.tools', 'agenthop.runner')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -407,10 +474,21 @@ def test_loading_the_entry_point_stays_light():
 def test_the_documented_offline_try_runs_without_network(tmp_path):
     """docs/inspect.md's offline command (issue 23): every download is made to fail (an unreachable proxy and an
     empty tiktoken cache), yet the samples complete and are scored; plain mockllm would need tiktoken's download."""
-    env = {**os.environ, "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost",
-           "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty-tiktoken-cache")}
-    done = subprocess.run([sys.executable, "-m", "agenthop.inspect_task.offline", "--limit", "2", "--log-dir", str(tmp_path / "logs")],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    env = {
+        **os.environ,
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "HTTP_PROXY": "http://127.0.0.1:9",
+        "NO_PROXY": "127.0.0.1,localhost",
+        "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty-tiktoken-cache"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "agenthop.inspect_task.offline", "--limit", "2", "--log-dir", str(tmp_path / "logs")],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     [path] = (tmp_path / "logs").glob("*.eval")
     log = read_eval_log(str(path))
@@ -425,12 +503,38 @@ def test_the_documented_offline_try_runs_without_network(tmp_path):
 def test_an_eval_set_that_errors_exits_non_zero(tmp_path):
     """docs/inspect.md: `inspect eval` exits 0 on an errored sample, `inspect eval-set` exits 1. Plain mockllm offline
     errors (it downloads a tokenizer), so the error shows in the exit status and in the log."""
-    env = {**os.environ, "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost",
-           "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty-tiktoken-cache")}
+    env = {
+        **os.environ,
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "HTTP_PROXY": "http://127.0.0.1:9",
+        "NO_PROXY": "127.0.0.1,localhost",
+        "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty-tiktoken-cache"),
+    }
     inspect = Path(sys.executable).parent / "inspect"
-    done = subprocess.run([str(inspect), "eval-set", "agenthop/agenthop", "--model", "mockllm/model", "--limit", "1", "--retry-attempts", "0",
-                           "--log-dir", str(tmp_path / "logs"), "--display", "plain", "-T", f"log={tmp_path / 'agenthop-log.sqlite'}"],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            str(inspect),
+            "eval-set",
+            "agenthop/agenthop",
+            "--model",
+            "mockllm/model",
+            "--limit",
+            "1",
+            "--retry-attempts",
+            "0",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--display",
+            "plain",
+            "-T",
+            f"log={tmp_path / 'agenthop-log.sqlite'}",
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     [path] = (tmp_path / "logs").glob("*.eval")
     log = read_eval_log(str(path))

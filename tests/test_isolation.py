@@ -16,9 +16,6 @@ from agenthop.server.transport.http import ServerThread
 pytestmark = pytest.mark.anyio
 
 
-
-
-
 def test_the_server_connection_cannot_read_gold_tables(canary_corpus):
     conn = open_corpus(canary_corpus)
     for table in ("gold_items", "gold_recall_labels"):
@@ -43,7 +40,9 @@ async def _crawl(client, item_papers) -> tuple[list[str], list[str]]:
         for tool in ("get_paper_info", "get_references", "list_sections"):
             metered.append((await client.call_tool(tool, {"paper_id": paper_id})).model_dump_json())
         for section in ("A", "B", "C", "D", "E", "nothing-like-this"):
-            metered.append((await client.call_tool("read_section", {"paper_id": paper_id, "section": section})).model_dump_json())
+            metered.append(
+                (await client.call_tool("read_section", {"paper_id": paper_id, "section": section})).model_dump_json()
+            )
     for query in ("paper abstract", "gold correct answer", "4,096 examples"):
         metered.append((await client.call_tool("search_papers", {"query": query, "top_k": 10})).model_dump_json())
     with pytest.raises(MCPError) as unknown:  # an unknown tool is a JSON-RPC error (-32602), its data included
@@ -61,7 +60,10 @@ async def test_no_output_of_any_session_reveals_gold_or_unmetered_text(canary_co
             for item in ("st_0001", "st_0002", "mt_0001"):
                 created = (await http.post("/sessions", json={"item": item, "budget": None})).json()
                 papers = [p for (p,) in conn.execute("SELECT paper_id FROM item_nodes WHERE item_id = ?", (item,))]
-                async with httpx2.AsyncClient() as h, Client(streamable_http_client(created["mcp_url"], http_client=h)) as client:
+                async with (
+                    httpx2.AsyncClient() as h,
+                    Client(streamable_http_client(created["mcp_url"], http_client=h)) as client,
+                ):
                     unmetered, metered = await _crawl(client, papers)
                 unmetered.append(json.dumps(created))
                 unmetered.append((await http.get(f"/sessions/{created['session_id']}")).text)

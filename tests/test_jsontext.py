@@ -21,8 +21,13 @@ def test_has_lone_surrogate_follows_the_definition(text):
     assert has_lone_surrogate(text) == (DEFINITION.search(text) is not None)
 
 
-@given(st.recursive(ANY_TEXT | st.integers() | st.none(),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4), max_leaves=12))
+@given(
+    st.recursive(
+        ANY_TEXT | st.integers() | st.none(),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4),
+        max_leaves=12,
+    )
+)
 def test_wire_safe_values_always_encode(value):
     def strings(v):
         if isinstance(v, str):

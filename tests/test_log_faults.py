@@ -74,7 +74,10 @@ async def test_a_locked_log_blocks_nothing_and_a_call_is_logged_once_the_lock_go
                     assert not results  # both calls are still waiting for their records to be written
                     lock.release()
             healthy = await http.get("/health")
-    assert results["session"].structured_content["outcome"] == "ok" and results["session"].structured_content["budget_used"] == 5
+    assert (
+        results["session"].structured_content["outcome"] == "ok"
+        and results["session"].structured_content["budget_used"] == 5
+    )
     assert results["sessionless"].is_error and "needs a session" in results["sessionless"].content[0].text
     assert healthy.status_code == 200 and healthy.json()["status"] == "ok" and healthy.json()["log"]["failing"] is None
     calls = [r for r in read_records(log) if r["kind"] == "call"]
@@ -136,7 +139,9 @@ async def test_a_full_log_refuses_calls_with_a_clear_error_and_recovers(fixture_
     assert [(c["seq"], c["arguments"]) for c in calls] == [(1, thought)]
 
 
-async def test_a_corpus_removed_or_truncated_while_serving_is_reported_and_calls_are_refused_and_logged(fixture_corpus, tmp_path):
+async def test_a_corpus_removed_or_truncated_while_serving_is_reported_and_calls_are_refused_and_logged(
+    fixture_corpus, tmp_path
+):
     corpus = tmp_path / "corpus.sqlite"
     corpus.write_bytes(fixture_corpus.read_bytes())
     log = tmp_path / "log.sqlite"
@@ -161,15 +166,25 @@ async def test_a_corpus_removed_or_truncated_while_serving_is_reported_and_calls
     assert submit.structured_content["outcome"] == "ok"  # the agent can still answer
     calls = [r for r in read_records(log) if r["kind"] == "call"]
     assert [(c["tool"], c["outcome"], c["cost"]) for c in calls] == [
-        ("get_paper_info", "ok", 1), ("read_section", "server_error", 0), ("search_papers", "server_error", 0),
-        ("submit_answer", "ok", 0)]
+        ("get_paper_info", "ok", 1),
+        ("read_section", "server_error", 0),
+        ("search_papers", "server_error", 0),
+        ("submit_answer", "ok", 0),
+    ]
     assert "changed size" in calls[1]["message"]
 
 
 def test_unknown_routes_and_methods_answer_in_json(fixture_corpus, tmp_path):
     with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
-        answers = [httpx2.request(method, server.base_url + path) for method, path in (
-            ("GET", "/no-such-route"), ("DELETE", "/sessions"), ("GET", "/sessions/x/end"), ("PUT", "/health"))]
+        answers = [
+            httpx2.request(method, server.base_url + path)
+            for method, path in (
+                ("GET", "/no-such-route"),
+                ("DELETE", "/sessions"),
+                ("GET", "/sessions/x/end"),
+                ("PUT", "/health"),
+            )
+        ]
     assert [a.status_code for a in answers] == [404, 405, 405, 405]
     assert all(a.headers["content-type"] == "application/json" and a.json()["error"] for a in answers)
     assert answers[1].headers["allow"] == "POST"
@@ -188,12 +203,15 @@ def test_a_record_sqlite_cannot_store_fails_alone_and_the_writer_thread_lives(tm
     assert [(r["kind"], r["seq"]) for r in read_records(tmp_path / "log.sqlite")] == [("call", 1)]
 
 
-async def test_a_session_that_cannot_be_looked_up_in_the_log_is_not_called_unknown(fixture_corpus, tmp_path, monkeypatch):
+async def test_a_session_that_cannot_be_looked_up_in_the_log_is_not_called_unknown(
+    fixture_corpus, tmp_path, monkeypatch
+):
     """When the log cannot be read to find a session that is not in memory, the answer says so (and that it may
     exist), rather than telling the client the session is unknown and to create a new one."""
     from agenthop.server.log.checkpoint import LogError
 
     with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
+
         def unreadable(*args, **kwargs):
             raise LogError("the checkpoint log is locked by another process (database is locked)")
 
@@ -241,7 +259,12 @@ async def test_a_corpus_removed_then_put_back_unchanged_is_served_again_and_heal
     assert len(health["corpus_restored"]) == 1
     assert "was put back with the original bytes (sha256 " in health["corpus_restored"][0]
     assert aside.structured_content["outcome"] == "server_error" and moved_back.structured_content["outcome"] == "ok"
-    assert moved_health["status"] == "ok" and len(moved_health["corpus_restored"]) == 2  # the end of that failure is said too
+    assert (
+        moved_health["status"] == "ok" and len(moved_health["corpus_restored"]) == 2
+    )  # the end of that failure is said too
     calls = [(c["tool"], c["outcome"], c["cost"]) for c in read_records(log) if c["kind"] == "call"]
-    assert calls == [("get_paper_info", "server_error", 0)] * 2 + [("get_paper_info", "ok", 1),
-                                                                  ("get_paper_info", "server_error", 0), ("get_paper_info", "ok", 1)]
+    assert calls == [("get_paper_info", "server_error", 0)] * 2 + [
+        ("get_paper_info", "ok", 1),
+        ("get_paper_info", "server_error", 0),
+        ("get_paper_info", "ok", 1),
+    ]

@@ -33,8 +33,10 @@ HALF = "\ud83d"  # the first half of an emoji's surrogate pair, alone
 
 def _strict(line: str) -> dict:
     """json.loads that rejects NaN and Infinity, as strict parsers do."""
+
     def refuse(name):
         raise ValueError(f"non-standard JSON constant {name}")
+
     return json.loads(line, parse_constant=refuse)
 
 
@@ -56,9 +58,14 @@ def _export(log) -> list[str]:
 
 def test_lone_surrogates_over_http_are_answered_refused_and_logged_exactly(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
-    with ServerThread(str(fixture_corpus), str(log)) as server, httpx2.Client(base_url=server.base_url, timeout=30) as http:
+    with (
+        ServerThread(str(fixture_corpus), str(log)) as server,
+        httpx2.Client(base_url=server.base_url, timeout=30) as http,
+    ):
         # Session API: free-form client info is kept exactly; identifiers must be text.
-        created = _post_json(http, "/sessions", {"item": "st_0001", "run": "surrogates", "client": {"name": f"agent {HALF}"}})
+        created = _post_json(
+            http, "/sessions", {"item": "st_0001", "run": "surrogates", "client": {"name": f"agent {HALF}"}}
+        )
         assert created.status_code == 201, created.text
         refused = {
             "run": _post_json(http, "/sessions", {"item": "st_0001", "run": f"r{HALF}"}),
@@ -67,7 +74,10 @@ def test_lone_surrogates_over_http_are_answered_refused_and_logged_exactly(fixtu
         }
         assert refused["run"].status_code == 400 and "surrogate" in refused["run"].json()["error"]
         assert refused["item"].status_code == 404 and "unknown item" in refused["item"].json()["error"]
-        assert refused["disabled_tools"].status_code == 400 and "unknown tools" in refused["disabled_tools"].json()["error"]
+        assert (
+            refused["disabled_tools"].status_code == 400
+            and "unknown tools" in refused["disabled_tools"].json()["error"]
+        )
 
         url = created.json()["mcp_url"]
         calls = [
@@ -77,9 +87,15 @@ def test_lone_surrogates_over_http_are_answered_refused_and_logged_exactly(fixtu
             ("no_such_tool", {"x": HALF}),
             ("get_paper_info", {"paper_id": pid("A")}),
         ]
-        answers = [_post_raw(http, url, json.dumps(raw_call_body(name, args, i)), name) for i, (name, args) in enumerate(calls)]
-        sessionless = _post_raw(http, f"{server.base_url}/mcp", json.dumps(raw_call_body("think", {"reasoning": HALF}, 9)), "think")
-        ended = _post_json(http, f"/sessions/{created.json()['session_id']}/end", {"termination": "abandoned", "reason": f"why {HALF}"})
+        answers = [
+            _post_raw(http, url, json.dumps(raw_call_body(name, args, i)), name) for i, (name, args) in enumerate(calls)
+        ]
+        sessionless = _post_raw(
+            http, f"{server.base_url}/mcp", json.dumps(raw_call_body("think", {"reasoning": HALF}, 9)), "think"
+        )
+        ended = _post_json(
+            http, f"/sessions/{created.json()['session_id']}/end", {"termination": "abandoned", "reason": f"why {HALF}"}
+        )
         state = http.get(f"/sessions/{created.json()['session_id']}").json()
 
     results = [a.json().get("result") for a in answers]
@@ -87,7 +103,9 @@ def test_lone_surrogates_over_http_are_answered_refused_and_logged_exactly(fixtu
         assert result["isError"] and result["structuredContent"]["outcome"] == "invalid", result
         assert "lone UTF-16 surrogate" in result["content"][0]["text"] and result["structuredContent"]["cost"] == 0
     unknown = answers[3].json()["error"]  # an unknown tool is a JSON-RPC error (issue 23), logged all the same
-    assert unknown["code"] == -32602 and unknown["data"]["outcome"] == "invalid" and "does not exist" in unknown["message"]
+    assert (
+        unknown["code"] == -32602 and unknown["data"]["outcome"] == "invalid" and "does not exist" in unknown["message"]
+    )
     assert results[4]["structuredContent"]["outcome"] == "ok" and results[4]["structuredContent"]["budget_used"] == 1
     assert sessionless.json()["result"]["isError"] is True
     assert ended.status_code == 200 and state["termination"] == "abandoned"
@@ -95,9 +113,13 @@ def test_lone_surrogates_over_http_are_answered_refused_and_logged_exactly(fixtu
     records = list(read_records(log))
     start = next(r for r in records if r["kind"] == "session_start")
     assert start["client"] == {"name": f"agent {HALF}"}
-    logged = [(r["tool"], r["arguments"], r["outcome"]) for r in records if r["kind"] == "call" and r["run"] == "surrogates"]
+    logged = [
+        (r["tool"], r["arguments"], r["outcome"]) for r in records if r["kind"] == "call" and r["run"] == "surrogates"
+    ]
     assert logged == [(name, args, "ok" if name == "get_paper_info" else "invalid") for name, args in calls]
-    assert any(r["kind"] == "call" and r["session_id"] is None and r["arguments"] == {"reasoning": HALF} for r in records)
+    assert any(
+        r["kind"] == "call" and r["session_id"] is None and r["arguments"] == {"reasoning": HALF} for r in records
+    )
     assert next(r for r in records if r["kind"] == "session_end")["reason"] == f"why {HALF}"
     lines = _export(log)
     assert len(lines) == len(records) and [_strict(line) for line in lines] == records
@@ -112,10 +134,28 @@ def _read_reply(proc: subprocess.Popen, deadline_s: float = 30) -> dict:
 
 def test_lone_surrogates_and_unreadable_frames_over_stdio_get_replies_and_are_logged(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
-    proc = subprocess.Popen([sys.executable, "-m", "agenthop.server", "serve", "--corpus", str(fixture_corpus), "--item",
-                             "st_0001", "--run", "stdio", "--log", str(log)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=os.environ.copy())
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agenthop.server",
+            "serve",
+            "--corpus",
+            str(fixture_corpus),
+            "--item",
+            "st_0001",
+            "--run",
+            "stdio",
+            "--log",
+            str(log),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=os.environ.copy(),
+    )
     try:
+
         def send(text: str) -> dict:
             proc.stdin.write(text.encode("ascii") + b"\n")
             proc.stdin.flush()
@@ -126,15 +166,29 @@ def test_lone_surrogates_and_unreadable_frames_over_stdio_get_replies_and_are_lo
         valid = send(json.dumps(raw_call_body("get_paper_info", {"paper_id": pid("A")}, 2)))
         broken = send('{"jsonrpc": "2.0", "id": 3, "method": ')
         not_rpc = send(json.dumps({"id": 4, "hello": "world"}))
-        deep = send(json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
-            "name": "think", "arguments": {"reasoning": "x"}, "_meta": RAW_META}})[:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+        deep = send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 5,
+                    "method": "tools/call",
+                    "params": {"name": "think", "arguments": {"reasoning": "x"}, "_meta": RAW_META},
+                }
+            )[:-1]
+            + ', "x": '
+            + "[" * 100_000
+            + "]" * 100_000
+            + "}"
+        )
         after = send(json.dumps(raw_call_body("think", {"reasoning": "still here"}, 6)))
     finally:
         proc.kill()
         proc.wait()
     assert surrogate["id"] == 1 and surrogate["result"]["structuredContent"]["outcome"] == "invalid"
     assert "lone UTF-16 surrogate" in surrogate["result"]["content"][0]["text"]
-    assert bad_name["id"] == 7 and bad_name["error"]["code"] == -32602 and "does not exist" in bad_name["error"]["message"]
+    assert (
+        bad_name["id"] == 7 and bad_name["error"]["code"] == -32602 and "does not exist" in bad_name["error"]["message"]
+    )
     assert valid["result"]["structuredContent"]["budget_used"] == 1
     assert broken["id"] is None and broken["error"]["code"] == -32700
     assert not_rpc["id"] == 4 and not_rpc["error"]["code"] == -32600
@@ -142,13 +196,19 @@ def test_lone_surrogates_and_unreadable_frames_over_stdio_get_replies_and_are_lo
     assert after["id"] == 6 and after["result"]["structuredContent"]["outcome"] == "ok"
     calls = [r for r in read_records(log) if r["kind"] == "call"]
     assert [(c["tool"], c["arguments"], c["seq"]) for c in calls] == [
-        ("search_papers", {"query": f"graph {HALF}"}, 1), (f"think{HALF}", {"reasoning": "r"}, 2),
-        ("get_paper_info", {"paper_id": pid("A")}, 3), ("think", {"reasoning": "still here"}, 4)]
+        ("search_papers", {"query": f"graph {HALF}"}, 1),
+        (f"think{HALF}", {"reasoning": "r"}, 2),
+        ("get_paper_info", {"paper_id": pid("A")}, 3),
+        ("think", {"reasoning": "still here"}, 4),
+    ]
 
 
 def test_nan_and_infinity_are_stored_so_export_is_strict_json(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
-    with ServerThread(str(fixture_corpus), str(log)) as server, httpx2.Client(base_url=server.base_url, timeout=30) as http:
+    with (
+        ServerThread(str(fixture_corpus), str(log)) as server,
+        httpx2.Client(base_url=server.base_url, timeout=30) as http,
+    ):
         created = http.post("/sessions", json={"item": "st_0001", "run": "nan"}).json()
         meta = json.dumps(RAW_META)
         bodies = [  # JSON text with the non-standard tokens some clients send
@@ -157,18 +217,32 @@ def test_nan_and_infinity_are_stored_so_export_is_strict_json(fixture_corpus, tm
             '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "think", '
             '"arguments": {"reasoning": "r", "extra": [Infinity, -Infinity]}, "_meta": ' + meta + "}}",
         ]
-        answers = [_post_raw(http, created["mcp_url"], body, name).json() for body, name in zip(bodies, ["search_papers", "think"])]
-        session_api = http.post("/sessions", content=b'{"item": "st_0001", "client": {"x": NaN}}',
-                                headers={"content-type": "application/json"})
+        answers = [
+            _post_raw(http, created["mcp_url"], body, name).json()
+            for body, name in zip(bodies, ["search_papers", "think"])
+        ]
+        session_api = http.post(
+            "/sessions",
+            content=b'{"item": "st_0001", "client": {"x": NaN}}',
+            headers={"content-type": "application/json"},
+        )
     assert [a["result"]["structuredContent"]["outcome"] for a in answers] == ["invalid", "invalid"]
     assert session_api.status_code == 400 and "NaN" in session_api.json()["error"]
     calls = [_strict(line) for line in _export(log) if _strict(line)["kind"] == "call"]
-    assert [c["arguments"] for c in calls] == [{"query": "x", "top_k": "NaN"}, {"reasoning": "r", "extra": ["Infinity", "-Infinity"]}]
-    assert all(c["arguments_altered"] == {"clipped": False, "json_chars": c["arguments_altered"]["json_chars"], "non_finite": True}
-               for c in calls)
+    assert [c["arguments"] for c in calls] == [
+        {"query": "x", "top_k": "NaN"},
+        {"reasoning": "r", "extra": ["Infinity", "-Infinity"]},
+    ]
+    assert all(
+        c["arguments_altered"]
+        == {"clipped": False, "json_chars": c["arguments_altered"]["json_chars"], "non_finite": True}
+        for c in calls
+    )
 
 
-async def test_calls_no_session_vouches_for_store_bounded_arguments_while_valid_calls_keep_theirs(fixture_corpus, tmp_path):
+async def test_calls_no_session_vouches_for_store_bounded_arguments_while_valid_calls_keep_theirs(
+    fixture_corpus, tmp_path
+):
     log = tmp_path / "log.sqlite"
     huge = "x" * 1_000_000
     reasoning = "a long but valid thought " * 1_900  # 47,500 characters: within think's 50,000 limit
@@ -177,7 +251,10 @@ async def test_calls_no_session_vouches_for_store_bounded_arguments_while_valid_
             created = (await http.post("/sessions", json={"item": "st_0001", "run": "flood"})).json()
             size_before = sum(p.stat().st_size for p in tmp_path.glob("log.sqlite*"))
             for url in (f"{server.base_url}/mcp", f"{server.base_url}/mcp?session=not-a-session", created["mcp_url"]):
-                async with httpx2.AsyncClient(timeout=60) as h, Client(streamable_http_client(url, http_client=h)) as client:
+                async with (
+                    httpx2.AsyncClient(timeout=60) as h,
+                    Client(streamable_http_client(url, http_client=h)) as client,
+                ):
                     for _ in range(10):
                         refused = await client.call_tool("search_papers", {"query": huge, "top_k": 3})
                         assert refused.is_error
@@ -197,7 +274,9 @@ async def test_calls_no_session_vouches_for_store_bounded_arguments_while_valid_
     think = next(c for c in calls if c["tool"] == "think")
     assert think["arguments"] == {"reasoning": reasoning} and "arguments_altered" not in think
     bad_tool = calls[-1]
-    assert bad_tool["outcome"] == "invalid" and len(bad_tool["tool"]) == 200 and bad_tool["arguments_altered"]["clipped"]
+    assert (
+        bad_tool["outcome"] == "invalid" and len(bad_tool["tool"]) == 200 and bad_tool["arguments_altered"]["clipped"]
+    )
     # 31 refused megabyte calls and one 47 KB thought grew the log by far less than one of those megabytes.
     growth = sum(p.stat().st_size for p in tmp_path.glob("log.sqlite*")) - size_before
     assert growth < 1_000_000
@@ -209,10 +288,24 @@ def test_lone_surrogates_in_prompt_and_resource_requests_get_exact_errors(fixtur
     Over stdio, where the frames are ours (over HTTP the 2026 protocol repeats the name in a header, which
     cannot carry a lone surrogate, so such a request never reaches the server).
     """
-    proc = subprocess.Popen([sys.executable, "-m", "agenthop.server", "serve", "--corpus", str(fixture_corpus),
-                             "--log", str(tmp_path / "log.sqlite")],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=os.environ.copy())
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agenthop.server",
+            "serve",
+            "--corpus",
+            str(fixture_corpus),
+            "--log",
+            str(tmp_path / "log.sqlite"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=os.environ.copy(),
+    )
     try:
+
         def send(method: str, params: dict, request_id: int) -> dict:
             body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": RAW_META}}
             proc.stdin.write(json.dumps(body).encode("ascii") + b"\n")

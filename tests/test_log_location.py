@@ -27,8 +27,22 @@ UNWRITABLE = Path("/proc")  # no one can create files here, root included (a chm
 async def test_stdio_server_without_log_flag_logs_to_the_per_user_directory_and_says_so(fixture_corpus, tmp_path):
     data_home = tmp_path / "data-home"
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(data_home)}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "agenthop.server", "serve", "--corpus",
-                                   str(fixture_corpus), "--item", "st_0001", "--run", "desktop"], env=env, cwd=str(UNWRITABLE))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "agenthop.server",
+            "serve",
+            "--corpus",
+            str(fixture_corpus),
+            "--item",
+            "st_0001",
+            "--run",
+            "desktop",
+        ],
+        env=env,
+        cwd=str(UNWRITABLE),
+    )
     stderr_path = tmp_path / "stderr.txt"
     with open(stderr_path, "w") as errlog:
         async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=30) as client:
@@ -36,7 +50,10 @@ async def test_stdio_server_without_log_flag_logs_to_the_per_user_directory_and_
     expected = data_home / "agenthop" / "agenthop-log.sqlite"
     assert result.structured_content["outcome"] == "ok"
     assert f"checkpoint log {expected}" in stderr_path.read_text()
-    assert [(r["kind"], r["run"]) for r in read_records(expected)] == [("session_start", "desktop"), ("call", "desktop")]
+    assert [(r["kind"], r["run"]) for r in read_records(expected)] == [
+        ("session_start", "desktop"),
+        ("call", "desktop"),
+    ]
     # --log still wins over the default.
     explicit = tmp_path / "explicit.sqlite"
     params.args += ["--log", str(explicit), "--run", "explicit"]
@@ -62,8 +79,9 @@ def test_an_unusable_default_log_directory_names_the_flag(fixture_corpus, tmp_pa
 
 def test_the_committed_schema_is_the_one_the_models_generate():
     committed = json.loads((REPO / "docs" / "log-format.schema.json").read_text(encoding="utf-8"))
-    assert committed == log_schema(LOG_FORMAT_VERSION), \
+    assert committed == log_schema(LOG_FORMAT_VERSION), (
         "docs/log-format.schema.json is stale: run 'agenthop-server log schema > docs/log-format.schema.json'"
+    )
     printed = CliRunner().invoke(main, ["log", "schema"])
     assert json.loads(printed.output) == committed
 

@@ -17,10 +17,19 @@ from agenthop.server.log.checkpoint import CheckpointLog, read_log, read_records
 from agenthop.server.log.records import AttemptError, AttemptStart, ItemEnd, RunStart, Turn, record_dict
 
 CHECKPOINT = msgspec.json.Decoder(log_structs.SessionStart | log_structs.CallRecord | log_structs.SessionEnd)
-RUNNER = msgspec.json.Decoder(log_structs.RunStart | log_structs.AttemptStart | log_structs.Turn | log_structs.AttemptError
-                              | log_structs.ItemEnd)
-MODELS = (log_records.SessionStart, log_records.CallRecord, log_records.SessionEnd, RunStart, AttemptStart, Turn, AttemptError,
-          ItemEnd)
+RUNNER = msgspec.json.Decoder(
+    log_structs.RunStart | log_structs.AttemptStart | log_structs.Turn | log_structs.AttemptError | log_structs.ItemEnd
+)
+MODELS = (
+    log_records.SessionStart,
+    log_records.CallRecord,
+    log_records.SessionEnd,
+    RunStart,
+    AttemptStart,
+    Turn,
+    AttemptError,
+    ItemEnd,
+)
 #: Values put in place of a field: wrong types, bounds, nulls, and values of the right type.
 REPLACEMENTS = (None, "x", "", -1, 0, 1, 1.5, 2.0, True, {}, [], {"paper_id": "p"}, ["x"], 2**70, "A", "answer", "item")
 
@@ -50,21 +59,59 @@ def server_records(corpus, tmp_path) -> list[dict]:
 
 def runner_records() -> list[dict]:
     """Records of every runner kind as the runner builds them, optional additions set and unset."""
-    turn = dict(run="r", item_id="st_0001", session_id="s", attempt=1, turn=1, prompt_tokens=900, completion_tokens=100,
-                cached_tokens=0, cumulative_tokens=1000, tool_calls=[{"id": "c1", "name": "think", "arguments": {"reasoning": "r"}},
-                                                                    {"id": None, "name": None, "arguments": "{broken"}],
-                latency_ms=812.5, retries=0, error=None, time=1.0)
-    end = dict(run="r", item_id="st_0001", session_id="s", attempt=1, termination="answer", answer="B", turns=3,
-               prompt_tokens=900, completion_tokens=100, cached_tokens=0, total_tokens=1000, budget_used=7, cost_usd=None,
-               wall_time_s=2.5, time=2.0)
+    turn = dict(
+        run="r",
+        item_id="st_0001",
+        session_id="s",
+        attempt=1,
+        turn=1,
+        prompt_tokens=900,
+        completion_tokens=100,
+        cached_tokens=0,
+        cumulative_tokens=1000,
+        tool_calls=[
+            {"id": "c1", "name": "think", "arguments": {"reasoning": "r"}},
+            {"id": None, "name": None, "arguments": "{broken"},
+        ],
+        latency_ms=812.5,
+        retries=0,
+        error=None,
+        time=1.0,
+    )
+    end = dict(
+        run="r",
+        item_id="st_0001",
+        session_id="s",
+        attempt=1,
+        termination="answer",
+        answer="B",
+        turns=3,
+        prompt_tokens=900,
+        completion_tokens=100,
+        cached_tokens=0,
+        total_tokens=1000,
+        budget_used=7,
+        cost_usd=None,
+        wall_time_s=2.5,
+        time=2.0,
+    )
     models = [
-        RunStart(run="r", agent="raw", model="m", settings={"caps": {"budget": 30}}, versions={"agenthop": "0.1.0"},
-                 corpus={"corpus_id": "c", "schema_version": 2}, time=0.0),
+        RunStart(
+            run="r",
+            agent="raw",
+            model="m",
+            settings={"caps": {"budget": 30}},
+            versions={"agenthop": "0.1.0"},
+            corpus={"corpus_id": "c", "schema_version": 2},
+            time=0.0,
+        ),
         RunStart(run="r", agent="baseline", model=None, settings={}, versions={}, time=0.0),
         AttemptStart(run="r", item_id="st_0001", session_id="s", attempt=1, time=0.5),
-        Turn(**turn), Turn(**turn | {"turn": 2, "error": "empty response", "transient_errors": ["429 rate limited"]}),
+        Turn(**turn),
+        Turn(**turn | {"turn": 2, "error": "empty response", "transient_errors": ["429 rate limited"]}),
         AttemptError(run="r", item_id="st_0001", session_id=None, attempt=2, error="boom", time=1.5),
-        ItemEnd(**end), ItemEnd(**end | {"termination": "error", "answer": None, "session_id": None, "recovered": True}),
+        ItemEnd(**end),
+        ItemEnd(**end | {"termination": "error", "answer": None, "session_id": None, "recovered": True}),
     ]
     return [json.loads(json.dumps(record_dict(m))) for m in models]
 
@@ -144,7 +191,9 @@ def test_both_readers_accept_and_reject_the_same_records(fixture_corpus, tmp_pat
                 tried += 1
                 rejected += not by_model
                 if by_model != by_struct:
-                    disagreements.append((record["kind"], path, "deleted" if value is _DELETE else value, by_model, by_struct))
+                    disagreements.append(
+                        (record["kind"], path, "deleted" if value is _DELETE else value, by_model, by_struct)
+                    )
     assert disagreements == []
     assert tried > 5000 and 0.3 < rejected / tried < 0.9  # the mutations do test the validation
 

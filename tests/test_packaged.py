@@ -48,8 +48,18 @@ def package(release: Path) -> list[dict]:
         for node in graph["nodes"].values():
             if node.get("arxivId") in pool:
                 texts[node["arxivId"]] = {"sections": pool[node["arxivId"]]["sections"], "tables": []}
-        samples.append({**qa, "graph": {"seed": qa["seed_paper_id"], "nodes": graph["nodes"], "edges": graph["edges"],
-                                        "contexts": graph["contexts"]}, "paper_pool": texts})
+        samples.append(
+            {
+                **qa,
+                "graph": {
+                    "seed": qa["seed_paper_id"],
+                    "nodes": graph["nodes"],
+                    "edges": graph["edges"],
+                    "contexts": graph["contexts"],
+                },
+                "paper_pool": texts,
+            }
+        )
     return samples
 
 
@@ -66,8 +76,17 @@ def synthetic(tmp_path_factory) -> dict:
     carried = {arxiv for s in samples for arxiv in s["paper_pool"]}
     same = root / "same-release"
     shutil.copytree(release, same)
-    write_jsonl(same / "paper_pool/papers.jsonl", [p for p in read_jsonl(release / "paper_pool/papers.jsonl") if p["arxiv_id"] in carried])
-    return {"root": root, "release": same, "combined": combined, "samples": samples, "labels": release / "audit/recall_labels.jsonl"}
+    write_jsonl(
+        same / "paper_pool/papers.jsonl",
+        [p for p in read_jsonl(release / "paper_pool/papers.jsonl") if p["arxiv_id"] in carried],
+    )
+    return {
+        "root": root,
+        "release": same,
+        "combined": combined,
+        "samples": samples,
+        "labels": release / "audit/recall_labels.jsonl",
+    }
 
 
 def contents(path: Path, tables=PUBLIC_TABLES + GOLD_TABLES) -> dict[str, list]:
@@ -87,7 +106,10 @@ def test_combined_file_imports_to_the_same_tables_as_the_release(synthetic, tmp_
     for table in expected:
         assert got[table] == expected[table], table
     assert summary["counts"]["items"] == 16 and summary["items_without_labels"] == []
-    assert summary["shape"] == "packaged samples" and set(summary["inputs"]) == {"agenthop_lite.json", "recall_labels.jsonl"}
+    assert summary["shape"] == "packaged samples" and set(summary["inputs"]) == {
+        "agenthop_lite.json",
+        "recall_labels.jsonl",
+    }
     # The pool copies in later samples are the same paper's text: read once, never counted as differing.
     assert "pool_copies_differ" not in summary["warnings"]
 
@@ -102,7 +124,8 @@ def test_directory_of_sample_files_beside_the_combined_file(synthetic, tmp_path)
     out = tmp_path / "dir.sqlite"
     summary = import_release(folder, out, labels=synthetic["labels"], echo=quiet)
     assert summary["warnings"]["combined_files_skipped"]["examples"] == [
-        {"file": "agenthop_lite.json", "why": "the directory's per-sample files are imported"}]
+        {"file": "agenthop_lite.json", "why": "the directory's per-sample files are imported"}
+    ]
     reference = tmp_path / "combined.sqlite"
     import_release(synthetic["combined"], reference, labels=synthetic["labels"], echo=quiet)
     # Items come in another order, so do first sightings of papers: positions and the explore index's document order differ.
@@ -132,7 +155,9 @@ def edited(synthetic, tmp_path: Path, edit) -> Path:
 
 def test_empty_and_unknown_categories_are_stored_as_unknown_and_counted(synthetic, tmp_path):
     def edit(samples):
-        samples[0].update(consensus_tier="", cognitive_skill="", venue="?")  # what the packager writes when it does not know
+        samples[0].update(
+            consensus_tier="", cognitive_skill="", venue="?"
+        )  # what the packager writes when it does not know
         samples[1].update(consensus_tier="Gold", cognitive_skill="Retrieve", venue="acl")
         samples[2].update(consensus_tier="platinum", cognitive_skill="memorise", venue="  ")
         first = next(iter(samples[2]["paper_pool"].values()))
@@ -151,9 +176,14 @@ def test_empty_and_unknown_categories_are_stored_as_unknown_and_counted(syntheti
     assert rows[2] == (None, None, None)
     w = summary["warnings"]
     ids = [s["id"] for s in json.loads(path.read_text())]
-    assert w["unknown_consensus_tier"] == {"count": 2, "examples": [{"item": ids[0], "value": ""}, {"item": ids[2], "value": "platinum"}]}
+    assert w["unknown_consensus_tier"] == {
+        "count": 2,
+        "examples": [{"item": ids[0], "value": ""}, {"item": ids[2], "value": "platinum"}],
+    }
     assert w["unknown_cognitive_skill"]["count"] == 2 and w["unknown_venue"]["count"] == 2
-    assert {"item": ids[1], "field": "consensus_tier", "value": "Gold", "stored": "gold"} in w["case_normalised"]["examples"]
+    assert {"item": ids[1], "field": "consensus_tier", "value": "Gold", "stored": "gold"} in w["case_normalised"][
+        "examples"
+    ]
     assert w["pool_tables_ignored"]["count"] == 1
     prov = json.loads(conn.execute("SELECT value FROM meta WHERE key = 'provenance'").fetchone()[0])
     assert prov["warnings"]["unknown_consensus_tier"] == 2
@@ -172,14 +202,23 @@ def test_venue_spellings_follow_the_first_seen(synthetic, tmp_path):
 STRICT = {
     "reasoning type lower case": (
         lambda s: s[1].update(reasoning_type="result"),
-        ["sample 2", "field 'reasoning_type': expected one of \"GROUND\" or \"METHOD\" or \"MOTIVE\" or \"RESULT\", found the string \"result\" in item",
-         "did the release mean \"RESULT\"?"],
+        [
+            "sample 2",
+            'field \'reasoning_type\': expected one of "GROUND" or "METHOD" or "MOTIVE" or "RESULT", found the string "result" in item',
+            'did the release mean "RESULT"?',
+        ],
     ),
-    "reasoning type close": (lambda s: s[0].update(reasoning_type="MOTIV"), ["did the release mean \"MOTIVE\"?"]),
+    "reasoning type close": (lambda s: s[0].update(reasoning_type="MOTIV"), ['did the release mean "MOTIVE"?']),
     "reasoning type empty": (lambda s: s[0].update(reasoning_type=""), ["found an empty string in item"]),
-    "reasoning type missing": (lambda s: s[2].pop("reasoning_type"), ["sample 3", "missing field 'reasoning_type' in item"]),
+    "reasoning type missing": (
+        lambda s: s[2].pop("reasoning_type"),
+        ["sample 3", "missing field 'reasoning_type' in item"],
+    ),
     "no graph": (lambda s: s[1].pop("graph"), ["edited.json sample 2 (", "missing field 'graph'"]),
-    "no paper_pool": (lambda s: s[0].update(paper_pool=[]), ["field 'paper_pool': expected an object {arxiv_id: {sections, tables}}, found a list of 0"]),
+    "no paper_pool": (
+        lambda s: s[0].update(paper_pool=[]),
+        ["field 'paper_pool': expected an object {arxiv_id: {sections, tables}}, found a list of 0"],
+    ),
     "no id": (lambda s: s[0].pop("id"), ["edited.json sample 1: missing field 'id'"]),
     "bad section": (
         lambda s: next(iter(s[0]["paper_pool"].values()))["sections"][0].update(header=None),
@@ -187,10 +226,13 @@ STRICT = {
     ),
     "bad node": (
         lambda s: next(iter(s[0]["graph"]["nodes"].values())).update(year="2019"),
-        ["field 'graph.nodes.", ".year': expected an integer, found the string \"2019\""],
+        ["field 'graph.nodes.", '.year\': expected an integer, found the string "2019"'],
     ),
     "gold missing": (lambda s: s[0].pop("gold_paper_ids"), ["sample 1 (", "missing field 'gold_paper_ids'"]),
-    "tier not a string": (lambda s: s[0].update(consensus_tier=1), ["field 'consensus_tier': expected a string or null, found an integer (1)"]),
+    "tier not a string": (
+        lambda s: s[0].update(consensus_tier=1),
+        ["field 'consensus_tier': expected a string or null, found an integer (1)"],
+    ),
 }
 
 
@@ -224,17 +266,23 @@ def test_check_goes_on_after_a_sample_it_cannot_convert(synthetic, tmp_path):
     write_jsonl(labels, [r for r in read_jsonl(synthetic["labels"]) if r["sample_id"] in ids])
     report = check_release(path, labels=labels, echo=quiet)
     messages = [e["message"] for e in report["errors"]]
-    assert len(messages) == 2, messages  # the first sample's labels are not reported again as labels for an unknown item
-    assert "missing field 'graph'" in messages[0] and "did the release mean \"RESULT\"?" in messages[1]
+    assert len(messages) == 2, (
+        messages
+    )  # the first sample's labels are not reported again as labels for an unknown item
+    assert "missing field 'graph'" in messages[0] and 'did the release mean "RESULT"?' in messages[1]
 
 
 def test_cli_takes_a_combined_file_and_labels(synthetic, tmp_path):
     out = tmp_path / "c.sqlite"
     runner = CliRunner()
-    result = runner.invoke(main, ["corpus", "import", str(synthetic["combined"]), "--labels", str(synthetic["labels"]), "--out", str(out)])
+    result = runner.invoke(
+        main, ["corpus", "import", str(synthetic["combined"]), "--labels", str(synthetic["labels"]), "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["counts"]["recall_labels"] > 0
-    result = runner.invoke(main, ["corpus", "import", str(synthetic["release"]), "--labels", str(synthetic["labels"]), "--out", str(out)])
+    result = runner.invoke(
+        main, ["corpus", "import", str(synthetic["release"]), "--labels", str(synthetic["labels"]), "--out", str(out)]
+    )
     assert result.exit_code == 1 and "carries its own (audit/recall_labels.jsonl)" in result.output
     result = runner.invoke(main, ["corpus", "import", str(tmp_path / "nothing-here"), "--out", str(out)])
     assert result.exit_code == 1 and "release not found" in result.output and "a packaged JSON file" in result.output

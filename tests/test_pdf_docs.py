@@ -27,7 +27,9 @@ def shown_error() -> str:
 
 
 def build(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "agenthop.server", "corpus", "build", *args], cwd=cwd, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "agenthop.server", "corpus", "build", *args], cwd=cwd, capture_output=True, text=True
+    )
 
 
 def test_the_documented_fallback_summary_is_the_one_given(tmp_path):

@@ -68,7 +68,11 @@ def test_the_title_and_abstract_are_grobids(pair):
 def test_nine_in_ten_of_grobids_headings_are_found(pair):
     """Every heading GROBID saw (subsections too) is a section header of the fallback's or a heading line in its text."""
     name, fallback, _ = pair
-    heads = [h.text for h in ET.parse(FIXTURES / "tei" / f"{name}.tei.xml").getroot().iter(f"{{{NS}}}head") if (h.text or "").strip()]
+    heads = [
+        h.text
+        for h in ET.parse(FIXTURES / "tei" / f"{name}.tei.xml").getroot().iter(f"{{{NS}}}head")
+        if (h.text or "").strip()
+    ]
     headers = {words(s.header) for s in fallback.sections}
     body = " ".join(words(s.text) for s in fallback.sections)
     found = [h for h in heads if words(h) in headers or words(h) in body]
@@ -95,7 +99,13 @@ def test_the_reference_list_matches_grobids(pair):
 def test_bookmarks_give_the_section_levels(scratch):
     """The BMC paper has an outline: its subsections fold into their sections (GROBID lists them flat)."""
     _, fallback, grobid = pair_of("s12984-016-0129-6", scratch)
-    assert [s.header for s in fallback.sections][:5] == ["Background", "Methods", "Results", "Discussion", "Conclusions"]
+    assert [s.header for s in fallback.sections][:5] == [
+        "Background",
+        "Methods",
+        "Results",
+        "Discussion",
+        "Conclusions",
+    ]
     methods = next(s.text for s in fallback.sections if s.header == "Methods")
     assert "Scanning the array and selecting the optimal stimulation patterns" in methods
     assert len(grobid.sections) > len(fallback.sections)
@@ -108,9 +118,11 @@ def blank_pdf(lines: tuple[str, ...] = ()) -> bytes:
     if lines:
         shown = b" ".join(b"(%s) Tj 0 -14 Td" % line.encode("latin-1") for line in lines)
         stream = b"BT /F1 11 Tf 72 720 Td " + shown + b" ET"
-        objects += [page + b" /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
-                    b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
-                    b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+        objects += [
+            page + b" /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+            b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        ]
     else:
         objects.append(page + b" >>")
     out = bytearray(b"%PDF-1.4\n")
@@ -128,7 +140,9 @@ def blank_pdf(lines: tuple[str, ...] = ()) -> bytes:
 def test_unreadable_pdfs_are_named_with_the_reason(tmp_path):
     (tmp_path / "scan.pdf").write_bytes(blank_pdf())
     (tmp_path / "junk.pdf").write_bytes(b"these bytes are no PDF at all")
-    teis, failures, _ = convert_pdfs_fallback([tmp_path / "scan.pdf", tmp_path / "junk.pdf"], tmp_path / "cache", echo=lambda _: None)
+    teis, failures, _ = convert_pdfs_fallback(
+        [tmp_path / "scan.pdf", tmp_path / "junk.pdf"], tmp_path / "cache", echo=lambda _: None
+    )
     assert teis == []
     assert str(failures[0]) == f"{tmp_path / 'scan.pdf'}: no text layer found (a scanned PDF needs OCR, or GROBID)"
     assert str(failures[1]).startswith(f"{tmp_path / 'junk.pdf'}: not a readable PDF (")
@@ -144,7 +158,9 @@ def test_text_without_any_heading_is_kept_as_main_text(tmp_path):
 
 
 def build(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "agenthop.server", "corpus", "build", *args], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "agenthop.server", "corpus", "build", *args], capture_output=True, text=True
+    )
 
 
 @pytest.fixture(scope="module")
@@ -167,10 +183,16 @@ def test_one_command_builds_a_labelled_fallback_corpus_and_a_rerun_reads_the_cac
     # Entries whose title the patterns could not find keep their printed text (issue 37 counted 3 dropped before).
     assert summary["converted"]["references_dropped"] == 0 and summary["pdfs"]["unlike_papers"] == []
     # The cache sits inside the PDF folder here: a re-run must not read it as more inputs.
-    again = build(str(root / "papers"), "--out", str(root / "again.sqlite"), "--tei-cache", str(root / "papers" / "tei-cache"))
+    again = build(
+        str(root / "papers"), "--out", str(root / "again.sqlite"), "--tei-cache", str(root / "papers" / "tei-cache")
+    )
     assert again.returncode == 0, again.stderr
     rerun = json.loads(again.stdout)
-    assert (rerun["pdfs"]["from_cache"], rerun["pdfs"]["pages_parsed"], rerun["converted"]["papers_in_set"]) == (3, 0, 3)
+    assert (rerun["pdfs"]["from_cache"], rerun["pdfs"]["pages_parsed"], rerun["converted"]["papers_in_set"]) == (
+        3,
+        0,
+        3,
+    )
 
 
 def test_bad_pdfs_stop_the_fallback_build_unless_skipped(built, tmp_path):
@@ -180,7 +202,10 @@ def test_bad_pdfs_stop_the_fallback_build_unless_skipped(built, tmp_path):
     (folder / "scan.pdf").write_bytes(blank_pdf())
     stopped = build(str(folder), "--out", str(tmp_path / "c.sqlite"))
     assert stopped.returncode == 1 and not (tmp_path / "c.sqlite").exists()
-    assert f"1 PDF could not be converted (the others are converted and kept for the next run):\n  {folder / 'scan.pdf'}: no text layer" in stopped.stderr
+    assert (
+        f"1 PDF could not be converted (the others are converted and kept for the next run):\n  {folder / 'scan.pdf'}: no text layer"
+        in stopped.stderr
+    )
     skipped = build(str(folder), "--out", str(tmp_path / "c.sqlite"), "--skip-bad")
     assert skipped.returncode == 0, skipped.stderr
     assert json.loads(skipped.stdout)["pdfs"]["skipped_pdfs"][0]["pdf"] == str(folder / "scan.pdf")
@@ -190,8 +215,18 @@ def test_bad_pdfs_stop_the_fallback_build_unless_skipped(built, tmp_path):
 @pytest.mark.anyio
 async def test_the_fallback_corpus_links_a_citation_both_ways(built):
     root, _, _ = built
-    params = StdioServerParameters(command=sys.executable, args=[
-        "-m", "agenthop.server", "serve", "--corpus", str(root / "corpus.sqlite"), "--log", str(root / "log.sqlite")])
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "agenthop.server",
+            "serve",
+            "--corpus",
+            str(root / "corpus.sqlite"),
+            "--log",
+            str(root / "log.sqlite"),
+        ],
+    )
     async with Client(params, read_timeout_seconds=60) as client:
         refs = await client.call_tool("get_references", {"paper_id": SPECTER})
         info = await client.call_tool("get_paper_info", {"paper_id": GRAPH})
@@ -201,7 +236,10 @@ async def test_the_fallback_corpus_links_a_citation_both_ways(built):
     [citer] = info.structured_content["cited_by"]["papers"]
     assert citer["paper_id"] == SPECTER and citer["context"] == cited[GRAPH]["context"]
     assert [s["header"] for s in sections.structured_content["sections"]][:3] == [
-        "1 Introduction", "2 Structure of The Literature Graph", "3 Extracting Metadata"]
+        "1 Introduction",
+        "2 Structure of The Literature Graph",
+        "3 Extracting Metadata",
+    ]
     assert "Cited by 1 paper of this corpus:" in text(info)
 
 
@@ -210,8 +248,17 @@ def test_an_acl_paper_gets_its_sections_acknowledgements_and_appendix(scratch):
     their own (as GROBID places them), the appendix after the references."""
     _, fallback, grobid = pair_of("2020.acl-main.207", scratch)
     assert [s.header for s in fallback.sections] == [
-        "1 Introduction", "2 Model", "3 SCIDOCS Evaluation Framework", "4 Experiments", "5 Results", "6 Analysis",
-        "7 Related Work", "8 Conclusions and Future Work", "Acknowledgements", "Apdx_A: Appendix A - Baseline Details"]
+        "1 Introduction",
+        "2 Model",
+        "3 SCIDOCS Evaluation Framework",
+        "4 Experiments",
+        "5 Results",
+        "6 Analysis",
+        "7 Related Work",
+        "8 Conclusions and Future Work",
+        "Acknowledgements",
+        "Apdx_A: Appendix A - Baseline Details",
+    ]
     model = next(s.text for s in fallback.sections if s.header == "2 Model")
     assert "2.1 Overview" in model and "2.3 Citation-Based Pretraining Objective" in model
     assert "Acknowledgement" in [s.header for s in grobid.sections]

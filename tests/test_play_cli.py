@@ -26,8 +26,13 @@ def _within(fn, seconds: float = 60):
 
 
 def _play(corpus: Path, log: Path, env: dict, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "agenthop.server", "play", "--corpus", str(corpus), "--log", str(log), *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "agenthop.server", "play", "--corpus", str(corpus), "--log", str(log), *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
 
 def _stop(proc: subprocess.Popen) -> str:
@@ -42,7 +47,9 @@ def test_play_prints_its_url_and_opens_the_browser_named_by_BROWSER(fixture_corp
     browser = tmp_path / "browser.sh"
     browser.write_text(f'#!/bin/sh\necho "$1" > {fifo}\n')
     browser.chmod(0o755)
-    proc = _play(fixture_corpus, tmp_path / "log.sqlite", {**os.environ, "BROWSER": str(browser)}, "--participant", "p01")
+    proc = _play(
+        fixture_corpus, tmp_path / "log.sqlite", {**os.environ, "BROWSER": str(browser)}, "--participant", "p01"
+    )
     try:
         url = _within(proc.stdout.readline).strip()
         opened = _within(lambda: fifo.read_text().strip())

@@ -53,7 +53,9 @@ def test_a_whole_human_session_through_the_page_is_scored_like_a_run(demo, tmp_p
         assert "Item st_0001 · participant alice" in page.inner_text("#where")
         assert page.inner_text("#question").startswith("The seed paper relies on earlier research")
         assert "(D) an inter-annotator" in page.inner_text("#options")
-        assert "Question: The seed paper relies on earlier research" in page.text_content("#task")  # the agents' text, folded
+        assert "Question: The seed paper relies on earlier research" in page.text_content(
+            "#task"
+        )  # the agents' text, folded
 
         # Search, from the keyboard: '/' focuses the box, Enter searches.
         page.keyboard.press("/")
@@ -86,7 +88,9 @@ def test_a_whole_human_session_through_the_page_is_scored_like_a_run(demo, tmp_p
         page.locator("#ending").wait_for()
         ending = page.inner_text("#ending")
         header = page.inner_text("header")
-        disabled = page.locator("#search-form button").is_disabled() and page.locator("#paper-form button").first.is_disabled()
+        disabled = (
+            page.locator("#search-form button").is_disabled() and page.locator("#paper-form button").first.is_disabled()
+        )
         heading_focused = page.evaluate("document.activeElement.id")
         problems, requested = list(page.problems), list(page.requested)
 
@@ -96,38 +100,87 @@ def test_a_whole_human_session_through_the_page_is_scored_like_a_run(demo, tmp_p
     assert "Action 6 of 20" in header and "8 of 30 used, 22 left" in header
     assert disabled and heading_focused == "ending-title"
     assert problems == []
-    assert all(url.startswith((server.base_url + "/play", server.base_url + "/static/")) for url in requested), requested
+    assert all(url.startswith((server.base_url + "/play", server.base_url + "/static/")) for url in requested), (
+        requested
+    )
 
     records = list(read_records(log))
     start = next(r for r in records if r["kind"] == "session_start")
     calls = [r for r in records if r["kind"] == "call"]
-    assert start["run"] == "human-alice" and start["client"]["name"] == "human" and start["client"]["participant"] == "alice"
+    assert (
+        start["run"] == "human-alice"
+        and start["client"]["name"] == "human"
+        and start["client"]["participant"] == "alice"
+    )
     assert start["caps"] == {"budget": 30, "max_turns": 20, "max_tokens": None}
     assert [(c["tool"], c["turn"], c["cost"]) for c in calls] == [
-        ("search_papers", 1, 1), ("get_references", 2, 1), ("list_sections", 3, 1), ("read_section", 4, 5),
-        ("think", 5, 0), ("submit_answer", 6, 0)]
+        ("search_papers", 1, 1),
+        ("get_references", 2, 1),
+        ("list_sections", 3, 1),
+        ("read_section", 4, 5),
+        ("think", 5, 0),
+        ("submit_answer", 6, 0),
+    ]
     assert calls[3]["delivered"]["paper_id"] == GOLD
 
     # Scored like any run, and paired with a model's run on the same item.
     out = tmp_path / "report"
-    r = CliRunner().invoke(scorer_main, [f"{log}::human-alice", "--corpus", str(corpus), "--out", str(out)], catch_exceptions=False)
+    r = CliRunner().invoke(
+        scorer_main, [f"{log}::human-alice", "--corpus", str(corpus), "--out", str(out)], catch_exceptions=False
+    )
     assert r.exit_code == 0, r.output
     summary = json.loads((out / "summary.json").read_text())
     row = summary["item_results"][0]
-    assert (summary["items"]["n"], summary["headline"]["accuracy"], summary["headline"]["section_recall"]) == (1, 1.0, 1.0)
-    assert (row["answer"], row["audit"], row["termination"], row["turns"], row["tokens"]) == ("D", "correct", "answer", 6, None)
+    assert (summary["items"]["n"], summary["headline"]["accuracy"], summary["headline"]["section_recall"]) == (
+        1,
+        1.0,
+        1.0,
+    )
+    assert (row["answer"], row["audit"], row["termination"], row["turns"], row["tokens"]) == (
+        "D",
+        "correct",
+        "answer",
+        6,
+        None,
+    )
     assert summary["calls_per_turn"]["value"] == 1.0  # one person action, one turn
     # A person's report says who played, not "agent unknown" or "assistant turns".
     md = (out / "report.md").read_text()
     assert "played by alice" in md and "- **played by**: alice (client human, through the play page)" in md
-    assert "agent unknown" not in md and "assistant turns" not in md and "**agent**" not in md and "not recorded" not in md
+    assert (
+        "agent unknown" not in md and "assistant turns" not in md and "**agent**" not in md and "not recorded" not in md
+    )
     one = tmp_path / "one.txt"
     one.write_text("st_0001\n")
-    r = CliRunner().invoke(runner_main, ["--items", str(one), "--agent", "baseline", "--corpus", str(corpus), "--out",
-                                         str(tmp_path / "model"), "--no-resume"], catch_exceptions=False)
+    r = CliRunner().invoke(
+        runner_main,
+        [
+            "--items",
+            str(one),
+            "--agent",
+            "baseline",
+            "--corpus",
+            str(corpus),
+            "--out",
+            str(tmp_path / "model"),
+            "--no-resume",
+        ],
+        catch_exceptions=False,
+    )
     assert r.exit_code == 0, r.output
-    r = CliRunner().invoke(scorer_main, ["compare", f"{log}::human-alice", str(tmp_path / "model"), "--corpus", str(corpus),
-                                         "--out", str(tmp_path / "pair")], catch_exceptions=False)
+    r = CliRunner().invoke(
+        scorer_main,
+        [
+            "compare",
+            f"{log}::human-alice",
+            str(tmp_path / "model"),
+            "--corpus",
+            str(corpus),
+            "--out",
+            str(tmp_path / "pair"),
+        ],
+        catch_exceptions=False,
+    )
     assert r.exit_code == 0, r.output
     pair = json.loads((tmp_path / "pair" / "comparison.json").read_text())
     assert pair["n_common"] == 1 and pair["run_a"] == "human-alice"
@@ -141,7 +194,10 @@ def test_a_rejection_and_the_two_rejection_ending_show_on_the_page(demo, tmp_pat
         page.goto(f"{server.base_url}/play")
         # The participant is fixed by the server: the page shows it and lists the items at once.
         page.locator("#choice").wait_for()
-        assert page.input_value("#participant") == "bob" and page.locator("#participant").get_attribute("readonly") is not None
+        assert (
+            page.input_value("#participant") == "bob"
+            and page.locator("#participant").get_attribute("readonly") is not None
+        )
         page.click("#play-next")
         page.locator("#game").wait_for()
         page.fill("#paper-id", GOLD)
@@ -169,8 +225,10 @@ def test_a_rejection_and_the_two_rejection_ending_show_on_the_page(demo, tmp_pat
         screenshot(page, tmp_path, "play-ended.png")
         problems = list(page.problems)
 
-    assert warning == ("read D of bbf675ce4d8a… costs 5 points, and 4 points are left. The server will refuse the call "
-                       "(a refusal costs nothing); two refusals in a row end the attempt.")
+    assert warning == (
+        "read D of bbf675ce4d8a… costs 5 points, and 4 points are left. The server will refuse the call "
+        "(a refusal costs nothing); two refusals in a row end the attempt."
+    )
     assert second_warning.endswith("and this would be the second refusal in a row: it ends the attempt.")
     assert over_marked
     assert "error" in first_class and "budget rejected" in first_text
@@ -188,8 +246,10 @@ def test_a_rejection_and_the_two_rejection_ending_show_on_the_page(demo, tmp_pat
 
 def test_tab_alone_reaches_every_tool_in_reading_order_with_a_visible_focus(demo, tmp_path):
     corpus, _ = demo
-    with ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001",))) as server, \
-            browser_page() as page:
+    with (
+        ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001",))) as server,
+        browser_page() as page,
+    ):
         page.goto(f"{server.base_url}/play")
         page.locator("#participant").focus()
         page.keyboard.type("carol")
@@ -202,11 +262,13 @@ def test_tab_alone_reaches_every_tool_in_reading_order_with_a_visible_focus(demo
         for step in range(40):
             if step:
                 page.keyboard.press("Tab")
-            seen.append(page.evaluate("""() => {
+            seen.append(
+                page.evaluate("""() => {
                 const el = document.activeElement, style = getComputedStyle(el);
                 if (el === document.body) return ['(browser)', true];  // past the last control, focus leaves the page
                 return [el.id || el.textContent.trim().slice(0, 20), style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2];
-            }"""))
+            }""")
+            )
         problems = list(page.problems)
     order = [name for name, _ in seen]
     assert order[0] == "item"  # starting an attempt puts the focus on the item (seed paper and question)

@@ -116,7 +116,9 @@ def test_an_attempt_is_resumed_after_its_tab_closes_and_a_restart_is_said_in_wor
             dropped = other.inner_text("#problem")
             # It comes back (a new process on the same port): the lost attempt is explained, and not counted as played.
             # (The new process knows no key: the name is claimed again by the key this browser kept.)
-            server = ServerThread(str(corpus), str(log), port=port, play=PlayOptions(items=("st_0001", "st_0002"))).start()
+            server = ServerThread(
+                str(corpus), str(log), port=port, play=PlayOptions(items=("st_0001", "st_0002"))
+            ).start()
             other.reload()
             other.locator("#choice").wait_for()
             lost = other.inner_text("#problem")
@@ -128,7 +130,10 @@ def test_an_attempt_is_resumed_after_its_tab_closes_and_a_restart_is_said_in_wor
     assert resumed == ("Item st_0001 · participant ivan", 1, "1 of 30 used, 29 left")
     assert "in progress" in listed and "You have 1 attempt in progress (st_0001)" in note
     assert from_list == 1
-    assert dropped.startswith("The call did not go through: cannot reach the AgentHop server at 127.0.0.1:") and "Failed to fetch" not in dropped
+    assert (
+        dropped.startswith("The call did not go through: cannot reach the AgentHop server at 127.0.0.1:")
+        and "Failed to fetch" not in dropped
+    )
     assert "was cut short: the server was restarted during it" in lost and "It does not count as played" in lost
     assert "cut short (server restarted)" in after
     assert "1 attempt (st_0001) was cut short when the server restarted; it does not count as played." in after_note
@@ -172,8 +177,10 @@ def test_the_end_screen_shows_the_outcome_and_reveal_blocks_a_replay(demo, tmp_p
 
 def test_at_800_px_the_header_keeps_item_and_participant_and_the_page_scrolls(demo, tmp_path):
     corpus, _ = demo
-    with ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001",))) as server, \
-            browser_page({"width": 800, "height": 900}) as page:
+    with (
+        ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001",))) as server,
+        browser_page({"width": 800, "height": 900}) as page,
+    ):
         _enter(page, server.base_url, "kim")
         screenshot(page, tmp_path, "play-start-800.png")
         page.click("#play-next")
@@ -183,8 +190,15 @@ def test_at_800_px_the_header_keeps_item_and_participant_and_the_page_scrolls(de
         clipped = where.evaluate("e => e.scrollWidth > e.clientWidth")
         visible = where.is_visible()
         inner_scroll = page.eval_on_selector(".results-wrap", "e => getComputedStyle(e).overflowY")
-        tops = {name: page.locator(sel).bounding_box()["y"] for name, sel in
-                (("item", "#item"), ("tools", "#search-form"), ("results", "#results"), ("answer", "#answer-form"))}
+        tops = {
+            name: page.locator(sel).bounding_box()["y"]
+            for name, sel in (
+                ("item", "#item"),
+                ("tools", "#search-form"),
+                ("results", "#results"),
+                ("answer", "#answer-form"),
+            )
+        }
         wide = page.evaluate("document.documentElement.scrollWidth > window.innerWidth")
         page.evaluate("window.scrollTo(0, 0)")
         screenshot(page, tmp_path, "play-800.png")
@@ -202,7 +216,10 @@ def test_a_second_browser_without_the_key_can_neither_see_nor_act_on_an_attempt(
     log = tmp_path / "log.sqlite"
     from playwright.sync_api import sync_playwright
 
-    with ServerThread(str(corpus), str(log), play=PlayOptions(items=("st_0001", "st_0002"))) as server, sync_playwright() as pw:
+    with (
+        ServerThread(str(corpus), str(log), play=PlayOptions(items=("st_0001", "st_0002"))) as server,
+        sync_playwright() as pw,
+    ):
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         bob = browser.new_context(viewport=LAPTOP).new_page()
         errors = []
@@ -222,14 +239,17 @@ def test_a_second_browser_without_the_key_can_neither_see_nor_act_on_an_attempt(
         refused = mallory.inner_text("#problem")
         choice_hidden = mallory.locator("#choice").is_hidden()
         # Straight to the API, with the name and even bob's session ID: every door is closed.
-        tries = mallory.evaluate("""async (sid) => {
+        tries = mallory.evaluate(
+            """async (sid) => {
             const post = (path, body) => fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)});
             const answers = [await fetch('/play/api/items?participant=bob'), await post('/play/api/sessions', {participant: 'bob', item: 'st_0001'}),
                              await fetch(`/play/api/sessions/${sid}`),
                              await post(`/play/api/sessions/${sid}/call`, {tool: 'submit_answer', arguments: {answer: 'A', reasoning: 'taken over'}}),
                              await post(`/play/api/sessions/${sid}/end`, {}), await post('/play/api/key', {participant: 'bob', key: 'x'.repeat(43)})];
             return Promise.all(answers.map(async (r) => [r.status, await r.text()]));
-        }""", sid)
+        }""",
+            sid,
+        )
         mallory.keyboard.type("not-bobs-key-" + "x" * 30)
         mallory.keyboard.press("Enter")
         expect(mallory.locator("#problem")).to_contain_text("The key was not taken: that is not bob's key")
@@ -305,10 +325,14 @@ def test_a_name_typed_while_the_page_loads_is_kept(demo, tmp_path):
     before it: the Enter after it then submitted nothing (a flake of these tests under load). Here the name is typed at
     DOMContentLoaded, which always comes before the config's answer (the page's script is waiting for it then)."""
     corpus, _ = demo
-    with ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001",))) as server, \
-            browser_page() as page:
-        page.add_init_script("document.addEventListener('DOMContentLoaded', () => {"
-                             " document.getElementById('participant').value = 'zed'; })")
+    with (
+        ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001",))) as server,
+        browser_page() as page,
+    ):
+        page.add_init_script(
+            "document.addEventListener('DOMContentLoaded', () => {"
+            " document.getElementById('participant').value = 'zed'; })"
+        )
         page.goto(f"{server.base_url}/play")
         page.locator("#costs li").first.wait_for()  # the config has been read and applied
         kept = page.input_value("#participant")
@@ -338,11 +362,15 @@ def test_an_enter_during_the_first_listing_waits_for_it(demo, tmp_path):
     listing is held here while Enter is pressed: the page must not send another until it has its answer."""
     corpus, _ = demo
     held = []
-    with ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001",))) as server, \
-            browser_page() as page:
+    with (
+        ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001",))) as server,
+        browser_page() as page,
+    ):
         page.add_init_script(COUNT_ITEM_LISTINGS)
-        page.add_init_script("document.addEventListener('DOMContentLoaded', () => {"
-                             " document.getElementById('participant').value = 'zed'; })")
+        page.add_init_script(
+            "document.addEventListener('DOMContentLoaded', () => {"
+            " document.getElementById('participant').value = 'zed'; })"
+        )
         page.route("**/play/api/items*", lambda route: route.continue_() if held else held.append(route))
         page.goto(f"{server.base_url}/play")
         page.wait_for_function("() => window.itemsInFlight === 1")  # the start-up listing is out, and held
@@ -367,8 +395,10 @@ def test_a_name_entered_before_the_page_has_its_settings_is_listed_once(demo, tm
 
     corpus, _ = demo
     held = []
-    with ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001",))) as server, \
-            browser_page() as page:
+    with (
+        ServerThread(str(corpus), str(tmp_path / "log.sqlite"), play=PlayOptions(items=("st_0001",))) as server,
+        browser_page() as page,
+    ):
         with urlopen(f"{server.base_url}/play/api/items?participant=ivan") as answer:  # another browser claims ivan
             key = json.load(answer)["key"]
         page.add_init_script(COUNT_ITEM_LISTINGS)

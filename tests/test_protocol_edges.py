@@ -32,16 +32,37 @@ def _request(request_id: bytes, method: bytes = b'"ping"', params: bytes | None 
 
 
 def _think(request_id: bytes, reasoning: bytes = b'"x"') -> bytes:
-    return _request(request_id, b'"tools/call"', b'{"name":"think","arguments":{"reasoning":' + reasoning + b'},"_meta":' + META + b"}")
+    return _request(
+        request_id,
+        b'"tools/call"',
+        b'{"name":"think","arguments":{"reasoning":' + reasoning + b'},"_meta":' + META + b"}",
+    )
 
 
 class StdioServer:
     """``agenthop-server serve`` over stdio, fed raw bytes."""
 
     def __init__(self, corpus, log):
-        self.proc = subprocess.Popen([sys.executable, "-m", "agenthop.server", "serve", "--corpus", str(corpus), "--item", "st_0001",
-                                      "--run", "edges", "--log", str(log)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ.copy())
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "agenthop.server",
+                "serve",
+                "--corpus",
+                str(corpus),
+                "--item",
+                "st_0001",
+                "--run",
+                "edges",
+                "--log",
+                str(log),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=os.environ.copy(),
+        )
 
     def send(self, frame: bytes) -> None:
         self.proc.stdin.write(frame + b"\n")
@@ -85,9 +106,19 @@ def test_hostile_stdio_frames_get_answers_and_the_process_lives(fixture_corpus, 
     kinds = ["dict", "list", "float", "null", "bool"]
     assert [(r["id"], r["error"]["code"]) for r in wrong_ids] == [(None, -32600)] * 5
     assert [r["error"]["message"] for r in wrong_ids] == [
-        f"Invalid request: the id must be a string or an integer, got {kind}; the request was not run." for kind in kinds]
-    assert no_method["id"] == 9 and no_method["error"]["code"] == -32600 and "needs a 'method'" in no_method["error"]["message"]
-    assert not_utf8["id"] is None and not_utf8["error"]["code"] == -32700 and "not valid UTF-8" in not_utf8["error"]["message"]
+        f"Invalid request: the id must be a string or an integer, got {kind}; the request was not run."
+        for kind in kinds
+    ]
+    assert (
+        no_method["id"] == 9
+        and no_method["error"]["code"] == -32600
+        and "needs a 'method'" in no_method["error"]["message"]
+    )
+    assert (
+        not_utf8["id"] is None
+        and not_utf8["error"]["code"] == -32700
+        and "not valid UTF-8" in not_utf8["error"]["message"]
+    )
     assert alive["id"] == 11 and alive["result"]["structuredContent"]["outcome"] == "ok"
     # Only the last call ran: the refused frames never reached a tool (and so were not charged or logged as calls).
     calls = [r for r in read_records(log) if r["kind"] == "call"]
@@ -111,9 +142,14 @@ def test_invalid_utf8_is_a_parse_error_on_both_transports(fixture_corpus, tmp_pa
         over_stdio = server.ask(frame)
     finally:
         server.close()
-    with ServerThread(str(fixture_corpus), str(tmp_path / "http.sqlite")) as http_server, httpx2.Client(base_url=http_server.base_url) as http:
+    with (
+        ServerThread(str(fixture_corpus), str(tmp_path / "http.sqlite")) as http_server,
+        httpx2.Client(base_url=http_server.base_url) as http,
+    ):
         sid = http.post("/sessions", json={"item": "st_0001"}).json()["session_id"]
-        over_http = http.post("/mcp", content=frame, headers={**raw_headers("tools/call", "think"), "x-agenthop-session": sid}).json()
+        over_http = http.post(
+            "/mcp", content=frame, headers={**raw_headers("tools/call", "think"), "x-agenthop-session": sid}
+        ).json()
     assert over_stdio["error"]["code"] == over_http["error"]["code"] == -32700
     assert over_stdio["id"] is over_http["id"] is None
     for log in ("stdio.sqlite", "http.sqlite"):
@@ -121,33 +157,71 @@ def test_invalid_utf8_is_a_parse_error_on_both_transports(fixture_corpus, tmp_pa
 
 
 def _legacy_session(http: httpx2.Client, sid: str) -> dict:
-    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json", "x-agenthop-session": sid}
-    init = http.post("/mcp", headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        "x-agenthop-session": sid,
+    }
+    init = http.post(
+        "/mcp",
+        headers=headers,
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        },
+    )
     assert init.status_code == 200
     headers = {**headers, "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
-    assert http.post("/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}).status_code == 202
+    assert (
+        http.post("/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}).status_code
+        == 202
+    )
     return headers
 
 
 def test_frames_without_method_or_with_bad_ids_are_invalid_requests_over_http_in_both_eras(fixture_corpus, tmp_path):
-    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server, httpx2.Client(base_url=server.base_url) as http:
+    with (
+        ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server,
+        httpx2.Client(base_url=server.base_url) as http,
+    ):
         sid = http.post("/sessions", json={"item": "st_0001"}).json()["session_id"]
         legacy = _legacy_session(http, sid)
         replies = {
             "legacy no method": http.post("/mcp", headers=legacy, json={"jsonrpc": "2.0", "id": 9, "params": {}}),
             "legacy list id": http.post("/mcp", headers=legacy, json={"jsonrpc": "2.0", "id": [1], "method": "ping"}),
-            "legacy null id": http.post("/mcp", headers=legacy, json={"jsonrpc": "2.0", "id": None, "method": "tools/list"}),
-            "2026 no method": http.post("/mcp", headers={**raw_headers("ping"), "x-agenthop-session": sid},
-                                        json={"jsonrpc": "2.0", "id": 9, "params": {"_meta": RAW_META}}),
+            "legacy null id": http.post(
+                "/mcp", headers=legacy, json={"jsonrpc": "2.0", "id": None, "method": "tools/list"}
+            ),
+            "2026 no method": http.post(
+                "/mcp",
+                headers={**raw_headers("ping"), "x-agenthop-session": sid},
+                json={"jsonrpc": "2.0", "id": 9, "params": {"_meta": RAW_META}},
+            ),
         }
-        still = http.post("/mcp", headers=legacy, json={"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                                                        "params": {"name": "think", "arguments": {"reasoning": "ok"}}})
+        still = http.post(
+            "/mcp",
+            headers=legacy,
+            json={
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "think", "arguments": {"reasoning": "ok"}},
+            },
+        )
     for name, reply in replies.items():
         assert reply.status_code == 400, name
         assert reply.json()["error"]["code"] == -32600, (name, reply.text)
     assert replies["legacy no method"].json()["id"] == 9
-    assert replies["legacy list id"].json()["id"] is None and "got list" in replies["legacy list id"].json()["error"]["message"]
+    assert (
+        replies["legacy list id"].json()["id"] is None
+        and "got list" in replies["legacy list id"].json()["error"]["message"]
+    )
     assert still.json()["result"]["structuredContent"]["outcome"] == "ok"
 
 
@@ -156,7 +230,9 @@ def test_a_valid_stdio_session_still_works_end_to_end(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
     server = StdioServer(fixture_corpus, log)
     try:
-        first = server.ask(json.dumps(raw_call_body("think", {"reasoning": "café ☕ 🙂"}, 1), ensure_ascii=False).encode())
+        first = server.ask(
+            json.dumps(raw_call_body("think", {"reasoning": "café ☕ 🙂"}, 1), ensure_ascii=False).encode()
+        )
         server.proc.stdin.close()
         assert server.proc.wait(timeout=30) == 0
     finally:
@@ -167,31 +243,43 @@ def test_a_valid_stdio_session_still_works_end_to_end(fixture_corpus, tmp_path):
 
 # --- point 7: the research_task prompt of an item session names that item only ------------------------------
 
+
 @pytest.mark.parametrize("mode", ERAS)
 async def test_research_task_refuses_an_item_id_other_than_the_served_one(fixture_corpus, tmp_path, mode):
     with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
             created = (await http.post("/sessions", json={"item": "st_0001"})).json()
-        async with httpx2.AsyncClient() as h, Client(streamable_http_client(created["mcp_url"], http_client=h), mode=mode) as client:
+        async with (
+            httpx2.AsyncClient() as h,
+            Client(streamable_http_client(created["mcp_url"], http_client=h), mode=mode) as client,
+        ):
             own = await client.get_prompt("research_task", {"item_id": "st_0001"})
             plain = await client.get_prompt("research_task")
             with pytest.raises(MCPError) as other:
                 await client.get_prompt("research_task", {"item_id": "st_0002"})
     assert own.messages[0].content.text == plain.messages[0].content.text
     assert other.value.error.code == -32602
-    assert other.value.error.message == ("This session serves item st_0001, not 'st_0002' (argument item_id). Omit item_id, "
-                                         "or name the served item; another item needs a session of its own.")
+    assert other.value.error.message == (
+        "This session serves item st_0001, not 'st_0002' (argument item_id). Omit item_id, "
+        "or name the served item; another item needs a session of its own."
+    )
 
 
 # --- point 8: a tool the session does not offer is a JSON-RPC error, logged all the same --------------------------
+
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_unknown_tools_are_invalid_params_errors_and_still_logged(fixture_corpus, tmp_path, mode):
     log = tmp_path / "log.sqlite"
     with ServerThread(str(fixture_corpus), str(log)) as server:
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
-            created = (await http.post("/sessions", json={"item": "st_0001", "run": "unknown", "disabled_tools": ["think"]})).json()
-        async with httpx2.AsyncClient() as h, Client(streamable_http_client(created["mcp_url"], http_client=h), mode=mode) as client:
+            created = (
+                await http.post("/sessions", json={"item": "st_0001", "run": "unknown", "disabled_tools": ["think"]})
+            ).json()
+        async with (
+            httpx2.AsyncClient() as h,
+            Client(streamable_http_client(created["mcp_url"], http_client=h), mode=mode) as client,
+        ):
             refused = []
             for name in ("fly_to_the_moon", "think"):
                 with pytest.raises(MCPError) as error:
@@ -216,15 +304,23 @@ async def test_blank_queries_and_section_names_are_refused_free_whatever_the_bla
     log = tmp_path / "log.sqlite"
     async with session_client(fixture_corpus, log, "st_0001") as (client, session):
         searches = [await client.call_tool("search_papers", {"query": blank}) for blank in ["", *BLANKS]]
-        reads = [await client.call_tool("read_section", {"paper_id": pid("B"), "section": blank}) for blank in ["", *BLANKS]]
+        reads = [
+            await client.call_tool("read_section", {"paper_id": pid("B"), "section": blank}) for blank in ["", *BLANKS]
+        ]
         visible = await client.call_tool("search_papers", {"query": "\u200bgraph\u200b"})
     for result in searches + reads:
-        assert result.is_error and result.structured_content["outcome"] == "invalid" and result.structured_content["cost"] == 0
+        assert (
+            result.is_error
+            and result.structured_content["outcome"] == "invalid"
+            and result.structured_content["cost"] == 0
+        )
         assert "Nothing was charged" in result.content[0].text
     assert all("blank: give keywords" in r.content[0].text for r in searches[1:])
     assert all("blank: give the section's alias" in r.content[0].text for r in reads[1:])
     assert visible.structured_content["cost"] == 1 and session.spent == 1
-    assert [(c["outcome"], c["cost"]) for c in server_calls(log)] == [("invalid", 0)] * 14 + [(visible.structured_content["outcome"], 1)]
+    assert [(c["outcome"], c["cost"]) for c in server_calls(log)] == [("invalid", 0)] * 14 + [
+        (visible.structured_content["outcome"], 1)
+    ]
 
 
 # --- point 5: ambiguous credentials ---------------------------------------------------------------------------
@@ -238,8 +334,10 @@ async def test_two_authorization_headers_are_refused_whatever_their_order(fixtur
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
             right, wrong = ("authorization", f"Bearer {TOKEN}"), ("authorization", "Bearer wrong")
             pairs = {"wrong, right": [wrong, right], "right, wrong": [right, wrong], "right, right": [right, right]}
-            refused = {name: await http.post("/sessions", headers=[*pair, ("content-type", "application/json")], content=b"{}")
-                       for name, pair in pairs.items()}
+            refused = {
+                name: await http.post("/sessions", headers=[*pair, ("content-type", "application/json")], content=b"{}")
+                for name, pair in pairs.items()
+            }
             one = await http.post("/sessions", headers=[right], json={})
     for name, response in refused.items():
         assert response.status_code == 401, name
@@ -257,7 +355,11 @@ NOT_REQUESTS = {  # frame: (code, whether the reply carries the frame's id 1, a 
     b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]': (-32600, False, "got a batch of 1 (MCP has no batches"),
     b'{"id":1,"method":"ping"}': (-32600, True, '"jsonrpc" must be "2.0", got none'),
     b'{"jsonrpc":"1.0","id":1,"method":"ping"}': (-32600, True, '"jsonrpc" must be "2.0", got "1.0"'),
-    b'{"jsonrpc":"1.0","id":"\\ud800","method":"ping"}': (-32600, False, '"jsonrpc" must be "2.0"'),  # no reply can echo that id
+    b'{"jsonrpc":"1.0","id":"\\ud800","method":"ping"}': (
+        -32600,
+        False,
+        '"jsonrpc" must be "2.0"',
+    ),  # no reply can echo that id
     b'{"jsonrpc":"2.0","id":1,"method":42}': (-32600, True, "the method must be a string, got a number"),
     b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":"x"}': (-32602, True, "'params' must be an object"),
     b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[1]}': (-32602, True, "'params' must be an object"),
@@ -285,8 +387,13 @@ def test_frames_that_are_not_requests_get_32600_and_bad_params_32602_with_the_id
     assert alive["id"] == 11 and alive["result"]["structuredContent"]["outcome"] == "ok"
 
 
-def test_frames_that_are_not_requests_get_32600_and_bad_params_32602_with_the_id_over_2025_http(fixture_corpus, tmp_path):
-    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server, httpx2.Client(base_url=server.base_url) as http:
+def test_frames_that_are_not_requests_get_32600_and_bad_params_32602_with_the_id_over_2025_http(
+    fixture_corpus, tmp_path
+):
+    with (
+        ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server,
+        httpx2.Client(base_url=server.base_url) as http,
+    ):
         legacy = _legacy_session(http, http.post("/sessions", json={"item": "st_0001"}).json()["session_id"])
         responses = [http.post("/mcp", headers=legacy, content=frame) for frame in NOT_REQUESTS]
         null_params = http.post("/mcp", headers=legacy, content=NULL_PARAMS)
@@ -295,29 +402,50 @@ def test_frames_that_are_not_requests_get_32600_and_bad_params_32602_with_the_id
     assert null_params.status_code == 200 and null_params.json() == {"jsonrpc": "2.0", "id": 12, "result": {}}
 
 
-def test_lone_surrogates_in_method_tool_name_or_arguments_are_answered_and_logged_over_2025_http(fixture_corpus, tmp_path):
+def test_lone_surrogates_in_method_tool_name_or_arguments_are_answered_and_logged_over_2025_http(
+    fixture_corpus, tmp_path
+):
     """The SDK's legacy HTTP parser answered all three -32700 and never logged the call; now as stdio answers them."""
     log = tmp_path / "log.sqlite"
     with ServerThread(str(fixture_corpus), str(log)) as server, httpx2.Client(base_url=server.base_url) as http:
         legacy = _legacy_session(http, http.post("/sessions", json={"item": "st_0001"}).json()["session_id"])
-        method = http.post("/mcp", headers=legacy, content=b'{"jsonrpc":"2.0","id":8,"method":"tools/list\\ud800"}').json()
-        tool = http.post("/mcp", headers=legacy, content=b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":'
-                         b'{"name":"think\\ud800","arguments":{"reasoning":"x"}}}').json()
-        arguments = http.post("/mcp", headers=legacy, content=b'{"jsonrpc":"2.0","id":10,"method":"tools/call","params":'
-                              b'{"name":"think","arguments":{"reasoning":"x\\ud800"}}}').json()
+        method = http.post(
+            "/mcp", headers=legacy, content=b'{"jsonrpc":"2.0","id":8,"method":"tools/list\\ud800"}'
+        ).json()
+        tool = http.post(
+            "/mcp",
+            headers=legacy,
+            content=b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":'
+            b'{"name":"think\\ud800","arguments":{"reasoning":"x"}}}',
+        ).json()
+        arguments = http.post(
+            "/mcp",
+            headers=legacy,
+            content=b'{"jsonrpc":"2.0","id":10,"method":"tools/call","params":'
+            b'{"name":"think","arguments":{"reasoning":"x\\ud800"}}}',
+        ).json()
     assert method["id"] == 8 and method["error"]["code"] == -32601 and method["error"]["data"] == "tools/list\ufffd"
-    assert tool["id"] == 9 and tool["error"]["code"] == -32602 and tool["error"]["message"].startswith("Tool 'think\ufffd' does not exist")
+    assert (
+        tool["id"] == 9
+        and tool["error"]["code"] == -32602
+        and tool["error"]["message"].startswith("Tool 'think\ufffd' does not exist")
+    )
     assert arguments["id"] == 10 and arguments["result"]["isError"]
     assert "reasoning: contains a lone UTF-16 surrogate" in arguments["result"]["content"][0]["text"]
     calls = [(c["tool"], c["arguments"], c["outcome"], c["cost"]) for c in read_records(log) if c["kind"] == "call"]
-    assert calls == [("think\ud800", {"reasoning": "x"}, "invalid", 0), ("think", {"reasoning": "x\ud800"}, "invalid", 0)]
+    assert calls == [
+        ("think\ud800", {"reasoning": "x"}, "invalid", 0),
+        ("think", {"reasoning": "x\ud800"}, "invalid", 0),
+    ]
 
 
 def test_a_request_before_initialize_is_told_that_initialize_is_missing_over_stdio(fixture_corpus, tmp_path):
     server = StdioServer(fixture_corpus, tmp_path / "log.sqlite")
     try:  # no _meta: a 2025-era client that skipped the handshake
         listed = server.ask(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
-        called = server.ask(b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"think","arguments":{"reasoning":"x"}}}')
+        called = server.ask(
+            b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"think","arguments":{"reasoning":"x"}}}'
+        )
         pinged = server.ask(b'{"jsonrpc":"2.0","id":3,"method":"ping"}')
         null_params = server.ask(NULL_PARAMS)
     finally:
@@ -332,11 +460,15 @@ def test_a_request_before_initialize_is_told_that_initialize_is_missing_over_std
 
 # --- issue 35 point 7: ambiguous Origin (and Host) headers ----------------------------------------------------
 
+
 def _raw_two_hosts(port: int) -> bytes:
     """httpx refuses to send two Host headers; a raw socket does."""
     import socket
+
     with socket.create_connection(("127.0.0.1", port)) as sock:
-        sock.sendall(f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nHost: evil.com\r\nConnection: close\r\n\r\n".encode())
+        sock.sendall(
+            f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nHost: evil.com\r\nConnection: close\r\n\r\n".encode()
+        )
         reply = b""
         while chunk := sock.recv(65536):
             reply += chunk
@@ -359,6 +491,8 @@ async def test_two_origin_headers_are_refused_on_every_route_whatever_their_orde
     for key, response in refused.items():
         assert response.status_code == 403, key
         assert response.json() == {"error": "2 Origin headers: send at most one"}, key
-    assert two_hosts.split(b" ")[1] in (b"400", b"421"), two_hosts[:300]  # h11 refuses it first; other parsers reach the guard
+    assert two_hosts.split(b" ")[1] in (b"400", b"421"), two_hosts[
+        :300
+    ]  # h11 refuses it first; other parsers reach the guard
     assert one.status_code == 201
     assert [r["kind"] for r in read_records(log)] == ["session_start"]  # the refused requests created nothing

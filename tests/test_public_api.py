@@ -11,7 +11,14 @@ import types
 
 import pytest
 
-PACKAGES = ("agenthop", "agenthop.server", "agenthop.server.log", "agenthop.server.corpus", "agenthop.runner", "agenthop.scorer")
+PACKAGES = (
+    "agenthop",
+    "agenthop.server",
+    "agenthop.server.log",
+    "agenthop.server.corpus",
+    "agenthop.runner",
+    "agenthop.scorer",
+)
 
 
 @pytest.mark.parametrize("name", PACKAGES)
@@ -23,7 +30,9 @@ def test_every_exported_name_resolves_to_an_object_even_after_every_submodule_is
     assert package.__all__ and len(set(package.__all__)) == len(package.__all__)
     for public in package.__all__:
         value = getattr(package, public)
-        assert not isinstance(value, types.ModuleType), f"{name}.{public} is a module (a submodule of that name shadows it)"
+        assert not isinstance(value, types.ModuleType), (
+            f"{name}.{public} is a module (a submodule of that name shadows it)"
+        )
         assert public in dir(package)
 
 
@@ -46,19 +55,27 @@ def test_an_unknown_name_is_an_attribute_error():
 
 
 def test_importing_the_lazy_packages_loads_nothing_heavy():
-    code = ("import sys, agenthop, agenthop.server, agenthop.server.corpus, agenthop.runner, agenthop.scorer, agenthop.server.log\n"
-            "from agenthop.server import read_log, CallRecord\n"
-            "print(sorted(m for m in ('mcp', 'uvicorn', 'starlette', 'openai', 'agents', 'numpy', 'scipy', 'matplotlib', "
-            "'bm25s', 'agenthop.server.transport.mcp_app') if m in sys.modules))")
+    code = (
+        "import sys, agenthop, agenthop.server, agenthop.server.corpus, agenthop.runner, agenthop.scorer, agenthop.server.log\n"
+        "from agenthop.server import read_log, CallRecord\n"
+        "print(sorted(m for m in ('mcp', 'uvicorn', 'starlette', 'openai', 'agents', 'numpy', 'scipy', 'matplotlib', "
+        "'bm25s', 'agenthop.server.transport.mcp_app') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
 
-@pytest.mark.parametrize(("cli", "heavy"), [
-    ("agenthop.server.cli", ("mcp", "uvicorn", "starlette", "numpy", "scipy", "bm25s")),
-    ("agenthop.runner.cli", ("mcp", "uvicorn", "starlette", "openai", "agents", "numpy", "scipy", "matplotlib", "bm25s", "httpx2")),
-    ("agenthop.scorer.cli", ("mcp", "uvicorn", "openai", "agents", "numpy", "scipy", "matplotlib", "bm25s")),
-])
+@pytest.mark.parametrize(
+    ("cli", "heavy"),
+    [
+        ("agenthop.server.cli", ("mcp", "uvicorn", "starlette", "numpy", "scipy", "bm25s")),
+        (
+            "agenthop.runner.cli",
+            ("mcp", "uvicorn", "starlette", "openai", "agents", "numpy", "scipy", "matplotlib", "bm25s", "httpx2"),
+        ),
+        ("agenthop.scorer.cli", ("mcp", "uvicorn", "openai", "agents", "numpy", "scipy", "matplotlib", "bm25s")),
+    ],
+)
 def test_the_command_lines_load_nothing_heavy_to_parse_their_options(cli, heavy):
     """``--help`` and a usage error answer without loading the model client, MCP, the search engine or the plotting
     library (the runner's took 1.8 s and the scorer's 1.5 s before; what a command needs is imported when it runs)."""

@@ -29,7 +29,7 @@ DOC = REPO / "docs" / "python-api.md"
 PACKAGES = ("agenthop", "agenthop.server", "agenthop.server.corpus", "agenthop.runner", "agenthop.scorer")
 FENCE = re.compile(r"^```python( [\w-]+)?\n(.*?)^```$", re.M | re.S)
 
-RUNNER = r'''
+RUNNER = r"""
 import json, sys, traceback
 blocks = json.load(open(sys.argv[1]))
 for line, code in blocks:
@@ -39,7 +39,7 @@ for line, code in blocks:
         traceback.print_exc()
         sys.exit(f"the example at line {line} of docs/python-api.md failed")
     print(f"--- example at line {line} ran", flush=True)
-'''
+"""
 
 
 def page() -> str:
@@ -48,8 +48,11 @@ def page() -> str:
 
 def examples(kind: str | None = None) -> list[tuple[int, str]]:
     text = page()
-    return [(text.count("\n", 0, m.start()) + 1, m.group(2)) for m in FENCE.finditer(text)
-            if (m.group(1) or "").strip() == (kind or "")]
+    return [
+        (text.count("\n", 0, m.start()) + 1, m.group(2))
+        for m in FENCE.finditer(text)
+        if (m.group(1) or "").strip() == (kind or "")
+    ]
 
 
 def entries() -> dict[str, list[tuple[list[str], str]]]:
@@ -91,8 +94,14 @@ def test_the_examples_run(workdir):
     assert len(plain) >= 20
     blocks = workdir / "blocks.json"
     blocks.write_text(json.dumps(plain), encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-c", RUNNER, str(blocks)], cwd=workdir, env=env(workdir), capture_output=True,
-                          text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", RUNNER, str(blocks)],
+        cwd=workdir,
+        env=env(workdir),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
     assert proc.stdout.count("--- example at line") == len(plain)
     # A few things the examples claim, checked here too.
@@ -116,11 +125,20 @@ async def test_the_stdio_server_example_serves_an_mcp_client(workdir):
 
 def test_the_play_example_serves_the_page(workdir):
     ((_, code),) = examples("http-server")
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=workdir, env=env(workdir), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=workdir,
+        env=env(workdir),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         url = proc.stdout.readline().strip()
-        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/play", url), (url, proc.stderr.read() if proc.poll() is not None else "")
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/play", url), (
+            url,
+            proc.stderr.read() if proc.poll() is not None else "",
+        )
         with urllib.request.urlopen(url, timeout=30) as page_response:
             assert page_response.status == 200 and "<html" in page_response.read().decode().lower()
         with urllib.request.urlopen(f"{url}/api/config", timeout=30) as config_response:

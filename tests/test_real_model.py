@@ -34,9 +34,15 @@ FIXTURES = Path(__file__).parent / "fixtures" / "real-model"
 AGENTS = ["raw", "sdk"]
 # The shape of what llama-cpp-python 0.3.36's server answers to both (measured: its request model's validation
 # errors, reported as HTTP 500 "internal_server_error", the same body every time the same request is sent).
-LLAMA_CPP_500 = {"error": {"message": "7 validation errors:\n  {'type': 'literal_error', 'loc': ('body', 'messages', 2, "
-                                      "'ChatCompletionRequestSystemMessage', 'role'), 'msg': \"Input should be 'system'\"} ...",
-                           "type": "internal_server_error", "param": None, "code": None}}
+LLAMA_CPP_500 = {
+    "error": {
+        "message": "7 validation errors:\n  {'type': 'literal_error', 'loc': ('body', 'messages', 2, "
+        "'ChatCompletionRequestSystemMessage', 'role'), 'msg': \"Input should be 'system'\"} ...",
+        "type": "internal_server_error",
+        "param": None,
+        "code": None,
+    }
+}
 
 
 def conversation(body: dict) -> tuple[str, str] | None:
@@ -63,8 +69,10 @@ class Recording:
                 if key is not None and assistants:
                     self.replies.setdefault(key, {}).setdefault(len(assistants) - 1, assistants[-1])
         with sqlite3.connect(corpus) as db:
-            by_key = {(seed, question): item for item, seed, question in
-                      db.execute("SELECT item_id, seed_paper_id, question FROM items")}
+            by_key = {
+                (seed, question): item
+                for item, seed, question in db.execute("SELECT item_id, seed_paper_id, question FROM items")
+            }
         self.items = {by_key[key]: key for key in self.replies}  # every recorded conversation is a corpus item
 
     def reply(self, body: dict) -> dict | None:
@@ -73,8 +81,13 @@ class Recording:
     def said(self, item: str, turns: int) -> list[list[tuple[str, dict]]]:
         """The tool calls (name, arguments) of the model's first ``turns`` replies in the conversation of ``item``."""
         replies = self.replies[self.items[item]]
-        return [[(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in replies[k].get("tool_calls") or []]
-                for k in range(turns)]
+        return [
+            [
+                (c["function"]["name"], json.loads(c["function"]["arguments"]))
+                for c in replies[k].get("tool_calls") or []
+            ]
+            for k in range(turns)
+        ]
 
 
 def llama_cpp_refusal(body: dict) -> HTTPError | None:
@@ -89,7 +102,11 @@ def llama_cpp_refusal(body: dict) -> HTTPError | None:
 def usage(body: dict, reply: dict | None) -> tuple[int, int, int]:
     """Token counts of the order of the real ones (about 4 characters a token); an empty reply has 0."""
     prompt = len(json.dumps(body["messages"])) // 4
-    return prompt, (len(json.dumps(reply)) // 4 if reply and (reply.get("content") or reply.get("tool_calls")) else 0), 0
+    return (
+        prompt,
+        (len(json.dumps(reply)) // 4 if reply and (reply.get("content") or reply.get("tool_calls")) else 0),
+        0,
+    )
 
 
 def replay(recording: Recording, refused: list, then=None):
@@ -129,8 +146,24 @@ def run(demo_corpus, tmp_path, fake, agent, items, *extra) -> tuple[Path, list[d
     tmp_path.mkdir(parents=True, exist_ok=True)
     ids = tmp_path / "items.txt"
     ids.write_text("\n".join(items) + "\n")
-    args = ["--items", str(ids), "--agent", agent, "--model", "qwen2.5-coder-0.5b", "--base-url", fake.base_url,
-            "--corpus", str(demo_corpus), "--out", str(out), "--no-progress", "--backoff", "0.01", *extra]
+    args = [
+        "--items",
+        str(ids),
+        "--agent",
+        agent,
+        "--model",
+        "qwen2.5-coder-0.5b",
+        "--base-url",
+        fake.base_url,
+        "--corpus",
+        str(demo_corpus),
+        "--out",
+        str(out),
+        "--no-progress",
+        "--backoff",
+        "0.01",
+        *extra,
+    ]
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return out, list(read_runner(out / "runner.jsonl"))
@@ -149,7 +182,9 @@ def test_the_recording_is_the_committed_corpus_items(recordings):
     assert set(recordings["raw"].items) == {"st_0001", "st_0002", "st_0003", "st_0004"}
     assert {"st_0002", "st_0003"} <= set(recordings["sdk"].items)
     for agent in AGENTS:
-        assert all(set(range(4)) <= set(recordings[agent].replies[recordings[agent].items[i]]) for i in ("st_0002", "st_0003"))
+        assert all(
+            set(range(4)) <= set(recordings[agent].replies[recordings[agent].items[i]]) for i in ("st_0002", "st_0003")
+        )
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -167,12 +202,20 @@ def test_the_model_is_replayed_turn_by_turn_and_no_request_is_refused(demo_corpu
         turns = [t for t in kinds(recs, "turn") if t["session_id"] == end["session_id"]]
         said = recordings[agent].said(end["item_id"], 4)
         assert [[(c["name"], c["arguments"]) for c in t["tool_calls"]] for t in turns] == said
-        logged = [c for c in read_checkpoint(out / "server-log.sqlite") if c["kind"] == "call" and c["session_id"] == end["session_id"]]
-        assert [c["tool"] for c in logged] == [name for calls in said for name, _ in calls][:len(logged)]
+        logged = [
+            c
+            for c in read_checkpoint(out / "server-log.sqlite")
+            if c["kind"] == "call" and c["session_id"] == end["session_id"]
+        ]
+        assert [c["tool"] for c in logged] == [name for calls in said for name, _ in calls][: len(logged)]
     assert not kinds(recs, "attempt_error")
     # The copied schema keys: refused for free, and the refusal the model read names them and the real parameters.
-    copied = [(name, sorted(set(args) - {"paper_id", "query", "top_k", "section", "reasoning", "answer"}))
-              for end in kinds(recs, "item_end") for calls in recordings[agent].said(end["item_id"], 4) for name, args in calls]
+    copied = [
+        (name, sorted(set(args) - {"paper_id", "query", "top_k", "section", "reasoning", "answer"}))
+        for end in kinds(recs, "item_end")
+        for calls in recordings[agent].said(end["item_id"], 4)
+        for name, args in calls
+    ]
     assert any(keys for _, keys in copied)
     refusals = [text for body in bodies for text in tool_texts(body) if "unknown argument" in text]
     assert refusals and all("Nothing was charged" in text for text in refusals)
@@ -180,7 +223,8 @@ def test_the_model_is_replayed_turn_by_turn_and_no_request_is_refused(demo_corpu
 
 
 def test_the_agents_sdk_shapes_are_refused_like_llama_cpp_once_retried_and_the_item_is_not_run_again(
-        demo_corpus, tmp_path, recordings, monkeypatch):
+    demo_corpus, tmp_path, recordings, monkeypatch
+):
     """What the probe saw: the Agents SDK's own message shapes (content null beside tool calls, a tool result as a
     list of parts) get llama.cpp's 500 on turn 2. Now the same 500 twice ends the item: one retry, no new attempt
     (it was 6 retries, then the item again, up to 3 times)."""
@@ -215,7 +259,10 @@ def test_an_empty_reply_is_nudged_and_a_second_one_ends_the_item(demo_corpus, tm
         bodies = fake.bodies()
     assert len(bodies) == 4 and refused == []
     nudged = bodies[3]["messages"]
-    assert nudged[-1] == {"role": "user", "content": "Please use the available tools to investigate, or call submit_answer if you're ready."}
+    assert nudged[-1] == {
+        "role": "user",
+        "content": "Please use the available tools to investigate, or call submit_answer if you're ready.",
+    }
     (end,) = kinds(recs, "item_end")
     assert (end["termination"], end["turns"], end["attempt"], end["answer"]) == ("empty_response", 4, 1, None)
     turns = kinds(recs, "turn")
@@ -262,8 +309,23 @@ def test_a_runaway_generation_is_bounded_by_the_generated_token_cap(demo_corpus,
 
     try:
         with FakeOpenAI(replay(recordings["raw"], refused, then)) as fake:
-            _, recs = run(demo_corpus, tmp_path / "uncapped", fake, "raw", ["st_0002"], "--max-turns", "3",
-                          "--max-completion-tokens", "-1", "--timeout", "0.5", "--retries", "1", "--item-attempts", "1")
+            _, recs = run(
+                demo_corpus,
+                tmp_path / "uncapped",
+                fake,
+                "raw",
+                ["st_0002"],
+                "--max-turns",
+                "3",
+                "--max-completion-tokens",
+                "-1",
+                "--timeout",
+                "0.5",
+                "--retries",
+                "1",
+                "--item-attempts",
+                "1",
+            )
             uncapped = fake.bodies()
     finally:
         release.set()
@@ -278,8 +340,25 @@ def test_sampling_options_reach_the_model_and_the_record(demo_corpus, tmp_path, 
     """Given options go into every request of both agents, run.json and the report's provenance."""
     refused: list = []
     with FakeOpenAI(replay(recordings[agent], refused)) as fake:
-        out, _ = run(demo_corpus, tmp_path, fake, agent, ["st_0003"], "--max-turns", "2", "--temperature", "0",
-                     "--top-p", "0.9", "--top-k", "20", "--seed", "7", "--max-completion-tokens", "512")
+        out, _ = run(
+            demo_corpus,
+            tmp_path,
+            fake,
+            agent,
+            ["st_0003"],
+            "--max-turns",
+            "2",
+            "--temperature",
+            "0",
+            "--top-p",
+            "0.9",
+            "--top-k",
+            "20",
+            "--seed",
+            "7",
+            "--max-completion-tokens",
+            "512",
+        )
         bodies = fake.bodies()
     sent = [{k: b.get(k) for k in ("temperature", "top_p", "top_k", "seed", "max_tokens")} for b in bodies]
     assert sent == [{"temperature": 0, "top_p": 0.9, "top_k": 20, "seed": 7, "max_tokens": 512}] * 2
@@ -296,15 +375,38 @@ def test_sampling_options_reach_the_model_and_the_record(demo_corpus, tmp_path, 
 
     # A resumed run with other sampling settings is another experiment: refused.
     ids = tmp_path / "items.txt"
-    again = CliRunner().invoke(main, ["--items", str(ids), "--agent", agent, "--model", "qwen2.5-coder-0.5b", "--base-url",
-                                      "http://127.0.0.1:9/v1", "--corpus", str(demo_corpus), "--out", str(out), "--no-progress",
-                                      "--temperature", "0.8"])
+    again = CliRunner().invoke(
+        main,
+        [
+            "--items",
+            str(ids),
+            "--agent",
+            agent,
+            "--model",
+            "qwen2.5-coder-0.5b",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--corpus",
+            str(demo_corpus),
+            "--out",
+            str(out),
+            "--no-progress",
+            "--temperature",
+            "0.8",
+        ],
+    )
     assert again.exit_code != 0 and "sampling" in again.output
 
 
 def test_counts_of_the_recorded_quirks(recordings):
     """The recording shows what the README says the model did, so the cases above replay real behaviour."""
-    calls = [c for r in recordings["raw"].replies.values() for reply in r.values() for c in reply.get("tool_calls") or []]
-    copied = [c for c in calls if set(json.loads(c["function"]["arguments"])) & {"required", "maxLength", "title", "type"}]
-    per_reply = Counter(len(reply.get("tool_calls") or []) for r in recordings["raw"].replies.values() for reply in r.values())
+    calls = [
+        c for r in recordings["raw"].replies.values() for reply in r.values() for c in reply.get("tool_calls") or []
+    ]
+    copied = [
+        c for c in calls if set(json.loads(c["function"]["arguments"])) & {"required", "maxLength", "title", "type"}
+    ]
+    per_reply = Counter(
+        len(reply.get("tool_calls") or []) for r in recordings["raw"].replies.values() for reply in r.values()
+    )
     assert len(copied) / len(calls) > 0.3 and max(per_reply) >= 8

@@ -15,8 +15,23 @@ from agenthop.server.log.checkpoint import read_records as read_checkpoint
 def test_baseline_beats_chance_on_demo_corpus(demo, tmp_path):
     corpus, split = demo
     out = tmp_path / "baseline"
-    result = CliRunner().invoke(main, ["--items", str(split), "--agent", "baseline", "--corpus", str(corpus),
-                                       "--out", str(out), "--workers", "4", "--no-progress"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        main,
+        [
+            "--items",
+            str(split),
+            "--agent",
+            "baseline",
+            "--corpus",
+            str(corpus),
+            "--out",
+            str(out),
+            "--workers",
+            "4",
+            "--no-progress",
+        ],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     recs = list(read_records(out / "runner.jsonl"))
     ends = [r for r in recs if r["kind"] == "item_end"]
@@ -41,8 +56,24 @@ def test_baseline_closed_book_and_disabled_search(demo, tmp_path):
     corpus, split = demo
     for extra, name in ((["--closed-book"], "cb"), (["--disable-tools", "search_papers,get_paper_info"], "ns")):
         out = tmp_path / name
-        result = CliRunner().invoke(main, ["--items", str(split), "--agent", "baseline", "--corpus", str(corpus),
-                                           "--out", str(out), "--limit", "4", "--no-progress", *extra], catch_exceptions=False)
+        result = CliRunner().invoke(
+            main,
+            [
+                "--items",
+                str(split),
+                "--agent",
+                "baseline",
+                "--corpus",
+                str(corpus),
+                "--out",
+                str(out),
+                "--limit",
+                "4",
+                "--no-progress",
+                *extra,
+            ],
+            catch_exceptions=False,
+        )
         assert result.exit_code == 0, result.output
         ends = [r for r in read_records(out / "runner.jsonl") if r["kind"] == "item_end"]
         assert len(ends) == 4 and all(e["termination"] == "answer" for e in ends)
@@ -86,8 +117,25 @@ def test_a_run_compiles_each_output_schema_once_not_once_per_session(demo, tmp_p
 
     monkeypatch.setattr(Draft202012Validator, "check_schema", classmethod(counting))
     corpus, split = demo
-    result = CliRunner().invoke(main, ["--items", str(split), "--agent", "baseline", "--corpus", str(corpus), "--limit", "12",
-                                       "--out", str(tmp_path / "run"), "--workers", "2", "--no-progress"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        main,
+        [
+            "--items",
+            str(split),
+            "--agent",
+            "baseline",
+            "--corpus",
+            str(corpus),
+            "--limit",
+            "12",
+            "--out",
+            str(tmp_path / "run"),
+            "--workers",
+            "2",
+            "--no-progress",
+        ],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     ends = [r for r in read_records(tmp_path / "run" / "runner.jsonl") if r["kind"] == "item_end"]
     assert len(ends) == 12 and all(e["termination"] == "answer" for e in ends)

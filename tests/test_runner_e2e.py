@@ -44,8 +44,24 @@ def corpus(tmp_path_factory) -> tuple[Path, Path]:
 
 def run(corpus, fake: FakeOpenAI, out: Path, agent: str, *extra: str) -> list[dict]:
     corpus_path, items = corpus
-    args = ["--items", str(items), "--agent", agent, "--model", "fake-1", "--base-url", fake.base_url,
-            "--corpus", str(corpus_path), "--out", str(out), "--no-progress", "--backoff", "0.01", *extra]
+    args = [
+        "--items",
+        str(items),
+        "--agent",
+        agent,
+        "--model",
+        "fake-1",
+        "--base-url",
+        fake.base_url,
+        "--corpus",
+        str(corpus_path),
+        "--out",
+        str(out),
+        "--no-progress",
+        "--backoff",
+        "0.01",
+        *extra,
+    ]
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return list(read_runner(out / "runner.jsonl"))
@@ -84,9 +100,17 @@ def test_answer_and_meta_reach_server(corpus, tmp_path, agent):
     log = checkpoint(tmp_path / "r")
     for end in ends:
         assert (end["termination"], end["answer"], end["turns"]) == ("answer", "B", 2)
-        assert (end["prompt_tokens"], end["completion_tokens"], end["cached_tokens"], end["total_tokens"]) == (250, 30, 30, 280)
+        assert (end["prompt_tokens"], end["completion_tokens"], end["cached_tokens"], end["total_tokens"]) == (
+            250,
+            30,
+            30,
+            280,
+        )
         calls = calls_of(log, end["session_id"])
-        assert [(c["tool"], c["turn"], c["tokens"]) for c in calls] == [("get_references", 1, 120), ("submit_answer", 2, 280)]
+        assert [(c["tool"], c["turn"], c["tokens"]) for c in calls] == [
+            ("get_references", 1, 120),
+            ("submit_answer", 2, 280),
+        ]
         assert all(c["run"] == "r" for c in calls)
         assert end_of(log, end["session_id"])["termination"] == "answer"
         turns = [t for t in kinds(recs, "turn") if t["session_id"] == end["session_id"]]
@@ -103,7 +127,9 @@ def test_budget_ends_after_two_rejections(corpus, tmp_path, agent):
         seed = seed_id(body)
         if turn_index(body) == 0:
             return tool_calls(("read_section", {"paper_id": seed, "section": "A"}))
-        return tool_calls(("read_section", {"paper_id": seed, "section": "B"}), ("read_section", {"paper_id": seed, "section": "C"}))
+        return tool_calls(
+            ("read_section", {"paper_id": seed, "section": "B"}), ("read_section", {"paper_id": seed, "section": "C"})
+        )
 
     with FakeOpenAI(script) as fake:
         recs = run(corpus, fake, tmp_path / "r", agent, "--budget", "6", "--limit", "1")
@@ -138,7 +164,12 @@ def test_token_limit_discards_the_last_calls(corpus, tmp_path, agent):
     with FakeOpenAI(script) as fake:
         recs = run(corpus, fake, tmp_path / "r", agent, "--max-tokens", "2500", "--limit", "1")
     (end,) = kinds(recs, "item_end")
-    assert (end["termination"], end["turns"], end["total_tokens"], end["cached_tokens"]) == ("token_limit", 3, 3000, 600)
+    assert (end["termination"], end["turns"], end["total_tokens"], end["cached_tokens"]) == (
+        "token_limit",
+        3,
+        3000,
+        600,
+    )
     log = checkpoint(tmp_path / "r")
     assert [c["turn"] for c in calls_of(log, end["session_id"])] == [1, 2]  # turn 3's call was discarded
     assert end_of(log, end["session_id"])["termination"] == "token_limit"
@@ -222,8 +253,12 @@ def test_several_tool_calls_in_one_turn(corpus, tmp_path, agent):
     def script(body, fake):
         seed = seed_id(body)
         if turn_index(body) == 0:
-            return tool_calls(("get_references", {"paper_id": seed}), ("list_sections", {"paper_id": seed}),
-                              ("think", {"reasoning": "plan"}), ("get_paper_info", {"paper_id": seed}))
+            return tool_calls(
+                ("get_references", {"paper_id": seed}),
+                ("list_sections", {"paper_id": seed}),
+                ("think", {"reasoning": "plan"}),
+                ("get_paper_info", {"paper_id": seed}),
+            )
         return tool_calls(("submit_answer", {"answer": "D", "reasoning": "r"}))
 
     with FakeOpenAI(script) as fake:
@@ -233,7 +268,12 @@ def test_several_tool_calls_in_one_turn(corpus, tmp_path, agent):
     assert (end["termination"], end["answer"], end["turns"], end["budget_used"]) == ("answer", "D", 2, 3)
     calls = calls_of(checkpoint(tmp_path / "r"), end["session_id"])
     assert [(c["tool"], c["turn"]) for c in calls] == [
-        ("get_references", 1), ("list_sections", 1), ("think", 1), ("get_paper_info", 1), ("submit_answer", 2)]
+        ("get_references", 1),
+        ("list_sections", 1),
+        ("think", 1),
+        ("get_paper_info", 1),
+        ("submit_answer", 2),
+    ]
     assert len(kinds(recs, "turn")[0]["tool_calls"]) == 4
 
 
@@ -307,7 +347,11 @@ def test_read_first_gate(corpus, tmp_path, agent):
     assert end["termination"] == "answer"
     calls = calls_of(checkpoint(tmp_path / "r"), end["session_id"])
     assert [(c["tool"], c["forced"]) for c in calls] == [
-        ("search_papers", False), ("list_sections", True), ("read_section", True), ("submit_answer", False)]
+        ("search_papers", False),
+        ("list_sections", True),
+        ("read_section", True),
+        ("submit_answer", False),
+    ]
     assert calls[2]["outcome"] == "ok" and calls[2]["turn"] == 2
     forced = kinds(recs, "turn")[1]["forced"]
     assert forced[0]["replaced"]["name"] == "get_references"
@@ -381,6 +425,7 @@ def test_the_sdk_agents_requests_are_those_the_openai_sdk_would_send(corpus, tmp
     bodies = {}
     for name in ("plain", "openai-sdk"):
         if name == "openai-sdk":
+
             async def through_the_sdk(self, **kwargs):
                 return await self._client.chat.completions.create(**kwargs)
 

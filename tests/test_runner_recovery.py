@@ -62,7 +62,9 @@ async def killed_session(base_url: str, item: str, run: str, answer: str | None)
         info = await api.create_session(item, run, session_caps(settings), disabled_tools(settings), {"name": "test"})
         if answer is not None:
             async with McpSession(info) as mcp:
-                result = await mcp.call_tool("submit_answer", {"answer": answer, "reasoning": "r"}, {META_TURN: 1, META_TOKENS: 0})
+                result = await mcp.call_tool(
+                    "submit_answer", {"answer": answer, "reasoning": "r"}, {META_TURN: 1, META_TOKENS: 0}
+                )
             assert result.ended
     finally:
         await api.aclose()
@@ -72,8 +74,16 @@ async def killed_session(base_url: str, item: str, run: str, answer: str | None)
 def leave_attempt_start(out: Path, run: str, item: str, session_id: str) -> None:
     """What runner.jsonl holds when the runner is killed before the session's first turn record is written."""
     writer = RecordWriter(out / "runner.jsonl")
-    writer.write({"kind": "attempt_start", "run": run, "item_id": item, "session_id": session_id, "attempt": 1,
-                  "time": time.time()})
+    writer.write(
+        {
+            "kind": "attempt_start",
+            "run": run,
+            "item_id": item,
+            "session_id": session_id,
+            "attempt": 1,
+            "time": time.time(),
+        }
+    )
     writer.close()
 
 
@@ -87,8 +97,17 @@ def test_recovery_in_process_uses_the_logged_answer(demo, tmp_path):
         sid = asyncio.run(killed_session(server.base_url, item, "cb", "C"))
     leave_attempt_start(out, "cb", item, sid)
 
-    result = invoke("--items", items_file(tmp_path, [item]), "--agent", "baseline", "--closed-book",
-                    "--corpus", corpus, "--out", out)
+    result = invoke(
+        "--items",
+        items_file(tmp_path, [item]),
+        "--agent",
+        "baseline",
+        "--closed-book",
+        "--corpus",
+        corpus,
+        "--out",
+        out,
+    )
     assert result.exit_code == 0, result.output
     (end,) = runner_records(out, "item_end")
     assert (end["session_id"], end["termination"], end["answer"], end["recovered"]) == (sid, "answer", "C", True)
@@ -109,12 +128,25 @@ def test_recovery_against_a_running_server(demo, tmp_path):
         sid_open = asyncio.run(killed_session(server.base_url, unanswered, "remote", None))
         leave_attempt_start(out, "remote", answered, sid_answered)
         leave_attempt_start(out, "remote", unanswered, sid_open)
-        result = invoke("--items", items_file(tmp_path, [answered, unanswered]), "--agent", "baseline", "--closed-book",
-                        "--server", server.base_url, "--out", out)
+        result = invoke(
+            "--items",
+            items_file(tmp_path, [answered, unanswered]),
+            "--agent",
+            "baseline",
+            "--closed-book",
+            "--server",
+            server.base_url,
+            "--out",
+            out,
+        )
     assert result.exit_code == 0, result.output
     ends = {e["item_id"]: e for e in runner_records(out, "item_end")}
     assert len(runner_records(out, "item_end")) == 2
-    assert (ends[answered]["session_id"], ends[answered]["answer"], ends[answered]["recovered"]) == (sid_answered, "D", True)
+    assert (ends[answered]["session_id"], ends[answered]["answer"], ends[answered]["recovered"]) == (
+        sid_answered,
+        "D",
+        True,
+    )
     assert ends[unanswered]["session_id"] != sid_open and ends[unanswered]["termination"] == "answer"
     assert "recovered" not in ends[unanswered]
     log = list(read_checkpoint(tmp_path / "shared.sqlite"))
@@ -141,9 +173,25 @@ def test_sigkill_of_a_closed_book_item_during_its_only_turn(demo, tmp_path):
         return tool_calls(("submit_answer", {"answer": "B", "reasoning": "r"}))
 
     def command(fake):
-        return [sys.executable, "-m", "agenthop.runner.cli", "--items", str(items_file(tmp_path, [item])), "--agent", "raw",
-                "--model", "fake-1", "--base-url", fake.base_url, "--corpus", str(corpus), "--out", str(out),
-                "--closed-book", "--no-progress"]
+        return [
+            sys.executable,
+            "-m",
+            "agenthop.runner.cli",
+            "--items",
+            str(items_file(tmp_path, [item])),
+            "--agent",
+            "raw",
+            "--model",
+            "fake-1",
+            "--base-url",
+            fake.base_url,
+            "--corpus",
+            str(corpus),
+            "--out",
+            str(out),
+            "--closed-book",
+            "--no-progress",
+        ]
 
     env = {**os.environ, "OPENAI_API_KEY": "test"}
     with FakeOpenAI(script) as fake:
@@ -173,8 +221,9 @@ def test_turn_holding_the_answer_is_written_when_the_server_ends_the_session(dem
     """The turn record of the submit is flushed as soon as the server acknowledges it, before the item ends."""
     corpus, split = demo
     out = tmp_path / "b"
-    result = invoke("--items", items_file(tmp_path, demo_ids(split, 1)), "--agent", "baseline", "--corpus", corpus,
-                    "--out", out)
+    result = invoke(
+        "--items", items_file(tmp_path, demo_ids(split, 1)), "--agent", "baseline", "--corpus", corpus, "--out", out
+    )
     assert result.exit_code == 0, result.output
     kinds = [r["kind"] for r in runner_records(out)]
     assert kinds[:2] == ["run_start", "attempt_start"] and kinds[-1] == "item_end"
@@ -197,7 +246,16 @@ def test_bad_depth_in_items_file_names_file_line_and_field(demo, tmp_path):
 def test_corrupt_run_json_is_a_clear_error(demo, tmp_path):
     corpus, split = demo
     out = tmp_path / "r"
-    args = ("--items", items_file(tmp_path, demo_ids(split, 1)), "--agent", "baseline", "--corpus", corpus, "--out", out)
+    args = (
+        "--items",
+        items_file(tmp_path, demo_ids(split, 1)),
+        "--agent",
+        "baseline",
+        "--corpus",
+        corpus,
+        "--out",
+        out,
+    )
     assert invoke(*args).exit_code == 0
     (out / "run.json").write_text('{"run": "r", "agent": ')
     result = invoke(*args)
@@ -218,8 +276,17 @@ def test_no_resume_twice_in_the_same_second(demo, tmp_path, monkeypatch):
     corpus, split = demo
     out = tmp_path / "r"
     monkeypatch.setattr(run_module, "_stamp", lambda: "20250101-000000")
-    args = ("--items", items_file(tmp_path, demo_ids(split, 1)), "--agent", "baseline", "--corpus", corpus, "--out", out,
-            "--no-resume")
+    args = (
+        "--items",
+        items_file(tmp_path, demo_ids(split, 1)),
+        "--agent",
+        "baseline",
+        "--corpus",
+        corpus,
+        "--out",
+        out,
+        "--no-resume",
+    )
     for _ in range(3):
         result = invoke(*args)
         assert result.exit_code == 0, result.output
@@ -234,7 +301,16 @@ def test_no_resume_twice_in_the_same_second(demo, tmp_path, monkeypatch):
 def test_replicate_of_and_user_keys_survive_a_resume(demo, tmp_path):
     corpus, split = demo
     out = tmp_path / "rep1"
-    args = ("--items", items_file(tmp_path, demo_ids(split, 1)), "--agent", "baseline", "--corpus", corpus, "--out", out)
+    args = (
+        "--items",
+        items_file(tmp_path, demo_ids(split, 1)),
+        "--agent",
+        "baseline",
+        "--corpus",
+        corpus,
+        "--out",
+        out,
+    )
     assert invoke(*args, "--replicate-of", "main").exit_code == 0
     man = json.loads((out / "run.json").read_text())
     assert man["replicate_of"] == "main"
@@ -271,11 +347,29 @@ def test_ctrl_c_keeps_every_finished_turn(demo, tmp_path, agent):
             return tool_calls(("list_sections", {"paper_id": seed}), ("think", {"reasoning": "next"}))
         return Block(release)  # the model is still generating when Ctrl+C comes
 
-    command = [sys.executable, "-m", "agenthop.runner.cli", "--items", str(items_file(tmp_path, [item])), "--agent", agent,
-               "--model", "fake-1", "--base-url", "", "--corpus", str(corpus), "--out", str(out), "--no-progress"]
+    command = [
+        sys.executable,
+        "-m",
+        "agenthop.runner.cli",
+        "--items",
+        str(items_file(tmp_path, [item])),
+        "--agent",
+        agent,
+        "--model",
+        "fake-1",
+        "--base-url",
+        "",
+        "--corpus",
+        str(corpus),
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     with FakeOpenAI(script) as fake:
         command[command.index("--base-url") + 1] = fake.base_url
-        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "OPENAI_API_KEY": "test"})
+        proc = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "OPENAI_API_KEY": "test"}
+        )
         try:
             fake.wait_for_requests(3)
             proc.send_signal(signal.SIGINT)
@@ -288,7 +382,9 @@ def test_ctrl_c_keeps_every_finished_turn(demo, tmp_path, agent):
     assert "interrupted" in stderr
     turns = runner_records(out, "turn")
     assert [(t["turn"], [c["name"] for c in t["tool_calls"]]) for t in turns] == [
-        (1, ["get_references"]), (2, ["list_sections", "think"])]
+        (1, ["get_references"]),
+        (2, ["list_sections", "think"]),
+    ]
     assert runner_records(out, "item_end") == []
     calls = [r for r in read_checkpoint(out / "server-log.sqlite") if r["kind"] == "call"]
     assert [(c["tool"], c["turn"]) for c in calls] == [("get_references", 1), ("list_sections", 2), ("think", 2)]

@@ -19,8 +19,6 @@ from agenthop.server.log.checkpoint import read_records as read_checkpoint
 N_ITEMS = 10
 
 
-
-
 def script(body, fake):
     # Paced so that the kill lands while items are in flight (the test itself polls, it never sleeps to sync).
     if turn_index(body) == 0:
@@ -29,9 +27,28 @@ def script(body, fake):
 
 
 def command(corpus, split, out, fake) -> list[str]:
-    return [sys.executable, "-m", "agenthop.runner.cli", "--items", str(split), "--agent", "raw", "--model", "fake-1",
-            "--base-url", fake.base_url, "--corpus", str(corpus), "--out", str(out), "--limit", str(N_ITEMS),
-            "--workers", "2", "--no-progress"]
+    return [
+        sys.executable,
+        "-m",
+        "agenthop.runner.cli",
+        "--items",
+        str(split),
+        "--agent",
+        "raw",
+        "--model",
+        "fake-1",
+        "--base-url",
+        fake.base_url,
+        "--corpus",
+        str(corpus),
+        "--out",
+        str(out),
+        "--limit",
+        str(N_ITEMS),
+        "--workers",
+        "2",
+        "--no-progress",
+    ]
 
 
 def item_ends(out: Path) -> list[dict]:
@@ -42,8 +59,12 @@ def test_sigkill_then_resume(demo, tmp_path):
     corpus, split = demo
     out = tmp_path / "run"
     with FakeOpenAI(script) as fake:
-        proc = subprocess.Popen(command(corpus, split, out, fake), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                env={**os.environ, "OPENAI_API_KEY": "test"})
+        proc = subprocess.Popen(
+            command(corpus, split, out, fake),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "OPENAI_API_KEY": "test"},
+        )
         deadline = time.monotonic() + 60
         while len(item_ends(out)) < 3:
             assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
@@ -56,8 +77,13 @@ def test_sigkill_then_resume(demo, tmp_path):
         assert 3 <= len(before) < N_ITEMS
         turns_before = [r for r in read_records(out / "runner.jsonl") if r["kind"] == "turn"]
 
-        done = subprocess.run(command(corpus, split, out, fake), capture_output=True, text=True, timeout=120,
-                              env={**os.environ, "OPENAI_API_KEY": "test"})
+        done = subprocess.run(
+            command(corpus, split, out, fake),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "OPENAI_API_KEY": "test"},
+        )
         assert done.returncode == 0, done.stderr[-2000:]
 
     records = list(read_records(out / "runner.jsonl"))

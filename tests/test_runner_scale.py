@@ -77,8 +77,15 @@ def test_merged_shards_score_like_the_unsharded_run(demo, tmp_path):
     assert whole.summary.finished == 24
     shard_dirs = []
     for k in (3, 1, 2):  # any order
-        res = run_items(ids, agent="baseline", corpus=corpus, out=tmp_path / f"qwen-shard-{k}-of-3", shard=f"{k}/3",
-                        workers=4, progress=False)
+        res = run_items(
+            ids,
+            agent="baseline",
+            corpus=corpus,
+            out=tmp_path / f"qwen-shard-{k}-of-3",
+            shard=f"{k}/3",
+            workers=4,
+            progress=False,
+        )
         assert res.items == Shard(k, 3).take(ids) and res.run_label == "qwen"
         manifest = json.loads((res.out / "run.json").read_text())
         assert manifest["shard"] == {"index": k, "count": 3, "items_total": 24, "items_sha256": items_digest(ids)}
@@ -102,8 +109,10 @@ def test_merged_shards_score_like_the_unsharded_run(demo, tmp_path):
         d.rename(parent / d.name)
     (run,) = load_runs(parent)
     assert run.name == "qwen" and len({s.item_id for s in run.sessions.values()}) == 24
-    result = CliRunner().invoke(scorer_main, [*(str(parent / d.name) for d in shard_dirs), "--corpus", str(corpus),
-                                              "--out", str(tmp_path / "report")])
+    result = CliRunner().invoke(
+        scorer_main,
+        [*(str(parent / d.name) for d in shard_dirs), "--corpus", str(corpus), "--out", str(tmp_path / "report")],
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "report" / "summary.json").read_text())  # one run: no per-run subdirectories
     assert normalised_items(summary) == normalised_items(reference)
@@ -141,7 +150,9 @@ def test_worker_processes_write_what_one_process_writes(demo, tmp_path):
     assert sorted(s["item_id"] for s in starts) == sorted(ids)
     gold = Gold(str(corpus))
     try:
-        assert normalised_items(score_run(load_run(one.out), gold)) == normalised_items(score_run(load_run(two.out), gold))
+        assert normalised_items(score_run(load_run(one.out), gold)) == normalised_items(
+            score_run(load_run(two.out), gold)
+        )
     finally:
         gold.close()
 
@@ -167,16 +178,39 @@ def test_sigkill_of_a_multiprocess_run_then_resume(demo, tmp_path):
     out = tmp_path / "run"
 
     def command(fake):
-        return [sys.executable, "-m", "agenthop.runner.cli", "--items", str(split), "--limit", str(n), "--agent", "raw",
-                "--model", "fake-1", "--base-url", fake.base_url, "--corpus", str(corpus), "--out", str(out),
-                "--workers", "4", "--processes", "2", "--no-progress"]
+        return [
+            sys.executable,
+            "-m",
+            "agenthop.runner.cli",
+            "--items",
+            str(split),
+            "--limit",
+            str(n),
+            "--agent",
+            "raw",
+            "--model",
+            "fake-1",
+            "--base-url",
+            fake.base_url,
+            "--corpus",
+            str(corpus),
+            "--out",
+            str(out),
+            "--workers",
+            "4",
+            "--processes",
+            "2",
+            "--no-progress",
+        ]
 
     def ends():
         return [r for r in read_records(out / "runner.jsonl") if r["kind"] == "item_end"]
 
     env = {**os.environ, "OPENAI_API_KEY": "test"}
     with FakeOpenAI(paced) as fake:
-        proc = subprocess.Popen(command(fake), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True)
+        proc = subprocess.Popen(
+            command(fake), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True
+        )
         deadline = time.monotonic() + 90
         while len(ends()) < 4:
             assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
@@ -194,8 +228,11 @@ def test_sigkill_of_a_multiprocess_run_then_resume(demo, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     final = [e for e in ends() if e["termination"] != "error"]
     assert Counter(e["item_id"] for e in final) == Counter(demo_ids(split, n))  # every item once
-    answered = Counter(r["item_id"] for r in read_checkpoint(out / "server-log.sqlite")
-                       if r["kind"] == "session_end" and r.get("termination") == "answer")
+    answered = Counter(
+        r["item_id"]
+        for r in read_checkpoint(out / "server-log.sqlite")
+        if r["kind"] == "session_end" and r.get("termination") == "answer"
+    )
     assert set(answered) == set(demo_ids(split, n)) and set(answered.values()) == {1}  # no answer given twice
 
 
@@ -205,7 +242,10 @@ def test_run_items_errors_name_no_flags(demo, tmp_path):
         (dict(agent="raw"), "need a model name"),
         (dict(agent="baseline", corpus=corpus, server="http://127.0.0.1:1"), "not both"),
         (dict(agent="baseline"), "no corpus to serve"),
-        (dict(agent="baseline", corpus=corpus, question_type="multi-target", depth=1, limit=1, shard="5/3"), "K must be"),
+        (
+            dict(agent="baseline", corpus=corpus, question_type="multi-target", depth=1, limit=1, shard="5/3"),
+            "K must be",
+        ),
         (dict(agent="baseline", corpus=corpus, disabled_tools=("submit_answer",)), "cannot be disabled"),
         (dict(agent="baseline", corpus=corpus, text_tools=True), "raw agent only"),
     ]
@@ -216,7 +256,9 @@ def test_run_items_errors_name_no_flags(demo, tmp_path):
     # A run directory of another experiment: the library says what to do in words, the CLI adds the flags.
     run_items(demo_ids(split, 1), agent="baseline", corpus=corpus, out=tmp_path / "r", progress=False)
     with pytest.raises(RunError) as info:
-        run_items(demo_ids(split, 1), agent="baseline", corpus=corpus, out=tmp_path / "r", read_first=True, progress=False)
+        run_items(
+            demo_ids(split, 1), agent="baseline", corpus=corpus, out=tmp_path / "r", read_first=True, progress=False
+        )
     assert "different settings (ablations)" in str(info.value) and "--" not in str(info.value)
 
 
@@ -224,9 +266,26 @@ def test_cli_refuses_a_bad_shard(demo, tmp_path):
     from agenthop.runner.cli import main
 
     corpus, split = demo
-    result = CliRunner().invoke(main, ["--items", str(split), "--agent", "baseline", "--corpus", str(corpus),
-                                       "--out", str(tmp_path / "x"), "--shard", "4/3"])
-    assert result.exit_code == 2 and "Invalid value for '--shard'" in result.output and "K must be between 1 and N" in result.output
+    result = CliRunner().invoke(
+        main,
+        [
+            "--items",
+            str(split),
+            "--agent",
+            "baseline",
+            "--corpus",
+            str(corpus),
+            "--out",
+            str(tmp_path / "x"),
+            "--shard",
+            "4/3",
+        ],
+    )
+    assert (
+        result.exit_code == 2
+        and "Invalid value for '--shard'" in result.output
+        and "K must be between 1 and N" in result.output
+    )
     assert not (tmp_path / "x").exists()  # refused before anything is written
 
 
@@ -258,7 +317,9 @@ def test_a_runner_log_that_cannot_be_written_stops_the_run_and_reruns_nothing(de
     resumed = run_items(ids, agent="baseline", corpus=corpus, out=tmp_path / "run", workers=1, progress=False)
     ends = [r for r in read_records(tmp_path / "run" / "runner.jsonl") if r["kind"] == "item_end"]
     assert sorted(r["item_id"] for r in ends) == sorted(ids) and resumed.summary.finished == 4
-    starts = Counter(r["item_id"] for r in read_records(tmp_path / "run" / "runner.jsonl") if r["kind"] == "attempt_start")
+    starts = Counter(
+        r["item_id"] for r in read_records(tmp_path / "run" / "runner.jsonl") if r["kind"] == "attempt_start"
+    )
     assert starts == Counter(ids)  # every item ran once
 
 
@@ -271,11 +332,29 @@ def test_shards_against_one_shared_server_and_a_copied_in_shared_log_score_as_th
     ids = demo_ids(split, 6)
     log = tmp_path / "shared-server-log.sqlite"
     with ServerThread(str(corpus), str(log)) as server:
-        shards = [run_items(ids, agent="baseline", out=tmp_path / f"qwen-shard-{k}-of-2", shard=f"{k}/2",
-                            server=server.base_url, workers=2, progress=False).out for k in (1, 2)]
+        shards = [
+            run_items(
+                ids,
+                agent="baseline",
+                out=tmp_path / f"qwen-shard-{k}-of-2",
+                shard=f"{k}/2",
+                server=server.base_url,
+                workers=2,
+                progress=False,
+            ).out
+            for k in (1, 2)
+        ]
         # Another run of the same items on the same server, with a budget that changes its answers.
-        other = run_items(ids, agent="baseline", out=tmp_path / "other", run_label="other", caps=Caps(budget=6),
-                          server=server.base_url, workers=2, progress=False).out
+        other = run_items(
+            ids,
+            agent="baseline",
+            out=tmp_path / "other",
+            run_label="other",
+            caps=Caps(budget=6),
+            server=server.base_url,
+            workers=2,
+            progress=False,
+        ).out
     whole = run_items(ids, agent="baseline", corpus=corpus, out=tmp_path / "whole", workers=2, progress=False)
     gold = Gold(str(corpus))
     try:
@@ -292,6 +371,7 @@ def test_shards_against_one_shared_server_and_a_copied_in_shared_log_score_as_th
     finally:
         gold.close()
     assert merged["items"]["n"] == 6 and normalised_items(merged) == normalised_items(reference)
+
     # The copied log's sessions are the shards', not those whole's runner.jsonl names: turns come from the log.
     def without_turns_source(summary: dict) -> dict:
         return {i: {k: v for k, v in r.items() if k != "turns_source"} for i, r in normalised_items(summary).items()}

@@ -47,18 +47,31 @@ SCRIPT = textwrap.dedent("""
     print(json.dumps(seen))
 """)
 
-MODULES = {"raw": ["openai", "jsonschema.validators", "agenthop.runner.raw_agent"],
-           "sdk": ["agents", "openai", "jsonschema.validators", "agenthop.runner.sdk_agent"]}
+MODULES = {
+    "raw": ["openai", "jsonschema.validators", "agenthop.runner.raw_agent"],
+    "sdk": ["agents", "openai", "jsonschema.validators", "agenthop.runner.sdk_agent"],
+}
 
 
 @pytest.mark.parametrize("agent", ["raw", "sdk"])
 def test_agent_libraries_are_loaded_before_run_start(demo_corpus, tmp_path, agent):
     items = tmp_path / "items.txt"
     items.write_text("st_0001\n")
-    code = SCRIPT.format(tests=str(TESTS), modules=MODULES[agent], items=str(items), agent=agent, corpus=str(demo_corpus),
-                         out=str(tmp_path / "out"))
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                          env={"OPENAI_API_KEY": "sk-test", "PATH": "/usr/bin:/bin"})
+    code = SCRIPT.format(
+        tests=str(TESTS),
+        modules=MODULES[agent],
+        items=str(items),
+        agent=agent,
+        corpus=str(demo_corpus),
+        out=str(tmp_path / "out"),
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"OPENAI_API_KEY": "sk-test", "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen == {name: True for name in MODULES[agent]}

@@ -25,11 +25,16 @@ def calls(reply: str) -> list[tuple[str, dict | None, str | None]]:
 
 
 def test_tagged_calls_in_order_and_a_tag_left_open():
-    reply = ('Let me look.\n<tool_call>{"name": "get_references", "arguments": {"paper_id": "p1"}}</tool_call>\n'
-             '<tool_call>\n{"name": "think", "arguments": "{\\"reasoning\\": \\"x\\"}"}\n</tool_call>\n'
-             '<tool_call>{"name": "search_papers", "parameters": {"query": "bert"}}')
-    assert calls(reply) == [("get_references", {"paper_id": "p1"}, None), ("think", {"reasoning": "x"}, None),
-                            ("search_papers", {"query": "bert"}, None)]
+    reply = (
+        'Let me look.\n<tool_call>{"name": "get_references", "arguments": {"paper_id": "p1"}}</tool_call>\n'
+        '<tool_call>\n{"name": "think", "arguments": "{\\"reasoning\\": \\"x\\"}"}\n</tool_call>\n'
+        '<tool_call>{"name": "search_papers", "parameters": {"query": "bert"}}'
+    )
+    assert calls(reply) == [
+        ("get_references", {"paper_id": "p1"}, None),
+        ("think", {"reasoning": "x"}, None),
+        ("search_papers", {"query": "bert"}, None),
+    ]
 
 
 def test_fenced_bare_and_python_calls():
@@ -37,9 +42,11 @@ def test_fenced_bare_and_python_calls():
     assert calls(fenced) == [("read_section", {"paper_id": "p", "section": "B"}, None)]
     bare = 'Next step {"name": "submit_answer", "arguments": {"answer": "C", "reasoning": "a {brace} inside"}} done.'
     assert calls(bare) == [("submit_answer", {"answer": "C", "reasoning": "a {brace} inside"}, None)]
-    pythonic = '[get_references(paper_id="p1"), search_papers(query=\'graph (GNN) models\', top_k=3)]'
-    assert calls(pythonic) == [("get_references", {"paper_id": "p1"}, None),
-                               ("search_papers", {"query": "graph (GNN) models", "top_k": 3}, None)]
+    pythonic = "[get_references(paper_id=\"p1\"), search_papers(query='graph (GNN) models', top_k=3)]"
+    assert calls(pythonic) == [
+        ("get_references", {"paper_id": "p1"}, None),
+        ("search_papers", {"query": "graph (GNN) models", "top_k": 3}, None),
+    ]
 
 
 def test_prose_is_not_a_call_and_broken_explicit_calls_are_malformed():
@@ -48,7 +55,7 @@ def test_prose_is_not_a_call_and_broken_explicit_calls_are_malformed():
     ((name, args, problem),) = calls('<tool_call>{"name": "read_section", "arguments": {"paper_id": "p", }</tool_call>')
     assert name == "read_section" and args is None and "not valid JSON" in problem
     ((_, _, problem),) = calls('<tool_call>{"arguments": {"paper_id": "p"}}</tool_call>')
-    assert "no \"name\"" in problem
+    assert 'no "name"' in problem
     ((_, _, problem),) = calls('<tool_call>{"name": "think", "arguments": ["x"]}</tool_call>')
     assert "not an object" in problem
     # An explicit call to an unknown tool is a call: the server refuses it (free), as with native calls.
@@ -73,8 +80,10 @@ def test_text_tools_end_to_end(corpus, tmp_path):
         assert "<tool_call>" in system and "- read_section(paper_id: string, section: string)" in system
         t = turn_index(body)
         if t == 0:
-            return text(f'<tool_call>{{"name": "get_references", "arguments": {{"paper_id": "{seed_id(body)}"}}}}</tool_call>'
-                        '<tool_call>{"name": "list_sections", "arguments": {"paper_id": </tool_call>')
+            return text(
+                f'<tool_call>{{"name": "get_references", "arguments": {{"paper_id": "{seed_id(body)}"}}}}</tool_call>'
+                '<tool_call>{"name": "list_sections", "arguments": {"paper_id": </tool_call>'
+            )
         last = body["messages"][-1]
         assert last["role"] == "user"
         if t == 1:
@@ -88,9 +97,26 @@ def test_text_tools_end_to_end(corpus, tmp_path):
     out = tmp_path / "r"
     corpus_path, items = corpus
     with FakeOpenAI(script) as fake:
-        result = CliRunner().invoke(main, ["--items", str(items), "--agent", "raw", "--model", "fake-1", "--base-url", fake.base_url,
-                                           "--corpus", str(corpus_path), "--out", str(out), "--no-progress", "--text-tools"],
-                                    catch_exceptions=False)
+        result = CliRunner().invoke(
+            main,
+            [
+                "--items",
+                str(items),
+                "--agent",
+                "raw",
+                "--model",
+                "fake-1",
+                "--base-url",
+                fake.base_url,
+                "--corpus",
+                str(corpus_path),
+                "--out",
+                str(out),
+                "--no-progress",
+                "--text-tools",
+            ],
+            catch_exceptions=False,
+        )
     assert result.exit_code == 0, result.output
     recs = list(read_runner(out / "runner.jsonl"))
     log = list(read_checkpoint(out / "server-log.sqlite"))
@@ -101,7 +127,10 @@ def test_text_tools_end_to_end(corpus, tmp_path):
         session_calls = [c for c in log if c["kind"] == "call" and c["session_id"] == end["session_id"]]
         # The malformed list_sections never reached the server: nothing logged, nothing charged.
         assert [(c["tool"], c["turn"], c["cost"]) for c in session_calls] == [
-            ("get_references", 1, 1), ("list_sections", 2, 1), ("submit_answer", 3, 0)]
+            ("get_references", 1, 1),
+            ("list_sections", 2, 1),
+            ("submit_answer", 3, 0),
+        ]
         assert end["budget_used"] == 2
         turns = [t for t in recs if t["kind"] == "turn" and t["session_id"] == end["session_id"]]
         assert [c["name"] for c in turns[0]["tool_calls"]] == ["get_references", "list_sections"]
@@ -111,6 +140,20 @@ def test_text_tools_end_to_end(corpus, tmp_path):
 
 def test_text_tools_need_the_raw_agent(corpus, tmp_path):
     corpus_path, items = corpus
-    result = CliRunner().invoke(main, ["--items", str(items), "--agent", "sdk", "--model", "m", "--corpus", str(corpus_path),
-                                       "--out", str(tmp_path / "x"), "--text-tools"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "--items",
+            str(items),
+            "--agent",
+            "sdk",
+            "--model",
+            "m",
+            "--corpus",
+            str(corpus_path),
+            "--out",
+            str(tmp_path / "x"),
+            "--text-tools",
+        ],
+    )
     assert result.exit_code != 0 and "--text-tools is a mode of the raw agent" in result.output

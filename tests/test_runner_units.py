@@ -22,8 +22,12 @@ from agenthop.runner.textmatch import header_score, reasoning_cue
 
 def test_read_items_formats(tmp_path):
     qa = tmp_path / "full.jsonl"
-    qa.write_text(json.dumps({"id": "st_0001", "question_type": "single-target", "depth": 2}) + "\n"
-                  + json.dumps({"id": "mt_0002", "question_type": "multi-target", "depth": 1}) + "\n\n")
+    qa.write_text(
+        json.dumps({"id": "st_0001", "question_type": "single-target", "depth": 2})
+        + "\n"
+        + json.dumps({"id": "mt_0002", "question_type": "multi-target", "depth": 1})
+        + "\n\n"
+    )
     refs = read_items(qa)
     assert [(r.id, r.depth) for r in refs] == [("st_0001", 2), ("mt_0002", 1)]
     assert [r.id for r in filter_items(refs, "multi-target", None, None)] == ["mt_0002"]
@@ -136,17 +140,26 @@ def test_the_same_error_answer_twice_is_deterministic_and_stops_after_one_retry(
         async def call():
             sent.append(1)
             raise answers[(len(sent) - 1) % len(answers)]  # in turn
+
         return call
 
     refusal = {"error": {"code": 500, "message": "Expected 'content' to be a string", "type": "server_error"}}
     with pytest.raises(HardModelError, match="same answer to the same request twice") as caught:
         asyncio.run(call_with_retry(answering(_answer(500, refusal)), policy))
-    assert caught.value.deterministic and caught.value.retries == 1 and len(sent) == 2 and "Expected 'content'" in str(caught.value)
+    assert (
+        caught.value.deterministic
+        and caught.value.retries == 1
+        and len(sent) == 2
+        and "Expected 'content'" in str(caught.value)
+    )
 
     # Different bodies, or statuses that mean "try later", or a Retry-After: transient, retried to the limit.
-    for answers in ([_answer(500, {"error": "a"}), _answer(500, {"error": "b"})],
-                    [_answer(503, {"error": "overloaded"})], [_answer(429, {"error": "slow down"})],
-                    [_answer(500, {"error": "busy"}, {"retry-after": "0"})]):
+    for answers in (
+        [_answer(500, {"error": "a"}), _answer(500, {"error": "b"})],
+        [_answer(503, {"error": "overloaded"})],
+        [_answer(429, {"error": "slow down"})],
+        [_answer(500, {"error": "busy"}, {"retry-after": "0"})],
+    ):
         sent.clear()
         with pytest.raises(HardModelError, match="persisted after 6 retries") as caught:
             asyncio.run(call_with_retry(answering(*answers), policy))
@@ -155,9 +168,14 @@ def test_the_same_error_answer_twice_is_deterministic_and_stops_after_one_retry(
 
 def test_read_first_gate_decisions():
     gate = ReadFirstGate("What BLEU score did that work report in its results?")
-    listing = {"outcome": "ok", "results": [
-        {"rank": 1, "paper_id": "p1", "has_text": False}, {"rank": 2, "paper_id": "p2", "has_text": True},
-        {"rank": 3, "paper_id": "p3", "has_text": True}]}
+    listing = {
+        "outcome": "ok",
+        "results": [
+            {"rank": 1, "paper_id": "p1", "has_text": False},
+            {"rank": 2, "paper_id": "p2", "has_text": True},
+            {"rank": 3, "paper_id": "p3", "has_text": True},
+        ],
+    }
     gate.observe("search_papers", {"query": "q"}, listing)
     assert gate.decide("think", {}, 30) is None and gate.listed is not None  # think keeps the gate armed
     assert gate.decide("get_references", {"paper_id": "seed"}, 30) == "p2"
@@ -171,8 +189,13 @@ def test_read_first_gate_decisions():
     gate.observe("read_section", {"paper_id": "p2"}, {"outcome": "ok"})
     gate.observe("search_papers", {"query": "q"}, listing)
     assert gate.decide("search_papers", {"query": "x"}, 30) == "p3"  # p2 was read already
-    best = gate.best_section([{"alias": "A", "header": "Introduction"}, {"alias": "B", "header": "Main Results"},
-                              {"alias": "C", "header": "Conclusion"}])
+    best = gate.best_section(
+        [
+            {"alias": "A", "header": "Introduction"},
+            {"alias": "B", "header": "Main Results"},
+            {"alias": "C", "header": "Conclusion"},
+        ]
+    )
     assert best["alias"] == "B"
 
 

@@ -38,9 +38,17 @@ from agenthop.scorer.gold import Gold
 from agenthop.scorer.runs import load_run
 from agenthop.scorer.summary import score_run
 
-ENGINE_VARIABLES = ("SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX",
-                    "SLURM_ARRAY_TASK_STEP", "SLURM_ARRAY_JOB_ID", "SLURM_JOB_ID", "JOB_COMPLETION_INDEX",
-                    "AGENTHOP_SHARD_COUNT")
+ENGINE_VARIABLES = (
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_COUNT",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_MAX",
+    "SLURM_ARRAY_TASK_STEP",
+    "SLURM_ARRAY_JOB_ID",
+    "SLURM_JOB_ID",
+    "JOB_COMPLETION_INDEX",
+    "AGENTHOP_SHARD_COUNT",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -55,14 +63,22 @@ def slurm(task: int, low: int, high: int, step: int | None = None, count: int | 
     (seen on the cluster below): ``--array=5-9:2`` gives MIN 5, MAX 9, STEP 2, COUNT 3; ``--array=1,4,9`` gives
     MIN 1, MAX 9, STEP 1, COUNT 3; ``--array=0-3%2`` gives COUNT 4; a job that is no array has only SLURM_JOB_ID."""
     n = count if count is not None else (high - low) // (step or 1) + 1
-    env = {"SLURM_JOB_ID": str(4000 + task), "SLURM_ARRAY_JOB_ID": "4000", "SLURM_ARRAY_TASK_ID": str(task),
-           "SLURM_ARRAY_TASK_COUNT": str(n), "SLURM_ARRAY_TASK_MIN": str(low), "SLURM_ARRAY_TASK_MAX": str(high)}
+    env = {
+        "SLURM_JOB_ID": str(4000 + task),
+        "SLURM_ARRAY_JOB_ID": "4000",
+        "SLURM_ARRAY_TASK_ID": str(task),
+        "SLURM_ARRAY_TASK_COUNT": str(n),
+        "SLURM_ARRAY_TASK_MIN": str(low),
+        "SLURM_ARRAY_TASK_MAX": str(high),
+    }
     if step is not None:
         env["SLURM_ARRAY_TASK_STEP"] = str(step)
     return env
 
 
-@pytest.mark.parametrize("low, high, step", [(1, 4, None), (0, 3, None), (0, 3, 1), (10, 13, None), (5, 11, 2), (1, 1, None), (0, 0, None)])
+@pytest.mark.parametrize(
+    "low, high, step", [(1, 4, None), (0, 3, None), (0, 3, 1), (10, 13, None), (5, 11, 2), (1, 1, None), (0, 0, None)]
+)
 def test_slurm_array_tasks_run_every_shard_once(low, high, step):
     indices = range(low, high + 1, step or 1)
     shards = [shard_from_environment(slurm(task, low, high, step)) for task in indices]
@@ -78,38 +94,70 @@ def test_kubernetes_indexed_job_pods_run_every_shard_once():
     assert [p.shard for p in pods] == [Shard(1, 3), Shard(2, 3), Shard(3, 3)] and pods[0].engine == "kubernetes"
     # The count may be given instead of the variable, or as well when they agree.
     assert shard_from_environment({"JOB_COMPLETION_INDEX": "2"}, count=4).shard == Shard(3, 4)
-    assert shard_from_environment({"JOB_COMPLETION_INDEX": "0", "AGENTHOP_SHARD_COUNT": "2"}, count=2).shard == Shard(1, 2)
+    assert shard_from_environment({"JOB_COMPLETION_INDEX": "0", "AGENTHOP_SHARD_COUNT": "2"}, count=2).shard == Shard(
+        1, 2
+    )
 
 
 def without(env: dict[str, str], name: str) -> dict[str, str]:
     return {k: v for k, v in env.items() if k != name}
 
 
-@pytest.mark.parametrize("env, count, names", [
-    # Slurm: each variable missing, not a number, or not consistent with the others
-    (without(slurm(2, 1, 3), "SLURM_ARRAY_TASK_COUNT"), None, ["SLURM_ARRAY_TASK_COUNT is not set", "--array=1-N"]),
-    (without(slurm(2, 1, 3), "SLURM_ARRAY_TASK_MIN"), None, ["SLURM_ARRAY_TASK_MIN is not set"]),
-    ({**slurm(2, 1, 3), "SLURM_ARRAY_TASK_ID": "two"}, None, ["SLURM_ARRAY_TASK_ID='two' is not a whole number"]),
-    ({**slurm(2, 1, 3), "SLURM_ARRAY_TASK_COUNT": "0"}, None, ["SLURM_ARRAY_TASK_COUNT=0 is below 1"]),
-    (slurm(4, 1, 3), None, ["SLURM_ARRAY_TASK_ID=4 is not an index of the array 1-3"]),
-    (slurm(6, 5, 11, 2), None, ["SLURM_ARRAY_TASK_ID=6 is not an index of the array 5-11:2"]),
-    (slurm(4, 1, 9, step=1, count=3), None, ["not a regular range", "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_TASK_MAX=9",
-                                     "--array=1-3"]),  # --array=1,4,9
-    ({**slurm(2, 1, 3), "SLURM_ARRAY_TASK_MAX": "0"}, None, ["SLURM_ARRAY_TASK_MAX=0 is below SLURM_ARRAY_TASK_MIN=1"]),
-    (slurm(2, 1, 3), 4, ["gives 3 shards, but 4 were asked for", "whole array"]),
-    ({"SLURM_JOB_ID": "77"}, None, ["not a job array", "SLURM_ARRAY_TASK_ID is not set", "sbatch --array=1-N"]),
-    (slurm(3, 3, 3), None, ["SLURM_ARRAY_TASK_ID=3 is the only task of its array", "whole array", "as K/N"]),  # sbatch --array=3
-    (slurm(3, 3, 3), 4, ["SLURM_ARRAY_TASK_ID=3 is the only task of its array"]),
-    # Kubernetes
-    ({"JOB_COMPLETION_INDEX": "1"}, None, ["JOB_COMPLETION_INDEX=1", "AGENTHOP_SHARD_COUNT", "spec.completions"]),
-    ({"JOB_COMPLETION_INDEX": "3", "AGENTHOP_SHARD_COUNT": "3"}, None, ["JOB_COMPLETION_INDEX=3 is not below the number of shards, 3"]),
-    ({"JOB_COMPLETION_INDEX": "-1", "AGENTHOP_SHARD_COUNT": "3"}, None, ["JOB_COMPLETION_INDEX=-1 is below 0"]),
-    ({"JOB_COMPLETION_INDEX": "0", "AGENTHOP_SHARD_COUNT": "three"}, None, ["AGENTHOP_SHARD_COUNT='three' is not a whole number"]),
-    ({"JOB_COMPLETION_INDEX": "0", "AGENTHOP_SHARD_COUNT": "3"}, 2, ["AGENTHOP_SHARD_COUNT=3 but 2 shards were asked for"]),
-    # neither, or both
-    ({}, None, ["neither SLURM_ARRAY_TASK_ID", "nor JOB_COMPLETION_INDEX"]),
-    ({**slurm(1, 1, 2), "JOB_COMPLETION_INDEX": "0"}, None, ["both SLURM_ARRAY_TASK_ID (Slurm) and JOB_COMPLETION_INDEX"]),
-])
+@pytest.mark.parametrize(
+    "env, count, names",
+    [
+        # Slurm: each variable missing, not a number, or not consistent with the others
+        (without(slurm(2, 1, 3), "SLURM_ARRAY_TASK_COUNT"), None, ["SLURM_ARRAY_TASK_COUNT is not set", "--array=1-N"]),
+        (without(slurm(2, 1, 3), "SLURM_ARRAY_TASK_MIN"), None, ["SLURM_ARRAY_TASK_MIN is not set"]),
+        ({**slurm(2, 1, 3), "SLURM_ARRAY_TASK_ID": "two"}, None, ["SLURM_ARRAY_TASK_ID='two' is not a whole number"]),
+        ({**slurm(2, 1, 3), "SLURM_ARRAY_TASK_COUNT": "0"}, None, ["SLURM_ARRAY_TASK_COUNT=0 is below 1"]),
+        (slurm(4, 1, 3), None, ["SLURM_ARRAY_TASK_ID=4 is not an index of the array 1-3"]),
+        (slurm(6, 5, 11, 2), None, ["SLURM_ARRAY_TASK_ID=6 is not an index of the array 5-11:2"]),
+        (
+            slurm(4, 1, 9, step=1, count=3),
+            None,
+            ["not a regular range", "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_TASK_MAX=9", "--array=1-3"],
+        ),  # --array=1,4,9
+        (
+            {**slurm(2, 1, 3), "SLURM_ARRAY_TASK_MAX": "0"},
+            None,
+            ["SLURM_ARRAY_TASK_MAX=0 is below SLURM_ARRAY_TASK_MIN=1"],
+        ),
+        (slurm(2, 1, 3), 4, ["gives 3 shards, but 4 were asked for", "whole array"]),
+        ({"SLURM_JOB_ID": "77"}, None, ["not a job array", "SLURM_ARRAY_TASK_ID is not set", "sbatch --array=1-N"]),
+        (
+            slurm(3, 3, 3),
+            None,
+            ["SLURM_ARRAY_TASK_ID=3 is the only task of its array", "whole array", "as K/N"],
+        ),  # sbatch --array=3
+        (slurm(3, 3, 3), 4, ["SLURM_ARRAY_TASK_ID=3 is the only task of its array"]),
+        # Kubernetes
+        ({"JOB_COMPLETION_INDEX": "1"}, None, ["JOB_COMPLETION_INDEX=1", "AGENTHOP_SHARD_COUNT", "spec.completions"]),
+        (
+            {"JOB_COMPLETION_INDEX": "3", "AGENTHOP_SHARD_COUNT": "3"},
+            None,
+            ["JOB_COMPLETION_INDEX=3 is not below the number of shards, 3"],
+        ),
+        ({"JOB_COMPLETION_INDEX": "-1", "AGENTHOP_SHARD_COUNT": "3"}, None, ["JOB_COMPLETION_INDEX=-1 is below 0"]),
+        (
+            {"JOB_COMPLETION_INDEX": "0", "AGENTHOP_SHARD_COUNT": "three"},
+            None,
+            ["AGENTHOP_SHARD_COUNT='three' is not a whole number"],
+        ),
+        (
+            {"JOB_COMPLETION_INDEX": "0", "AGENTHOP_SHARD_COUNT": "3"},
+            2,
+            ["AGENTHOP_SHARD_COUNT=3 but 2 shards were asked for"],
+        ),
+        # neither, or both
+        ({}, None, ["neither SLURM_ARRAY_TASK_ID", "nor JOB_COMPLETION_INDEX"]),
+        (
+            {**slurm(1, 1, 2), "JOB_COMPLETION_INDEX": "0"},
+            None,
+            ["both SLURM_ARRAY_TASK_ID (Slurm) and JOB_COMPLETION_INDEX"],
+        ),
+    ],
+)
 def test_a_missing_or_inconsistent_variable_is_named(env, count, names):
     with pytest.raises(EngineShardError) as info:
         shard_from_environment(env, count)
@@ -124,12 +172,27 @@ def invoke_runner(args: list[str], env: dict[str, str]):
 
 def test_cli_shard_auto_errors_name_the_variable_and_the_flag(demo, tmp_path):
     corpus, split = demo
-    base = ["--items", str(split), "--agent", "baseline", "--corpus", str(corpus), "--out", str(tmp_path / "run"), "--shard", "auto"]
+    base = [
+        "--items",
+        str(split),
+        "--agent",
+        "baseline",
+        "--corpus",
+        str(corpus),
+        "--out",
+        str(tmp_path / "run"),
+        "--shard",
+        "auto",
+    ]
     result = invoke_runner(base, {"JOB_COMPLETION_INDEX": "0"})
     assert result.exit_code == 2 and "Invalid value for '--shard'" in result.output
     assert "AGENTHOP_SHARD_COUNT" in result.output and "(--shard-count N)" in result.output
     result = invoke_runner(base, {"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "2"})
-    assert result.exit_code == 2 and "SLURM_ARRAY_TASK_MIN is not set" in result.output and "(--shard K/N)" in result.output
+    assert (
+        result.exit_code == 2
+        and "SLURM_ARRAY_TASK_MIN is not set" in result.output
+        and "(--shard K/N)" in result.output
+    )
     result = invoke_runner(base[:-2] + ["--shard", "1/2", "--shard-count", "2"], {})
     assert result.exit_code == 2 and "--shard-count goes with --shard auto" in result.output
     assert not (tmp_path / "run").exists()  # refused before anything is written
@@ -137,8 +200,23 @@ def test_cli_shard_auto_errors_name_the_variable_and_the_flag(demo, tmp_path):
 
 def test_a_kubernetes_pod_writes_its_shard_into_the_run_folder(demo, tmp_path):
     corpus, split = demo
-    args = ["--items", str(split), "--limit", "4", "--agent", "baseline", "--corpus", str(corpus), "--out", str(tmp_path / "qwen"),
-            "--shard", "auto", "--shard-count", "2", "--no-progress"]
+    args = [
+        "--items",
+        str(split),
+        "--limit",
+        "4",
+        "--agent",
+        "baseline",
+        "--corpus",
+        str(corpus),
+        "--out",
+        str(tmp_path / "qwen"),
+        "--shard",
+        "auto",
+        "--shard-count",
+        "2",
+        "--no-progress",
+    ]
     result = invoke_runner(args, {"JOB_COMPLETION_INDEX": "1"})
     assert result.exit_code == 0, result.output
     manifest = json.loads((tmp_path / "qwen" / "shard-2-of-2" / "run.json").read_text())
@@ -151,11 +229,36 @@ def test_three_slurm_tasks_in_one_folder_score_like_one_process(demo, tmp_path):
     runs/<name>/shard-K-of-3; the scorer, given the folder, scores what a single process scores, item for item."""
     corpus, split = demo
     n = 9
-    command = [sys.executable, "-m", "agenthop.runner.cli", "--items", str(split), "--limit", str(n), "--agent", "baseline",
-               "--corpus", str(corpus), "--shard", "auto", "--workers", "2", "--no-progress"]
+    command = [
+        sys.executable,
+        "-m",
+        "agenthop.runner.cli",
+        "--items",
+        str(split),
+        "--limit",
+        str(n),
+        "--agent",
+        "baseline",
+        "--corpus",
+        str(corpus),
+        "--shard",
+        "auto",
+        "--workers",
+        "2",
+        "--no-progress",
+    ]
     env = {k: v for k, v in os.environ.items() if k not in ENGINE_VARIABLES}
-    tasks = [subprocess.Popen(command, cwd=tmp_path, env={**env, **slurm(task, 1, 3)}, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True) for task in (1, 2, 3)]
+    tasks = [
+        subprocess.Popen(
+            command,
+            cwd=tmp_path,
+            env={**env, **slurm(task, 1, 3)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for task in (1, 2, 3)
+    ]
     try:
         for task in tasks:
             _, err = task.communicate(timeout=180)
@@ -169,7 +272,9 @@ def test_three_slurm_tasks_in_one_folder_score_like_one_process(demo, tmp_path):
     labels = {json.loads((d / "run.json").read_text())["run"] for d in folder.iterdir()}
     assert labels == {"baseline-baseline"}
 
-    whole = run_items(demo_ids(split, n), agent="baseline", corpus=corpus, out=tmp_path / "whole", workers=2, progress=False)
+    whole = run_items(
+        demo_ids(split, n), agent="baseline", corpus=corpus, out=tmp_path / "whole", workers=2, progress=False
+    )
     result = CliRunner().invoke(scorer_main, [str(folder), "--corpus", str(corpus), "--out", str(tmp_path / "report")])
     assert result.exit_code == 0, result.output
     merged = json.loads((tmp_path / "report" / "summary.json").read_text())
@@ -229,8 +334,9 @@ def slurm_cluster(tmp_path_factory):
       ``sbatch --test-only`` judges the script's own requests (4 CPUs, 32 GB, a GPU) without running anything.
     """
     for daemon in ("slurmctld", "slurmd", "sbatch"):
-        assert shutil.which(daemon) or Path("/usr/sbin", daemon).exists(), \
+        assert shutil.which(daemon) or Path("/usr/sbin", daemon).exists(), (
             "Slurm is not installed: 'make slurm' installs Debian's slurmctld, slurmd and slurm-client"
+        )
     d = tmp_path_factory.mktemp("slurm")
     (d / "state").mkdir()
     (d / "spool").mkdir()
@@ -240,18 +346,41 @@ def slurm_cluster(tmp_path_factory):
     log_files = (d / "slurmctld.log", d / "slurmd.log")
 
     def write_conf(ctld_port: int, slurmd_port: int) -> None:
-        conf.write_text("\n".join([
-            "ClusterName=agenthoptest", f"SlurmctldHost={host}(127.0.0.1)", f"SlurmctldPort={ctld_port}",
-            f"SlurmdPort={slurmd_port}", f"SlurmUser={getpass.getuser()}", "AuthType=auth/none", "CredType=cred/none",
-            f"StateSaveLocation={d / 'state'}", f"SlurmdSpoolDir={d / 'spool'}", f"SlurmctldPidFile={d / 'slurmctld.pid'}",
-            f"SlurmdPidFile={d / 'slurmd.pid'}", f"SlurmctldLogFile={log_files[0]}", f"SlurmdLogFile={log_files[1]}",
-            "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "JobAcctGatherType=jobacct_gather/none",
-            "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core", "MpiDefault=none", "ReturnToService=2",
-            "GresTypes=gpu", "SuspendProgram=/bin/true", "ResumeProgram=/bin/true", "SuspendTime=600",
-            f"NodeName={host} NodeAddr=127.0.0.1 CPUs=1 RealMemory=1000 State=UNKNOWN",
-            "NodeName=gpunode CPUs=64 RealMemory=512000 Gres=gpu:8 State=CLOUD",
-            "PartitionName=gpu Nodes=gpunode Default=YES MaxTime=INFINITE State=UP",
-            f"PartitionName=local Nodes={host} MaxTime=INFINITE State=UP OverSubscribe=FORCE:8", ""]))
+        conf.write_text(
+            "\n".join(
+                [
+                    "ClusterName=agenthoptest",
+                    f"SlurmctldHost={host}(127.0.0.1)",
+                    f"SlurmctldPort={ctld_port}",
+                    f"SlurmdPort={slurmd_port}",
+                    f"SlurmUser={getpass.getuser()}",
+                    "AuthType=auth/none",
+                    "CredType=cred/none",
+                    f"StateSaveLocation={d / 'state'}",
+                    f"SlurmdSpoolDir={d / 'spool'}",
+                    f"SlurmctldPidFile={d / 'slurmctld.pid'}",
+                    f"SlurmdPidFile={d / 'slurmd.pid'}",
+                    f"SlurmctldLogFile={log_files[0]}",
+                    f"SlurmdLogFile={log_files[1]}",
+                    "ProctrackType=proctrack/linuxproc",
+                    "TaskPlugin=task/none",
+                    "JobAcctGatherType=jobacct_gather/none",
+                    "SelectType=select/cons_tres",
+                    "SelectTypeParameters=CR_Core",
+                    "MpiDefault=none",
+                    "ReturnToService=2",
+                    "GresTypes=gpu",
+                    "SuspendProgram=/bin/true",
+                    "ResumeProgram=/bin/true",
+                    "SuspendTime=600",
+                    f"NodeName={host} NodeAddr=127.0.0.1 CPUs=1 RealMemory=1000 State=UNKNOWN",
+                    "NodeName=gpunode CPUs=64 RealMemory=512000 Gres=gpu:8 State=CLOUD",
+                    "PartitionName=gpu Nodes=gpunode Default=YES MaxTime=INFINITE State=UP",
+                    f"PartitionName=local Nodes={host} MaxTime=INFINITE State=UP OverSubscribe=FORCE:8",
+                    "",
+                ]
+            )
+        )
 
     def logs() -> str:
         return "\n".join(p.read_text()[-1500:] for p in log_files if p.exists())
@@ -279,9 +408,16 @@ def slurm_cluster(tmp_path_factory):
             for log in log_files:
                 log.unlink(missing_ok=True)  # this attempt's logs only, for the check below
             # slurmd is told its node's name (-N) rather than left to derive it from the host name as the config does.
-            daemons = [subprocess.Popen([shutil.which(name) or f"/usr/sbin/{name}", "-D", *extra, "-f", str(conf)], env=env,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
-                       for name, extra in (("slurmctld", ["-i"]), ("slurmd", ["-N", host]))]
+            daemons = [
+                subprocess.Popen(
+                    [shutil.which(name) or f"/usr/sbin/{name}", "-D", *extra, "-f", str(conf)],
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    preexec_fn=die_with_parent,
+                )
+                for name, extra in (("slurmctld", ["-i"]), ("slurmd", ["-N", host]))
+            ]
             try:
                 poll(node_idle, "the local node did not come up idle")
                 break
@@ -302,14 +438,22 @@ def slurm_cluster(tmp_path_factory):
 def test_the_sbatch_script_is_accepted_by_a_slurm_controller(slurm_cluster, tmp_path):
     assert subprocess.run(["bash", "-n", str(SBATCH)]).returncode == 0
     for array in ([], ["--array=1-8"], ["--array=0-3"]):
-        done = subprocess.run(["sbatch", "--test-only", *array, str(SBATCH)], env=slurm_cluster, capture_output=True,
-                              text=True, cwd=tmp_path, timeout=60)
+        done = subprocess.run(
+            ["sbatch", "--test-only", *array, str(SBATCH)],
+            env=slurm_cluster,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=60,
+        )
         assert done.returncode == 0 and "to start at" in done.stderr, done.stderr
     # The controller judges the directives: a request no node can meet, or an option sbatch does not know, is refused.
     for bad in ("#SBATCH --cpus-per-task=4096", "#SBATCH --no-such-option"):
         script = tmp_path / "bad.sbatch"
         script.write_text(SBATCH.read_text().replace("#SBATCH --cpus-per-task=4", bad))
-        done = subprocess.run(["sbatch", "--test-only", str(script)], env=slurm_cluster, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            ["sbatch", "--test-only", str(script)], env=slurm_cluster, capture_output=True, text=True, timeout=60
+        )
         assert done.returncode != 0, done.stderr
 
 
@@ -324,16 +468,41 @@ def test_the_sbatch_script_runs_as_a_slurm_array_into_one_folder(slurm_cluster, 
     items.write_text("".join(split.read_text().splitlines(keepends=True)[:n]))
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "vllm").write_text(f'#!/bin/bash\nexec "{sys.executable}" "{Path(__file__).parent / "stub_vllm.py"}" "$@"\n')
+    (bin_dir / "vllm").write_text(
+        f'#!/bin/bash\nexec "{sys.executable}" "{Path(__file__).parent / "stub_vllm.py"}" "$@"\n'
+    )
     (bin_dir / "vllm").chmod(0o755)
     script = tmp_path / "agenthop.sbatch"  # this node has no GPU to give
     script.write_text(SBATCH.read_text().replace("#SBATCH --gres=gpu:1\n", ""))
-    env = slurm_cluster | {"PATH": f"{bin_dir}:{Path(sys.executable).parent}:{slurm_cluster['PATH']}", "PYTHONPATH": str(Path(__file__).parent),
-                   "RUN_NAME": "stubbed", "ITEMS": str(items), "CORPUS": str(corpus), "MODEL": "stub-model", "WORKERS": "2",
-                   "PROCESSES": "1", "READY_POLL_SECONDS": "0.2"}
+    env = slurm_cluster | {
+        "PATH": f"{bin_dir}:{Path(sys.executable).parent}:{slurm_cluster['PATH']}",
+        "PYTHONPATH": str(Path(__file__).parent),
+        "RUN_NAME": "stubbed",
+        "ITEMS": str(items),
+        "CORPUS": str(corpus),
+        "MODEL": "stub-model",
+        "WORKERS": "2",
+        "PROCESSES": "1",
+        "READY_POLL_SECONDS": "0.2",
+    }
     # --time: Slurm itself ends a task that hangs (waiting for a replica that never answers, say) after 5 minutes.
-    submitted = subprocess.run(["sbatch", "--parsable", "--array=1-3", "--partition=local", "--cpus-per-task=1", "--mem=200M",
-                                "--time=5", str(script)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    submitted = subprocess.run(
+        [
+            "sbatch",
+            "--parsable",
+            "--array=1-3",
+            "--partition=local",
+            "--cpus-per-task=1",
+            "--mem=200M",
+            "--time=5",
+            str(script),
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert submitted.returncode == 0, submitted.stderr
     job = submitted.stdout.strip().split(";")[0]
 
@@ -397,7 +566,10 @@ def test_the_indexed_job_is_what_the_docs_say(demo):
     spec, container = pod(job)
     env = {e["name"]: e for e in container["env"]}
     assert env["AGENTHOP_SHARD_COUNT"]["value"] == str(job["spec"]["completions"])  # the count the pods are told
-    assert env["OPENAI_API_KEY"]["valueFrom"]["secretKeyRef"] == {"name": "agenthop-model", "key": "api-key"}  # from a Secret
+    assert env["OPENAI_API_KEY"]["valueFrom"]["secretKeyRef"] == {
+        "name": "agenthop-model",
+        "key": "api-key",
+    }  # from a Secret
     assert "value" not in env["OPENAI_API_KEY"]
     mounts = {m["name"]: m for m in container["volumeMounts"]}
     volumes = {v["name"]: v["persistentVolumeClaim"] for v in spec["volumes"]}
@@ -405,7 +577,9 @@ def test_the_indexed_job_is_what_the_docs_say(demo):
     assert not mounts["runs"].get("readOnly") and {v["claimName"] for v in volumes.values()} == set(claims)
     args = dict(a[2:].split("=", 1) for a in container["args"] if "=" in a)
     assert args["shard"] == "auto" and "server" not in args  # the sandbox server runs inside the pod
-    assert args["corpus"].startswith(mounts["data"]["mountPath"] + "/") and args["items"].startswith(mounts["data"]["mountPath"] + "/")
+    assert args["corpus"].startswith(mounts["data"]["mountPath"] + "/") and args["items"].startswith(
+        mounts["data"]["mountPath"] + "/"
+    )
     assert args["out"].startswith(mounts["runs"]["mountPath"] + "/")
     _, scorer = pod(score)
     assert scorer["args"][0] == args["out"]  # the scoring step reads the run folder the pods write
@@ -433,7 +607,7 @@ def test_the_indexed_job_pods_run_and_score_as_the_manifests_say(demo, tmp_path)
         flag, eq, value = arg.rpartition("=") if arg.startswith("--") else ("", "", arg)
         for mount, folder in (("/data/", data), ("/runs/", runs)):
             if value.startswith(mount):
-                value = f"{folder}/{value[len(mount):]}"
+                value = f"{folder}/{value[len(mount) :]}"
         return flag + eq + value
 
     def model(body, fake):
@@ -445,8 +619,11 @@ def test_the_indexed_job_pods_run_and_score_as_the_manifests_say(demo, tmp_path)
     with FakeOpenAI(model) as fake:
         for index in range(job["spec"]["completions"]):
             assert container["command"] == ["agenthop-runner"]
-            result = CliRunner().invoke(runner_main, [on_host(a) for a in container["args"]],
-                                        env=env | {"JOB_COMPLETION_INDEX": str(index), "OPENAI_BASE_URL": fake.base_url})
+            result = CliRunner().invoke(
+                runner_main,
+                [on_host(a) for a in container["args"]],
+                env=env | {"JOB_COMPLETION_INDEX": str(index), "OPENAI_BASE_URL": fake.base_url},
+            )
             assert result.exit_code == 0, result.output
     assert {b["model"] for b in fake.requests} == {"gpt-4.1-mini"}
     _, scorer = pod(score)

@@ -31,14 +31,22 @@ STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00")
 def env(tmp_path_factory):
     root = tmp_path_factory.mktemp("api")
     corpus = build_corpus(root)
-    return {"corpus": corpus, "items": write_items_file(root / "items.jsonl"), "main": write_main_run(root / "runs"),
-            "rep": write_main_run(root / "runs", name="rep", manifest={"replicate_of": "main"}), "root": root}
+    return {
+        "corpus": corpus,
+        "items": write_items_file(root / "items.jsonl"),
+        "main": write_main_run(root / "runs"),
+        "rep": write_main_run(root / "runs", name="rep", manifest={"replicate_of": "main"}),
+        "root": root,
+    }
 
 
 def files(directory: Path) -> dict[str, str]:
     """Every file under a report directory, generation time stamps blanked."""
-    return {str(p.relative_to(directory)): STAMP.sub("<time>", p.read_text(encoding="utf-8"))
-            for p in sorted(directory.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(directory)): STAMP.sub("<time>", p.read_text(encoding="utf-8"))
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_score_in_memory_then_write_reports_equals_the_cli(env, tmp_path):
@@ -51,23 +59,48 @@ def test_score_in_memory_then_write_reports_equals_the_cli(env, tmp_path):
     assert not list(tmp_path.iterdir())  # nothing written without out
 
     write_reports(result, tmp_path / "lib")
-    r = CliRunner().invoke(main, [str(env["main"]), str(env["rep"]), "--corpus", str(env["corpus"]),
-                                  "--items", str(env["items"]), "--out", str(tmp_path / "cli")])
+    r = CliRunner().invoke(
+        main,
+        [
+            str(env["main"]),
+            str(env["rep"]),
+            "--corpus",
+            str(env["corpus"]),
+            "--items",
+            str(env["items"]),
+            "--out",
+            str(tmp_path / "cli"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     lib, cli = files(tmp_path / "lib"), files(tmp_path / "cli")
-    assert sorted(lib) == ["comparison.html", "comparison.json", "comparison.md", "main/report.html", "main/report.md",
-                           "main/summary.json", "rep/report.html", "rep/report.md", "rep/summary.json"]
+    assert sorted(lib) == [
+        "comparison.html",
+        "comparison.json",
+        "comparison.md",
+        "main/report.html",
+        "main/report.md",
+        "main/summary.json",
+        "rep/report.html",
+        "rep/report.md",
+        "rep/summary.json",
+    ]
     assert lib == cli
 
 
 def test_streamed_reports_are_the_same_in_one_process_and_in_workers(env, tmp_path):
     seen = []
-    one = score([env["main"], env["rep"]], env["corpus"], out=tmp_path / "one", jobs=1, on_run=lambda r: seen.append(r.name))
+    one = score(
+        [env["main"], env["rep"]], env["corpus"], out=tmp_path / "one", jobs=1, on_run=lambda r: seen.append(r.name)
+    )
     two = score([env["main"], env["rep"]], env["corpus"], out=tmp_path / "two", jobs=2)
     assert seen == ["main", "rep"]
     assert [r.name for r in two.runs] == ["main", "rep"]
     assert not two.runs[0].complete and "trajectory" not in two.runs[0].summary
-    assert two.runs[0].full_summary()["trajectory"] == json.loads((tmp_path / "two/main/summary.json").read_text())["trajectory"]
+    assert (
+        two.runs[0].full_summary()["trajectory"]
+        == json.loads((tmp_path / "two/main/summary.json").read_text())["trajectory"]
+    )
     assert one.comparison == two.comparison
     assert files(tmp_path / "one") == files(tmp_path / "two")
 
@@ -134,8 +167,20 @@ def test_only_the_cli_knows_click_and_flags():
 
 
 def test_public_api_is_declared():
-    assert set(scorer_pkg.__all__) >= {"score", "compare", "write_reports", "load_run", "load_runs", "to_dataframe",
-                                       "score_run", "Gold", "ScorerError", "RunScore", "ScoreResult", "PairResult"}
+    assert set(scorer_pkg.__all__) >= {
+        "score",
+        "compare",
+        "write_reports",
+        "load_run",
+        "load_runs",
+        "to_dataframe",
+        "score_run",
+        "Gold",
+        "ScorerError",
+        "RunScore",
+        "ScoreResult",
+        "PairResult",
+    }
     assert all(hasattr(scorer_pkg, name) for name in scorer_pkg.__all__)
 
 
@@ -156,9 +201,18 @@ def test_fast_readers_agree_with_the_writers_readers(env, tmp_path):
     from agenthop.server.log.checkpoint import CheckpointLog, read_records
 
     path = tmp_path / "runner.jsonl"
-    lines = [b'{"kind": "run_start", "run": "r"}', b"", b"   ", b'{"kind": "turn", "big": 1180591620717411303424}',
-             b"[1, 2]", b'"text"', b'{"kind": "turn", "latency_ms": NaN, "note": "caf\xc3\xa9"}',
-             b'{"kind": "item_end", "answer": "\xff\xfe"}', b'{"kind": "item_end", "torn": tr', b'{"kind": "tail"}']
+    lines = [
+        b'{"kind": "run_start", "run": "r"}',
+        b"",
+        b"   ",
+        b'{"kind": "turn", "big": 1180591620717411303424}',
+        b"[1, 2]",
+        b'"text"',
+        b'{"kind": "turn", "latency_ms": NaN, "note": "caf\xc3\xa9"}',
+        b'{"kind": "item_end", "answer": "\xff\xfe"}',
+        b'{"kind": "item_end", "torn": tr',
+        b'{"kind": "tail"}',
+    ]
     path.write_bytes(b"\n".join(lines))
     records, skipped = _read_runner_file(path)
     expected = list(runner_records(path))
@@ -173,6 +227,8 @@ def test_fast_readers_agree_with_the_writers_readers(env, tmp_path):
     log.write({"kind": "call", "run": "y", "session_id": "s2", "latency_ms": float("nan"), "seq": 0})
     log.close()
     assert json.dumps(list(read_checkpoint_records(log_path))) == json.dumps(list(read_records(log_path)))
-    assert json.dumps(list(read_checkpoint_records(log_path, run="x"))) == json.dumps(list(read_records(log_path, run="x")))
+    assert json.dumps(list(read_checkpoint_records(log_path, run="x"))) == json.dumps(
+        list(read_records(log_path, run="x"))
+    )
     starts = list(read_checkpoint_records(log_path, kinds=("session_start",)))
     assert [r["kind"] for r in starts] == ["session_start"]

@@ -21,8 +21,23 @@ from agenthop.scorer.results import SCORER_VERSION, SUMMARY_SCHEMA_VERSION
 from agenthop.scorer.runs import load_run
 from agenthop.server.log.checkpoint import CheckpointLog
 
-CORRECT = {"st_0001": "B", "st_0002": "A", "st_0003": "D", "st_0004": "C", "st_0005": "A", "mt_0001": "A", "mt_0002": "C"}
-GOLD_READS = {"st_0001": ["B"], "st_0002": ["H"], "st_0003": ["B"], "st_0005": ["B"], "mt_0001": ["B", "K"], "mt_0002": ["H", "K"]}
+CORRECT = {
+    "st_0001": "B",
+    "st_0002": "A",
+    "st_0003": "D",
+    "st_0004": "C",
+    "st_0005": "A",
+    "mt_0001": "A",
+    "mt_0002": "C",
+}
+GOLD_READS = {
+    "st_0001": ["B"],
+    "st_0002": ["H"],
+    "st_0003": ["B"],
+    "st_0005": ["B"],
+    "mt_0001": ["B", "K"],
+    "mt_0002": ["H", "K"],
+}
 
 
 @pytest.fixture(scope="module")
@@ -132,8 +147,19 @@ def test_replicate_of_in_manifest(env, tmp_path):
 def test_compare_command(env, tmp_path):
     perfect = write_perfect_run(tmp_path)
     out = tmp_path / "cmp"
-    args = ("compare", env["main"], perfect, "--corpus", env["corpus"], "--items", env["items"], "--seed", 3,
-            "--resamples", 500)
+    args = (
+        "compare",
+        env["main"],
+        perfect,
+        "--corpus",
+        env["corpus"],
+        "--items",
+        env["items"],
+        "--seed",
+        3,
+        "--resamples",
+        500,
+    )
     r = invoke(*args, "--out", out)
     assert r.exit_code == 0, r.output
     assert "McNemar" in r.output
@@ -225,8 +251,19 @@ def test_server_log_option(env, tmp_path):
     assert s["resources"]["tokens"]["sources"] == ["runner.item_end"]
     # compare takes the option too
     perfect = write_perfect_run(tmp_path)
-    r = invoke("compare", run_dir, perfect, "--corpus", env["corpus"], "--items", env["items"], "--resamples", 100,
-               "--server-log", shared)
+    r = invoke(
+        "compare",
+        run_dir,
+        perfect,
+        "--corpus",
+        env["corpus"],
+        "--items",
+        env["items"],
+        "--resamples",
+        100,
+        "--server-log",
+        shared,
+    )
     assert r.exit_code == 0, r.output
     assert "McNemar" in r.output
 

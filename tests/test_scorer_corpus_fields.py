@@ -43,9 +43,11 @@ def test_a_run_made_on_another_corpus_is_refused_naming_both(env, tmp_path):
     assert str(env["corpus"]) in message and "--" not in message
     assert not (tmp_path / "out").exists()  # refused before anything was scored or written
 
-    for args in ([str(stranger), "--corpus", str(env["corpus"]), "--out", str(tmp_path / "cli")],
-                 ["compare", str(env["main"]), str(stranger), "--corpus", str(env["corpus"])],
-                 ["view", str(stranger), "--corpus", str(env["corpus"]), "--out", str(tmp_path / "view")]):
+    for args in (
+        [str(stranger), "--corpus", str(env["corpus"]), "--out", str(tmp_path / "cli")],
+        ["compare", str(env["main"]), str(stranger), "--corpus", str(env["corpus"])],
+        ["view", str(stranger), "--corpus", str(env["corpus"]), "--out", str(tmp_path / "view")],
+    ):
         r = CliRunner().invoke(main, args)
         assert r.exit_code == 1, r.output
         assert f"made on corpus {other}" in r.output and env["corpus_id"] in r.output and "--corpus" in r.output
@@ -73,8 +75,10 @@ def test_same_paper_distractor_is_counted(env, tmp_path):
     shutil.copy(env["corpus"], corpus)
     conn = sqlite3.connect(corpus)
     # st_0003: correct D; B becomes "right paper, wrong passage".
-    conn.execute("UPDATE gold_items SET distractor_types = ? WHERE item_id = 'st_0003'",
-                 (json.dumps(["wrong_paper", "same_paper", "seed_only", "correct"]),))
+    conn.execute(
+        "UPDATE gold_items SET distractor_types = ? WHERE item_id = 'st_0003'",
+        (json.dumps(["wrong_paper", "same_paper", "seed_only", "correct"]),),
+    )
     conn.commit()
     conn.close()
     run_dir, log, _ = new_run_dir(tmp_path, "picky")
@@ -85,7 +89,9 @@ def test_same_paper_distractor_is_counted(env, tmp_path):
     fa = result.runs[0].full_summary()["failure_attribution"]
     assert list(fa["counts"]) == ["seed_only", "wrong_paper", "same_paper", "no_context", "unknown", "no_answer"]
     assert fa["counts"]["same_paper"] == 1 and fa["counts"]["wrong_paper"] == 1 and fa["rates"]["same_paper"] == 0.5
-    assert "| [same_paper](<#g-same-paper>) | 1 | 50.0% |" in (tmp_path / "out/report.md").read_text()  # linked to its glossary entry
+    assert (
+        "| [same_paper](<#g-same-paper>) | 1 | 50.0% |" in (tmp_path / "out/report.md").read_text()
+    )  # linked to its glossary entry
     # A corpus without same_paper distractors keeps its table as it was.
     plain = score([env["main"]], env["corpus"]).runs[0].summary["failure_attribution"]
     assert "same_paper" not in plain["counts"]
@@ -97,7 +103,9 @@ def test_unknown_optional_fields_are_a_group_never_dropped(env, tmp_path):
     conn = sqlite3.connect(corpus)
     conn.execute("UPDATE items SET venue = NULL WHERE item_id IN ('st_0001', 'mt_0002')")
     conn.execute("UPDATE items SET consensus_tier = NULL WHERE item_id = 'st_0002'")
-    conn.execute("UPDATE items SET consensus_tier = 'Gold' WHERE item_id = 'st_0003'")  # an older import, not normalised
+    conn.execute(
+        "UPDATE items SET consensus_tier = 'Gold' WHERE item_id = 'st_0003'"
+    )  # an older import, not normalised
     conn.execute("UPDATE items SET cognitive_skill = NULL")
     conn.execute("UPDATE items SET cognitive_skill = 'synthesis' WHERE item_id IN ('st_0001', 'st_0002')")
     conn.execute("UPDATE items SET cognitive_skill = '' WHERE item_id = 'st_0005'")

@@ -19,6 +19,7 @@ from agenthop.scorer.reports import json_text
 
 def reference(obj) -> str:
     """What the scorer wrote before: json.dumps over a copy with NaN/inf as null, tuples as lists, keys as strings."""
+
     def clean(o):
         if isinstance(o, float):
             return None if math.isnan(o) or math.isinf(o) else o
@@ -27,12 +28,24 @@ def reference(obj) -> str:
         if isinstance(o, list | tuple):
             return [clean(v) for v in o]
         return o
+
     return json.dumps(clean(obj), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def test_special_values():
-    data = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "tuple": (1, 2.5, "x"), 3: "int key", "empty": {},
-            "nested": [[], {"a": [None, True, False]}], "unicode": "Gödel — ∀x", "float": 0.1 + 0.2, "big": 2**70, "neg": -0.0}
+    data = {
+        "nan": math.nan,
+        "inf": math.inf,
+        "-inf": -math.inf,
+        "tuple": (1, 2.5, "x"),
+        3: "int key",
+        "empty": {},
+        "nested": [[], {"a": [None, True, False]}],
+        "unicode": "Gödel — ∀x",
+        "float": 0.1 + 0.2,
+        "big": 2**70,
+        "neg": -0.0,
+    }
     assert json_text(data) == reference(data)
     assert json.loads(json_text(data))["nan"] is None
 
@@ -45,7 +58,11 @@ def test_a_real_summary_is_written_byte_for_byte_as_before(tmp_path):
 
 
 values = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=True, allow_infinity=True) | st.text(),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
     max_leaves=30,
 )
@@ -59,6 +76,8 @@ def test_any_summary_like_value_has_the_content_json_dumps_gave(data):
 
 def strict_loads(text: str):
     """json.loads that refuses NaN and Infinity, as strict parsers do."""
+
     def refuse(name):
         raise ValueError(f"non-standard JSON constant {name}")
+
     return json.loads(text, parse_constant=refuse)

@@ -59,6 +59,7 @@ def one_item(tmp_path, gold, item_id, script, *, runner=False, expected=None):
 
 # -- accuracy --------------------------------------------------------------------
 
+
 def test_accuracy_counts_unobservable_and_non_submissions_as_wrong(main):
     ov = main["metrics"]["overall"]
     assert (ov["n"], ov["correct"]) == (7, 2)
@@ -77,7 +78,11 @@ def test_item_set_from_logs_without_items_file(tmp_path, gold):
 def test_cells_with_wilson_intervals(main):
     cells = main["metrics"]["by_cell"]
     assert {c: (m["n"], m["correct"]) for c, m in cells.items()} == {
-        "ST-d1": (4, 1), "ST-d2": (1, 0), "MT-d1": (1, 0), "MT-d2": (1, 1)}
+        "ST-d1": (4, 1),
+        "ST-d2": (1, 0),
+        "MT-d1": (1, 0),
+        "MT-d2": (1, 1),
+    }
     lo, hi = cells["ST-d1"]["accuracy_ci95"]
     assert lo == pytest.approx(0.0456, abs=1e-4) and hi == pytest.approx(0.6994, abs=1e-4)
     assert main["metrics"]["by_type"]["ST"]["n"] == 5 and main["metrics"]["by_type"]["MT"]["n"] == 2
@@ -88,6 +93,7 @@ def test_cells_with_wilson_intervals(main):
 
 
 # -- recall and conversion ----------------------------------------------------------
+
 
 def test_paper_recall_st_and_mt(main):
     h = main["headline"]
@@ -207,19 +213,41 @@ def test_conversion(main):
 
 # -- calls per turn and resources ------------------------------------------------------
 
+
 def test_calls_per_turn_from_runner(main):
     cpt = main["calls_per_turn"]
     assert cpt["source"] == "runner"
-    assert (cpt["tool_calls"], cpt["assistant_turns"], cpt["turns_with_calls"], cpt["turns_without_calls"]) == (24, 23, 22, 1)
+    assert (cpt["tool_calls"], cpt["assistant_turns"], cpt["turns_with_calls"], cpt["turns_without_calls"]) == (
+        24,
+        23,
+        22,
+        1,
+    )
     assert cpt["value"] == pytest.approx(24 / 23)  # SPEC 7: per assistant turn, text-only turns included
     assert main["metrics"]["by_cell"]["MT-d2"]["calls_per_turn"] == pytest.approx(5 / 3)
-    assert main["metrics"]["by_cell"]["ST-d1"]["calls_per_turn"] == pytest.approx((4 + 2 + 4) / (4 + 2 + 5))  # st_0001, st_0003, st_0005
+    assert main["metrics"]["by_cell"]["ST-d1"]["calls_per_turn"] == pytest.approx(
+        (4 + 2 + 4) / (4 + 2 + 5)
+    )  # st_0001, st_0003, st_0005
 
 
 def _turn(s, n, calls, error=None):
-    return {"kind": "turn", "run": "errs", "item_id": s.item_id, "session_id": s.session_id, "attempt": 1, "turn": n,
-            "prompt_tokens": 10, "completion_tokens": 5, "cached_tokens": 0, "cumulative_tokens": 15 * n,
-            "tool_calls": calls, "latency_ms": 1.0, "retries": 0, "error": error, "time": 1.0}
+    return {
+        "kind": "turn",
+        "run": "errs",
+        "item_id": s.item_id,
+        "session_id": s.session_id,
+        "attempt": 1,
+        "turn": n,
+        "prompt_tokens": 10,
+        "completion_tokens": 5,
+        "cached_tokens": 0,
+        "cumulative_tokens": 15 * n,
+        "tool_calls": calls,
+        "latency_ms": 1.0,
+        "retries": 0,
+        "error": error,
+        "time": 1.0,
+    }
 
 
 def test_runner_turns_with_errors(tmp_path, gold):
@@ -229,8 +257,14 @@ def test_runner_turns_with_errors(tmp_path, gold):
     s = SessionWriter(log, "st_0001", run="errs")
     s.read("B", 2)
     s.submit("B")
-    rw.write(_turn(s, 1, [call, {"id": "d", "name": "read_section", "arguments": {}}],
-                   error="malformed arguments for read_section (c): not a JSON object"))
+    rw.write(
+        _turn(
+            s,
+            1,
+            [call, {"id": "d", "name": "read_section", "arguments": {}}],
+            error="malformed arguments for read_section (c): not a JSON object",
+        )
+    )
     rw.write(_turn(s, 2, [{"id": "e", "name": "submit_answer", "arguments": {}}]))
     rw.item_end(s, "answer", "B", 2)
     t = SessionWriter(log, "st_0003", run="errs")
@@ -248,9 +282,21 @@ def test_runner_turns_with_errors(tmp_path, gold):
     log.close()
     summary = score_run(load_run(run_dir), gold)
     r = rows(summary)
-    assert (r["st_0001"]["tool_calls"], r["st_0001"]["assistant_turns"], r["st_0001"]["turns_without_calls"]) == (3, 2, 0)
-    assert (r["st_0003"]["tool_calls"], r["st_0003"]["assistant_turns"], r["st_0003"]["turns_without_calls"]) == (4, 3, 1)
-    assert (r["st_0005"]["tool_calls"], r["st_0005"]["assistant_turns"], r["st_0005"]["turns_without_calls"]) == (1, 2, 1)
+    assert (r["st_0001"]["tool_calls"], r["st_0001"]["assistant_turns"], r["st_0001"]["turns_without_calls"]) == (
+        3,
+        2,
+        0,
+    )
+    assert (r["st_0003"]["tool_calls"], r["st_0003"]["assistant_turns"], r["st_0003"]["turns_without_calls"]) == (
+        4,
+        3,
+        1,
+    )
+    assert (r["st_0005"]["tool_calls"], r["st_0005"]["assistant_turns"], r["st_0005"]["turns_without_calls"]) == (
+        1,
+        2,
+        1,
+    )
     cpt = summary["calls_per_turn"]
     assert (cpt["tool_calls"], cpt["assistant_turns"], cpt["turns_without_calls"]) == (8, 7, 2)
     assert cpt["value"] == pytest.approx(8 / 7)
@@ -273,7 +319,7 @@ def test_calls_per_turn_from_checkpoint_turns(tmp_path, gold):
 def test_checkpoint_turn_gaps_are_turns_without_calls(tmp_path, gold):
     def script(s):
         s.search(hits=[("B", 1)])  # turn 1
-        s.read("B", 2, turn=3)     # turn 2 was text only
+        s.read("B", 2, turn=3)  # turn 2 was text only
         s.submit("B", turn=4)
 
     summary, r = one_item(tmp_path, gold, "st_0001", script)
@@ -299,7 +345,14 @@ def test_resources_and_caps(main):
     res = main["resources"]
     assert res["budget"]["mean"] == pytest.approx(47 / 6)
     r = rows(main)
-    assert [r[i]["budget"] for i in ("st_0001", "st_0002", "st_0003", "mt_0001", "mt_0002", "st_0005")] == [6, 12, 0, 6, 12, 11]
+    assert [r[i]["budget"] for i in ("st_0001", "st_0002", "st_0003", "mt_0001", "mt_0002", "st_0005")] == [
+        6,
+        12,
+        0,
+        6,
+        12,
+        11,
+    ]
     assert res["tokens"]["sources"] == ["runner.item_end"]
     assert res["turns"]["mean"] == pytest.approx((4 + 5 + 2 + 4 + 3 + 5) / 6)
     assert res["pct_turn_cap"] == pytest.approx(1 / 7)
@@ -348,20 +401,31 @@ def test_answer_from_last_ok_submit_when_no_session_end(tmp_path, gold):
 
 # -- audit -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("item_id,category", [
-    ("st_0001", "correct"), ("mt_0002", "correct"),
-    ("st_0002", "incorrect_inspected"), ("mt_0001", "incorrect_inspected"),
-    ("st_0005", "incorrect_exposed"),
-    ("st_0003", "incorrect_neither"),
-    ("st_0004", "unobservable"),
-])
+
+@pytest.mark.parametrize(
+    "item_id,category",
+    [
+        ("st_0001", "correct"),
+        ("mt_0002", "correct"),
+        ("st_0002", "incorrect_inspected"),
+        ("mt_0001", "incorrect_inspected"),
+        ("st_0005", "incorrect_exposed"),
+        ("st_0003", "incorrect_neither"),
+        ("st_0004", "unobservable"),
+    ],
+)
 def test_audit_categories(main, item_id, category):
     assert rows(main)[item_id]["audit"] == category
 
 
 def test_audit_counts_partition_items(main):
-    assert main["audit"]["counts"] == {"correct": 2, "incorrect_inspected": 2, "incorrect_exposed": 1,
-                                       "incorrect_neither": 1, "unobservable": 1}
+    assert main["audit"]["counts"] == {
+        "correct": 2,
+        "incorrect_inspected": 2,
+        "incorrect_exposed": 1,
+        "incorrect_neither": 1,
+        "unobservable": 1,
+    }
     assert sum(main["audit"]["counts"].values()) == main["items"]["n"]
 
 
@@ -379,6 +443,7 @@ def test_exposure_ranks_and_bands(main):
 
 
 # -- failure attribution, position bias, budget views ----------------------------------------
+
 
 def test_failure_attribution(main):
     fa = main["failure_attribution"]
@@ -412,6 +477,7 @@ def test_usd_not_measured_without_runner(tmp_path, gold):
 
 # -- provenance -------------------------------------------------------------------
 
+
 def test_provenance(main, gold):
     assert main["schema_version"] == SUMMARY_SCHEMA_VERSION == 2 and main["scorer_version"]
     assert main["corpus"]["corpus_id"] == gold.meta["corpus_id"]
@@ -424,11 +490,23 @@ def test_provenance(main, gold):
 
 def test_manifest_overrides_runner(tmp_path, gold):
     # What runner/run.py's manifest() writes to run.json (plus replicate_of).
-    manifest = {"run": "main", "agent": "raw", "model": "m-1", "caps": {"budget": 30, "max_turns": 20, "max_tokens": 1000},
-                "ablations": {"closed_book": False, "disabled_tools": [], "read_first": False}, "disabled_tools": [],
-                "base_url_host": "api.example", "api_key_env": "KEY", "retry": {"max_retries": 6}, "workers": 4,
-                "server": "in-process", "items_file": "items.jsonl", "corpus": None, "versions": {"agenthop": "9.9"},
-                "replicate_of": "base"}
+    manifest = {
+        "run": "main",
+        "agent": "raw",
+        "model": "m-1",
+        "caps": {"budget": 30, "max_turns": 20, "max_tokens": 1000},
+        "ablations": {"closed_book": False, "disabled_tools": [], "read_first": False},
+        "disabled_tools": [],
+        "base_url_host": "api.example",
+        "api_key_env": "KEY",
+        "retry": {"max_retries": 6},
+        "workers": 4,
+        "server": "in-process",
+        "items_file": "items.jsonl",
+        "corpus": None,
+        "versions": {"agenthop": "9.9"},
+        "replicate_of": "base",
+    }
     run_dir = write_main_run(tmp_path, manifest=manifest)
     s = score_run(load_run(run_dir), gold)
     assert (s["run"]["agent"], s["run"]["model"], s["run"]["replicate_of"]) == ("raw", "m-1", "base")
@@ -453,8 +531,17 @@ def test_runner_only_item_is_unobservable(tmp_path, gold):
     s = SessionWriter(log, "st_0001", run="ro")
     s.submit("B")
     log.close()
-    rw.write({"kind": "attempt_error", "run": "ro", "item_id": "st_0003", "session_id": "gone", "attempt": 1,
-              "error": "boom", "time": 1.0})
+    rw.write(
+        {
+            "kind": "attempt_error",
+            "run": "ro",
+            "item_id": "st_0003",
+            "session_id": "gone",
+            "attempt": 1,
+            "error": "boom",
+            "time": 1.0,
+        }
+    )
     summary = score_run(load_run(run_dir), gold)
     assert rows(summary)["st_0003"]["audit"] == "unobservable"
 

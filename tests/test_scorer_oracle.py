@@ -35,8 +35,9 @@ def labelled_sections(gold: Gold, item) -> list[tuple[str, str, int, str, str]] 
     """Per gold paper (paper_id, arxiv_id, section index, header, label) of one direct label; None if unresolvable."""
     out = []
     for pid, arxiv in zip(item.gold_paper_ids, item.gold_arxiv_ids):
-        rows = gold.conn.execute("SELECT position, header, text FROM sections WHERE arxiv_id = ? ORDER BY position",
-                                 (arxiv,)).fetchall()
+        rows = gold.conn.execute(
+            "SELECT position, header, text FROM sections WHERE arxiv_id = ? ORDER BY position", (arxiv,)
+        ).fetchall()
         headers = [h for _, h, _ in rows]
         found = None
         for lab in item.direct_labels(arxiv):
@@ -88,7 +89,9 @@ def test_oracle_from_hand_written_logs(corpus, tmp_path):
         for iid, (reads, letter) in plan.items():
             s = SessionWriter(log, iid, run="oracle")
             for pid, arxiv, index, header, _ in reads:
-                s.read(pid, index, delivered={"paper_id": pid, "arxiv_id": arxiv, "section_index": index, "header": header})
+                s.read(
+                    pid, index, delivered={"paper_id": pid, "arxiv_id": arxiv, "section_index": index, "header": header}
+                )
             s.submit(letter)
         log.close()
         check(score_run(load_run(run_dir), gold), plan)

@@ -30,8 +30,15 @@ from agenthop.server.corpus.importer import import_release
 
 EXTRA = [f"st_{n:04d}" for n in range(6, 20)]
 B_ITEMS = ["st_0001", "st_0003", "st_0005", *EXTRA]  # gold paper B, seed A
-RIGHT = {"st_0001": "B", "st_0002": "A", "mt_0001": "A", "mt_0002": "C", "st_0003": "D", "st_0005": "A",
-         **{i: "D" for i in EXTRA}}
+RIGHT = {
+    "st_0001": "B",
+    "st_0002": "A",
+    "mt_0001": "A",
+    "mt_0002": "C",
+    "st_0003": "D",
+    "st_0005": "A",
+    **{i: "D" for i in EXTRA},
+}
 WRONG = "C"  # the correct option of none of the items above but mt_0002
 NINE = B_ITEMS[:9]  # st_0001, st_0003, st_0005, st_0006 .. st_0011
 Z = 1.959963984540054
@@ -40,10 +47,25 @@ Z = 1.959963984540054
 def _more_items(rel) -> None:
     _add_items(rel)
     for iid in EXTRA:
-        rel.qa.append(_item(iid, "single-target", 1, "MOTIVE", "A", ["B"], [], f"Question of {iid}?",
-                            ["w", "x", "y", "z"], 3, ["wrong_paper", "no_context", "seed_only", "correct"]))
+        rel.qa.append(
+            _item(
+                iid,
+                "single-target",
+                1,
+                "MOTIVE",
+                "A",
+                ["B"],
+                [],
+                f"Question of {iid}?",
+                ["w", "x", "y", "z"],
+                3,
+                ["wrong_paper", "no_context", "seed_only", "correct"],
+            )
+        )
         rel.graphs.append(_graph(iid, ["A", "B", "C", "D", "E"], {"A": ["B", "C", "D"], "B": ["E"]}))
-        rel.labels.append({"sample_id": iid, "analysis": {"section_recall_labels": [_label("B", "Experiments", "direct")]}})
+        rel.labels.append(
+            {"sample_id": iid, "analysis": {"section_recall_labels": [_label("B", "Experiments", "direct")]}}
+        )
 
 
 @pytest.fixture(scope="module")
@@ -62,15 +84,22 @@ def gold(corpus):
 
 
 def manifest(name, model, tier=None, closed_book=False, disabled=()):
-    m = {"run": name, "agent": "raw", "model": model, "disabled_tools": list(disabled),
-         "ablations": {"closed_book": closed_book, "disabled_tools": list(disabled), "read_first": False}}
+    m = {
+        "run": name,
+        "agent": "raw",
+        "model": model,
+        "disabled_tools": list(disabled),
+        "ablations": {"closed_book": closed_book, "disabled_tools": list(disabled), "read_first": False},
+    }
     return {**m, "tier": tier} if tier else m
 
 
 def write_run(root, name, scripts: dict, man: dict | None = None, corpus_id: str | None = None):
     run_dir, log, _ = new_run_dir(root, name, man)
     for iid, script in scripts.items():
-        s = SessionWriter(log, iid, run=name, corpus={"corpus_id": corpus_id, "schema_version": 1} if corpus_id else None)
+        s = SessionWriter(
+            log, iid, run=name, corpus={"corpus_id": corpus_id, "schema_version": 1} if corpus_id else None
+        )
         script(s)
     log.close()
     return run_dir
@@ -97,14 +126,18 @@ S_RIGHT = {"st_0001", "st_0003", "st_0005", "st_0006"}
 def main_entries(tmp_path_factory, gold):
     root = tmp_path_factory.mktemp("panel-runs")
     mt = {
-        "P": lambda s: (s.read("B", 2), s.read("K", 2), s.submit("A")),                  # both gold read, right: MT-both imm
-        "Q": lambda s: (s.read("B", 2), s.think(), s.submit("B")),                       # MT-fail prem
-        "R": lambda s: (s.read("B", 2), s.search(), s.end("max_turns")),                 # MT-fail explored, no answer
-        "S": lambda s: (s.read("J", 0), s.submit("B")),                                  # MT-fail 0-Gold; J is not gold
+        "P": lambda s: (s.read("B", 2), s.read("K", 2), s.submit("A")),  # both gold read, right: MT-both imm
+        "Q": lambda s: (s.read("B", 2), s.think(), s.submit("B")),  # MT-fail prem
+        "R": lambda s: (s.read("B", 2), s.search(), s.end("max_turns")),  # MT-fail explored, no answer
+        "S": lambda s: (s.read("J", 0), s.submit("B")),  # MT-fail 0-Gold; J is not gold
     }
     entries = []
-    for name, tier, right in (("P", "big", P_RIGHT), ("Q", "big", Q_RIGHT), ("R", "small", R_RIGHT),
-                              ("S", "small", S_RIGHT)):
+    for name, tier, right in (
+        ("P", "big", P_RIGHT),
+        ("Q", "big", Q_RIGHT),
+        ("R", "small", R_RIGHT),
+        ("S", "small", S_RIGHT),
+    ):
         scripts = {i: read_b(i in right, i) for i in NINE}
         scripts["mt_0001"] = mt[name]
         entries.append(entry(gold, write_run(root, name, scripts, manifest(name, f"model-{name}", tier))))
@@ -141,9 +174,14 @@ def test_conversion_marked_only_where_mcnemar_separates(main_panel):
     assert set(tests) == {("big", "ST"), ("small", "ST")}  # MT: only P has a measured conversion
     big = tests[("big", "ST")]
     # Both recalled all nine ST items; P right on 9, Q on 2: 7 discordant pairs, all for P.
-    assert (big["leader"], big["runner_up"], big["n_common_recalled"], big["leader_only"], big["runner_up_only"]) == \
-        ("P", "Q", 9, 7, 0)
-    assert big["mcnemar_exact_p"] == pytest.approx(2 * 0.5 ** 7) and big["separates"]
+    assert (big["leader"], big["runner_up"], big["n_common_recalled"], big["leader_only"], big["runner_up_only"]) == (
+        "P",
+        "Q",
+        9,
+        7,
+        0,
+    )
+    assert big["mcnemar_exact_p"] == pytest.approx(2 * 0.5**7) and big["separates"]
     small = tests[("small", "ST")]
     assert (small["leader"], small["runner_up"], small["leader_only"], small["runner_up_only"]) == ("R", "S", 1, 0)
     assert small["mcnemar_exact_p"] == 1.0 and not small["separates"]
@@ -209,7 +247,9 @@ def test_contact_without_closed_book_says_what_it_needs(main_panel):
     assert c["rows"]["inspected"]["correct"] == 9 + 1 + 2 + 5 + 4
     assert c["rows"]["inspected"]["closed_book_accuracy"] is None
     assert "closed-book run of the same model" in c["missing"] and "model-P" in c["missing"]
-    assert main_panel["ablation"]["rows"] == [] and "closed-book and no-search runs" in main_panel["ablation"]["missing"]
+    assert (
+        main_panel["ablation"]["rows"] == [] and "closed-book and no-search runs" in main_panel["ablation"]["missing"]
+    )
     assert main_panel["robustness"]["reliability"]["n_runs"] == 4
 
 
@@ -222,7 +262,7 @@ def test_bigram_significance_after_bonferroni(tmp_path, gold):
     for n, iid in enumerate(items):
         if n < 7:  # think before a right answer
             scripts[iid] = lambda s, i=iid: (s.search(), s.read("B", 2), s.think(), s.submit(RIGHT[i]))
-        else:      # submit a wrong answer straight after reading
+        else:  # submit a wrong answer straight after reading
             scripts[iid] = lambda s: (s.search(), s.read("B", 2), s.submit(WRONG))
     p = build_panel([entry(gold, write_run(tmp_path, "T", scripts, manifest("T", "m")))], {})
     bg = {tuple(b["bigram"]): b for b in p["bigrams"]["rows"][0]["bigrams"]}
@@ -231,7 +271,10 @@ def test_bigram_significance_after_bonferroni(tmp_path, gold):
     assert (rt["n_with"], rt["correct_with"], rt["n_without"], rt["correct_without"]) == (7, 7, 7, 0)
     assert rt["fisher_p"] == pytest.approx(2 / math.comb(14, 7))
     assert rt["p_bonferroni"] == pytest.approx(49 * 2 / math.comb(14, 7)) and rt["significant"]
-    assert bg[("read_section", "submit_answer")]["difference"] == -1.0 and bg[("read_section", "submit_answer")]["significant"]
+    assert (
+        bg[("read_section", "submit_answer")]["difference"] == -1.0
+        and bg[("read_section", "submit_answer")]["significant"]
+    )
     sr = bg[("search_papers", "read_section")]  # in every trajectory: nothing to compare
     assert (sr["n_without"], sr["fisher_p"], sr["difference"], sr["significant"]) == (0, 1.0, None, False)
     # 21 trigrams; search -> read -> think, read -> think -> submit and search -> read -> submit 7 each.
@@ -246,25 +289,41 @@ def ablation_panel(tmp_path_factory, gold):
     root = tmp_path_factory.mktemp("ablation-runs")
 
     def closed(letter):
-        return lambda s: (s.call("submit_answer", {"answer": letter, "reasoning": "r"}, forced=True), s.end("answer", letter))
+        return lambda s: (
+            s.call("submit_answer", {"answer": letter, "reasoning": "r"}, forced=True),
+            s.end("answer", letter),
+        )
 
     cb_right = {"st_0001", "st_0003"}
     cb = {i: closed(RIGHT[i] if i in cb_right else WRONG) for i in NINE} | {"st_0002": closed("A")}
     ns_right = {"st_0003", "st_0005", "st_0006", "st_0007", "st_0008"}
-    ns = {i: (lambda s, i=i: (s.refs("A", hits=[("B", 1)]), s.read("B", 2), s.submit(RIGHT[i] if i in ns_right else WRONG)))
-          for i in NINE}
+    ns = {
+        i: (
+            lambda s, i=i: (
+                s.refs("A", hits=[("B", 1)]),
+                s.read("B", 2),
+                s.submit(RIGHT[i] if i in ns_right else WRONG),
+            )
+        )
+        for i in NINE
+    }
     full = {i: read_b(True, i) for i in NINE[:8]}
     full["st_0011"] = lambda s: (s.search(hits=[("B", 1)]), s.read("A", 0), s.submit(WRONG))  # B shown, not read
-    full["st_0002"] = lambda s: (s.think(), s.submit("B"))                                      # nothing shown
-    entries = [entry(gold, write_run(root, "cb", cb, manifest("cb", "m", closed_book=True))),
-               entry(gold, write_run(root, "ns", ns, manifest("ns", "m", disabled=["search_papers"]))),
-               entry(gold, write_run(root, "full", full, manifest("full", "m")))]
+    full["st_0002"] = lambda s: (s.think(), s.submit("B"))  # nothing shown
+    entries = [
+        entry(gold, write_run(root, "cb", cb, manifest("cb", "m", closed_book=True))),
+        entry(gold, write_run(root, "ns", ns, manifest("ns", "m", disabled=["search_papers"]))),
+        entry(gold, write_run(root, "full", full, manifest("full", "m"))),
+    ]
     return build_panel(entries, {}, seed=3, resamples=2000)
 
 
 def test_roles_from_run_json(ablation_panel):
-    assert [(r["run"], r["role"]) for r in ablation_panel["runs"]] == [("cb", "closed_book"), ("ns", "no_search"),
-                                                                       ("full", "full")]
+    assert [(r["run"], r["role"]) for r in ablation_panel["runs"]] == [
+        ("cb", "closed_book"),
+        ("ns", "no_search"),
+        ("full", "full"),
+    ]
     assert [r["run"] for r in ablation_panel["main_table"]["rows"]] == ["full"]
 
 
@@ -280,7 +339,7 @@ def test_ablation_lifts_paired_on_common_items(ablation_panel):
     search = row["lift_search"]
     # Full right on NINE but st_0011; st_0002 is not in the no-search run, so it is left out of the pair.
     assert (search["n_common"], search["gains"], search["losses"]) == (9, 3, 0)
-    assert search["lift"] == pytest.approx(3 / 9) and search["mcnemar_exact_p"] == pytest.approx(2 * 0.5 ** 3)
+    assert search["lift"] == pytest.approx(3 / 9) and search["mcnemar_exact_p"] == pytest.approx(2 * 0.5**3)
     lo, hi = search["bootstrap_ci95"]
     assert lo <= search["lift"] <= hi
 
@@ -295,14 +354,18 @@ def test_contact_with_closed_book_accuracy_beside(ablation_panel):
 
 
 def test_single_run_panel_says_what_is_missing(tmp_path, gold):
-    p = build_panel([entry(gold, write_run(tmp_path, "solo", {"st_0001": read_b(True, "st_0001")}, manifest("solo", "m")))], {})
+    p = build_panel(
+        [entry(gold, write_run(tmp_path, "solo", {"st_0001": read_b(True, "st_0001")}, manifest("solo", "m")))], {}
+    )
     assert p["difficulty"]["missing"] == "item difficulty needs two or more full-tool runs sharing items"
     assert p["robustness"] is None and p["main_table"]["conversion_tests"] == []
     assert "missing" in p["ablation"] and "missing" in p["contact"]
     md = report_md.render(panel_document(p))
     assert "Not computed: item difficulty needs two or more full-tool runs sharing items." in md
     assert "Not computed: the ablation table needs closed-book and no-search runs" in md
-    assert "Not computed: Cronbach's alpha, item-total correlations and replicates need two or more full-tool runs." in md
+    assert (
+        "Not computed: Cronbach's alpha, item-total correlations and replicates need two or more full-tool runs." in md
+    )
     assert "n/a (no closed-book run)" in md
 
 
@@ -315,14 +378,22 @@ def test_panel_command_writes_three_files_with_tiers_from_a_file(tmp_path, corpu
     tiers = tmp_path / "tiers.csv"
     tiers.write_text("run,tier\na,open\nb,open\n", encoding="utf-8")
     out = tmp_path / "out"
-    r = CliRunner().invoke(main, ["panel", str(a), str(b), "--corpus", str(corpus), "--out", str(out), "--tiers",
-                                  str(tiers), "--jobs", "1"])
+    r = CliRunner().invoke(
+        main,
+        ["panel", str(a), str(b), "--corpus", str(corpus), "--out", str(out), "--tiers", str(tiers), "--jobs", "1"],
+    )
     assert r.exit_code == 0, r.output
     data = json.loads((out / "panel.json").read_text())
     assert [(x["run"], x["tier"]) for x in data["runs"]] == [("a", "open"), ("b", "open")]
     md = (out / "panel.md").read_text()
-    assert md.index("## Main table") < md.index("## Stopping behaviour") < md.index("## Accuracy per cell") \
-        < md.index("## Ablation") < md.index("## Item difficulty") < md.index("## Bigrams")
+    assert (
+        md.index("## Main table")
+        < md.index("## Stopping behaviour")
+        < md.index("## Accuracy per cell")
+        < md.index("## Ablation")
+        < md.index("## Item difficulty")
+        < md.index("## Bigrams")
+    )
     assert "| open | a | m1 | 1 | 3 | 100.0% ★ |" in md  # one tier: its leader is the panel best, marked once
     html = (out / "panel.html").read_text()
     assert 'data-plot="panel-coverage"' in html and 'data-plot="panel-transitions"' in html
@@ -338,12 +409,15 @@ def test_runs_from_different_corpora_are_refused_naming_both(tmp_path, corpus):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("name,text,message", [
-    ("t.toml", 'a = "x"\n[b]\ntier = "y"\nrole = "judge"\n', "run 'b': role 'judge' is not one of full"),
-    ("t.toml", "a = [1\n", "is not valid TOML"),
-    ("t.csv", "name,tier\na,x\n", "the CSV header must name a 'run' column"),
-    ("t.toml", '[a]\nfamily = "x"\n', "run 'a' has unknown key(s) family"),
-])
+@pytest.mark.parametrize(
+    "name,text,message",
+    [
+        ("t.toml", 'a = "x"\n[b]\ntier = "y"\nrole = "judge"\n', "run 'b': role 'judge' is not one of full"),
+        ("t.toml", "a = [1\n", "is not valid TOML"),
+        ("t.csv", "name,tier\na,x\n", "the CSV header must name a 'run' column"),
+        ("t.toml", '[a]\nfamily = "x"\n', "run 'a' has unknown key(s) family"),
+    ],
+)
 def test_bad_tiers_files_are_named(tmp_path, name, text, message):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -389,7 +463,12 @@ def test_rows_are_ranked_by_accuracy_within_each_tier_and_ties_share_a_rank(main
     m = panel["main_table"]
     assert m["tiers"] == ["big", "small"]
     assert [(x["run"], x["rank"], x["tied_with"]) for x in m["rows"]] == [
-        ("P", 1, []), ("Q", 2, []), ("R2", 1, ["R"]), ("R", 1, ["R2"]), ("S", 3, [])]
+        ("P", 1, []),
+        ("Q", 2, []),
+        ("R2", 1, ["R"]),
+        ("R", 1, ["R2"]),
+        ("S", 3, []),
+    ]
     md = report_md.render(panel_document(panel))
     assert "| small | R2 | model-R | 1= | 10 | 50.0% ● |" in md and "| small | S | model-S | 3 | 10 | 40.0% |" in md
     assert "Ties in accuracy (same rank, order as given): R ties with R2 (50.0%)." in md
@@ -398,8 +477,13 @@ def test_rows_are_ranked_by_accuracy_within_each_tier_and_ties_share_a_rank(main
 
 def _entry(name, cells):
     """An entry with only what cell_accuracy reads: per cell (correct, n)."""
-    return {"name": name, "by_cell": {c: {"n": n, "correct": k, "accuracy": k / n if n else None,
-                                          "accuracy_ci95": [0.0, 1.0] if n else None} for c, (k, n) in cells.items()}}
+    return {
+        "name": name,
+        "by_cell": {
+            c: {"n": n, "correct": k, "accuracy": k / n if n else None, "accuracy_ci95": [0.0, 1.0] if n else None}
+            for c, (k, n) in cells.items()
+        },
+    }
 
 
 def test_table_10_ties_for_the_easiest_cell_are_stated_and_broken_by_cell_order():
@@ -416,12 +500,17 @@ def test_table_10_ties_for_the_easiest_cell_are_stated_and_broken_by_cell_order(
 
 def test_table_10_tie_is_written_in_the_report(main_entries):
     panel = build_panel(main_entries, {})
-    panel["cell_accuracy"] = cell_accuracy([
-        _entry("a", {"ST-d1": (6, 9), "ST-d2": (10, 18), "MT-d1": (1, 2), "MT-d2": (0, 4)}),
-        _entry("b", {"ST-d1": (5, 9), "ST-d2": (12, 18), "MT-d1": (0, 2), "MT-d2": (1, 4)})])
+    panel["cell_accuracy"] = cell_accuracy(
+        [
+            _entry("a", {"ST-d1": (6, 9), "ST-d2": (10, 18), "MT-d1": (1, 2), "MT-d2": (0, 4)}),
+            _entry("b", {"ST-d1": (5, 9), "ST-d2": (12, 18), "MT-d1": (0, 2), "MT-d2": (1, 4)}),
+        ]
+    )
     md = report_md.render(panel_document(panel))
-    assert ("Tie for the easiest cell: ST-d1 and ST-d2 have the same pooled accuracy (61.1%); the drop uses ST-d1, "
-            "the first in the order ST-d1, ST-d2, MT-d1, MT-d2.") in md
+    assert (
+        "Tie for the easiest cell: ST-d1 and ST-d2 have the same pooled accuracy (61.1%); the drop uses ST-d1, "
+        "the first in the order ST-d1, ST-d2, MT-d1, MT-d2."
+    ) in md
 
 
 def test_table_9_puts_the_three_scopes_side_by_side_per_run(main_entries):
@@ -442,7 +531,7 @@ def test_table_9_puts_the_three_scopes_side_by_side_per_run(main_entries):
 
 def test_html_marks_shade_tier_leaders_bold_the_panel_best_and_keep_text_columns_left(main_entries):
     html = report_html.render(panel_document(build_panel(main_entries, {})))
-    main = html[html.index('id="main-table'):html.index('id="stopping')]
+    main = html[html.index('id="main-table') : html.index('id="stopping')]
     # P leads tier big and the panel in accuracy: shaded and bold, symbols kept for screen readers and plain text.
     assert '<td class="tier-leader panel-best"><strong>100.0% ●★</strong></td>' in main
     assert '<td class="tier-leader">50.0% ●</td>' in main  # R leads tier small
@@ -458,7 +547,9 @@ def test_transition_multiples_have_readable_labels_and_a_colour_scale(n_runs):
     from agenthop.scorer.logs import TOOLS
     from agenthop.scorer.panel_plots import MIN_LABEL_PX, PAGE_PX, transition_multiples
 
-    svg = transition_multiples([{"run": f"run-{i}", "row_normalised": [[1 / 7] * 7] * 7} for i in range(n_runs)], list(TOOLS))
+    svg = transition_multiples(
+        [{"run": f"run-{i}", "row_normalised": [[1 / 7] * 7] * 7} for i in range(n_runs)], list(TOOLS)
+    )
     view_width = float(re.search(r'viewBox="0 0 ([\d.]+)', svg).group(1))
     scale = min(4 / 3, PAGE_PX / view_width)
     sizes = [float(x) for x in re.findall(r"font-size: ([\d.]+)px", svg)]
@@ -474,7 +565,9 @@ def test_table_16_correlation_with_external_benchmarks(main_entries, tmp_path):
 
     # Accuracy: model-P 1.0, model-Q 0.2, model-R 0.5, model-S 0.4. Benchmark X: 90, 30, 50, 60.
     scores = tmp_path / "external.csv"
-    scores.write_text("model,X,Y\nmodel-P,90,1\nmodel-Q,30,\nmodel-R,50,3\nmodel-S,60,\nnot-in-panel,10,2\n", encoding="utf-8")
+    scores.write_text(
+        "model,X,Y\nmodel-P,90,1\nmodel-Q,30,\nmodel-R,50,3\nmodel-S,60,\nnot-in-panel,10,2\n", encoding="utf-8"
+    )
     p = build_panel(main_entries, {}, external=read_external(scores))
     rows = {r["benchmark"]: r for r in p["external"]["rows"]}
     x = rows["X"]
@@ -485,7 +578,9 @@ def test_table_16_correlation_with_external_benchmarks(main_entries, tmp_path):
     assert x["spearman_ci95"] == pytest.approx([math.tanh(math.atanh(0.8) - half), math.tanh(math.atanh(0.8) + half)])
     acc, ext = [1.0, 0.2, 0.5, 0.4], [90, 30, 50, 60]
     ma, me = sum(acc) / 4, sum(ext) / 4
-    r = sum((a - ma) * (e - me) for a, e in zip(acc, ext)) / math.sqrt(sum((a - ma) ** 2 for a in acc) * sum((e - me) ** 2 for e in ext))
+    r = sum((a - ma) * (e - me) for a, e in zip(acc, ext)) / math.sqrt(
+        sum((a - ma) ** 2 for a in acc) * sum((e - me) ** 2 for e in ext)
+    )
     assert x["pearson"] == pytest.approx(r)
     assert x["pearson_ci95"] == pytest.approx([math.tanh(math.atanh(r) - Z), math.tanh(math.atanh(r) + Z)])
     assert rows["Y"]["n"] == 2 and rows["Y"]["spearman"] is None and "three or more models" in rows["Y"]["missing"]
@@ -494,14 +589,18 @@ def test_table_16_correlation_with_external_benchmarks(main_entries, tmp_path):
     assert f"| X | 4 | +0.80 [{x['spearman_ci95'][0]:+.2f}, {x['spearman_ci95'][1]:+.2f}] (p = " in md
     assert "Models in the scores file without a full-tool run in the panel: not-in-panel." in md
     assert "Not computed: the correlation with external benchmarks needs a CSV" in report_md.render(
-        panel_document(build_panel(main_entries, {})))
+        panel_document(build_panel(main_entries, {}))
+    )
 
 
-@pytest.mark.parametrize("text,message", [
-    ("name,X\na,1\n", "the CSV header must name a 'model' column"),
-    ("model,X\nm,high\n", "line 2, column 'X': 'high' is not a number"),
-    ("model,X\nm,1\nm,2\n", "line 3: model 'm' is listed twice"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("name,X\na,1\n", "the CSV header must name a 'model' column"),
+        ("model,X\nm,high\n", "line 2, column 'X': 'high' is not a number"),
+        ("model,X\nm,1\nm,2\n", "line 3: model 'm' is listed twice"),
+    ],
+)
 def test_bad_external_score_files_are_named(tmp_path, text, message):
     from agenthop.scorer.panel_external import read_external
 
@@ -524,7 +623,8 @@ def test_table_17_per_replicate_rows_with_mean_sd_and_range(main_entries):
     md = report_md.render(panel_document(panel))
     assert "| mean ± sd |  | 60.0% ± 56.6 |" in md and "| range |  | 20.0% – 100.0% |" in md
     assert "Not computed: per-replicate rows need two or more full-tool runs of one model" in report_md.render(
-        panel_document(build_panel(main_entries, {})))
+        panel_document(build_panel(main_entries, {}))
+    )
 
 
 def test_table_18_closed_book_accuracy_with_the_full_run_beside(ablation_panel):
@@ -538,7 +638,12 @@ def test_table_18_closed_book_accuracy_with_the_full_run_beside(ablation_panel):
     assert row["ci95"] == pytest.approx([centre - half, centre + half])
     assert row["by_type"]["ST"]["accuracy"] == 0.3 and row["by_type"]["MT"]["n"] == 0
     # The full run has the same ten items: right on NINE[:8], wrong on st_0011 and st_0002.
-    assert (row["full_run"], row["n_common"], row["closed_book_on_common"], row["full_on_common"]) == ("full", 10, 0.3, 0.8)
+    assert (row["full_run"], row["n_common"], row["closed_book_on_common"], row["full_on_common"]) == (
+        "full",
+        10,
+        0.3,
+        0.8,
+    )
     assert row["lift"] == pytest.approx(0.5)
     assert (c["pooled"]["n"], c["pooled"]["accuracy"]) == (10, 0.3)
     md = report_md.render(panel_document(ablation_panel))
@@ -547,7 +652,9 @@ def test_table_18_closed_book_accuracy_with_the_full_run_beside(ablation_panel):
 
 def test_table_19_closed_book_accuracy_by_exposure_stratum(ablation_panel):
     (row,) = ablation_panel["closed_book_by_exposure"]["rows"]
-    strata = {k: (v["closed_book"]["n"], v["closed_book"]["correct"], v["full"]["correct"]) for k, v in row["strata"].items()}
+    strata = {
+        k: (v["closed_book"]["n"], v["closed_book"]["correct"], v["full"]["correct"]) for k, v in row["strata"].items()
+    }
     # Full run: NINE[:8] inspected (closed-book right on st_0001, st_0003), st_0011 exposed, st_0002 neither.
     assert strata == {"inspected": (8, 2, 8), "exposed": (1, 0, 0), "neither": (1, 1, 0)}
     md = report_md.render(panel_document(ablation_panel))

@@ -59,9 +59,13 @@ def verifier(body, fake):
     return tool_calls(("submit_answer", {"answer": letter, "reasoning": "verified"}))
 
 
-RUNS = (("early", "early-1", early, ()), ("searcher", "searcher-1", searcher, ()),
-        ("verifier", "verifier-1", verifier, ()), ("verifier-cb", "verifier-1", verifier, ("--closed-book",)),
-        ("verifier-ns", "verifier-1", verifier, ("--disable-tools", "search_papers")))
+RUNS = (
+    ("early", "early-1", early, ()),
+    ("searcher", "searcher-1", searcher, ()),
+    ("verifier", "verifier-1", verifier, ()),
+    ("verifier-cb", "verifier-1", verifier, ("--closed-book",)),
+    ("verifier-ns", "verifier-1", verifier, ("--disable-tools", "search_papers")),
+)
 
 
 @pytest.fixture(scope="module")
@@ -74,17 +78,51 @@ def panel_dir(tmp_path_factory) -> Path:
     dirs = []
     for name, model, script, extra in RUNS:
         with FakeOpenAI(script) as fake:
-            r = CliRunner().invoke(runner_main, [
-                "--items", str(items), "--agent", "raw", "--model", model, "--base-url", fake.base_url, "--corpus",
-                str(corpus), "--out", str(root / name), "--no-progress", "--backoff", "0.01", *extra],
-                catch_exceptions=False)
+            r = CliRunner().invoke(
+                runner_main,
+                [
+                    "--items",
+                    str(items),
+                    "--agent",
+                    "raw",
+                    "--model",
+                    model,
+                    "--base-url",
+                    fake.base_url,
+                    "--corpus",
+                    str(corpus),
+                    "--out",
+                    str(root / name),
+                    "--no-progress",
+                    "--backoff",
+                    "0.01",
+                    *extra,
+                ],
+                catch_exceptions=False,
+            )
             assert r.exit_code == 0, r.output
         dirs.append(str(root / name))
     tiers = root / "tiers.toml"
     tiers.write_text('early = "small"\nsearcher = "small"\nverifier = "large"\n', encoding="utf-8")
     out = root / "panel"
-    r = CliRunner().invoke(scorer_main, ["panel", *dirs, "--corpus", str(corpus), "--out", str(out), "--tiers",
-                                         str(tiers), "--jobs", "1", "--resamples", "500"], catch_exceptions=False)
+    r = CliRunner().invoke(
+        scorer_main,
+        [
+            "panel",
+            *dirs,
+            "--corpus",
+            str(corpus),
+            "--out",
+            str(out),
+            "--tiers",
+            str(tiers),
+            "--jobs",
+            "1",
+            "--resamples",
+            "500",
+        ],
+        catch_exceptions=False,
+    )
     assert r.exit_code == 0, r.output
     return out
 
@@ -92,8 +130,12 @@ def panel_dir(tmp_path_factory) -> Path:
 def test_behaviours_show_in_the_panel(panel_dir):
     p = json.loads((panel_dir / "panel.json").read_text())
     assert [(r["run"], r["role"]) for r in p["runs"]] == [
-        ("early", "full"), ("searcher", "full"), ("verifier", "full"), ("verifier-cb", "closed_book"),
-        ("verifier-ns", "no_search")]
+        ("early", "full"),
+        ("searcher", "full"),
+        ("verifier", "full"),
+        ("verifier-cb", "closed_book"),
+        ("verifier-ns", "no_search"),
+    ]
     main = {r["run"]: r for r in p["main_table"]["rows"]}
     # Ranked by accuracy within the tier (issue 35): the searcher (100%) above the early committer (0%).
     assert list(main) == ["searcher", "early", "verifier"] and main["verifier"]["tier"] == "large"
@@ -109,8 +151,12 @@ def test_behaviours_show_in_the_panel(panel_dir):
     tg = {r["run"]: r for r in p["trigrams"]["rows"]}
     assert tg["searcher"]["top"] == ["search_papers"] * 3 and tg["searcher"]["top_count"] == 6  # two per item
     (abl,) = p["ablation"]["rows"]
-    assert (abl["model"], abl["closed_book"], abl["no_search"], abl["full"]) == ("verifier-1", "verifier-cb",
-                                                                                  "verifier-ns", "verifier")
+    assert (abl["model"], abl["closed_book"], abl["no_search"], abl["full"]) == (
+        "verifier-1",
+        "verifier-cb",
+        "verifier-ns",
+        "verifier",
+    )
     # Closed-book answers C everywhere (right on none of the three); with tools the verifier is right on all.
     assert abl["accuracy"] == {"closed_book": 0.0, "no_search": 1.0, "full": 1.0}
     assert (abl["lift_tools"]["gains"], abl["lift_tools"]["losses"], abl["lift_tools"]["lift"]) == (3, 0, 1.0)
@@ -124,8 +170,10 @@ def test_panel_page_draws_every_figure_without_console_errors(panel_dir):
     with browser_page() as page:
         page.goto((panel_dir / "panel.html").as_uri())
         drawn = page.eval_on_selector_all(
-            "svg[data-plot]", "els => els.map(e => [e.dataset.plot, e.getBoundingClientRect().width,"
-                              " e.getBoundingClientRect().height, e.querySelectorAll('path, use, rect').length])")
+            "svg[data-plot]",
+            "els => els.map(e => [e.dataset.plot, e.getBoundingClientRect().width,"
+            " e.getBoundingClientRect().height, e.querySelectorAll('path, use, rect').length])",
+        )
         assert sorted(d[0] for d in drawn) == sorted(PLOTS)
         for name, width, height, marks in drawn:
             assert width > 100 and height > 100 and marks > 5, (name, width, height, marks)
@@ -134,7 +182,8 @@ def test_panel_page_draws_every_figure_without_console_errors(panel_dir):
         sizes = page.eval_on_selector_all(
             "svg[data-plot=panel-transitions] text",
             "els => els.filter(e => e.textContent.trim()).map(e => { const m = e.getScreenCTM();"
-            " return [e.textContent, parseFloat(getComputedStyle(e).fontSize) * Math.hypot(m.a, m.b)]; })")
+            " return [e.textContent, parseFloat(getComputedStyle(e).fontSize) * Math.hypot(m.a, m.b)]; })",
+        )
         assert sizes and min(size for _, size in sizes) >= 11, sorted(sizes, key=lambda t: t[1])[:3]
         assert "share of the row's next calls" in [label for label, _ in sizes]  # the colour scale's label
         headings = page.locator("h2").all_inner_texts()  # the table of contents, then the result first

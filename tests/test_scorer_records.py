@@ -28,7 +28,9 @@ def test_a_checkpoint_record_that_does_not_fit_its_model_stops_the_scorer(tmp_pa
     run_dir = write_main_run(tmp_path)
     conn = sqlite3.connect(run_dir / "server-log.sqlite")
     record_id, text = conn.execute("SELECT id, record FROM records WHERE kind = 'call' ORDER BY id LIMIT 1").fetchone()
-    conn.execute("UPDATE records SET record = ? WHERE id = ?", (json.dumps(json.loads(text) | {"cost": "1"}), record_id))
+    conn.execute(
+        "UPDATE records SET record = ? WHERE id = ?", (json.dumps(json.loads(text) | {"cost": "1"}), record_id)
+    )
     conn.commit()
     conn.close()
     with pytest.raises(RunSpecError) as err:
@@ -44,8 +46,10 @@ def test_a_runner_record_that_does_not_fit_its_model_stops_the_scorer(tmp_path):
     lines = path.read_text(encoding="utf-8").splitlines()
     end = next(n for n, line in enumerate(lines) if '"item_end"' in line)
     broken = json.loads(lines[end]) | {"termination": "gave_up"}
-    path.write_text("\n".join(lines[:end] + [json.dumps(broken)] + lines[end + 1:]) + "\n", encoding="utf-8")
-    with pytest.raises(RunSpecError, match=rf"runner.jsonl, line {end + 1}: not a valid item_end record .*\$\.termination"):
+    path.write_text("\n".join(lines[:end] + [json.dumps(broken)] + lines[end + 1 :]) + "\n", encoding="utf-8")
+    with pytest.raises(
+        RunSpecError, match=rf"runner.jsonl, line {end + 1}: not a valid item_end record .*\$\.termination"
+    ):
         load_run(run_dir)
 
 
@@ -55,8 +59,10 @@ def test_records_of_kinds_a_later_version_adds_are_skipped(tmp_path):
     with (run_dir / "runner.jsonl").open("a", encoding="utf-8") as fh:
         fh.write(json.dumps({"kind": "heartbeat", "run": "main", "time": 1.0}) + "\n")
     conn = sqlite3.connect(run_dir / "server-log.sqlite")
-    conn.execute("INSERT INTO records(run, session_id, item_id, seq, kind, record) VALUES ('main', 's', 'st_0001', 0, "
-                 "'annotation', '{\"kind\": \"annotation\", \"note\": \"later\"}')")
+    conn.execute(
+        "INSERT INTO records(run, session_id, item_id, seq, kind, record) VALUES ('main', 's', 'st_0001', 0, "
+        '\'annotation\', \'{"kind": "annotation", "note": "later"}\')'
+    )
     conn.commit()
     conn.close()
     after = load_run(run_dir)

@@ -35,8 +35,12 @@ REPR = re.compile(r"\{'|'\}|\['|'\]|\bTrue\b|\bFalse\b|\bNone\b")
 def env(tmp_path_factory):
     root = tmp_path_factory.mktemp("report")
     corpus = build_corpus(root)
-    return {"root": root, "corpus": corpus, "main": write_main_run(root / "runs"),
-            "baseline": write_baseline_run(root / "runs")}
+    return {
+        "root": root,
+        "corpus": corpus,
+        "main": write_main_run(root / "runs"),
+        "baseline": write_baseline_run(root / "runs"),
+    }
 
 
 def test_a_run_without_a_model_has_no_token_figures(env, tmp_path):
@@ -51,7 +55,9 @@ def test_a_run_without_a_model_has_no_token_figures(env, tmp_path):
     md, html = (tmp_path / "report.md").read_text(), (tmp_path / "report.html").read_text()
     for text in (md, html):
         assert "Tokens: not measured, so no histogram: every item reports 0 tokens" in text
-    assert 'data-plot="tokens-hist"' not in html and 'data-plot="turns-hist"' in html and 'data-plot="budget-hist"' in html
+    assert (
+        'data-plot="tokens-hist"' not in html and 'data-plot="turns-hist"' in html and 'data-plot="budget-hist"' in html
+    )
     assert "| tokens | n/a (no token data) |" in md and "| tokens | 0 |" not in md
 
 
@@ -68,8 +74,10 @@ def test_settings_read_as_definitions_not_python_reprs(env, tmp_path):
 
 
 def test_readable_values():
-    assert readable({"a_b": 1, "c": {"d": True, "e": None}, "f": [], "g": ["x", 2.5]}) == \
-        "a b: 1; c: (d: yes; e: none); f: none; g: x, 2.5"
+    assert (
+        readable({"a_b": 1, "c": {"d": True, "e": None}, "f": [], "g": ["x", 2.5]})
+        == "a b: 1; c: (d: yes; e: none); f: none; g: x, 2.5"
+    )
     assert readable({}) == "none" and readable(False) == "no" and readable(300.0) == "300"
 
 
@@ -86,6 +94,7 @@ def test_no_plot_of_nothing(env, tmp_path):
 
 
 # -- the terminal at 120 columns ----------------------------------------------------------------------------------------
+
 
 def test_terminal_tables_read_at_120_columns(env):
     runs = [env["main"], env["baseline"]]
@@ -108,6 +117,7 @@ def test_terminal_tables_read_at_120_columns(env):
 
 
 # -- -h everywhere ----------------------------------------------------------------------------------------------------
+
 
 def _commands(group, path=()):
     yield path

@@ -43,12 +43,15 @@ def test_fixture_records_validate(schema, tmp_path):
         top.validate(rec)
 
 
-@pytest.mark.parametrize("broken", [
-    {"outcome": "exploded"},
-    {"exposed": [{"paper_id": "x", "rank": 0}]},
-    {"delivered": {"paper_id": "x"}},
-    {"seq": -1},
-])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {"outcome": "exploded"},
+        {"exposed": [{"paper_id": "x", "rank": 0}]},
+        {"delivered": {"paper_id": "x"}},
+        {"seq": -1},
+    ],
+)
 def test_schema_rejects_malformed_calls(schema, tmp_path, broken):
     log = CheckpointLog(tmp_path / "l.sqlite")
     s = SessionWriter(log, "st_0001")
@@ -113,8 +116,12 @@ def test_real_runner_records_validate_and_score(schema, tmp_path):
     items = tmp_path / "items.txt"
     items.write_text("\n".join(["st_0001", "st_0002", "mt_0001", "mt_0002", "st_0003"]) + "\n")
     run_dir = tmp_path / "baseline"
-    proc = subprocess.run([str(exe), "--items", str(items), "--agent", "baseline", "--out", str(run_dir),
-                           "--corpus", str(corpus)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [str(exe), "--items", str(items), "--agent", "baseline", "--out", str(run_dir), "--corpus", str(corpus)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     cp, rr = validator(schema, "checkpoint_record"), validator(schema, "runner_record")
     for rec in read_records(run_dir / "server-log.sqlite"):

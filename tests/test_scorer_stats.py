@@ -58,8 +58,9 @@ def test_paired_bootstrap_reproducible_by_seed():
 
 def test_paired_bootstrap_chunking_does_not_change_result():
     a, b = _pair()
-    assert stats.paired_bootstrap(a, b, resamples=3000, seed=3, chunk=1000) == \
-        stats.paired_bootstrap(a, b, resamples=3000, seed=3, chunk=700)
+    assert stats.paired_bootstrap(a, b, resamples=3000, seed=3, chunk=1000) == stats.paired_bootstrap(
+        a, b, resamples=3000, seed=3, chunk=700
+    )
 
 
 def test_cluster_bootstrap_with_singletons_equals_item_bootstrap():
@@ -86,9 +87,7 @@ def test_cluster_bootstrap_is_wider_for_correlated_clusters():
 def test_cronbach_alpha_known_value():
     # 3 items x 4 runs. Run totals 3, 2, 1, 0 (variance 5/3); item variances 1/3, 1/4, 1/4 (sum 5/6);
     # alpha = 3/2 * (1 - (5/6) / (5/3)) = 0.75.
-    m = [[1, 1, 0, 0],
-         [1, 1, 1, 0],
-         [1, 0, 0, 0]]
+    m = [[1, 1, 0, 0], [1, 1, 1, 0], [1, 0, 0, 0]]
     assert stats.cronbach_alpha(m) == pytest.approx(0.75)
     assert stats.cronbach_alpha([[1, 0, 1, 0]] * 5) == pytest.approx(1.0)
     assert stats.cronbach_alpha([[1, 1, 1]] * 4) is None  # totals do not vary
@@ -96,9 +95,7 @@ def test_cronbach_alpha_known_value():
 
 
 def test_corrected_item_total_correlations():
-    m = [[1, 1, 0, 0],
-         [1, 1, 1, 0],
-         [1, 0, 0, 0]]
+    m = [[1, 1, 0, 0], [1, 1, 1, 0], [1, 0, 0, 0]]
     r = stats.item_total_correlations(m)
     # item 1 vs the rest's totals [2, 1, 1, 0]: r = 1 / sqrt(2)
     assert r[0] == pytest.approx(1 / math.sqrt(2))
@@ -107,5 +104,9 @@ def test_corrected_item_total_correlations():
 
 
 def test_mean_std():
-    assert stats.mean_std([0.5, 0.7, None]) == {"n": 2, "mean": pytest.approx(0.6), "std": pytest.approx(math.sqrt(0.02))}
+    assert stats.mean_std([0.5, 0.7, None]) == {
+        "n": 2,
+        "mean": pytest.approx(0.6),
+        "std": pytest.approx(math.sqrt(0.02)),
+    }
     assert stats.mean_std([None]) == {"n": 0, "mean": None, "std": None}

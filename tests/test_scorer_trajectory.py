@@ -89,15 +89,18 @@ def _scope(tr: dict, scope: str) -> dict:
 
 
 # ST scope (st_0001, gold B): the action after the first delivered read of B.
-@pytest.mark.parametrize("script,expected", [
-    (lambda s: (s.read("A", 0), s.read("B", 2), s.submit("B")), "imm"),
-    (lambda s: (s.read("B", 2), s.think(), s.think(), s.submit("B")), "thnk"),
-    (lambda s: (s.read("B", 2), s.think(), s.read("B", 0), s.submit("B")), "read"),
-    (lambda s: (s.read("B", 2), s.read("D", 0, outcome="no_text"), s.end("max_turns")), "read"),
-    (lambda s: (s.read("B", 2), s.search(), s.submit("B")), "rest"),
-    (lambda s: (s.read("B", 2), s.think(), s.end("max_turns")), "rest"),
-    (lambda s: (s.read("B", 2), s.sections("A"), s.think(), s.submit("B")), "rest"),
-])
+@pytest.mark.parametrize(
+    "script,expected",
+    [
+        (lambda s: (s.read("A", 0), s.read("B", 2), s.submit("B")), "imm"),
+        (lambda s: (s.read("B", 2), s.think(), s.think(), s.submit("B")), "thnk"),
+        (lambda s: (s.read("B", 2), s.think(), s.read("B", 0), s.submit("B")), "read"),
+        (lambda s: (s.read("B", 2), s.read("D", 0, outcome="no_text"), s.end("max_turns")), "read"),
+        (lambda s: (s.read("B", 2), s.search(), s.submit("B")), "rest"),
+        (lambda s: (s.read("B", 2), s.think(), s.end("max_turns")), "rest"),
+        (lambda s: (s.read("B", 2), s.sections("A"), s.think(), s.submit("B")), "rest"),
+    ],
+)
 def test_st_scope(tmp_path, gold, script, expected):
     tr = score(tmp_path, gold, {"st_0001": script})
     assert _scope(tr, "st") == {"n": 1, expected: 1}
@@ -110,20 +113,23 @@ def test_st_scope_needs_a_delivered_gold_read(tmp_path, gold):
 
 
 # MT-fail scope (mt_0001, gold B and K; K never delivered), whatever the answer.
-@pytest.mark.parametrize("script,expected", [
-    (lambda s: (s.read("J", 0), s.search(), s.submit("C")), "zero_gold"),
-    (lambda s: (s.read("K", 2, outcome="budget_rejected"), s.end("budget")), "zero_gold"),
-    (lambda s: (s.read("B", 2), s.submit("A")), "prem"),  # right answer: still a recall failure
-    (lambda s: (s.read("B", 2), s.think(), s.submit("B")), "prem"),
-    (lambda s: (s.search(), s.read("B", 2), s.end("max_turns")), "prem"),
-    (lambda s: (s.read("B", 2), s.search(), s.submit("B")), "explored"),
-    (lambda s: (s.read("B", 2), s.read("J", 1), s.submit("B")), "explored"),
-    (lambda s: (s.read("B", 2), s.read("K", 2, outcome="budget_rejected"), s.submit("B")), "explored"),
-    (lambda s: (s.read("B", 2), s.info("J"), s.end("max_turns")), "explored"),
-    (lambda s: (s.read("B", 2), s.refs("B"), s.submit("B")), "explored"),
-    (lambda s: (s.read("B", 2), s.read("B", 0), s.think(), s.submit("B")), "stayed"),
-    (lambda s: (s.read("B", 2), s.sections("B"), s.end("max_turns")), "stayed"),
-])
+@pytest.mark.parametrize(
+    "script,expected",
+    [
+        (lambda s: (s.read("J", 0), s.search(), s.submit("C")), "zero_gold"),
+        (lambda s: (s.read("K", 2, outcome="budget_rejected"), s.end("budget")), "zero_gold"),
+        (lambda s: (s.read("B", 2), s.submit("A")), "prem"),  # right answer: still a recall failure
+        (lambda s: (s.read("B", 2), s.think(), s.submit("B")), "prem"),
+        (lambda s: (s.search(), s.read("B", 2), s.end("max_turns")), "prem"),
+        (lambda s: (s.read("B", 2), s.search(), s.submit("B")), "explored"),
+        (lambda s: (s.read("B", 2), s.read("J", 1), s.submit("B")), "explored"),
+        (lambda s: (s.read("B", 2), s.read("K", 2, outcome="budget_rejected"), s.submit("B")), "explored"),
+        (lambda s: (s.read("B", 2), s.info("J"), s.end("max_turns")), "explored"),
+        (lambda s: (s.read("B", 2), s.refs("B"), s.submit("B")), "explored"),
+        (lambda s: (s.read("B", 2), s.read("B", 0), s.think(), s.submit("B")), "stayed"),
+        (lambda s: (s.read("B", 2), s.sections("B"), s.end("max_turns")), "stayed"),
+    ],
+)
 def test_mt_fail_scope(tmp_path, gold, script, expected):
     tr = score(tmp_path, gold, {"mt_0001": script})
     assert _scope(tr, "mt_fail") == {"n": 1, expected: 1}
@@ -131,12 +137,15 @@ def test_mt_fail_scope(tmp_path, gold, script, expected):
 
 
 # MT-both scope (mt_0001): the action after the read that delivered the second gold paper (K), not the first.
-@pytest.mark.parametrize("script,expected", [
-    (lambda s: (s.read("B", 2), s.think(), s.read("K", 2), s.submit("A")), "imm"),
-    (lambda s: (s.read("K", 0), s.read("B", 2), s.think(), s.submit("B")), "thnk"),
-    (lambda s: (s.read("B", 2), s.read("K", 2), s.read("B", 0), s.submit("B")), "read"),
-    (lambda s: (s.read("B", 2), s.read("K", 2), s.refs("K"), s.submit("B")), "rest"),
-])
+@pytest.mark.parametrize(
+    "script,expected",
+    [
+        (lambda s: (s.read("B", 2), s.think(), s.read("K", 2), s.submit("A")), "imm"),
+        (lambda s: (s.read("K", 0), s.read("B", 2), s.think(), s.submit("B")), "thnk"),
+        (lambda s: (s.read("B", 2), s.read("K", 2), s.read("B", 0), s.submit("B")), "read"),
+        (lambda s: (s.read("B", 2), s.read("K", 2), s.refs("K"), s.submit("B")), "rest"),
+    ],
+)
 def test_mt_both_scope(tmp_path, gold, script, expected):
     tr = score(tmp_path, gold, {"mt_0001": script})
     assert _scope(tr, "mt_both") == {"n": 1, expected: 1}
@@ -144,13 +153,17 @@ def test_mt_both_scope(tmp_path, gold, script, expected):
 
 
 def test_scopes_pool_items_with_their_accuracy(tmp_path, gold):
-    tr = score(tmp_path, gold, {
-        "mt_0001": lambda s: (s.read("B", 2), s.submit("A")),               # prem, right answer
-        "mt_0002": lambda s: (s.read("H", 1), s.search(), s.submit("A")),   # explored, wrong (C is right)
-        "st_0001": lambda s: (s.read("B", 2), s.submit("C")),               # imm, wrong
-        "st_0003": lambda s: (s.read("B", 2), s.submit("D")),               # imm, right
-        "st_0005": lambda s: (s.read("A", 0), s.submit("A")),               # gold never read: out of the ST scope
-    })
+    tr = score(
+        tmp_path,
+        gold,
+        {
+            "mt_0001": lambda s: (s.read("B", 2), s.submit("A")),  # prem, right answer
+            "mt_0002": lambda s: (s.read("H", 1), s.search(), s.submit("A")),  # explored, wrong (C is right)
+            "st_0001": lambda s: (s.read("B", 2), s.submit("C")),  # imm, wrong
+            "st_0003": lambda s: (s.read("B", 2), s.submit("D")),  # imm, right
+            "st_0005": lambda s: (s.read("A", 0), s.submit("A")),  # gold never read: out of the ST scope
+        },
+    )
     mf = tr["stopping"]["mt_fail"]
     assert mf["n"] == 2
     assert (mf["categories"]["prem"]["share"], mf["categories"]["prem"]["accuracy"]) == (0.5, 1.0)
@@ -176,16 +189,16 @@ def test_item_row_trajectory_names_only_the_seven_tools(tmp_path, gold):
 
 def test_after_nongold_read(tmp_path, gold):
     def script(s):
-        s.read("A", 0)   # non-gold -> next read is gold: recover
+        s.read("A", 0)  # non-gold -> next read is gold: recover
         s.read("B", 2)
-        s.read("A", 1)   # non-gold -> next read is another non-gold: stay
+        s.read("A", 1)  # non-gold -> next read is another non-gold: stay
         s.read("D", 0, outcome="no_text")
-        s.read("A", 2)   # -> think
+        s.read("A", 2)  # -> think
         s.think()
-        s.read("A", 3)   # -> re-navigate
+        s.read("A", 3)  # -> re-navigate
         s.refs("A")
         s.read("C", 0, outcome="not_found")  # not delivered: no event
-        s.read("A", 0)   # -> submit
+        s.read("A", 0)  # -> submit
         s.submit("B")
 
     tr = score(tmp_path, gold, {"st_0001": script})

@@ -28,8 +28,10 @@ def reference_scores(docs: list[str], query: str) -> list[float]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(docs=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(" ".join), min_size=1, max_size=25),
-       query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join))
+@given(
+    docs=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(" ".join), min_size=1, max_size=25),
+    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join),
+)
 def test_ranking_matches_the_bm25_formula(docs, query):
     ids = [f"p{i}" for i in range(len(docs))]
     hits = ScopeIndex(ids, docs).search(query, top_k=10)
@@ -47,8 +49,10 @@ def test_stopwords_and_short_tokens_do_not_match():
 
 
 @settings(max_examples=40, deadline=None)
-@given(docs=st.lists(st.lists(st.sampled_from(WORDS), min_size=0, max_size=12).map(" ".join), min_size=1, max_size=25),
-       query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join))
+@given(
+    docs=st.lists(st.lists(st.sampled_from(WORDS), min_size=0, max_size=12).map(" ".join), min_size=1, max_size=25),
+    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join),
+)
 def test_a_stored_index_ranks_and_scores_as_the_one_it_was_made_from(docs, query):
     """The explore index is stored in the corpus at import (to_parts) and loaded by the server (from_parts)."""
     ids = [f"p{i}" for i in range(len(docs))]
@@ -79,4 +83,8 @@ def test_documents_may_stream_and_the_importer_stores_the_same_index():
     assert ScopeIndex(ids, iter(docs)).to_parts() == listed.to_parts() == stored_index_parts(d for d in docs)
     loaded = ScopeIndex.from_parts(ids, stored_index_parts(iter(docs)))
     assert loaded.search("graph retrieval", 5) == listed.search("graph retrieval", 5)
-    assert [h.paper_id for h in listed.search("graph retrieval", 5)] == ["c", "d", "a"]  # rarer term first; shorter doc first
+    assert [h.paper_id for h in listed.search("graph retrieval", 5)] == [
+        "c",
+        "d",
+        "a",
+    ]  # rarer term first; shorter doc first

@@ -19,7 +19,17 @@ HEADERS = ["Introduction", "3 Method", "Experimental Setup", "Experiments", "Apd
 
 
 def test_alias_is_bijective_base_26():
-    assert [alias(i) for i in (0, 1, 25, 26, 27, 51, 52, 701, 702)] == ["A", "B", "Z", "AA", "AB", "AZ", "BA", "ZZ", "AAA"]
+    assert [alias(i) for i in (0, 1, 25, 26, 27, 51, 52, 701, 702)] == [
+        "A",
+        "B",
+        "Z",
+        "AA",
+        "AB",
+        "AZ",
+        "BA",
+        "ZZ",
+        "AAA",
+    ]
     assert all(alias_index(alias(i)) == i for i in range(800))
     assert alias_index("(c)") == 2 and alias_index("B2") is None
 
@@ -34,8 +44,8 @@ def test_alias_wins_then_exact_header_then_normalised():
     assert resolve("C", HEADERS).index == 2
     assert resolve("(e)", HEADERS).index == 4
     assert resolve("experiments", HEADERS).index == 3
-    assert resolve("Method", HEADERS).index == 1          # numbering dropped
-    assert resolve("proofs", HEADERS).index == 4          # appendix prefix dropped
+    assert resolve("Method", HEADERS).index == 1  # numbering dropped
+    assert resolve("proofs", HEADERS).index == 4  # appendix prefix dropped
 
 
 def test_out_of_range_alias_falls_through_to_headers():
@@ -63,13 +73,14 @@ def test_words_made_of_roman_letters_are_not_numbering():
 
 # --- issue 9 and 11: duplicates, numbering, and the reference harness's rules ---------------------------
 
+
 def test_headers_that_differ_only_by_numbering_or_are_duplicates_are_ambiguous():
     numbered = ["Introduction", "4.2.3 Results", "4.3.3 Results", "5 Experiments", "6 Experiments"]
     found = resolve("Results", numbered)
     assert found.index is None and found.ambiguous and found.candidates == (1, 2)
     assert resolve("experiments", numbered).candidates == (3, 4)
     assert resolve("4.3.3 Results", numbered).index == 2  # the exact header still names one
-    assert resolve("C", numbered).index == 2               # and so does the alias
+    assert resolve("C", numbered).index == 2  # and so does the alias
     duplicated = ["Results", "Method", "Results"]
     found = resolve("results", duplicated)
     assert found.ambiguous and found.candidates == (0, 2)
@@ -150,11 +161,54 @@ def _reference_resolve(query: str, headers: list[str]) -> tuple[int | None, int 
 
 # Headers where the two normalisations agree (see the departures table in docs/tools.md for where they differ:
 # words made of Roman-numeral letters, "3D"-style words, and punctuation beyond ": - – —").
-WORDS = ["Introduction", "Related Work", "Method", "Methods", "Approach", "Experiments", "Experimental Setup", "Results",
-         "Main Results", "Discussion", "Conclusion", "Analysis", "Error Analysis", "Ablation Study", "Datasets",
-         "Evaluation", "Background", "Model", "Training Details", "Limitations", "Proofs", "Approximations"]
-PREFIXES = ["", "", "", "1 ", "2 ", "3. ", "3.1 ", "4.2.3 ", "4.3.3 ", "IV ", "II-B ", "Apdx_A: ", "Apdx_B.1: ", "Apdx: ", "5", "6."]
-header = st.builds(lambda p, w, s: p + w + s, st.sampled_from(PREFIXES), st.sampled_from(WORDS), st.sampled_from(["", "", ": Details", " - Part 2"]))
+WORDS = [
+    "Introduction",
+    "Related Work",
+    "Method",
+    "Methods",
+    "Approach",
+    "Experiments",
+    "Experimental Setup",
+    "Results",
+    "Main Results",
+    "Discussion",
+    "Conclusion",
+    "Analysis",
+    "Error Analysis",
+    "Ablation Study",
+    "Datasets",
+    "Evaluation",
+    "Background",
+    "Model",
+    "Training Details",
+    "Limitations",
+    "Proofs",
+    "Approximations",
+]
+PREFIXES = [
+    "",
+    "",
+    "",
+    "1 ",
+    "2 ",
+    "3. ",
+    "3.1 ",
+    "4.2.3 ",
+    "4.3.3 ",
+    "IV ",
+    "II-B ",
+    "Apdx_A: ",
+    "Apdx_B.1: ",
+    "Apdx: ",
+    "5",
+    "6.",
+]
+header = st.builds(
+    lambda p, w, s: p + w + s,
+    st.sampled_from(PREFIXES),
+    st.sampled_from(WORDS),
+    st.sampled_from(["", "", ": Details", " - Part 2"]),
+)
 
 
 @st.composite
@@ -162,14 +216,18 @@ def query_for(draw, headers: list[str]):
     kind = draw(st.sampled_from(["alias", "header", "word", "part", "renumbered", "free"]))
     h = draw(st.sampled_from(headers))
     if kind == "alias":
-        return draw(st.sampled_from(["", "(", " "])) + alias(draw(st.integers(0, len(headers) + 1))) + draw(st.sampled_from(["", ")"]))
+        return (
+            draw(st.sampled_from(["", "(", " "]))
+            + alias(draw(st.integers(0, len(headers) + 1)))
+            + draw(st.sampled_from(["", ")"]))
+        )
     if kind == "header":
         return draw(st.sampled_from([h, h.upper(), h.lower(), f"  {h} "]))
     if kind == "word":
         return draw(st.sampled_from(WORDS))
     if kind == "part":
         start = draw(st.integers(0, max(0, len(h) - 2)))
-        return h[start:start + draw(st.integers(1, 8))]
+        return h[start : start + draw(st.integers(1, 8))]
     if kind == "renumbered":
         return draw(st.sampled_from(PREFIXES)) + normalise(h)
     return draw(st.text(alphabet="abcdeilmnoprstuv .:-", min_size=1, max_size=8))
@@ -221,11 +279,16 @@ def test_a_roman_numeral_then_a_number_and_non_ascii_letters_resolve_as_in_the_r
     """'IV 3 Results' reads Results in both; the dotless ı and the long ſ are not the ASCII i and s in either."""
     headers = data.draw(st.lists(header, min_size=1, max_size=12))
     target = normalise(data.draw(st.sampled_from(headers)))
-    query = data.draw(st.sampled_from([
-        data.draw(st.sampled_from(["IV 3 ", "II 2.1 ", "iii 4. ", "XII 7 "])) + target,
-        data.draw(st.sampled_from(["ıv ", "ıı ", "ſ", "reſ"])) + target,
-        target.replace("i", "ı", 1), target.replace("s", "ſ", 1),
-    ]))
+    query = data.draw(
+        st.sampled_from(
+            [
+                data.draw(st.sampled_from(["IV 3 ", "II 2.1 ", "iii 4. ", "XII 7 "])) + target,
+                data.draw(st.sampled_from(["ıv ", "ıı ", "ſ", "reſ"])) + target,
+                target.replace("i", "ı", 1),
+                target.replace("s", "ſ", 1),
+            ]
+        )
+    )
     assert normalise(query) == _reference_normalise(query), query
     ours, (theirs, rule, fitted) = resolve(query, headers), _reference_resolve(query, headers)
     if rule in (2, 3) and fitted > 1:
@@ -237,8 +300,17 @@ def test_a_roman_numeral_then_a_number_and_non_ascii_letters_resolve_as_in_the_r
 def test_the_dotless_i_and_the_long_s_are_aliases_as_in_the_reference():
     """Issue 35 point 10: the reference reads q.upper(), so a bare "ı" is the alias I and "ſ" the alias S."""
     headers = [f"Section {n}" for n in range(600)]
-    for query, expected in (("ı", 8), ("(ı)", 8), (" ſ ", 18), ("ſı", 19 * 26 + 9 - 1), ("ﬀ", 6 * 26 + 6 - 1), ("ß", 19 * 26 + 19 - 1)):
+    for query, expected in (
+        ("ı", 8),
+        ("(ı)", 8),
+        (" ſ ", 18),
+        ("ſı", 19 * 26 + 9 - 1),
+        ("ﬀ", 6 * 26 + 6 - 1),
+        ("ß", 19 * 26 + 19 - 1),
+    ):
         assert resolve(query, headers).index == expected, query
         assert _reference_resolve(query, headers)[:2] == (expected, 1), query
-    assert resolve("ß", headers[:30]).index is None  # "SS" is alias 512: out of range, so the headers are tried and none fits
+    assert (
+        resolve("ß", headers[:30]).index is None
+    )  # "SS" is alias 512: out of range, so the headers are tried and none fits
     assert alias_index("ı") == 8 and alias_index("ſ") == 18 and alias_index("é") is None

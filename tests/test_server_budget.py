@@ -22,10 +22,28 @@ async def run_calls(corpus, log, sequence, budget):
 
 async def test_each_executed_call_deducts_exactly_its_cost(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
-    results, _ = await run_calls(fixture_corpus, log, [INFO_A, READ_B, THINK, ("search_papers", {"query": "paper"}),
-                                                       ("list_sections", {"paper_id": pid("B")}), ("get_references", {"paper_id": pid("A")})], 30)
+    results, _ = await run_calls(
+        fixture_corpus,
+        log,
+        [
+            INFO_A,
+            READ_B,
+            THINK,
+            ("search_papers", {"query": "paper"}),
+            ("list_sections", {"paper_id": pid("B")}),
+            ("get_references", {"paper_id": pid("A")}),
+        ],
+        30,
+    )
     assert [r.structured_content["budget_used"] for r in results] == [1, 6, 6, 7, 8, 9]
-    assert [(c["budget_before"], c["budget_after"]) for c in calls(log)] == [(0, 1), (1, 6), (6, 6), (6, 7), (7, 8), (8, 9)]
+    assert [(c["budget_before"], c["budget_after"]) for c in calls(log)] == [
+        (0, 1),
+        (1, 6),
+        (6, 6),
+        (6, 7),
+        (7, 8),
+        (8, 9),
+    ]
     assert results[-1].structured_content["budget_remaining"] == 21
 
 
@@ -42,7 +60,12 @@ async def test_a_call_the_budget_cannot_pay_is_rejected_for_free(fixture_corpus,
 async def test_two_rejections_in_a_row_end_the_session(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
     results, session = await run_calls(fixture_corpus, log, [INFO_A, READ_B, READ_B, INFO_A], 4)
-    assert [r.structured_content["outcome"] for r in results] == ["ok", "budget_rejected", "budget_rejected", "session_ended"]
+    assert [r.structured_content["outcome"] for r in results] == [
+        "ok",
+        "budget_rejected",
+        "budget_rejected",
+        "session_ended",
+    ]
     assert results[2].structured_content["session_ended"] is True
     assert session.termination == "budget"
     ends = [r for r in read_records(log) if r["kind"] == "session_end"]
@@ -55,13 +78,24 @@ async def test_an_executed_call_resets_the_rejection_count(fixture_corpus, tmp_p
     results, session = await run_calls(fixture_corpus, log, sequence, 4)
     outcomes = [r.structured_content["outcome"] for r in results]
     # think and get_paper_info execute and reset; an invalid call neither counts nor resets.
-    assert outcomes == ["ok", "budget_rejected", "ok", "budget_rejected", "ok", "budget_rejected", "invalid", "budget_rejected"]
+    assert outcomes == [
+        "ok",
+        "budget_rejected",
+        "ok",
+        "budget_rejected",
+        "ok",
+        "budget_rejected",
+        "invalid",
+        "budget_rejected",
+    ]
     assert session.termination == "budget"
 
 
 async def test_when_the_budget_hits_zero_the_agent_is_told_to_submit(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
-    results, session = await run_calls(fixture_corpus, log, [READ_B, THINK, ("submit_answer", {"answer": "B", "reasoning": "r"})], 5)
+    results, session = await run_calls(
+        fixture_corpus, log, [READ_B, THINK, ("submit_answer", {"answer": "B", "reasoning": "r"})], 5
+    )
     assert "must call submit_answer now" in text(results[0]) and "must call submit_answer now" in text(results[1])
     assert results[0].structured_content["budget_remaining"] == 0
     assert results[2].structured_content["answer"] == "B" and session.termination == "answer"
@@ -69,9 +103,23 @@ async def test_when_the_budget_hits_zero_the_agent_is_told_to_submit(fixture_cor
 
 async def test_calls_after_submit_are_refused_and_cost_nothing(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
-    results, session = await run_calls(fixture_corpus, log, [("submit_answer", {"answer": "A", "reasoning": "r"}), READ_B, THINK,
-                                                             ("submit_answer", {"answer": "B", "reasoning": "again"})], 30)
-    assert [r.structured_content["outcome"] for r in results] == ["ok", "session_ended", "session_ended", "session_ended"]
+    results, session = await run_calls(
+        fixture_corpus,
+        log,
+        [
+            ("submit_answer", {"answer": "A", "reasoning": "r"}),
+            READ_B,
+            THINK,
+            ("submit_answer", {"answer": "B", "reasoning": "again"}),
+        ],
+        30,
+    )
+    assert [r.structured_content["outcome"] for r in results] == [
+        "ok",
+        "session_ended",
+        "session_ended",
+        "session_ended",
+    ]
     assert all(c["cost"] == 0 for c in calls(log)) and session.answer == "A"
     ends = [r for r in read_records(log) if r["kind"] == "session_end"]
     assert [(e["termination"], e["answer"]) for e in ends] == [("answer", "A")]

@@ -30,17 +30,25 @@ ERAS = ["auto", "legacy"]  # auto lands on 2026-07-28; legacy forces the 2025 in
 
 # --- errors of prompts and resources ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("mode", ERAS)
-async def test_unknown_prompts_items_and_resources_are_invalid_params_with_the_message_over_http(fixture_corpus, tmp_path, mode):
+async def test_unknown_prompts_items_and_resources_are_invalid_params_with_the_message_over_http(
+    fixture_corpus, tmp_path, mode
+):
     with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
             created = (await http.post("/sessions", json={})).json()  # explore: item_id is the prompt's argument
-        async with httpx2.AsyncClient() as h, Client(streamable_http_client(created["mcp_url"], http_client=h), mode=mode) as client:
+        async with (
+            httpx2.AsyncClient() as h,
+            Client(streamable_http_client(created["mcp_url"], http_client=h), mode=mode) as client,
+        ):
             errors = []
-            for request in (lambda: client.get_prompt("nope"),
-                            lambda: client.get_prompt("research_task", {"item_id": "st_9999"}),
-                            lambda: client.read_resource("test://template/123/data"),
-                            lambda: client.read_resource("agenthop://items/st_9999")):
+            for request in (
+                lambda: client.get_prompt("nope"),
+                lambda: client.get_prompt("research_task", {"item_id": "st_9999"}),
+                lambda: client.read_resource("test://template/123/data"),
+                lambda: client.read_resource("agenthop://items/st_9999"),
+            ):
                 with pytest.raises(MCPError) as caught:
                     await request()
                 errors.append(caught.value)
@@ -48,7 +56,10 @@ async def test_unknown_prompts_items_and_resources_are_invalid_params_with_the_m
     assert all(e.code == -32602 for e in errors), [(e.code, e.message) for e in errors]
     assert prompt.message == "Unknown prompt 'nope'. The server offers: research_task."
     assert "Unknown item 'st_9999' (argument item_id)" in item.message and "agenthop://items" in item.message
-    assert "Unknown resource 'test://template/123/data'" in resource.message and "agenthop://items/{item_id}" in resource.message
+    assert (
+        "Unknown resource 'test://template/123/data'" in resource.message
+        and "agenthop://items/{item_id}" in resource.message
+    )
     assert resource.error.data == {"uri": "test://template/123/data"}
     assert "Unknown resource 'agenthop://items/st_9999'" in item_resource.message
 
@@ -58,17 +69,22 @@ async def test_resource_templates_are_listed_and_read(fixture_corpus, tmp_path, 
     async with session_client(fixture_corpus, tmp_path / "log.sqlite", None, mode=mode) as (client, _):
         templates = (await client.list_resource_templates()).resource_templates
         one = await client.read_resource("agenthop://items/st_0002")
-    assert [t.uri_template for t in templates] == ["agenthop://items/{item_id}", "agenthop://paper/{paper_id}/bibtex",
-                                                  "agenthop://paper/{paper_id}/csl-json"]  # citations: issue 33
+    assert [t.uri_template for t in templates] == [
+        "agenthop://items/{item_id}",
+        "agenthop://paper/{paper_id}/bibtex",
+        "agenthop://paper/{paper_id}/csl-json",
+    ]  # citations: issue 33
     payload = one.contents[0].text
     assert '"item_id": "st_0002"' in payload and "window size" in payload and "correct" not in payload
 
 
 # --- completion ----------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def many_items_corpus(tmp_path_factory):
     """The fixture release with 150 more items (copies of st_0001 named st_1000 ... st_1149)."""
+
     def mutate(release):
         for n in range(1000, 1150):
             new_id = f"st_{n}"
@@ -95,8 +111,12 @@ async def test_item_ids_complete_by_prefix_capped_at_100(many_items_corpus, tmp_
         upper = (await client.complete(template, {"name": "item_id", "value": "MT_"})).completion
         everything = (await client.complete(prompt, {"name": "item_id", "value": ""})).completion
         nothing = (await client.complete(prompt, {"name": "item_id", "value": "zz"})).completion
-        other_prompt = (await client.complete(types.PromptReference(type="ref/prompt", name="test_prompt_with_arguments"),
-                                              {"name": "arg1", "value": "test"})).completion
+        other_prompt = (
+            await client.complete(
+                types.PromptReference(type="ref/prompt", name="test_prompt_with_arguments"),
+                {"name": "arg1", "value": "test"},
+            )
+        ).completion
         other_argument = (await client.complete(prompt, {"name": "seed", "value": "st"})).completion
     assert prefix.values == [f"st_{n}" for n in range(1100, 1150)] and prefix.total == 50 and not prefix.has_more
     assert upper.values == ["mt_0001"]  # the prefix is matched ignoring case
@@ -108,6 +128,7 @@ async def test_item_ids_complete_by_prefix_capped_at_100(many_items_corpus, tmp_
 
 # --- output schemas ------------------------------------------------------------------------------------
 
+
 def _validate(tool: str, content: dict) -> None:
     jsonschema.Draft202012Validator(OUTPUT_SCHEMAS[tool]).validate(content)
 
@@ -115,17 +136,29 @@ def _validate(tool: str, content: dict) -> None:
 @pytest.mark.parametrize("mode", ERAS)
 async def test_every_tool_declares_an_output_schema_its_results_match(fixture_corpus, tmp_path, mode):
     calls = [
-        ("search_papers", {"query": "paper"}), ("search_papers", {"query": "zzzz"}),
-        ("get_paper_info", {"paper_id": pid("A")}), ("get_paper_info", {"paper_id": "0" * 40}),
-        ("get_references", {"paper_id": pid("A")}), ("get_references", {"paper_id": pid("E")}),
-        ("list_sections", {"paper_id": pid("B")}), ("list_sections", {"paper_id": pid("C")}),
-        ("read_section", {"paper_id": pid("B"), "section": "C"}), ("read_section", {"paper_id": pid("B"), "section": "e"}),
-        ("read_section", {"paper_id": pid("B"), "section": "nothing"}), ("read_section", {"paper_id": pid("C"), "section": "A"}),
-        ("read_section", {"paper_id": pid("B"), "section": "  "}), ("think", {"reasoning": "x"}), ("think", {}),
-        ("read_section", {"paper_id": pid("B"), "section": "C"}), ("read_section", {"paper_id": pid("B"), "section": "C"}),
-        ("submit_answer", {"answer": "B", "reasoning": "r"}), ("think", {"reasoning": "late"}),
+        ("search_papers", {"query": "paper"}),
+        ("search_papers", {"query": "zzzz"}),
+        ("get_paper_info", {"paper_id": pid("A")}),
+        ("get_paper_info", {"paper_id": "0" * 40}),
+        ("get_references", {"paper_id": pid("A")}),
+        ("get_references", {"paper_id": pid("E")}),
+        ("list_sections", {"paper_id": pid("B")}),
+        ("list_sections", {"paper_id": pid("C")}),
+        ("read_section", {"paper_id": pid("B"), "section": "C"}),
+        ("read_section", {"paper_id": pid("B"), "section": "e"}),
+        ("read_section", {"paper_id": pid("B"), "section": "nothing"}),
+        ("read_section", {"paper_id": pid("C"), "section": "A"}),
+        ("read_section", {"paper_id": pid("B"), "section": "  "}),
+        ("think", {"reasoning": "x"}),
+        ("think", {}),
+        ("read_section", {"paper_id": pid("B"), "section": "C"}),
+        ("read_section", {"paper_id": pid("B"), "section": "C"}),
+        ("submit_answer", {"answer": "B", "reasoning": "r"}),
+        ("think", {"reasoning": "late"}),
     ]
-    async with session_client(fixture_corpus, tmp_path / "log.sqlite", "st_0001", mode=mode, caps=Caps(28, 20, 200_000)) as (client, _):
+    async with session_client(
+        fixture_corpus, tmp_path / "log.sqlite", "st_0001", mode=mode, caps=Caps(28, 20, 200_000)
+    ) as (client, _):
         tools = {t.name: t for t in (await client.list_tools()).tools}
         results = [(name, await client.call_tool(name, args)) for name, args in calls]
     assert {name: tool.output_schema for name, tool in tools.items()} == OUTPUT_SCHEMAS
@@ -138,7 +171,10 @@ async def test_every_tool_declares_an_output_schema_its_results_match(fixture_co
 
 async def test_results_of_calls_without_a_session_match_the_schema_and_the_docs(fixture_corpus, tmp_path):
     with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
-        async with httpx2.AsyncClient() as h, Client(streamable_http_client(f"{server.base_url}/mcp", http_client=h)) as client:
+        async with (
+            httpx2.AsyncClient() as h,
+            Client(streamable_http_client(f"{server.base_url}/mcp", http_client=h)) as client,
+        ):
             result = await client.call_tool("read_section", {"paper_id": pid("B"), "section": "C"})
     assert result.is_error and set(result.structured_content) == {"tool", "outcome", "error"}
     assert result.structured_content["outcome"] == "invalid"
@@ -146,11 +182,24 @@ async def test_results_of_calls_without_a_session_match_the_schema_and_the_docs(
     with pytest.raises(jsonschema.ValidationError):  # a result with the session keys must carry them all
         _validate("read_section", {"tool": "read_section", "outcome": "ok", "cost": 5})
     with pytest.raises(jsonschema.ValidationError):  # and a successful one its tool's keys
-        _validate("read_section", {**result.structured_content, "outcome": "ok", "cost": 5, "budget_used": 5, "budget_total": 30,
-                                   "budget_remaining": 25, "turn": None, "tokens": None, "session_ended": False})
+        _validate(
+            "read_section",
+            {
+                **result.structured_content,
+                "outcome": "ok",
+                "cost": 5,
+                "budget_used": 5,
+                "budget_total": 30,
+                "budget_remaining": 25,
+                "turn": None,
+                "tokens": None,
+                "session_ended": False,
+            },
+        )
 
 
 # --- research_task -----------------------------------------------------------------------------------
+
 
 async def test_research_task_in_explore_mode_describes_the_explore_session(fixture_corpus, tmp_path):
     async with session_client(fixture_corpus, tmp_path / "log.sqlite", None) as (client, _):
@@ -167,7 +216,9 @@ async def test_research_task_in_explore_mode_describes_the_explore_session(fixtu
 async def test_research_task_in_item_mode_and_closed_book(fixture_corpus, tmp_path):
     tools = frozenset({"search_papers", "get_paper_info", "get_references", "list_sections", "read_section", "think"})
     async with session_client(fixture_corpus, tmp_path / "a.sqlite", "st_0001") as (client, _):
-        task = (await client.get_prompt("research_task")).messages[0].content.text  # naming another item is -32602 (issue 23)
+        task = (
+            (await client.get_prompt("research_task")).messages[0].content.text
+        )  # naming another item is -32602 (issue 23)
     async with session_client(fixture_corpus, tmp_path / "b.sqlite", "st_0001", disabled=tools) as (client, _):
         closed = (await client.get_prompt("research_task")).messages[0].content.text
     assert "How many training examples" in task
@@ -177,6 +228,7 @@ async def test_research_task_in_item_mode_and_closed_book(fixture_corpus, tmp_pa
 
 
 # --- logging -----------------------------------------------------------------------------------------------
+
 
 class Messages:
     def __init__(self):
@@ -208,7 +260,7 @@ async def test_logging_set_level_and_messages_on_the_2025_protocol(fixture_corpu
         assert client.server_capabilities.logging is not None
         before = await _late_call(client, sandbox.fixed_session, sandbox)  # no level set yet: nothing is sent
         assert (await client.set_logging_level("critical")).model_dump(exclude_none=True) == {}
-        await _late_call(client, sandbox.fixed_session, sandbox)          # an error is below "critical"
+        await _late_call(client, sandbox.fixed_session, sandbox)  # an error is below "critical"
         await client.set_logging_level("warning")
         result = await _late_call(client, sandbox.fixed_session, sandbox)
         with anyio.fail_after(10):
@@ -255,10 +307,16 @@ async def test_logging_over_http_reaches_a_2025_client_and_no_other_session(fixt
         messages, bystander = Messages(), Messages()
         mine_open, other_open = StreamOpened(), StreamOpened()
         session = server.sandbox.sessions.get(mine["session_id"])
-        async with httpx2.AsyncClient(event_hooks={"response": [mine_open]}) as h1, \
-                httpx2.AsyncClient(event_hooks={"response": [other_open]}) as h2, \
-                Client(streamable_http_client(mine["mcp_url"], http_client=h1), mode="legacy", logging_callback=messages) as client, \
-                Client(streamable_http_client(other["mcp_url"], http_client=h2), mode="legacy", logging_callback=bystander) as watcher:
+        async with (
+            httpx2.AsyncClient(event_hooks={"response": [mine_open]}) as h1,
+            httpx2.AsyncClient(event_hooks={"response": [other_open]}) as h2,
+            Client(
+                streamable_http_client(mine["mcp_url"], http_client=h1), mode="legacy", logging_callback=messages
+            ) as client,
+            Client(
+                streamable_http_client(other["mcp_url"], http_client=h2), mode="legacy", logging_callback=bystander
+            ) as watcher,
+        ):
             await client.set_logging_level("warning")
             await watcher.set_logging_level("debug")
             # The server registers a GET stream in the same event-loop step as it sends its headers, so once the
@@ -283,8 +341,10 @@ async def test_templates_and_completion_reveal_no_gold_and_no_paper_text(canary_
     sections = [t for (t,) in open_corpus(canary_corpus).execute("SELECT text FROM sections") if len(t) > 20]
     prompt = types.PromptReference(type="ref/prompt", name="research_task")
     async with session_client(canary_corpus, tmp_path / "log.sqlite", "st_0001") as (client, _):
-        blobs = [(await client.list_resource_templates()).model_dump_json(),
-                 (await client.complete(prompt, {"name": "item_id", "value": ""})).model_dump_json()]
+        blobs = [
+            (await client.list_resource_templates()).model_dump_json(),
+            (await client.complete(prompt, {"name": "item_id", "value": ""})).model_dump_json(),
+        ]
         blobs.append((await client.read_resource("agenthop://items/st_0001")).model_dump_json())
         blobs.append((await client.read_resource("agenthop://items")).model_dump_json())
     assert '"st_0001"' in blobs[1]
@@ -293,6 +353,7 @@ async def test_templates_and_completion_reveal_no_gold_and_no_paper_text(canary_
 
 
 # --- issue 35 point 9: an item session sees its own item only --------------------------------------------------
+
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_an_item_session_sees_only_its_own_item_in_resources_and_completion(fixture_corpus, tmp_path, mode):
@@ -304,18 +365,29 @@ async def test_an_item_session_sees_only_its_own_item_in_resources_and_completio
             item_url = (await http.post("/sessions", json={"item": "st_0001"})).json()["mcp_url"]
             explore_url = (await http.post("/sessions", json={})).json()["mcp_url"]
             public = (await http.get("/items")).json()
-        async with httpx2.AsyncClient() as h, Client(streamable_http_client(item_url, http_client=h), mode=mode) as client:
+        async with (
+            httpx2.AsyncClient() as h,
+            Client(streamable_http_client(item_url, http_client=h), mode=mode) as client,
+        ):
             listed = json.loads((await client.read_resource("agenthop://items")).contents[0].text)
             own = json.loads((await client.read_resource("agenthop://items/st_0001")).contents[0].text)
             with pytest.raises(MCPError) as other:
                 await client.read_resource("agenthop://items/st_0002")
             completed = (await client.complete(prompt, {"name": "item_id", "value": ""})).completion
-        async with httpx2.AsyncClient() as h, Client(streamable_http_client(explore_url, http_client=h), mode=mode) as client:
+        async with (
+            httpx2.AsyncClient() as h,
+            Client(streamable_http_client(explore_url, http_client=h), mode=mode) as client,
+        ):
             everything = json.loads((await client.read_resource("agenthop://items")).contents[0].text)
             explored = json.loads((await client.read_resource("agenthop://items/st_0002")).contents[0].text)
     assert [i["item_id"] for i in listed] == ["st_0001"] and own["item_id"] == "st_0001"
     assert other.value.error.code == -32602 and other.value.error.message.startswith(
-        "This session serves item st_0001; other items are not shown in an item session")
+        "This session serves item st_0001; other items are not shown in an item session"
+    )
     assert completed.values == ["st_0001"] and completed.total == 1
-    assert [i["item_id"] for i in everything] == [i["item_id"] for i in public["items"]] == ["st_0001", "st_0002", "mt_0001"]
+    assert (
+        [i["item_id"] for i in everything]
+        == [i["item_id"] for i in public["items"]]
+        == ["st_0001", "st_0002", "mt_0001"]
+    )
     assert explored["item_id"] == "st_0002"

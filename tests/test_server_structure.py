@@ -21,8 +21,10 @@ LONG_CHARS = 77_000  # the longest section of the 1,600 real ACL papers
 
 def long_text(n: int) -> str:
     """Prose with the features that cost characters on the wire: newlines, quotes, backslashes and non-ASCII."""
-    sentence = ('We report "exact match" and F1 — the naïve baseline reaches 41.2% on the dev\\test split. '
-                "Table 3 lists the per-domain scores.\n")
+    sentence = (
+        'We report "exact match" and F1 — the naïve baseline reaches 41.2% on the dev\\test split. '
+        "Table 3 lists the per-domain scores.\n"
+    )
     return (sentence * (n // len(sentence) + 1))[:n]
 
 
@@ -38,6 +40,7 @@ STRUCTURED_A = [
 @pytest.fixture(scope="module")
 def structure_corpus(tmp_path_factory):
     """The fixture release, with paper A given numbered, duplicate and very long sections, and paper F no sections."""
+
     def mutate(release):
         release.paper("A")["sections"] += [{"header": h, "text": t} for h, t in STRUCTURED_A]
         release.paper("F")["sections"] = []
@@ -56,7 +59,10 @@ async def test_headers_differing_only_by_numbering_or_duplicated_are_ambiguous(s
         exact = await client.call_tool("read_section", {"paper_id": pid("A"), "section": "4.3.3 Results"})
         by_alias = await client.call_tool("read_section", {"paper_id": pid("A"), "section": "H"})
     assert results.structured_content["outcome"] == "ambiguous"
-    assert results.structured_content["candidates"] == [{"alias": "E", "header": "4.2.3 Results"}, {"alias": "F", "header": "4.3.3 Results"}]
+    assert results.structured_content["candidates"] == [
+        {"alias": "E", "header": "4.2.3 Results"},
+        {"alias": "F", "header": "4.3.3 Results"},
+    ]
     assert "(E) 4.2.3 Results; (F) 4.3.3 Results" in text(results) and "Name one by its alias" in text(results)
     assert [c["alias"] for c in discussion.structured_content["candidates"]] == ["G", "H"]
     assert exact.structured_content["section"]["alias"] == "F" and "77.1 F1" in text(exact)
@@ -82,8 +88,11 @@ async def test_the_longest_section_reaches_the_client_in_each_channel_under_25k_
     with ServerThread(str(structure_corpus), str(tmp_path / "log.sqlite")) as server:
         async with httpx2.AsyncClient(base_url=server.base_url, timeout=60) as http:
             sid = (await http.post("/sessions", json={"item": "st_0001", "budget": None})).json()["session_id"]
-            response = await http.post(f"/mcp?session={sid}", headers=raw_headers("tools/call", "read_section"),
-                                       json=raw_call_body("read_section", {"paper_id": pid("A"), "section": "Long Appendix"}))
+            response = await http.post(
+                f"/mcp?session={sid}",
+                headers=raw_headers("tools/call", "read_section"),
+                json=raw_call_body("read_section", {"paper_id": pid("A"), "section": "Long Appendix"}),
+            )
     wire = response.text  # the whole JSON-RPC response: text content, structured content, envelope
     result = json.loads(wire)["result"]
     # A client hands its model one channel (issue 23): the text content, or structuredContent as JSON (the Agents SDK

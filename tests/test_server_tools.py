@@ -14,7 +14,15 @@ ERAS = ["auto", "legacy"]  # auto lands on 2026-07-28; legacy forces the 2025 in
 async def test_tools_are_listed_with_schemas_and_annotations(fixture_corpus, tmp_path, mode):
     async with session_client(fixture_corpus, tmp_path / "log.sqlite", "st_0001", mode=mode) as (client, _):
         tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert list(tools) == ["search_papers", "get_paper_info", "get_references", "list_sections", "read_section", "think", "submit_answer"]
+    assert list(tools) == [
+        "search_papers",
+        "get_paper_info",
+        "get_references",
+        "list_sections",
+        "read_section",
+        "think",
+        "submit_answer",
+    ]
     assert tools["read_section"].input_schema["required"] == ["paper_id", "section"]
     assert tools["search_papers"].input_schema["properties"]["top_k"]["maximum"] == 10
     assert all(t.annotations.read_only_hint for n, t in tools.items() if n != "submit_answer")
@@ -54,7 +62,11 @@ async def test_search_breaks_ties_in_neighbourhood_order_and_reports_text(fixtur
         result = (await client.call_tool("search_papers", {"query": "paper abstract", "top_k": 3})).structured_content
         empty = await client.call_tool("search_papers", {"query": "the of and"})
     # Every fixture abstract reads "Abstract of paper X.": equal scores, so graph order (seed first) decides.
-    assert [(r["paper_id"], r["has_text"]) for r in result["results"]] == [(pid("F"), True), (pid("G"), True), (pid("C"), False)]
+    assert [(r["paper_id"], r["has_text"]) for r in result["results"]] == [
+        (pid("F"), True),
+        (pid("G"), True),
+        (pid("C"), False),
+    ]
     assert "No papers match" in text(empty) and empty.structured_content["cost"] == 1
 
 
@@ -99,7 +111,12 @@ async def test_list_sections_prices_reads_and_says_when_there_is_no_text(fixture
         no_text = await client.call_tool("list_sections", {"paper_id": pid("C")})
         arxiv_not_in_pool = await client.call_tool("list_sections", {"paper_id": pid("D")})
     sections = listed.structured_content["sections"]
-    assert [(s["alias"], s["header"]) for s in sections] == [("A", "Introduction"), ("B", "Method"), ("C", "Experiments"), ("D", "Apdx_A: Proofs")]
+    assert [(s["alias"], s["header"]) for s in sections] == [
+        ("A", "Introduction"),
+        ("B", "Method"),
+        ("C", "Experiments"),
+        ("D", "Apdx_A: Proofs"),
+    ]
     assert sections[2]["chars"] == len("We train on 4,096 examples and reach 81.5% accuracy on the held-out split.")
     assert "(C) Experiments (74 chars)" in text(listed)
     for result in (no_text, arxiv_not_in_pool):
@@ -121,7 +138,9 @@ async def test_read_section_resolution_and_charging(fixture_corpus, tmp_path, mo
     body = "We train on 4,096 examples and reach 81.5% accuracy on the held-out split."
     assert by_alias.structured_content["section"] == {"alias": "C", "header": "Experiments", "chars": len(body)}
     assert by_alias.structured_content["text"] == body
-    assert text(by_alias).startswith(f"=== (C) Experiments — Paper B ===\n\n{body}\n\n=== End of (C) Experiments ===\n\n[")
+    assert text(by_alias).startswith(
+        f"=== (C) Experiments — Paper B ===\n\n{body}\n\n=== End of (C) Experiments ===\n\n["
+    )
     assert by_header.structured_content["section"]["alias"] == "C"
     assert by_norm.structured_content["section"]["header"] == "Apdx_A: Proofs"
     assert by_part.structured_content["section"]["header"] == "Introduction"
@@ -132,7 +151,12 @@ async def test_read_section_resolution_and_charging(fixture_corpus, tmp_path, mo
     records = calls(log)
     assert [r["cost"] for r in records] == [5, 5, 5, 5, 5, 5]  # failed reads are executed, so charged
     assert [r["delivered"]["section_index"] if r["delivered"] else None for r in records] == [2, 2, 3, 0, None, None]
-    assert records[0]["delivered"] == {"paper_id": pid("B"), "arxiv_id": "2101.00002", "section_index": 2, "header": "Experiments"}
+    assert records[0]["delivered"] == {
+        "paper_id": pid("B"),
+        "arxiv_id": "2101.00002",
+        "section_index": 2,
+        "header": "Experiments",
+    }
 
 
 async def test_read_section_of_paper_without_text_costs_and_delivers_nothing(fixture_corpus, tmp_path):
@@ -151,13 +175,23 @@ async def test_think_is_free_and_submit_ends_the_session(fixture_corpus, tmp_pat
         after = await client.call_tool("get_paper_info", {"paper_id": pid("A")})
     assert text(thought).startswith("Noted.") and thought.structured_content["cost"] == 0
     assert submitted.structured_content == {**submitted.structured_content, "answer": "B", "session_ended": True}
-    assert after.is_error and after.structured_content["outcome"] == "session_ended" and after.structured_content["cost"] == 0
+    assert (
+        after.is_error
+        and after.structured_content["outcome"] == "session_ended"
+        and after.structured_content["cost"] == 0
+    )
     assert "an answer was submitted" in text(after)
     assert session.termination == "answer"
     from agenthop.server.log.checkpoint import read_records
+
     kinds = [(r["kind"], r.get("tool"), r.get("termination")) for r in read_records(log)]
-    assert kinds == [("session_start", None, None), ("call", "think", None), ("call", "submit_answer", None),
-                     ("session_end", None, "answer"), ("call", "get_paper_info", None)]
+    assert kinds == [
+        ("session_start", None, None),
+        ("call", "think", None),
+        ("call", "submit_answer", None),
+        ("session_end", None, "answer"),
+        ("call", "get_paper_info", None),
+    ]
 
 
 async def test_invalid_calls_are_refused_free_and_logged(fixture_corpus, tmp_path):
@@ -178,15 +212,20 @@ async def test_invalid_calls_are_refused_free_and_logged(fixture_corpus, tmp_pat
     assert "paper_id" in text(bad_type) and "mood" in text(extra) and "answer" in text(bad_letter)
     records = calls(log)
     assert [(r["tool"], r["outcome"], r["cost"], r["executed"]) for r in records] == [
-        ("search_papers", "invalid", 0, False), ("download_paper", "invalid", 0, False),
-        ("get_paper_info", "invalid", 0, False), ("think", "invalid", 0, False), ("submit_answer", "invalid", 0, False),
+        ("search_papers", "invalid", 0, False),
+        ("download_paper", "invalid", 0, False),
+        ("get_paper_info", "invalid", 0, False),
+        ("think", "invalid", 0, False),
+        ("submit_answer", "invalid", 0, False),
     ]
 
 
 async def test_status_line_echoes_meta_turn_and_tokens(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
     async with session_client(fixture_corpus, log, "st_0001") as (client, _):
-        with_meta = await client.call_tool("think", {"reasoning": "x"}, meta={"agenthop/turn": 3, "agenthop/tokens": 12345, "agenthop/forced": True})
+        with_meta = await client.call_tool(
+            "think", {"reasoning": "x"}, meta={"agenthop/turn": 3, "agenthop/tokens": 12345, "agenthop/forced": True}
+        )
         without = await client.call_tool("get_paper_info", {"paper_id": pid("A")})
     assert text(with_meta).endswith("[Turn: 3 | Tokens used: 12,345 | Budget used: 0/30 (30 left)]")
     assert text(without).endswith("[Budget used: 1/30 (29 left)]")

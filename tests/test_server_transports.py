@@ -27,14 +27,22 @@ def stdio_params(*args: str) -> StdioServerParameters:
 @pytest.mark.parametrize("mode", ERAS)
 async def test_stdio_serves_one_item_session(fixture_corpus, tmp_path, mode):
     log = tmp_path / "log.sqlite"
-    params = stdio_params("--corpus", str(fixture_corpus), "--item", "st_0001", "--run", "stdio-run", "--log", str(log), "--budget", "12")
+    params = stdio_params(
+        "--corpus", str(fixture_corpus), "--item", "st_0001", "--run", "stdio-run", "--log", str(log), "--budget", "12"
+    )
     async with Client(params, mode=mode, read_timeout_seconds=30) as client:
         prompt = await client.get_prompt("research_task")
-        read = await client.call_tool("read_section", {"paper_id": pid("B"), "section": "Experiments"}, meta={"agenthop/turn": 1, "agenthop/tokens": 900})
+        read = await client.call_tool(
+            "read_section",
+            {"paper_id": pid("B"), "section": "Experiments"},
+            meta={"agenthop/turn": 1, "agenthop/tokens": 900},
+        )
         submit = await client.call_tool("submit_answer", {"answer": "B", "reasoning": "4,096 examples"})
     task = prompt.messages[0].content.text
     assert "How many training examples" in task and "(B) 4,096" in task and "a budget of 12 points" in task
-    assert "4,096 examples" in text(read) and text(read).endswith("[Turn: 1 | Tokens used: 900 | Budget used: 5/12 (7 left)]")
+    assert "4,096 examples" in text(read) and text(read).endswith(
+        "[Turn: 1 | Tokens used: 900 | Budget used: 5/12 (7 left)]"
+    )
     assert submit.structured_content["session_ended"] is True
     records = list(read_records(log, run="stdio-run"))
     assert [r["kind"] for r in records] == ["session_start", "call", "call", "session_end"]
@@ -55,12 +63,21 @@ async def test_http_session_lifecycle(fixture_corpus, tmp_path, mode):
     log = tmp_path / "log.sqlite"
     with ServerThread(str(fixture_corpus), str(log)) as server:
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
-            created = (await http.post("/sessions", json={"item": "mt_0001", "run": "r1", "budget": 10, "client": {"name": "test"}})).json()
-            async with httpx2.AsyncClient() as mcp_http, Client(streamable_http_client(created["mcp_url"], http_client=mcp_http), mode=mode) as client:
+            created = (
+                await http.post(
+                    "/sessions", json={"item": "mt_0001", "run": "r1", "budget": 10, "client": {"name": "test"}}
+                )
+            ).json()
+            async with (
+                httpx2.AsyncClient() as mcp_http,
+                Client(streamable_http_client(created["mcp_url"], http_client=mcp_http), mode=mode) as client,
+            ):
                 task = (await client.get_prompt("research_task")).messages[0].content.text
                 refs = await client.call_tool("get_references", {"paper_id": pid("J")}, meta={"agenthop/turn": 1})
             status = (await http.get(f"/sessions/{created['session_id']}")).json()
-            ended = await http.post(f"/sessions/{created['session_id']}/end", json={"termination": "max_turns", "reason": "20 turns"})
+            ended = await http.post(
+                f"/sessions/{created['session_id']}/end", json={"termination": "max_turns", "reason": "20 turns"}
+            )
             again = await http.post(f"/sessions/{created['session_id']}/end", json={"termination": "error"})
     assert created["caps"] == {"budget": 10, "max_turns": 20, "max_tokens": 200000} and len(created["session_id"]) >= 32
     assert "Which pair of settings" in task
@@ -75,19 +92,35 @@ async def test_http_session_named_by_header_and_refused_without_one(fixture_corp
     with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
             created = (await http.post("/sessions", json={"item": "st_0001"})).json()
-        async with httpx2.AsyncClient(headers=created["headers"]) as mcp_http, Client(streamable_http_client(f"{server.base_url}/mcp", http_client=mcp_http)) as client:
+        async with (
+            httpx2.AsyncClient(headers=created["headers"]) as mcp_http,
+            Client(streamable_http_client(f"{server.base_url}/mcp", http_client=mcp_http)) as client,
+        ):
             by_header = await client.call_tool("think", {"reasoning": "x"})
-        async with httpx2.AsyncClient() as mcp_http, Client(streamable_http_client(f"{server.base_url}/mcp?session=forged", http_client=mcp_http)) as client:
+        async with (
+            httpx2.AsyncClient() as mcp_http,
+            Client(streamable_http_client(f"{server.base_url}/mcp?session=forged", http_client=mcp_http)) as client,
+        ):
             forged = await client.call_tool("think", {"reasoning": "x"})
-        async with httpx2.AsyncClient() as mcp_http, Client(streamable_http_client(f"{server.base_url}/mcp", http_client=mcp_http)) as client:
+        async with (
+            httpx2.AsyncClient() as mcp_http,
+            Client(streamable_http_client(f"{server.base_url}/mcp", http_client=mcp_http)) as client,
+        ):
             tools = await client.list_tools()
             anonymous = await client.call_tool("think", {"reasoning": "x"})
     assert not by_header.is_error and "Budget used: 0/30" in text(by_header)
     assert forged.is_error and "Unknown session 'forged'" in text(forged)
     assert len(tools.tools) == 7 and anonymous.is_error and "POST /sessions" in text(anonymous)
     # Refused for want of a session, yet logged (with no run label: no run owns them).
-    orphans = [r for r in read_records(tmp_path / "log.sqlite") if r["kind"] == "call" and r["run"] is None and r["seq"] is None]
-    assert [(r["session_id"], r["outcome"], r["cost"]) for r in orphans] == [("forged", "invalid", 0), (None, "invalid", 0)]
+    orphans = [
+        r
+        for r in read_records(tmp_path / "log.sqlite")
+        if r["kind"] == "call" and r["run"] is None and r["seq"] is None
+    ]
+    assert [(r["session_id"], r["outcome"], r["cost"]) for r in orphans] == [
+        ("forged", "invalid", 0),
+        (None, "invalid", 0),
+    ]
 
 
 async def test_http_explore_sessions_take_the_servers_explore_budget(fixture_corpus, tmp_path):
@@ -99,15 +132,18 @@ async def test_http_explore_sessions_take_the_servers_explore_budget(fixture_cor
     assert item["caps"]["budget"] == 30
 
 
-@pytest.mark.parametrize("body, status, fragment", [
-    ({"item": "nope"}, 404, "unknown item"),
-    ({"item": 5}, 400, "'item'"),
-    ({"budget": -3}, 400, "'budget'"),
-    ({"budget": "30"}, 400, "'budget'"),
-    ({"disabled_tools": ["fly"]}, 400, "unknown tools"),
-    ({"colour": "red"}, 400, "unknown field"),
-    ([1, 2], 400, "JSON object"),
-])
+@pytest.mark.parametrize(
+    "body, status, fragment",
+    [
+        ({"item": "nope"}, 404, "unknown item"),
+        ({"item": 5}, 400, "'item'"),
+        ({"budget": -3}, 400, "'budget'"),
+        ({"budget": "30"}, 400, "'budget'"),
+        ({"disabled_tools": ["fly"]}, 400, "unknown tools"),
+        ({"colour": "red"}, 400, "unknown field"),
+        ([1, 2], 400, "JSON object"),
+    ],
+)
 async def test_session_creation_validates_its_input(fixture_corpus, tmp_path, body, status, fragment):
     with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
@@ -134,11 +170,16 @@ async def test_32_concurrent_sessions_keep_their_own_budgets_and_one_record_per_
     n_sessions, reads = 32, 3
     with ServerThread(str(fixture_corpus), str(log)) as server:
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
-            sessions = [(await http.post("/sessions", json={"item": "st_0001", "run": "load", "budget": 5 * i})).json()
-                        for i in range(n_sessions)]
+            sessions = [
+                (await http.post("/sessions", json={"item": "st_0001", "run": "load", "budget": 5 * i})).json()
+                for i in range(n_sessions)
+            ]
 
         async def agent(session, outcomes):
-            async with httpx2.AsyncClient() as mcp_http, Client(streamable_http_client(session["mcp_url"], http_client=mcp_http)) as client:
+            async with (
+                httpx2.AsyncClient() as mcp_http,
+                Client(streamable_http_client(session["mcp_url"], http_client=mcp_http)) as client,
+            ):
                 for _ in range(reads):
                     result = await client.call_tool("read_section", {"paper_id": pid("B"), "section": "C"})
                     outcomes[session["session_id"]].append(result.structured_content["outcome"])
@@ -172,9 +213,11 @@ def test_server_refuses_to_start_on_a_bad_corpus(tmp_path):
         conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
         conn.execute("INSERT INTO meta VALUES ('schema_version', '0')")
     runner = CliRunner()
-    for path, fragment in [(tmp_path / "missing.sqlite", "corpus file not found"),
-                           (not_sqlite, "not a readable SQLite corpus"),
-                           (wrong_version, "schema version 0")]:
+    for path, fragment in [
+        (tmp_path / "missing.sqlite", "corpus file not found"),
+        (not_sqlite, "not a readable SQLite corpus"),
+        (wrong_version, "schema version 0"),
+    ]:
         result = runner.invoke(main, ["serve", "--corpus", str(path), "--log", str(tmp_path / "l.sqlite")])
         assert result.exit_code == 1 and fragment in result.output, result.output
 

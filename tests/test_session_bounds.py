@@ -24,32 +24,54 @@ def _call(http: httpx2.Client, sid: str, name: str, args: dict, request_id: int 
 
 def test_abandoned_api_and_play_sessions_leave_memory_and_come_back_from_the_log(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
-    with ServerThread(str(fixture_corpus), str(log), live_kept=20, ended_kept=10, budget=5) as server, \
-            httpx2.Client(base_url=server.base_url, timeout=60) as http:
+    with (
+        ServerThread(str(fixture_corpus), str(log), live_kept=20, ended_kept=10, budget=5) as server,
+        httpx2.Client(base_url=server.base_url, timeout=60) as http,
+    ):
         first = http.post("/sessions", json={"item": "st_0001", "run": "bounds"}).json()["session_id"]
         before = _call(http, first, "get_paper_info", {"paper_id": pid("A")})
         rejected = _call(http, first, "read_section", {"paper_id": pid("B"), "section": "A"})  # 5 > 4 left
         play = http.post("/play/api/sessions", json={"participant": "p1", "item": "st_0001"}).json()["session_id"]
-        acted = http.post(f"/play/api/sessions/{play}/call", json={"tool": "think", "arguments": {"reasoning": "first"}}).json()
-        for n in range(40):  # abandoned: created, never used, never ended (one participant each: play resumes a participant's attempt)
+        acted = http.post(
+            f"/play/api/sessions/{play}/call", json={"tool": "think", "arguments": {"reasoning": "first"}}
+        ).json()
+        for n in range(
+            40
+        ):  # abandoned: created, never used, never ended (one participant each: play resumes a participant's attempt)
             assert http.post("/sessions", json={"item": "st_0002"}).status_code == 201
-            assert http.post("/play/api/sessions", json={"participant": f"p2-{n}", "item": "st_0002"}).status_code == 201
+            assert (
+                http.post("/play/api/sessions", json={"participant": f"p2-{n}", "item": "st_0002"}).status_code == 201
+            )
         held = http.get("/health").json()
         # Used again: rebuilt from the log, carrying on where it was.
         after = _call(http, first, "get_paper_info", {"paper_id": pid("A")})
         second = _call(http, first, "read_section", {"paper_id": pid("B"), "section": "A"})
         state = http.get(f"/play/api/sessions/{play}").json()
-        acted_again = http.post(f"/play/api/sessions/{play}/call", json={"tool": "think", "arguments": {"reasoning": "again"}}).json()
+        acted_again = http.post(
+            f"/play/api/sessions/{play}/call", json={"tool": "think", "arguments": {"reasoning": "again"}}
+        ).json()
         gave_up = http.post(f"/play/api/sessions/{play}/end", json={})
         for _ in range(40):  # out of memory again, this time one rejection away from the end of its budget
             assert http.post("/sessions", json={"item": "st_0002"}).status_code == 201
         third = _call(http, first, "read_section", {"paper_id": pid("B"), "section": "A"})
-        prompt = http.post(f"/mcp?session={first}", headers=raw_headers("prompts/get", "research_task"), json={
-            "jsonrpc": "2.0", "id": 5, "method": "prompts/get", "params": {"name": "research_task", "_meta": RAW_META}}).json()
+        prompt = http.post(
+            f"/mcp?session={first}",
+            headers=raw_headers("prompts/get", "research_task"),
+            json={
+                "jsonrpc": "2.0",
+                "id": 5,
+                "method": "prompts/get",
+                "params": {"name": "research_task", "_meta": RAW_META},
+            },
+        ).json()
         ended = http.post(f"/sessions/{first}/end", json={"termination": "abandoned"})
         final = http.get("/health").json()
     assert held["held"]["live"] <= 20 and held["held"]["total"] <= 30 and held["held"]["live_evicted"] >= 62
-    assert held["held"]["limit_live"] == 20 and held["held"]["limit_ended"] == 10 and held["sessions"] == held["held"]["total"]
+    assert (
+        held["held"]["limit_live"] == 20
+        and held["held"]["limit_ended"] == 10
+        and held["sessions"] == held["held"]["total"]
+    )
     assert before["budget_used"] == 1 and rejected["outcome"] == "budget_rejected"
     assert after["outcome"] == "ok" and after["budget_used"] == 2 and after["session_ended"] is False
     assert second["outcome"] == "budget_rejected" and second["session_ended"] is False
@@ -73,8 +95,11 @@ def test_an_unknown_or_foreign_live_session_is_not_revived(fixture_corpus, tmp_p
         foreign = http.post("/sessions", json={"item": "st_0001"}).json()["session_id"]
     with ServerThread(str(fixture_corpus), str(log)) as server, httpx2.Client(base_url=server.base_url) as http:
         assert http.get(f"/sessions/{foreign}").status_code == 404
-        result = http.post("/mcp", json=raw_call_body("think", {"reasoning": "x"}),
-                           headers={**raw_headers("tools/call", "think"), "x-agenthop-session": foreign}).json()["result"]
+        result = http.post(
+            "/mcp",
+            json=raw_call_body("think", {"reasoning": "x"}),
+            headers={**raw_headers("tools/call", "think"), "x-agenthop-session": foreign},
+        ).json()["result"]
         play = http.get(f"/play/api/sessions/{foreign}")
     assert result["isError"] and "Unknown session" in result["content"][0]["text"]
     assert play.status_code == 404
@@ -83,14 +108,22 @@ def test_an_unknown_or_foreign_live_session_is_not_revived(fixture_corpus, tmp_p
 def test_abandoned_sessions_do_not_grow_server_memory(fixture_corpus, tmp_path):
     """The Python heap of a server (traced allocations, in this process) past the live bound: 1,000 more abandoned
     sessions (API and /play) leave it where it was, where holding them would add about 2 kB each (2 MB)."""
-    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite"), live_kept=200) as server, \
-            httpx2.Client(base_url=server.base_url, timeout=60) as http:
+    with (
+        ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite"), live_kept=200) as server,
+        httpx2.Client(base_url=server.base_url, timeout=60) as http,
+    ):
+
         def abandon(n: int) -> None:
             for i in range(n):
                 if i % 2:
                     assert http.post("/sessions", json={"item": "st_0001", "run": "heap"}).status_code == 201
                 else:
-                    assert http.post("/play/api/sessions", json={"participant": f"p-{n}-{i}", "item": "st_0001"}).status_code == 201
+                    assert (
+                        http.post(
+                            "/play/api/sessions", json={"participant": f"p-{n}-{i}", "item": "st_0001"}
+                        ).status_code
+                        == 201
+                    )
                     # Each participant's key cookie belongs to their own browser: this one client forgets it, so the
                     # heap measured here (client and server share the process) is the server's, not a cookie jar's.
                     http.cookies.clear()

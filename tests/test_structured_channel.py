@@ -21,7 +21,9 @@ BODY = "We train on 4,096 examples and reach 81.5% accuracy on the held-out spli
 
 
 @pytest.mark.parametrize("structured", [False, True], ids=["content", "structuredContent"])
-async def test_the_agents_sdk_model_gets_the_section_and_the_budget_in_either_channel(fixture_corpus, tmp_path, structured):
+async def test_the_agents_sdk_model_gets_the_section_and_the_budget_in_either_channel(
+    fixture_corpus, tmp_path, structured
+):
     set_tracing_disabled(True)
 
     def script(body, fake):
@@ -29,14 +31,28 @@ async def test_the_agents_sdk_model_gets_the_section_and_the_budget_in_either_ch
             return tool_calls(("read_section", {"paper_id": pid("B"), "section": "C"}))
         return text("done")
 
-    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite"), budget=5) as server, FakeOpenAI(script) as fake:
+    with (
+        ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite"), budget=5) as server,
+        FakeOpenAI(script) as fake,
+    ):
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
             created = (await http.post("/sessions", json={"item": "st_0001", "run": "channels"})).json()
-        model = OpenAIChatCompletionsModel(model="fake-1", openai_client=AsyncOpenAI(base_url=fake.base_url, api_key="x", max_retries=0))
-        async with MCPServerStreamableHttp({"url": created["mcp_url"], "timeout": 30}, use_structured_content=structured,
-                                           client_session_timeout_seconds=30, cache_tools_list=True) as mcp:
-            agent = Agent(name="reader", instructions="Read.", model=model, mcp_servers=[mcp],
-                          mcp_config={"convert_schemas_to_strict": False})
+        model = OpenAIChatCompletionsModel(
+            model="fake-1", openai_client=AsyncOpenAI(base_url=fake.base_url, api_key="x", max_retries=0)
+        )
+        async with MCPServerStreamableHttp(
+            {"url": created["mcp_url"], "timeout": 30},
+            use_structured_content=structured,
+            client_session_timeout_seconds=30,
+            cache_tools_list=True,
+        ) as mcp:
+            agent = Agent(
+                name="reader",
+                instructions="Read.",
+                model=model,
+                mcp_servers=[mcp],
+                mcp_config={"convert_schemas_to_strict": False},
+            )
             await Runner.run(agent, "Read section C of paper B.", max_turns=3)
     seen = last_tool_message(fake.requests[1])
     assert seen.startswith('{"') is structured  # the channel really is the one asked for

@@ -36,7 +36,9 @@ def data(release):
     qa = _jsonl(release / "qa/full.jsonl")
     graphs = {g["sample_id"]: g for g in _jsonl(release / "graphs/full.jsonl")}
     pool = {p["arxiv_id"]: p for p in _jsonl(release / "paper_pool/papers.jsonl")}
-    labels = {r["sample_id"]: r["analysis"]["section_recall_labels"] for r in _jsonl(release / "audit/recall_labels.jsonl")}
+    labels = {
+        r["sample_id"]: r["analysis"]["section_recall_labels"] for r in _jsonl(release / "audit/recall_labels.jsonl")
+    }
     stats = json.loads((release / "stats.json").read_text())
     return {"qa": qa, "graphs": graphs, "pool": pool, "labels": labels, "stats": stats}
 
@@ -282,16 +284,28 @@ def test_chain_citation_contexts_point_without_revealing(data):
     for it in data["qa"]:
         g = data["graphs"][it["id"]]
         nodes = g["nodes"]
-        hops = [(it["seed_paper_id"], gp) for gp in it["gold_paper_ids"]] if it["depth"] == 1 else [
-            (it["seed_paper_id"], it["bridge_paper_ids"][0]), *((it["bridge_paper_ids"][0], gp) for gp in it["gold_paper_ids"])
-        ]
+        hops = (
+            [(it["seed_paper_id"], gp) for gp in it["gold_paper_ids"]]
+            if it["depth"] == 1
+            else [
+                (it["seed_paper_id"], it["bridge_paper_ids"][0]),
+                *((it["bridge_paper_ids"][0], gp) for gp in it["gold_paper_ids"]),
+            ]
+        )
         for citing, cited in hops:
             ctx = g["contexts"][citing][cited]
             assert ctx in texts[nodes[citing]["arxivId"]], "the context sentence is in the citing paper's text"
             target = nodes[cited]
             assert target["title"].lower() not in ctx.lower()
             assert not any(part in ctx for o in it["options"] for part in o.split("; "))
-            words = set(re.findall(r"[a-z]{4,}", ctx.lower())) - {"work", "earlier", "with", "based", "using", "approach"}
+            words = set(re.findall(r"[a-z]{4,}", ctx.lower())) - {
+                "work",
+                "earlier",
+                "with",
+                "based",
+                "using",
+                "approach",
+            }
             target_words = set(re.findall(r"[a-z]{4,}", (target["title"] + " " + target["abstract"]).lower()))
             assert len(words & target_words) >= 3, (ctx, target["title"])
 
@@ -309,7 +323,9 @@ def test_question_names_topic_not_title(data):
 
 # -- a simple deterministic agent must beat chance, but not always win ------------------
 
-_STOP = set("the and for with that this what which did does was were its from into over under using used of in on to by an a or as is are be it".split())
+_STOP = set(
+    "the and for with that this what which did does was were its from into over under using used of in on to by an a or as is are be it".split()
+)
 
 
 def _tokens(text: str) -> list[str]:
@@ -389,6 +405,7 @@ def test_stats(data, release):
 
 def test_importer_accepts_the_release(release, tmp_path):
     from agenthop.server.corpus import importer
+
     summary = importer.import_release(release, tmp_path / "corpus.sqlite", skip_bad_labels=False, echo=lambda _: None)
     counts = summary["counts"]
     assert counts["items"] == ITEMS
@@ -401,7 +418,9 @@ def test_cli_synth(tmp_path):
 
     from agenthop.server.cli import main
 
-    result = CliRunner().invoke(main, ["corpus", "synth", "--papers", "40", "--items", "6", "--seed", "3", "--out", str(tmp_path / "r")])
+    result = CliRunner().invoke(
+        main, ["corpus", "synth", "--papers", "40", "--items", "6", "--seed", "3", "--out", str(tmp_path / "r")]
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["items"] == 6
     assert all((tmp_path / "r" / rel).is_file() for rel in RELEASE_FILES)

@@ -32,7 +32,9 @@ def _statements(corpus: Corpus) -> list[str]:
 
 def _texted_papers(path: Path, n: int = 12) -> list[str]:
     conn = sqlite3.connect(path)
-    return [pid for (pid,) in conn.execute("SELECT paper_id FROM papers WHERE has_text = 1 ORDER BY paper_id LIMIT ?", (n,))]
+    return [
+        pid for (pid,) in conn.execute("SELECT paper_id FROM papers WHERE has_text = 1 ORDER BY paper_id LIMIT ?", (n,))
+    ]
 
 
 def _without_stored_lengths(source: Path, target: Path) -> Path:
@@ -42,7 +44,8 @@ def _without_stored_lengths(source: Path, target: Path) -> Path:
     conn.executescript(
         "CREATE TABLE old_sections (arxiv_id TEXT NOT NULL, position INTEGER NOT NULL, header TEXT NOT NULL, text TEXT NOT NULL);"
         "INSERT INTO old_sections SELECT arxiv_id, position, header, text FROM sections;"
-        "DROP TABLE sections; ALTER TABLE old_sections RENAME TO sections;")
+        "DROP TABLE sections; ALTER TABLE old_sections RENAME TO sections;"
+    )
     conn.execute(INDEXES["sections"])
     conn.commit()
     conn.close()
@@ -67,7 +70,9 @@ def test_listing_sections_reads_no_section_text(demo_corpus):
 
 def test_references_read_no_abstracts_authors_or_ids(demo_corpus):
     scope = _scope(demo_corpus)
-    seed = sqlite3.connect(demo_corpus).execute("SELECT seed_paper_id FROM items ORDER BY position LIMIT 1").fetchone()[0]
+    seed = (
+        sqlite3.connect(demo_corpus).execute("SELECT seed_paper_id FROM items ORDER BY position LIMIT 1").fetchone()[0]
+    )
     seen = _statements(scope.corpus)
     out = get_references(scope, PaperArgs(paper_id=seed))
     assert out.outcome == "ok" and out.data["references"]
@@ -94,6 +99,10 @@ def test_reference_lines_keep_title_year_and_full_text_flag(demo_corpus, explore
     scope = Scope(scope.corpus, scope.search, None if explore else item)
     out = get_references(scope, PaperArgs(paper_id=seed))
     for ref in out.data["references"]:
-        title, year, has_text = conn.execute("SELECT title, year, has_text FROM papers WHERE paper_id = ?", (ref["paper_id"],)).fetchone()
+        title, year, has_text = conn.execute(
+            "SELECT title, year, has_text FROM papers WHERE paper_id = ?", (ref["paper_id"],)
+        ).fetchone()
         assert (ref["title"], ref["year"], ref["has_text"]) == (title, year, bool(has_text))
-        assert f"{title} ({year if year is not None else 'n.d.'}) | full text: {'yes' if has_text else 'no'}" in out.text
+        assert (
+            f"{title} ({year if year is not None else 'n.d.'}) | full text: {'yes' if has_text else 'no'}" in out.text
+        )

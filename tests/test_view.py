@@ -42,13 +42,17 @@ def played(demo, tmp_path_factory):
     gold = Gold(corpus)
     seed = Corpus(corpus).item("st_0001").seed_paper_id
     with ServerThread(str(corpus), str(log)) as server, httpx2.Client(base_url=server.base_url) as http:
+
         def start(who, item):
             return http.post("/play/api/sessions", json={"participant": who, "item": item}).json()["session_id"]
 
         sid = start("alice", "st_0001")
-        shown = [_call(http, sid, "get_references", paper_id=seed), _call(http, sid, "list_sections", paper_id=GOLD),
-                 _call(http, sid, "read_section", paper_id=GOLD, section="D"),
-                 _call(http, sid, "submit_answer", answer=gold.items["st_0001"].correct_letter, reasoning="section D")]
+        shown = [
+            _call(http, sid, "get_references", paper_id=seed),
+            _call(http, sid, "list_sections", paper_id=GOLD),
+            _call(http, sid, "read_section", paper_id=GOLD, section="D"),
+            _call(http, sid, "submit_answer", answer=gold.items["st_0001"].correct_letter, reasoning="section D"),
+        ]
         sid = start("alice", "st_0002")
         _call(http, sid, "think", reasoning="a guess")
         _call(http, sid, "submit_answer", answer=_wrong(gold, "st_0002"), reasoning="guess")
@@ -56,8 +60,10 @@ def played(demo, tmp_path_factory):
         _call(http, sid, "get_references", paper_id=seed)
         _call(http, sid, "submit_answer", answer=_wrong(gold, "st_0001"), reasoning="guess")
     gold.close()
-    for args in (["view", str(log), "--corpus", str(corpus), "--out", str(root / "view")],
-                 [str(log), "--corpus", str(corpus), "--out", str(root / "report"), "--view"]):
+    for args in (
+        ["view", str(log), "--corpus", str(corpus), "--out", str(root / "view")],
+        [str(log), "--corpus", str(corpus), "--out", str(root / "report"), "--view"],
+    ):
         r = CliRunner().invoke(scorer_main, args, catch_exceptions=False)
         assert r.exit_code == 0, r.output
     return root, log, [s["text"].rsplit("\n\n[", 1)[0] for s in shown]
@@ -71,22 +77,38 @@ def _index(view: Path) -> dict:
 def _session(view: Path, row: dict) -> dict:
     text = (view / row["file"]).read_text()
     assert text.startswith("AgentHopView.load(") and text.endswith(");\n")
-    return json.loads(text[len("AgentHopView.load("):-3])
+    return json.loads(text[len("AgentHopView.load(") : -3])
 
 
 def test_the_viewer_marks_are_the_scorers_and_texts_are_what_the_person_saw(played):
     root, _, shown = played
     index = _index(root / "view")
     # Runs are keyed as the score command names their report directories: a log's "log::LABEL" becomes "log__LABEL".
-    assert [(r["key"], r["name"]) for r in index["runs"]] == [("log__human-alice", "log::human-alice"), ("log__human-bob", "log::human-bob")]
+    assert [(r["key"], r["name"]) for r in index["runs"]] == [
+        ("log__human-alice", "log::human-alice"),
+        ("log__human-bob", "log::human-bob"),
+    ]
     rows = {(r["run"], r["item_id"]): r for r in index["rows"]}
-    assert set(rows) == {("log__human-alice", "st_0001"), ("log__human-alice", "st_0002"), ("log__human-bob", "st_0001")}
+    assert set(rows) == {
+        ("log__human-alice", "st_0001"),
+        ("log__human-alice", "st_0002"),
+        ("log__human-bob", "st_0001"),
+    }
     summary = json.loads((root / "report" / "log__human-alice" / "summary.json").read_text())
     scored = {r["item_id"]: r for r in summary["item_results"]}
     for item in ("st_0001", "st_0002"):
-        row, data, s = rows[("log__human-alice", item)], _session(root / "view", rows[("log__human-alice", item)]), scored[item]
+        row, data, s = (
+            rows[("log__human-alice", item)],
+            _session(root / "view", rows[("log__human-alice", item)]),
+            scored[item],
+        )
         assert (row["audit"], row["correct"], row["answer"]) == (s["audit"], s["correct"], s["answer"])
-        firsts = [(m["paper_id"], c["seq"], m["rank"]) for c in data["calls"] for m in c["marks"] if m["kind"] == "first_exposure"]
+        firsts = [
+            (m["paper_id"], c["seq"], m["rank"])
+            for c in data["calls"]
+            for m in c["marks"]
+            if m["kind"] == "first_exposure"
+        ]
         assert firsts == [(e["paper_id"], e["seq"], e["rank"]) for e in s["exposures"] if e["exposed"]]
         delivered = [m for c in data["calls"] for m in c["marks"] if m["kind"] == "delivered"]
         assert sorted({m["paper_id"] for m in delivered}) == s["gold_delivered"]
@@ -94,7 +116,9 @@ def test_the_viewer_marks_are_the_scorers_and_texts_are_what_the_person_saw(play
     data = _session(root / "view", rows[("log__human-alice", "st_0001")])
     assert [c["tool"] for c in data["calls"]] == ["get_references", "list_sections", "read_section", "submit_answer"]
     assert [m["kind"] for m in data["calls"][0]["marks"]] == ["first_exposure"]
-    assert [m["kind"] for m in data["calls"][2]["marks"]] == ["inspected", "delivered"] and data["calls"][2]["marks"][1]["direct_hit"]
+    assert [m["kind"] for m in data["calls"][2]["marks"]] == ["inspected", "delivered"] and data["calls"][2]["marks"][
+        1
+    ]["direct_hit"]
     # Texts of successful calls are reproduced from the corpus, exactly as the person was shown them.
     assert [c["text"] for c in data["calls"]] == shown
     assert [c["text_source"] for c in data["calls"]] == ["reproduced"] * 4
@@ -117,9 +141,14 @@ def test_the_report_links_each_item_to_its_session_in_the_view_beside_it(played)
     assert "[st_0001](<../view/index.html#run=log__human-alice&item=st_0001>)" in markdown
     # Without --view, a report has no item links and no Items section.
     plain = root / "plain"
-    r = CliRunner().invoke(scorer_main, [f"{played[1]}::human-bob", "--corpus", "corpus.sqlite", "--out", str(plain)],
-                           catch_exceptions=False)
-    assert r.exit_code == 0 and "index.html#" not in (plain / "report.html").read_text() and not (plain / "view").exists()
+    r = CliRunner().invoke(
+        scorer_main,
+        [f"{played[1]}::human-bob", "--corpus", "corpus.sqlite", "--out", str(plain)],
+        catch_exceptions=False,
+    )
+    assert (
+        r.exit_code == 0 and "index.html#" not in (plain / "report.html").read_text() and not (plain / "view").exists()
+    )
 
 
 @needs_chromium
@@ -168,13 +197,19 @@ def test_the_viewer_filters_steps_and_shows_two_runs_side_by_side_offline(played
         expect(page.locator(".sides.two > .side")).to_have_count(2)
         assert page.url.endswith("#run=log__human-alice&item=st_0001&vs=log__human-bob")
         sides = page.locator(".side")
-        assert "Correct" in sides.nth(0).inner_text() and "Incorrect, target exposed but not inspected" in sides.nth(1).inner_text()
+        assert (
+            "Correct" in sides.nth(0).inner_text()
+            and "Incorrect, target exposed but not inspected" in sides.nth(1).inner_text()
+        )
         options = page.inner_text(".options")
 
         page.keyboard.press("]")
         expect(page.locator(".question h2")).to_contain_text("st_0002")
         problems, requested = list(page.problems), list(page.requested)
-    assert "Played by\talice (client human, the play page)" in facts or "Played by\nalice (client human, the play page)" in facts
+    assert (
+        "Played by\talice (client human, the play page)" in facts
+        or "Played by\nalice (client human, the play page)" in facts
+    )
     assert "actions 4" in facts and "agent" not in facts.lower().replace("agenthop", "")
     assert "answered by log::human-alice" in options and "answered by log::human-bob" in options
     assert problems == []

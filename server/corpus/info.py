@@ -34,19 +34,27 @@ def describe(path: str | Path) -> dict:
         by_depth: dict[str, int] = {}
         by_cell = dict.fromkeys(_CELLS, 0)
         by_reasoning: dict[str, int] = {}
-        for qtype, depth, count in conn.execute("SELECT question_type, depth, COUNT(*) FROM items GROUP BY question_type, depth"):
+        for qtype, depth, count in conn.execute(
+            "SELECT question_type, depth, COUNT(*) FROM items GROUP BY question_type, depth"
+        ):
             by_type[qtype] = by_type.get(qtype, 0) + count
             by_depth[str(depth)] = by_depth.get(str(depth), 0) + count
             by_cell[f"{'ST' if qtype == 'single-target' else 'MT'}-d{depth}"] = count
-        for rtype, count in conn.execute("SELECT reasoning_type, COUNT(*) FROM items GROUP BY reasoning_type ORDER BY reasoning_type"):
+        for rtype, count in conn.execute(
+            "SELECT reasoning_type, COUNT(*) FROM items GROUP BY reasoning_type ORDER BY reasoning_type"
+        ):
             by_reasoning[rtype] = count
-        nodes = conn.execute("SELECT MIN(n), AVG(n), MAX(n) FROM (SELECT COUNT(*) AS n FROM item_nodes GROUP BY item_id)").fetchone()
+        nodes = conn.execute(
+            "SELECT MIN(n), AVG(n), MAX(n) FROM (SELECT COUNT(*) AS n FROM item_nodes GROUP BY item_id)"
+        ).fetchone()
         licences = _licences(conn)
         counts = {
             "papers": one("SELECT COUNT(*) FROM papers"),
             "papers_with_text": one("SELECT COUNT(*) FROM papers WHERE has_text = 1"),
             "papers_with_external_ids": one("SELECT COUNT(*) FROM papers WHERE ids != '{}'"),
-            "papers_in_no_item": one("SELECT COUNT(*) FROM papers WHERE paper_id NOT IN (SELECT paper_id FROM item_nodes)"),
+            "papers_in_no_item": one(
+                "SELECT COUNT(*) FROM papers WHERE paper_id NOT IN (SELECT paper_id FROM item_nodes)"
+            ),
             "pool_papers": one("SELECT COUNT(*) FROM pool"),
             "sections": one("SELECT COUNT(*) FROM sections"),
             "edges": one("SELECT COUNT(*) FROM edges"),
@@ -81,8 +89,10 @@ def _licences(conn) -> dict[str, int]:
     """Papers with text by the licence their source states (most first); "none stated" for the rest."""
     if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'paper_licences'").fetchone() is None:
         return {}  # a corpus written before licences were kept
-    rows = conn.execute("SELECT COALESCE(l.licence, 'none stated'), COUNT(*) FROM papers p LEFT JOIN paper_licences l "
-                        "USING (paper_id) WHERE p.has_text = 1 GROUP BY 1 ORDER BY 2 DESC, 1")
+    rows = conn.execute(
+        "SELECT COALESCE(l.licence, 'none stated'), COUNT(*) FROM papers p LEFT JOIN paper_licences l "
+        "USING (paper_id) WHERE p.has_text = 1 GROUP BY 1 ORDER BY 2 DESC, 1"
+    )
     return dict(rows.fetchall())
 
 
@@ -124,10 +134,18 @@ def format_description(info: dict) -> str:
         f"items         {c['items']}" + ("" if c["items"] else " (explore mode only)"),
     ]
     if c.get("papers_with_text_by_licence"):
-        lines.insert(-1, "licences      " + ", ".join(f"{n} {name}" for name, n in c["papers_with_text_by_licence"].items())
-                     + " (papers with text)")
+        lines.insert(
+            -1,
+            "licences      "
+            + ", ".join(f"{n} {name}" for name, n in c["papers_with_text_by_licence"].items())
+            + " (papers with text)",
+        )
     if info.get("build_quality"):
-        lines += ["", "quality of the conversion (corpus build; what the parser may have got wrong):", *render(info["build_quality"])]
+        lines += [
+            "",
+            "quality of the conversion (corpus build; what the parser may have got wrong):",
+            *render(info["build_quality"]),
+        ]
     if c["items"]:  # an explore-only corpus has no breakdowns to show
         lines += [
             "  by type     " + ", ".join(f"{k} {v}" for k, v in c["items_by_type"].items()),

@@ -152,7 +152,9 @@ class ReleaseDirectory(Source):
         super().__init__()
         self.root = root
         self.name = root.resolve().name
-        present = {rel for rel in (POOL_FILE, *ITEM_FILES, CORPUS_PAPERS_FILE, CITATIONS_FILE) if (root / rel).is_file()}
+        present = {
+            rel for rel in (POOL_FILE, *ITEM_FILES, CORPUS_PAPERS_FILE, CITATIONS_FILE) if (root / rel).is_file()
+        }
         if POOL_FILE not in present:
             raise ReleaseError(f"{root} has no {POOL_FILE}; {LAYOUT}")
         item_files = [rel for rel in ITEM_FILES if rel in present]
@@ -160,13 +162,21 @@ class ReleaseDirectory(Source):
             missing = [rel for rel in ITEM_FILES if rel not in present]
             raise ReleaseError(f"{root} has no {' or '.join(missing)} (it has {', '.join(item_files)}); {LAYOUT}")
         if not item_files and CORPUS_PAPERS_FILE not in present:
-            raise ReleaseError(f"{root} has no {QA_FILE}, {GRAPHS_FILE} or {LABELS_FILE}, and no {CORPUS_PAPERS_FILE}; {LAYOUT}")
+            raise ReleaseError(
+                f"{root} has no {QA_FILE}, {GRAPHS_FILE} or {LABELS_FILE}, and no {CORPUS_PAPERS_FILE}; {LAYOUT}"
+            )
         self.present = present
         self.has_items = bool(item_files)
 
     def records(self) -> Iterator[tuple[str, Where, dict | ReleaseError]]:
-        order = ((POOL, POOL_FILE), (PAPER, CORPUS_PAPERS_FILE), (GRAPH, GRAPHS_FILE), (CITATIONS, CITATIONS_FILE),
-                 (ITEM, QA_FILE), (LABELS, LABELS_FILE))
+        order = (
+            (POOL, POOL_FILE),
+            (PAPER, CORPUS_PAPERS_FILE),
+            (GRAPH, GRAPHS_FILE),
+            (CITATIONS, CITATIONS_FILE),
+            (ITEM, QA_FILE),
+            (LABELS, LABELS_FILE),
+        )
         for kind, rel in order:
             if rel in self.present:
                 yield from self._read(kind, JsonlFile(self.root / rel, rel), rel)

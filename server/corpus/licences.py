@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass
 
 MAX_LICENCE = 200  # characters of a licence's words kept when they name no licence this module knows
-_CC_URL = re.compile(r"creativecommons\.org/(licenses|licences|publicdomain)/([a-z-]+)(?:/(\d(?:\.\d)?))?", re.IGNORECASE)
+_CC_URL = re.compile(
+    r"creativecommons\.org/(licenses|licences|publicdomain)/([a-z-]+)(?:/(\d(?:\.\d)?))?", re.IGNORECASE
+)
 # Publishers spell the elements apart, hyphenated or joined ("Non Commercial", "Non-Commercial", "NonCommercial"):
 # each spelling must find the NC/ND/SA licence, never fall through to "CC BY" and so pass for open.
 _NC, _ND, _SA, _SEP = r"non[- ]?commercial", r"no[- ]?deriv", r"share[- ]?alike", r"[- ,]+"

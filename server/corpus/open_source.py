@@ -26,7 +26,9 @@ def open_source(path: Path, labels: Path | None = None) -> Source:
         raise ReleaseError(f"release not found: {path}; expected {SHAPES}")
     if any((path / d).is_dir() for d in ("paper_pool", "qa", "graphs", "audit", "corpus")):
         if labels is not None:
-            raise ReleaseError(f"a recall labels file was given, but the release directory {path} carries its own ({LABELS_FILE})")
+            raise ReleaseError(
+                f"a recall labels file was given, but the release directory {path} carries its own ({LABELS_FILE})"
+            )
         return ReleaseDirectory(path)
     samples = sorted(p for p in path.iterdir() if p.suffix == ".json" and p.is_file())
     if samples:

@@ -63,7 +63,12 @@ class PackagedSamples(Source):
             singles = [p for p in files if p not in lists]
             if lists and singles:
                 for p in lists:
-                    self.notes.append(("combined_files_skipped", {"file": p.name, "why": "the directory's per-sample files are imported"}))
+                    self.notes.append(
+                        (
+                            "combined_files_skipped",
+                            {"file": p.name, "why": "the directory's per-sample files are imported"},
+                        )
+                    )
                 files = singles
         self.files = files
         self.directory = directory
@@ -110,7 +115,11 @@ class PackagedSamples(Source):
         titles: dict[str, str] = {}
         if isinstance(nodes, dict):
             for node in nodes.values():
-                if isinstance(node, dict) and isinstance(node.get("arxivId"), str) and isinstance(node.get("title"), str):
+                if (
+                    isinstance(node, dict)
+                    and isinstance(node.get("arxivId"), str)
+                    and isinstance(node.get("title"), str)
+                ):
                     titles.setdefault(node["arxivId"].strip(), node["title"])
         for arxiv_id, entry in pool.items():
             at = where.within(f"paper_pool.{arxiv_id}.")
@@ -156,4 +165,6 @@ def _fingerprint(record: dict) -> int:
     sections = record.get("sections")
     if not isinstance(sections, list):
         return hash(repr(sections))
-    return hash(tuple((s.get("header"), len(s.get("text") or "")) if isinstance(s, dict) else repr(s) for s in sections))
+    return hash(
+        tuple((s.get("header"), len(s.get("text") or "")) if isinstance(s, dict) else repr(s) for s in sections)
+    )

@@ -52,7 +52,9 @@ class Where:
         """The same place, with field names under ``prefix`` (a packaged sample's ``graph.``)."""
         return Where(self.place, self.prefix + prefix)
 
-    def error(self, field: str | None, expected: str, found: str, cls: type[ReleaseError] = ReleaseError) -> ReleaseError:
+    def error(
+        self, field: str | None, expected: str, found: str, cls: type[ReleaseError] = ReleaseError
+    ) -> ReleaseError:
         prefix = self.place
         if field is not None:
             prefix += f": field '{self.prefix}{field}'"
@@ -103,7 +105,7 @@ WARNINGS = {
     "zero_section_papers": "pool records with zero sections (their papers are metadata-only)",
     "bad_files": "input files that cannot be converted, left out of the build (each with its reason)",
     "duplicate_headers": "papers with headers read_section cannot tell apart by name (the same header twice, "
-                         "or \"4.2 Results\" beside \"5.3 Results\")",
+    'or "4.2 Results" beside "5.3 Results")',
     "empty_titles": "papers with an empty title",
     "items_without_labels": "items with no recall-label record (section recall will be 0)",
     "gold_without_direct_label": "items with a gold paper that has no direct recall label (section recall can never be 1)",
@@ -111,8 +113,8 @@ WARNINGS = {
     "metadata_conflicts": "graph nodes that disagree with the record kept for their paper (the first record is kept)",
     "unknown_consensus_tier": "items whose consensus_tier is empty or not gold/silver/bronze (stored as unknown)",
     "unknown_cognitive_skill": "items whose cognitive_skill is empty or not a known skill (stored as unknown)",
-    "unknown_venue": "items whose venue is empty or a placeholder such as \"?\" (stored as unknown)",
-    "case_normalised": "categorical values stored in their canonical spelling (\"Gold\" as \"gold\")",
+    "unknown_venue": 'items whose venue is empty or a placeholder such as "?" (stored as unknown)',
+    "case_normalised": 'categorical values stored in their canonical spelling ("Gold" as "gold")',
     "pool_tables_ignored": "pool records that carry tables (tables are not served; ignored)",
     "pool_copies_differ": "papers whose text differs between samples (the first copy is kept)",
     "combined_files_skipped": "combined sample files skipped because the directory's per-sample files were imported",
@@ -142,5 +144,10 @@ def format_report(report: dict) -> str:
             lines.append(f"  {entry['count']:>6}  {kind}: {describe_warning(kind)}")
             for example in entry["examples"][:3]:
                 lines.append(f"          e.g. {json.dumps(example, ensure_ascii=False)}")
-    lines += ["", "OK: no errors" if report["ok"] else f"FAILED: {report['error_count']} error{'s' if report['error_count'] != 1 else ''}"]
+    lines += [
+        "",
+        "OK: no errors"
+        if report["ok"]
+        else f"FAILED: {report['error_count']} error{'s' if report['error_count'] != 1 else ''}",
+    ]
     return "\n".join(lines)

@@ -207,27 +207,42 @@ def open_corpus(path: str | Path, *, allow_gold: bool = False) -> sqlite3.Connec
         )
     truncated = _truncated(path)
     if truncated:
-        raise CorpusError(f"{path} is truncated ({truncated}); rebuild it with 'agenthop-server corpus import' or copy it again.")
+        raise CorpusError(
+            f"{path} is truncated ({truncated}); rebuild it with 'agenthop-server corpus import' or copy it again."
+        )
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         conn.execute("PRAGMA query_only = ON")
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.DatabaseError as exc:
-        raise CorpusError(f"{path} is not a readable SQLite corpus ({exc}); rebuild it with 'agenthop-server corpus import'.") from exc
+        raise CorpusError(
+            f"{path} is not a readable SQLite corpus ({exc}); rebuild it with 'agenthop-server corpus import'."
+        ) from exc
     if "meta" not in tables:
         raise CorpusError(f"{path} is an SQLite file but not an AgentHop corpus (no meta table).")
     try:
         meta = read_meta(conn)
     except (ValueError, sqlite3.DatabaseError) as exc:
-        raise CorpusError(f"{path} is not a readable SQLite corpus: its meta table is damaged ({exc}); "
-                          "rebuild it with 'agenthop-server corpus import'.") from exc
+        raise CorpusError(
+            f"{path} is not a readable SQLite corpus: its meta table is damaged ({exc}); "
+            "rebuild it with 'agenthop-server corpus import'."
+        ) from exc
     version = meta.get("schema_version")
     if version != SCHEMA_VERSION:
         raise CorpusError(
             f"{path} has corpus schema version {version!r}; this AgentHop reads version {SCHEMA_VERSION}. "
             "Rebuild it with 'agenthop-server corpus import'."
         )
-    missing = {"papers", "sections", "edges", "items", "item_nodes", "item_edges", "search_index", "gold_items"} - tables
+    missing = {
+        "papers",
+        "sections",
+        "edges",
+        "items",
+        "item_nodes",
+        "item_edges",
+        "search_index",
+        "gold_items",
+    } - tables
     if missing:
         raise CorpusError(f"{path} lacks tables {sorted(missing)}; rebuild it with 'agenthop-server corpus import'.")
     if not allow_gold:

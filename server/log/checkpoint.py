@@ -110,8 +110,16 @@ def encode(record: BaseModel | dict) -> tuple:
         text = jsontext.dumps(data, sort_keys=True)
     except ValueError:  # NaN or Infinity somewhere (writers normally remove them first)
         text = jsontext.dumps(jsontext.finite(data)[0], sort_keys=True)
-    return (_column(data.get("run")), _column(data.get("session_id")), _column(data.get("item_id")), data.get("seq"),
-            data["kind"], _column(data.get("tool")), data.get("outcome"), text)
+    return (
+        _column(data.get("run")),
+        _column(data.get("session_id")),
+        _column(data.get("item_id")),
+        data.get("seq"),
+        data["kind"],
+        _column(data.get("tool")),
+        data.get("outcome"),
+        text,
+    )
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -120,8 +128,10 @@ def _connect(path: Path) -> sqlite3.Connection:
     if tables and "log_meta" not in tables:
         # Another SQLite file (a corpus given as the log by mistake): never add tables to it or switch it to WAL.
         conn.close()
-        raise LogError(f"{path} is an SQLite file but not a checkpoint log (it has tables {sorted(tables)[:5]}); "
-                       "use a new file path for the log.")
+        raise LogError(
+            f"{path} is an SQLite file but not a checkpoint log (it has tables {sorted(tables)[:5]}); "
+            "use a new file path for the log."
+        )
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = FULL")
     return conn
@@ -157,24 +167,33 @@ class CheckpointLog:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise LogPathError(f"cannot create the checkpoint log {self.path}: {exc.strerror}; give a writable path") from exc
+            raise LogPathError(
+                f"cannot create the checkpoint log {self.path}: {exc.strerror}; give a writable path"
+            ) from exc
         try:
             self._conn = _connect(self.path)
             self._conn.executescript(_DDL)
             self._conn.execute(
-                "INSERT OR IGNORE INTO log_meta(key, value) VALUES ('log_format_version', ?)", (str(LOG_FORMAT_VERSION),)
+                "INSERT OR IGNORE INTO log_meta(key, value) VALUES ('log_format_version', ?)",
+                (str(LOG_FORMAT_VERSION),),
             )
             version = self._conn.execute("SELECT value FROM log_meta WHERE key = 'log_format_version'").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             if getattr(self, "_conn", None) is not None:
                 self._conn.close()
-            raise LogError(f"cannot use {self.path} as a checkpoint log ({exc}); use a new file path for the log.") from exc
+            raise LogError(
+                f"cannot use {self.path} as a checkpoint log ({exc}); use a new file path for the log."
+            ) from exc
         if version != str(LOG_FORMAT_VERSION):
             self._conn.close()
-            raise LogError(f"{self.path} is a checkpoint log of format version {version}; this AgentHop writes version "
-                           f"{LOG_FORMAT_VERSION}. Use a new file path for the log.")
+            raise LogError(
+                f"{self.path} is a checkpoint log of format version {version}; this AgentHop writes version "
+                f"{LOG_FORMAT_VERSION}. Use a new file path for the log."
+            )
         self._conn.execute(f"PRAGMA busy_timeout = {_ATTEMPT_BUSY_MS}")
-        self._conn.execute("PRAGMA cache_size = -512")  # KiB; an append-only writer needs few pages, and memory stays flat
+        self._conn.execute(
+            "PRAGMA cache_size = -512"
+        )  # KiB; an append-only writer needs few pages, and memory stays flat
         self.status = LogStatus()
         self._cond = threading.Condition()
         self._queue: list[_Batch] = []
@@ -222,8 +241,12 @@ class CheckpointLog:
                 continue
             reason = describe_failure(error)
             if self.status.failing != reason:
-                log.warning("cannot write the checkpoint log %s: %s; retrying for up to %g s per record",
-                            self.path, reason, self.write_wait_s)
+                log.warning(
+                    "cannot write the checkpoint log %s: %s; retrying for up to %g s per record",
+                    self.path,
+                    reason,
+                    self.write_wait_s,
+                )
             now = time.monotonic()
             expired = [b for b in pending if b.deadline <= now or self._closing.is_set()]  # closing: no more retries
             pending = [b for b in pending if b not in expired]
@@ -245,7 +268,12 @@ class CheckpointLog:
                 left.append(batch)
                 error = failure
             else:
-                self._finish([batch], LogUnavailable(f"a record cannot be stored in the checkpoint log ({type(failure).__name__}: {failure})"))
+                self._finish(
+                    [batch],
+                    LogUnavailable(
+                        f"a record cannot be stored in the checkpoint log ({type(failure).__name__}: {failure})"
+                    ),
+                )
         return left, error
 
     def _commit(self, batches: list[_Batch]) -> Exception | None:

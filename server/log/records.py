@@ -24,7 +24,9 @@ Termination = Literal["answer", "budget", "token_limit", "max_turns", "empty_res
 Answer = Literal["A", "B", "C", "D"]
 #: Outcomes of a call. ``server_error`` (the corpus became unreadable while serving, or the tool failed unexpectedly) is refused and free, like
 #: ``invalid``; readers that predate it may treat any unknown outcome with ``executed: false`` the same way.
-Outcome = Literal["ok", "not_found", "no_text", "ambiguous", "invalid", "budget_rejected", "session_ended", "server_error"]
+Outcome = Literal[
+    "ok", "not_found", "no_text", "ambiguous", "invalid", "budget_rejected", "session_ended", "server_error"
+]
 EXECUTED_OUTCOMES = ("ok", "not_found", "no_text", "ambiguous")
 NonNegative = Annotated[int, Field(ge=0)]
 
@@ -34,6 +36,7 @@ class _Model(BaseModel):
 
 
 # --- parts -----------------------------------------------------------------------------------------------------
+
 
 class Caps(_Model):
     """Per-session limits; null means unlimited."""
@@ -62,14 +65,21 @@ class Delivered(_Model):
 class ArgumentsAltered(_Model):
     """Present on a call record whose ``arguments`` are not exactly what the client sent, and says how."""
 
-    clipped: bool = Field(description="Strings, lists, objects or nesting were cut to the stored bound (a call with no "
-                                      "session, an unknown session or invalid arguments).")
-    json_chars: NonNegative | None = Field(description="Length of the arguments as JSON before clipping (null when they "
-                                                       "could not be measured, e.g. nested too deeply).")
-    non_finite: bool = Field(description="NaN or Infinity values were stored as the strings 'NaN', 'Infinity', '-Infinity'.")
+    clipped: bool = Field(
+        description="Strings, lists, objects or nesting were cut to the stored bound (a call with no "
+        "session, an unknown session or invalid arguments)."
+    )
+    json_chars: NonNegative | None = Field(
+        description="Length of the arguments as JSON before clipping (null when they "
+        "could not be measured, e.g. nested too deeply)."
+    )
+    non_finite: bool = Field(
+        description="NaN or Infinity values were stored as the strings 'NaN', 'Infinity', '-Infinity'."
+    )
 
 
 # --- checkpoint log ----------------------------------------------------------------------------------------------
+
 
 class _CheckpointRecord(_Model):
     run: str | None = Field(description="The run label the session was created with.")
@@ -100,7 +110,9 @@ class CallRecord(_CheckpointRecord):
     seq: NonNegative | None = Field(description="Null on a call that named no session or an unknown one.")
     tool: str
     arguments: dict[str, Any]
-    arguments_altered: ArgumentsAltered | None = Field(default=None, description="Absent when the arguments are stored as sent.")
+    arguments_altered: ArgumentsAltered | None = Field(
+        default=None, description="Absent when the arguments are stored as sent."
+    )
     turn: int | None
     tokens: int | None
     forced: bool
@@ -133,6 +145,7 @@ CheckpointRecord = Annotated[SessionStart | CallRecord | SessionEnd, Field(discr
 
 # --- runner.jsonl --------------------------------------------------------------------------------------------------
 
+
 class RunStart(_Model):
     """runner.jsonl: a run began or resumed."""
 
@@ -142,8 +155,10 @@ class RunStart(_Model):
     model: str | None
     settings: dict[str, Any]
     versions: dict[str, Any]
-    corpus: dict[str, Any] | None = Field(default=None, description="The corpus served ({corpus_id, schema_version}); "
-                                                                     "null when the run used a running server.")
+    corpus: dict[str, Any] | None = Field(
+        default=None,
+        description="The corpus served ({corpus_id, schema_version}); null when the run used a running server.",
+    )
     time: float
 
 
@@ -185,8 +200,9 @@ class Turn(_Model):
     retries: NonNegative
     error: str | None
     time: float
-    transient_errors: list[str] | None = Field(default=None, description="The transient API errors retried before this "
-                                                                         "response; absent when there were none.")
+    transient_errors: list[str] | None = Field(
+        default=None, description="The transient API errors retried before this response; absent when there were none."
+    )
 
 
 class AttemptError(_Model):
@@ -219,8 +235,10 @@ class ItemEnd(_Model):
     budget_used: int | None
     cost_usd: float | None
     wall_time_s: float | None
-    recovered: bool | None = Field(default=None, description="True on an item_end a resumed run rebuilt from the server's "
-                                                             "end of the session; absent otherwise.")
+    recovered: bool | None = Field(
+        default=None,
+        description="True on an item_end a resumed run rebuilt from the server's end of the session; absent otherwise.",
+    )
     time: float
 
 
@@ -254,10 +272,19 @@ def record_dict(record: BaseModel) -> dict:
 # --- the JSON Schema ----------------------------------------------------------------------------------------------
 
 _SCHEMA_NAMES = {
-    "SessionStart": "session_start", "CallRecord": "call", "SessionEnd": "session_end", "Caps": "caps",
-    "Exposed": "exposed_entry", "Delivered": "delivered", "ArgumentsAltered": "arguments_altered",
-    "RunStart": "run_start", "AttemptStart": "attempt_start", "Turn": "turn", "AttemptError": "attempt_error",
-    "ItemEnd": "item_end", "EmittedToolCall": "emitted_tool_call",
+    "SessionStart": "session_start",
+    "CallRecord": "call",
+    "SessionEnd": "session_end",
+    "Caps": "caps",
+    "Exposed": "exposed_entry",
+    "Delivered": "delivered",
+    "ArgumentsAltered": "arguments_altered",
+    "RunStart": "run_start",
+    "AttemptStart": "attempt_start",
+    "Turn": "turn",
+    "AttemptError": "attempt_error",
+    "ItemEnd": "item_end",
+    "EmittedToolCall": "emitted_tool_call",
 }
 
 
@@ -279,10 +306,10 @@ def log_schema(version: int) -> dict:
         "$id": "https://agenthop.invalid/log-format.schema.json",
         "title": f"AgentHop log records (LOG_FORMAT_VERSION {version})",
         "description": "Records of the checkpoint log (server) and runner.jsonl (runner); see docs/log-format.md. Generated "
-                       "from agenthop.server.log.records by 'agenthop-server log schema'; do not edit by hand. Validate a "
-                       "checkpoint record against #/$defs/checkpoint_record and a runner.jsonl line against "
-                       "#/$defs/runner_record; the top level accepts either. Unknown extra fields are allowed so that "
-                       "additions do not break readers; a field that changes meaning bumps LOG_FORMAT_VERSION.",
+        "from agenthop.server.log.records by 'agenthop-server log schema'; do not edit by hand. Validate a "
+        "checkpoint record against #/$defs/checkpoint_record and a runner.jsonl line against "
+        "#/$defs/runner_record; the top level accepts either. Unknown extra fields are allowed so that "
+        "additions do not break readers; a field that changes meaning bumps LOG_FORMAT_VERSION.",
         "oneOf": [{"$ref": "#/$defs/checkpoint_record"}, {"$ref": "#/$defs/runner_record"}],
         "$defs": dict(sorted(renamed.items())),
     }

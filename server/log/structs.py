@@ -48,8 +48,14 @@ class Record(msgspec.Struct, kw_only=True):
 
 
 #: annotated_types constraints and the msgspec.Meta argument each becomes.
-_CONSTRAINTS = {annotated_types.Ge: "ge", annotated_types.Gt: "gt", annotated_types.Le: "le", annotated_types.Lt: "lt",
-                annotated_types.MinLen: "min_length", annotated_types.MaxLen: "max_length"}
+_CONSTRAINTS = {
+    annotated_types.Ge: "ge",
+    annotated_types.Gt: "gt",
+    annotated_types.Le: "le",
+    annotated_types.Lt: "lt",
+    annotated_types.MinLen: "min_length",
+    annotated_types.MaxLen: "max_length",
+}
 
 
 def _meta(constraints: list) -> msgspec.Meta | None:
@@ -57,7 +63,13 @@ def _meta(constraints: list) -> msgspec.Meta | None:
     for item in constraints:
         if isinstance(item, FieldInfo):  # Annotated[int, Field(ge=0)] nests its constraints in a FieldInfo
             meta = _meta(item.metadata)
-            kwargs.update({k: getattr(meta, k) for k in _CONSTRAINTS.values() if meta is not None and getattr(meta, k) is not None})
+            kwargs.update(
+                {
+                    k: getattr(meta, k)
+                    for k in _CONSTRAINTS.values()
+                    if meta is not None and getattr(meta, k) is not None
+                }
+            )
             continue
         name = _CONSTRAINTS.get(type(item))
         if name is None:

@@ -69,7 +69,7 @@ ASSETS = {"play.js": "text/javascript", "play.css": "text/css", "icon.svg": "ima
 # The page needs nothing but its own origin: no inline code, no other hosts, no framing.
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-                               "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
@@ -115,8 +115,11 @@ class PlayOptions:
 
 def check_participant(value: object) -> str:
     if not isinstance(value, str) or not PARTICIPANT.fullmatch(value):
-        raise PlayError(400, "participant must be 1-64 characters: letters, digits, '.', '_' or '-', starting with a "
-                             f"letter or digit; got {str(value)[:80]!r}")
+        raise PlayError(
+            400,
+            "participant must be 1-64 characters: letters, digits, '.', '_' or '-', starting with a "
+            f"letter or digit; got {str(value)[:80]!r}",
+        )
     return value
 
 
@@ -183,7 +186,8 @@ class Reveal:
     def of(self, item_id: str) -> dict:
         conn = self._conn()
         correct_index, gold_ids = conn.execute(
-            "SELECT correct_index, gold_paper_ids FROM gold_items WHERE item_id = ?", (item_id,)).fetchone()
+            "SELECT correct_index, gold_paper_ids FROM gold_items WHERE item_id = ?", (item_id,)
+        ).fetchone()
         papers = []
         for pid in json.loads(gold_ids or "[]"):
             row = conn.execute("SELECT title FROM papers WHERE paper_id = ?", (pid,)).fetchone()
@@ -200,7 +204,9 @@ class Play:
         self.items = list(options.items) if options.items is not None else sandbox.corpus.item_ids()
         unknown = [i for i in self.items if sandbox.corpus.item(i) is None]
         if unknown:
-            raise PlayOptionsError("items", f"{len(unknown)} item(s) of the play list are not in the corpus: {', '.join(unknown[:5])}")
+            raise PlayOptionsError(
+                "items", f"{len(unknown)} item(s) of the play list are not in the corpus: {', '.join(unknown[:5])}"
+            )
         if options.participant is not None:
             try:
                 check_participant(options.participant)
@@ -232,21 +238,29 @@ class Play:
             self._keys.move_to_end(participant)
         if presented is not None and hmac.compare_digest(held, hashlib.sha256(presented.encode()).digest()):
             return presented
-        raise PlayError(403, f"participant {participant} is in use in another browser on this server, and only that browser "
-                             f"can list, start or act on {participant}'s attempts. To continue as {participant} here, enter "
-                             f"{participant}'s key (the other browser shows it under 'Your key'); otherwise choose another name")
+        raise PlayError(
+            403,
+            f"participant {participant} is in use in another browser on this server, and only that browser "
+            f"can list, start or act on {participant}'s attempts. To continue as {participant} here, enter "
+            f"{participant}'s key (the other browser shows it under 'Your key'); otherwise choose another name",
+        )
 
     def adopt_key(self, participant: str, key: object) -> str:
         """A key typed into another browser: the same key when it is the participant's, PlayError 403 otherwise."""
         if self.options.participant is not None:
             raise PlayError(400, "this server fixes the participant: there is no key to enter")
         if not isinstance(key, str) or not KEY_FORM.fullmatch(key.strip()):
-            raise PlayError(400, "key: paste the key the other browser shows under 'Your key' (32-64 letters, digits, '_' or '-')")
+            raise PlayError(
+                400, "key: paste the key the other browser shows under 'Your key' (32-64 letters, digits, '_' or '-')"
+            )
         with self._keys_lock:
             held = self._keys.get(participant)
         if held is None or not hmac.compare_digest(held, hashlib.sha256(key.strip().encode()).digest()):
-            raise PlayError(403, f"that is not {participant}'s key on this server (keys are forgotten when the server restarts: "
-                                 f"then the name is free again)")
+            raise PlayError(
+                403,
+                f"that is not {participant}'s key on this server (keys are forgotten when the server restarts: "
+                f"then the name is free again)",
+            )
         return key.strip()
 
     @property
@@ -265,7 +279,9 @@ class Play:
         """item -> session ID of the participant's unended attempts this server process started (resumable, from
         memory or the log); an unended attempt another process started was cut short by a restart."""
         minted_here = self.sandbox.sessions.minted_here
-        return {item: sid for item, started in tries.items() for sid, ended in started if not ended and minted_here(sid)}
+        return {
+            item: sid for item, started in tries.items() for sid, ended in started if not ended and minted_here(sid)
+        }
 
     def _status(self, item_id: str, tries: list[tuple[str, bool]], live: dict[str, str]) -> str:
         if any(ended for _, ended in tries):
@@ -278,10 +294,15 @@ class Play:
 
     def config(self) -> dict:
         # Where attempts are logged and which corpus scores them: the end screen gives the scoring command.
-        return {"participant": self.options.participant, "reveal": self.options.reveal, "caps": self.caps.as_dict(),
-                "tools": [{"name": name, "cost": tool.cost} for name, tool in TOOLS.items()],
-                "version": agenthop.__version__, "log": str(Path(self.sandbox.sessions.log.path).resolve()),
-                "corpus": str(Path(self.sandbox.corpus.path).resolve())}
+        return {
+            "participant": self.options.participant,
+            "reveal": self.options.reveal,
+            "caps": self.caps.as_dict(),
+            "tools": [{"name": name, "cost": tool.cost} for name, tool in TOOLS.items()],
+            "version": agenthop.__version__,
+            "log": str(Path(self.sandbox.sessions.log.path).resolve()),
+            "corpus": str(Path(self.sandbox.corpus.path).resolve()),
+        }
 
     async def item_list(self, participant: str) -> dict:
         """The play list with this participant's status on each item: ``not_played``, ``in_progress`` (resume it),
@@ -293,12 +314,24 @@ class Play:
         for item_id in self.items:
             item = self.sandbox.corpus.item(item_id)
             status = self._status(item_id, tries.get(item_id, []), live)
-            rows.append({"item_id": item_id, "seed_title": item.seed_title, "question": item.question, "status": status,
-                         "played": status == "finished", "session_id": live.get(item_id),
-                         # With reveal on, a finished attempt showed its answer: the item cannot measure this person again.
-                         "replayable": not (self.reveal is not None and status == "finished")})
-        return {"participant": participant, "items": rows, "reveal": self.options.reveal,
-                "next": next((r["item_id"] for r in rows if r["status"] in ("not_played", "cut_short")), None)}
+            rows.append(
+                {
+                    "item_id": item_id,
+                    "seed_title": item.seed_title,
+                    "question": item.question,
+                    "status": status,
+                    "played": status == "finished",
+                    "session_id": live.get(item_id),
+                    # With reveal on, a finished attempt showed its answer: the item cannot measure this person again.
+                    "replayable": not (self.reveal is not None and status == "finished"),
+                }
+            )
+        return {
+            "participant": participant,
+            "items": rows,
+            "reveal": self.options.reveal,
+            "next": next((r["item_id"] for r in rows if r["status"] in ("not_played", "cut_short")), None),
+        }
 
     # --- sessions ------------------------------------------------------------------------------------
 
@@ -309,23 +342,38 @@ class Play:
         tries = await anyio.to_thread.run_sync(self._attempts, participant)
         live = self._live(tries)
         if item_id is None:
-            item_id = next((i for i in self.items if self._status(i, tries.get(i, []), live) in ("not_played", "cut_short")), None)
+            item_id = next(
+                (i for i in self.items if self._status(i, tries.get(i, []), live) in ("not_played", "cut_short")), None
+            )
             if item_id is None:
                 unfinished = sorted(live)
-                raise PlayError(409, f"participant {participant} has played every item of this list"
-                                + (f" or has an attempt in progress ({', '.join(unfinished)}): resume it from the list" if unfinished else ""))
+                raise PlayError(
+                    409,
+                    f"participant {participant} has played every item of this list"
+                    + (
+                        f" or has an attempt in progress ({', '.join(unfinished)}): resume it from the list"
+                        if unfinished
+                        else ""
+                    ),
+                )
         elif not isinstance(item_id, str) or item_id not in self.items:
             raise PlayError(404, f"item {str(item_id)[:100]!r} is not in this server's play list")
         if item_id in live:
             return await self.state(live[item_id])
         if self.reveal is not None and any(ended for _, ended in tries.get(item_id, [])):
-            raise PlayError(409, f"participant {participant} has finished item {item_id} and this server shows the correct "
-                                 "answer after an attempt: another attempt would not measure anything; choose another item")
+            raise PlayError(
+                409,
+                f"participant {participant} has finished item {item_id} and this server shows the correct "
+                "answer after an attempt: another attempt would not measure anything; choose another item",
+            )
         client = {"name": HUMAN_CLIENT, "participant": participant, "version": agenthop.__version__}
         run = self.options.run or f"human-{participant}"
         # session_start is an fsync'd write: off the event loop.
-        session = await anyio.to_thread.run_sync(lambda: self.sandbox.sessions.create(
-            self.sandbox.scope(item_id), run=run, caps=self.caps, client=client, transport="http"))
+        session = await anyio.to_thread.run_sync(
+            lambda: self.sandbox.sessions.create(
+                self.sandbox.scope(item_id), run=run, caps=self.caps, client=client, transport="http"
+            )
+        )
         session.attached["play"] = PlaySession(session, participant)
         return await self.state(session.session_id)
 
@@ -345,7 +393,9 @@ class Play:
         return play
 
     def _turns(self, session_id: str) -> int:
-        turns = [r.get("turn") for r in self.sandbox.sessions.log.session_records(session_id) if r.get("kind") == "call"]
+        turns = [
+            r.get("turn") for r in self.sandbox.sessions.log.session_records(session_id) if r.get("kind") == "call"
+        ]
         return max((t for t in turns if isinstance(t, int)), default=0)
 
     def _lost(self, session_id: str) -> str:
@@ -359,19 +409,31 @@ class Play:
         start = records[0]
         if any(r.get("kind") == "session_end" for r in records):
             return f"this attempt at {start.get('item_id')} has ended, and the server was restarted since"
-        return (f"your attempt at {start.get('item_id')} was cut short: the server was restarted during it, and an "
-                "attempt lives only as long as the server process. It does not count as played: start the item again")
+        return (
+            f"your attempt at {start.get('item_id')} was cut short: the server was restarted during it, and an "
+            "attempt lives only as long as the server process. It does not count as played: start the item again"
+        )
 
     async def state(self, session_id: str) -> dict:
         play = await self._get(session_id)
         session = play.session
         item = self.sandbox.corpus.item(session.item_id)
         out = {
-            "session_id": session.session_id, "item_id": session.item_id, "run": session.run,
-            "participant": play.participant, "task": task_text(item, session.caps, session.enabled_tools()),
-            "seed": {"paper_id": item.seed_paper_id, "title": item.seed_title}, "question": item.question,
-            "options": item.options, "caps": session.caps.as_dict(), "turns": play.turns, "budget_used": session.spent,
-            "ended": session.ended, "termination": session.termination, "answer": session.answer, "reads": play.reads,
+            "session_id": session.session_id,
+            "item_id": session.item_id,
+            "run": session.run,
+            "participant": play.participant,
+            "task": task_text(item, session.caps, session.enabled_tools()),
+            "seed": {"paper_id": item.seed_paper_id, "title": item.seed_title},
+            "question": item.question,
+            "options": item.options,
+            "caps": session.caps.as_dict(),
+            "turns": play.turns,
+            "budget_used": session.spent,
+            "ended": session.ended,
+            "termination": session.termination,
+            "answer": session.answer,
+            "reads": play.reads,
         }
         if session.ended and self.reveal is not None:
             out["reveal"] = await anyio.to_thread.run_sync(self.reveal.of, session.item_id)
@@ -381,7 +443,7 @@ class Play:
         play = await self._get(session_id)
         tool, arguments = body.get("tool"), body.get("arguments", {})
         if not isinstance(tool, str) or not isinstance(arguments, dict):
-            raise PlayError(400, "the body must be {\"tool\": name, \"arguments\": {...}}")
+            raise PlayError(400, 'the body must be {"tool": name, "arguments": {...}}')
         async with play.lock:
             session = play.session
             play.turns += 1
@@ -392,8 +454,16 @@ class Play:
                     await self.sandbox.end(session, "max_turns", f"turn cap reached ({cap} actions)")
                 except LogError:
                     pass  # the call ran and is logged: its result is the person's; the next action ends the session
-            play.history.append({"tool": tool, "arguments": arguments, "turn": play.turns, "text": result.text,
-                                 "data": result.data, "is_error": result.is_error})
+            play.history.append(
+                {
+                    "tool": tool,
+                    "arguments": arguments,
+                    "turn": play.turns,
+                    "text": result.text,
+                    "data": result.data,
+                    "is_error": result.is_error,
+                }
+            )
             state = await self.state(session_id)
         return {"text": result.text, "data": result.data, "is_error": result.is_error, **state}
 
@@ -417,6 +487,7 @@ def _json(data: dict, status: int = 200) -> JSONResponse:
 
 def _api(handler):
     """Run a handler, turning bad bodies, PlayErrors and an unwritable log into JSON errors."""
+
     async def endpoint(request: Request) -> Response:
         try:
             return await handler(request)
@@ -426,6 +497,7 @@ def _api(handler):
             return _kept(request, _json({"error": str(exc)}, exc.status))
         except LogError as exc:  # nothing took effect: starting or ending a session writes its record first
             return _kept(request, _json({"error": f"{exc}; try again shortly"}, 503))
+
     return endpoint
 
 
@@ -445,7 +517,9 @@ async def _object_body(request: Request) -> dict:
 def _with_key(response: Response, participant: str, key: str | None) -> Response:
     """Keep (or refresh) the participant's key in this browser: a cookie scripts cannot read, sent only to /play."""
     if key is not None:
-        response.set_cookie(KEY_COOKIE + participant, key, max_age=KEY_AGE_S, path="/play", httponly=True, samesite="strict")
+        response.set_cookie(
+            KEY_COOKIE + participant, key, max_age=KEY_AGE_S, path="/play", httponly=True, samesite="strict"
+        )
     return response
 
 

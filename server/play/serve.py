@@ -31,8 +31,15 @@ class _Server(uvicorn.Server):
             self.on_ready()
 
 
-def serve_play(corpus_path: str | Path, log_path: str | Path, options: PlayOptions, caps: Caps, *, port: int = 0,
-               on_ready: Callable[[str], None] = lambda url: None) -> None:
+def serve_play(
+    corpus_path: str | Path,
+    log_path: str | Path,
+    options: PlayOptions,
+    caps: Caps,
+    *,
+    port: int = 0,
+    on_ready: Callable[[str], None] = lambda url: None,
+) -> None:
     """Serve the whole HTTP app (MCP, sessions, /play) on a loopback port until interrupted.
 
     ``on_ready(url)`` is called with the /play URL once the server accepts connections.

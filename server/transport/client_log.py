@@ -80,7 +80,7 @@ def _wanted(ctx: ServerRequestContext) -> frozenset[str]:
     if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
         return allowed_log_levels(ctx.protocol_version, ctx.meta)
     level = _connection_state(ctx).get(_STATE_KEY)
-    return frozenset(LEVELS[LEVELS.index(level):]) if level in LEVELS else frozenset()
+    return frozenset(LEVELS[LEVELS.index(level) :]) if level in LEVELS else frozenset()
 
 
 async def _send(ctx: ServerRequestContext, records: list[logging.LogRecord]) -> None:
@@ -90,8 +90,9 @@ async def _send(ctx: ServerRequestContext, records: list[logging.LogRecord]) -> 
         level = _mcp_level(record)
         if level not in wanted:
             continue
-        note = types.LoggingMessageNotification(params=types.LoggingMessageNotificationParams(
-            level=level, logger=record.name, data=record.getMessage()))
+        note = types.LoggingMessageNotification(
+            params=types.LoggingMessageNotificationParams(level=level, logger=record.name, data=record.getMessage())
+        )
         try:
             # 2026-07-28 allows log messages only on the request's own stream; the 2025 protocol sends them
             # connection-wide, which also reaches HTTP clients answered in plain JSON (they listen on GET).

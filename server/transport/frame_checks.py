@@ -57,17 +57,27 @@ def _shape_error(value: object) -> types.JSONRPCError | None:
     if not isinstance(value, dict):
         got = f"a batch of {len(value)}" if isinstance(value, list) and value else _kind(value)
         batches = " (MCP has no batches: send each request as its own object)" if isinstance(value, list) else ""
-        return _error(None, types.INVALID_REQUEST, f"Invalid request: a frame must be one JSON-RPC 2.0 object, got {got}{batches}; "
-                      "it was not run.")
+        return _error(
+            None,
+            types.INVALID_REQUEST,
+            f"Invalid request: a frame must be one JSON-RPC 2.0 object, got {got}{batches}; it was not run.",
+        )
     request_id = value.get("id")
     if not _is_id(request_id) or (isinstance(request_id, str) and jsontext.has_lone_surrogate(request_id)):
         request_id = None  # no reply can echo it (see frame_error)
     if value.get("jsonrpc") != "2.0":
         got = "none" if "jsonrpc" not in value else json.dumps(value["jsonrpc"])[:40]
-        return _error(request_id, types.INVALID_REQUEST, f'Invalid request: "jsonrpc" must be "2.0", got {got}; the request was not run.')
+        return _error(
+            request_id,
+            types.INVALID_REQUEST,
+            f'Invalid request: "jsonrpc" must be "2.0", got {got}; the request was not run.',
+        )
     if "method" in value and not isinstance(value["method"], str):
-        return _error(request_id, types.INVALID_REQUEST, f"Invalid request: the method must be a string, got {_kind(value['method'])}; "
-                      "the request was not run.")
+        return _error(
+            request_id,
+            types.INVALID_REQUEST,
+            f"Invalid request: the method must be a string, got {_kind(value['method'])}; the request was not run.",
+        )
     return None
 
 
@@ -83,27 +93,44 @@ def frame_error(value: object) -> types.JSONRPCError | None:
     if "id" not in value:
         if "method" in value or "result" in value or "error" in value:
             return None  # a notification (never answered) or a response: the SDK reads it
-        return _error(None, types.INVALID_REQUEST, "Invalid request: a request needs a 'method' (a JSON-RPC 2.0 request "
-                      "has jsonrpc, id, method and params).")
+        return _error(
+            None,
+            types.INVALID_REQUEST,
+            "Invalid request: a request needs a 'method' (a JSON-RPC 2.0 request has jsonrpc, id, method and params).",
+        )
     request_id = value["id"]
     if isinstance(request_id, str) and jsontext.has_lone_surrogate(request_id):
-        return _error(None, types.INVALID_REQUEST, "Invalid request: the id holds a lone UTF-16 surrogate (half of a surrogate "
-                      "pair), which no reply can echo; the request was not run. Use an id that is valid Unicode.")
+        return _error(
+            None,
+            types.INVALID_REQUEST,
+            "Invalid request: the id holds a lone UTF-16 surrogate (half of a surrogate "
+            "pair), which no reply can echo; the request was not run. Use an id that is valid Unicode.",
+        )
     if "method" in value:
         if not _is_id(request_id):
             kind = "null" if request_id is None else type(request_id).__name__
-            return _error(None, types.INVALID_REQUEST, f"Invalid request: the id must be a string or an integer, got {kind}; "
-                          "the request was not run.")
+            return _error(
+                None,
+                types.INVALID_REQUEST,
+                f"Invalid request: the id must be a string or an integer, got {kind}; the request was not run.",
+            )
         # A null params is read as none, as the SDK always read it: clients that serialise an absent field as null
         # keep working (JSON-RPC says params "MAY be omitted"; a string or an array has no MCP meaning).
         if value.get("params") is not None and not isinstance(value["params"], dict):
-            return _error(request_id, types.INVALID_PARAMS, f"Invalid params: 'params' must be an object (MCP passes parameters "
-                          f"by name), got {_kind(value['params'])}; the request was not run.")
+            return _error(
+                request_id,
+                types.INVALID_PARAMS,
+                f"Invalid params: 'params' must be an object (MCP passes parameters "
+                f"by name), got {_kind(value['params'])}; the request was not run.",
+            )
         return None
     if "result" in value or "error" in value:
         return None  # a response: the SDK reads it
-    return _error(request_id if _is_id(request_id) else None, types.INVALID_REQUEST,
-                  "Invalid request: a request needs a 'method' (a JSON-RPC 2.0 request has jsonrpc, id, method and params).")
+    return _error(
+        request_id if _is_id(request_id) else None,
+        types.INVALID_REQUEST,
+        "Invalid request: a request needs a 'method' (a JSON-RPC 2.0 request has jsonrpc, id, method and params).",
+    )
 
 
 MISSING_MCP_SESSION = (
@@ -111,7 +138,8 @@ MISSING_MCP_SESSION = (
     "2026-07-28 header a request uses the 2025 MCP handshake, which starts with one 'initialize' request to this URL; its "
     "response carries an Mcp-Session-Id header: send that header with 'notifications/initialized' and with every later "
     "request (MCP SDK clients do this themselves; README 'Benchmark your own agent framework over HTTP' shows it with curl). "
-    "The AgentHop session (?session= or X-AgentHop-Session) is another thing, and is not what is missing.")
+    "The AgentHop session (?session= or X-AgentHop-Session) is another thing, and is not what is missing."
+)
 
 
 def missing_session_error(value: object, headers: list[tuple[bytes, bytes]]) -> types.JSONRPCError | None:
@@ -125,8 +153,10 @@ def missing_session_error(value: object, headers: list[tuple[bytes, bytes]]) -> 
 
 
 def error_body(error: types.JSONRPCError) -> bytes:
-    return jsontext.dumps_bytes({"jsonrpc": "2.0", "id": error.id, "error": {"code": error.error.code, "message": error.error.message}},
-                                separators=(",", ":"))
+    return jsontext.dumps_bytes(
+        {"jsonrpc": "2.0", "id": error.id, "error": {"code": error.error.code, "message": error.error.message}},
+        separators=(",", ":"),
+    )
 
 
 _NOT_JSON = object()
@@ -170,11 +200,23 @@ class LegacyFrameCheck:
                 value = json.loads(b"".join(m.get("body", b"") for m in messages))
             except (ValueError, RecursionError):
                 value = _NOT_JSON  # the SDK answers what is not JSON
-            error = (frame_error(value) or missing_session_error(value, scope["headers"])) if value is not _NOT_JSON else None
+            error = (
+                (frame_error(value) or missing_session_error(value, scope["headers"]))
+                if value is not _NOT_JSON
+                else None
+            )
             if error is not None:
                 body = error_body(error)
-                await send({"type": "http.response.start", "status": 400,
-                            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 400,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()),
+                        ],
+                    }
+                )
                 await send({"type": "http.response.body", "body": body})
                 return
             if value is not _NOT_JSON and jsontext.wire_safe(value) != value:
@@ -184,7 +226,13 @@ class LegacyFrameCheck:
                 # exactly as on the other transports.
                 if isinstance(value.get("params"), dict):
                     scope.setdefault("state", {})[ORIGINAL_PARAMS] = value["params"]
-                messages = [{"type": "http.request", "body": jsontext.dumps_bytes(jsontext.wire_safe(value)), "more_body": False}]
+                messages = [
+                    {
+                        "type": "http.request",
+                        "body": jsontext.dumps_bytes(jsontext.wire_safe(value)),
+                        "more_body": False,
+                    }
+                ]
 
         async def replay():
             return messages.pop(0) if messages else await receive()
@@ -192,9 +240,11 @@ class LegacyFrameCheck:
         await self.app(scope, replay, send)
 
 
-INITIALIZE_MISSING = ("Invalid request: initialize is missing. A 2025-era client sends initialize, then "
-                      "notifications/initialized, before any other request (ping excepted); a 2026-07-28 client sends "
-                      "io.modelcontextprotocol/protocolVersion in each request's _meta.")
+INITIALIZE_MISSING = (
+    "Invalid request: initialize is missing. A 2025-era client sends initialize, then "
+    "notifications/initialized, before any other request (ping excepted); a 2026-07-28 client sends "
+    "io.modelcontextprotocol/protocolVersion in each request's _meta."
+)
 
 
 def _handshake_open(ctx) -> bool:
@@ -210,7 +260,14 @@ async def say_initialize_is_missing(ctx, call_next):
         return await call_next(ctx)
     except MCPError as exc:
         error = exc.error
-        if (error.code == types.INVALID_PARAMS and error.message == "Invalid request parameters" and not error.data
-                and ctx.method != "initialize" and not _handshake_open(ctx)):
-            raise MCPError(code=types.INVALID_PARAMS, message=INITIALIZE_MISSING, data={"missing": "initialize"}) from None
+        if (
+            error.code == types.INVALID_PARAMS
+            and error.message == "Invalid request parameters"
+            and not error.data
+            and ctx.method != "initialize"
+            and not _handshake_open(ctx)
+        ):
+            raise MCPError(
+                code=types.INVALID_PARAMS, message=INITIALIZE_MISSING, data={"missing": "initialize"}
+            ) from None
         raise

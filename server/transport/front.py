@@ -14,34 +14,59 @@ from agenthop.server.transport.mcp_app import SESSION_PARAM, Sandbox, public_ite
 
 # (method, path, what it does): the order of the page.
 ENDPOINTS = (
-    ("POST", "/mcp", "MCP over Streamable HTTP (protocol 2026-07-28, and the 2025 initialize handshake). Name the session "
-                     f"with the X-AgentHop-Session header or ?{SESSION_PARAM}=ID; in the 2025 handshake, send the "
-                     "Mcp-Session-Id header the initialize response gives you as well."),
+    (
+        "POST",
+        "/mcp",
+        "MCP over Streamable HTTP (protocol 2026-07-28, and the 2025 initialize handshake). Name the session "
+        f"with the X-AgentHop-Session header or ?{SESSION_PARAM}=ID; in the 2025 handshake, send the "
+        "Mcp-Session-Id header the initialize response gives you as well.",
+    ),
     ("POST", "/sessions", 'Create a session: {"item": ID or null for explore mode, "run": label, "client": {...}}.'),
     ("GET", "/sessions/{id}", "A session's state: budget used, ended, termination, answer."),
-    ("POST", "/sessions/{id}/end", 'End a session for the client\'s own reason: {"termination": "max_turns" | "token_limit" | '
-                                   '"empty_response" | "error" | "abandoned"}.'),
-    ("GET", "/items", "The items this server can serve: ID, type, depth, seed paper, question, options (never answers)."),
+    (
+        "POST",
+        "/sessions/{id}/end",
+        'End a session for the client\'s own reason: {"termination": "max_turns" | "token_limit" | '
+        '"empty_response" | "error" | "abandoned"}.',
+    ),
+    (
+        "GET",
+        "/items",
+        "The items this server can serve: ID, type, depth, seed paper, question, options (never answers).",
+    ),
     ("GET", "/play", "Play an item yourself in the browser, under the agents' budget and rules."),
-    ("GET", "/health", "200 when the corpus is unchanged and the checkpoint log is being written; 503 and the problems otherwise."),
+    (
+        "GET",
+        "/health",
+        "200 when the corpus is unchanged and the checkpoint log is being written; 503 and the problems otherwise.",
+    ),
 )
-CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 
 
 def describe(sandbox: Sandbox) -> dict:
     """What ``GET /`` answers a client that does not ask for HTML."""
-    return {"name": "agenthop", "version": agenthop.__version__, "corpus": sandbox.corpus.public_description(),
-            "endpoints": [{"method": m, "path": p, "description": d} for m, p, d in ENDPOINTS],
-            "docs": "docs/http-api.md in the AgentHop repository"}
+    return {
+        "name": "agenthop",
+        "version": agenthop.__version__,
+        "corpus": sandbox.corpus.public_description(),
+        "endpoints": [{"method": m, "path": p, "description": d} for m, p, d in ENDPOINTS],
+        "docs": "docs/http-api.md in the AgentHop repository",
+    }
 
 
 def _page(info: dict) -> str:
     corpus = info["corpus"]
     counts = corpus.get("counts", {})
-    rows = "\n".join(f"<tr><td><code>{m}</code></td><td><a href=\"{html.escape(p)}\"><code>{html.escape(p)}</code></a></td>"
-                     f"<td>{html.escape(d)}</td></tr>" if m == "GET" and "{" not in p else
-                     f"<tr><td><code>{m}</code></td><td><code>{html.escape(p)}</code></td><td>{html.escape(d)}</td></tr>"
-                     for m, p, d in ENDPOINTS)
+    rows = "\n".join(
+        f'<tr><td><code>{m}</code></td><td><a href="{html.escape(p)}"><code>{html.escape(p)}</code></a></td>'
+        f"<td>{html.escape(d)}</td></tr>"
+        if m == "GET" and "{" not in p
+        else f"<tr><td><code>{m}</code></td><td><code>{html.escape(p)}</code></td><td>{html.escape(d)}</td></tr>"
+        for m, p, d in ENDPOINTS
+    )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>AgentHop server {html.escape(info["version"])}</title><link rel="stylesheet" href="/static/base.css"></head>
@@ -65,7 +90,9 @@ def front_routes(sandbox: Sandbox) -> list[Route]:
     async def root(request: Request) -> Response:
         info = describe(sandbox)
         if "text/html" in request.headers.get("accept", ""):
-            return HTMLResponse(_page(info), headers={"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff"})
+            return HTMLResponse(
+                _page(info), headers={"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff"}
+            )
         return JSONResponse(info)
 
     async def items(request: Request) -> Response:

@@ -60,9 +60,13 @@ def check_auth_token(token: str | None) -> None:
     if token is None:
         return
     if not token:
-        raise ExposureError("the auth token is empty; give a real token, or none to serve without authentication on loopback")
+        raise ExposureError(
+            "the auth token is empty; give a real token, or none to serve without authentication on loopback"
+        )
     if not all("!" <= ch <= "~" for ch in token):
-        raise ExposureError("the auth token must be printable ASCII without spaces (it is sent in the Authorization header)")
+        raise ExposureError(
+            "the auth token must be printable ASCII without spaces (it is sent in the Authorization header)"
+        )
 
 
 def check_exposure(host: str, auth_token: str | None, allow_unauthenticated: bool = False) -> str | None:
@@ -71,10 +75,14 @@ def check_exposure(host: str, auth_token: str | None, allow_unauthenticated: boo
     check_auth_token(auth_token)
     if auth_token or is_loopback(host):
         return None
-    risk = (f"{host} is not a loopback address, so without an auth token anyone who can reach this port can create "
-            "sessions, read the corpus and write to the checkpoint log")
+    risk = (
+        f"{host} is not a loopback address, so without an auth token anyone who can reach this port can create "
+        "sessions, read the corpus and write to the checkpoint log"
+    )
     if not allow_unauthenticated:
-        raise ExposureError(f"refusing to serve: {risk}. Set an auth token, or allow unauthenticated remote access explicitly.")
+        raise ExposureError(
+            f"refusing to serve: {risk}. Set an auth token, or allow unauthenticated remote access explicitly."
+        )
     return f"SERVING WITHOUT AUTHENTICATION: {risk}."
 
 
@@ -118,7 +126,9 @@ def _parse_session_request(body: object, defaults: Caps, explore: Caps) -> dict:
         raise ValueError("the body must be a JSON object")
     unknown = set(body) - {"item", "run", "budget", "max_turns", "max_tokens", "disabled_tools", "client"}
     if unknown:
-        raise ValueError(f"unknown field(s) {sorted(unknown)}; allowed: item, run, budget, max_turns, max_tokens, disabled_tools, client")
+        raise ValueError(
+            f"unknown field(s) {sorted(unknown)}; allowed: item, run, budget, max_turns, max_tokens, disabled_tools, client"
+        )
     item = body.get("item")
     if item is not None and not isinstance(item, str):
         raise ValueError("field 'item' must be an item ID string or null (explore mode)")
@@ -139,7 +149,11 @@ def _parse_session_request(body: object, defaults: Caps, explore: Caps) -> dict:
         raise ValueError("field 'client' must be a JSON object (at most 10 KB)")
     # Omitted caps: the server's item caps, or its explore caps (unlimited unless --explore-budget).
     base = defaults if item is not None else explore
-    caps = Caps(_cap(body, "budget", base.budget), _cap(body, "max_turns", base.max_turns), _cap(body, "max_tokens", base.max_tokens))
+    caps = Caps(
+        _cap(body, "budget", base.budget),
+        _cap(body, "max_turns", base.max_turns),
+        _cap(body, "max_tokens", base.max_tokens),
+    )
     return {"item": item, "run": run, "caps": caps, "disabled": frozenset(disabled), "client": client}
 
 
@@ -150,11 +164,20 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
         status = sandbox.sessions.log.status
         problems = [p for p in (corpus_problem, status.failing) if p]
         body = {
-            "status": "failing" if problems else "ok", "problems": problems, "corpus": sandbox.corpus.identity,
+            "status": "failing" if problems else "ok",
+            "problems": problems,
+            "corpus": sandbox.corpus.identity,
             "corpus_restored": sandbox.sessions.corpus_watch.restored,
-            "sessions": len(sandbox.sessions), **sandbox.sessions.counts(),
-            "log": {"path": str(sandbox.sessions.log.path), "failing": status.failing, "failing_since": status.since,
-                    "waiting": status.waiting, "records_written": status.records, "commits": status.committed},
+            "sessions": len(sandbox.sessions),
+            **sandbox.sessions.counts(),
+            "log": {
+                "path": str(sandbox.sessions.log.path),
+                "failing": status.failing,
+                "failing_since": status.since,
+                "waiting": status.waiting,
+                "records_written": status.records,
+                "commits": status.committed,
+            },
         }
         return SafeJSONResponse(body, status_code=503 if problems else 200)
 
@@ -170,18 +193,32 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
             return _error(404, f"unknown item '{spec['item'][:100]}'; GET /items lists the items this server serves")
         # The session_start record is an fsync'd write: keep it off the event loop.
         try:
-            session = await anyio.to_thread.run_sync(functools.partial(
-                sandbox.sessions.create, sandbox.scope(spec["item"]), run=spec["run"], caps=spec["caps"],
-                disabled_tools=spec["disabled"], client=spec["client"], transport="http",
-            ))
+            session = await anyio.to_thread.run_sync(
+                functools.partial(
+                    sandbox.sessions.create,
+                    sandbox.scope(spec["item"]),
+                    run=spec["run"],
+                    caps=spec["caps"],
+                    disabled_tools=spec["disabled"],
+                    client=spec["client"],
+                    transport="http",
+                )
+            )
         except LogError as exc:
             return _error(503, f"no session was created: {exc}; try again shortly")
         sid = session.session_id
-        return SafeJSONResponse({
-            "session_id": sid, "mcp_url": f"{public_url}/mcp?{SESSION_PARAM}={sid}",
-            "headers": {"X-AgentHop-Session": sid}, "item": session.item_id, "run": session.run,
-            "caps": session.caps.as_dict(), "disabled_tools": sorted(session.disabled_tools),
-        }, status_code=201)
+        return SafeJSONResponse(
+            {
+                "session_id": sid,
+                "mcp_url": f"{public_url}/mcp?{SESSION_PARAM}={sid}",
+                "headers": {"X-AgentHop-Session": sid},
+                "item": session.item_id,
+                "run": session.run,
+                "caps": session.caps.as_dict(),
+                "disabled_tools": sorted(session.disabled_tools),
+            },
+            status_code=201,
+        )
 
     async def get_session(request: Request) -> JSONResponse:
         # Ended sessions leave memory after a while; their state is then read from the log (off the event loop).
@@ -195,7 +232,9 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
 
     async def end_session(request: Request) -> JSONResponse:
         try:
-            session = await anyio.to_thread.run_sync(sandbox.sessions.revive, request.path_params["session_id"], sandbox.scope)
+            session = await anyio.to_thread.run_sync(
+                sandbox.sessions.revive, request.path_params["session_id"], sandbox.scope
+            )
         except LogError as exc:
             return _error(503, f"cannot read the session from the log: {exc}")
         if session is None:
@@ -206,7 +245,10 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
             return _error(exc.status, f"bad end request: {exc}")
         termination = body.get("termination") if isinstance(body, dict) else None
         if termination not in CLIENT_ENDABLE:
-            return _error(400, f"field 'termination' must be one of {list(CLIENT_ENDABLE)} (answer and budget are set by the server)")
+            return _error(
+                400,
+                f"field 'termination' must be one of {list(CLIENT_ENDABLE)} (answer and budget are set by the server)",
+            )
         reason = body.get("reason")
         # Off the event loop: the write is fsync'd, and a slow call may hold the session's lock.
         try:
@@ -242,7 +284,9 @@ class BearerAuth:
         if scope["type"] == "http":
             headers = [value for name, value in scope["headers"] if name.lower() == b"authorization"]
             if len(headers) > 1:  # which one counts would depend on the proxy or the parser: refuse the ambiguity
-                response = _error(401, f"{len(headers)} Authorization headers: send exactly one (Authorization: Bearer ...)")
+                response = _error(
+                    401, f"{len(headers)} Authorization headers: send exactly one (Authorization: Bearer ...)"
+                )
                 await response(scope, receive, send)
                 return
             supplied = self._credentials(headers[0] if headers else b"")
@@ -273,7 +317,7 @@ class LoopbackGuard:
         self.origins = tuple(f"http://{name}:" for name in names)
 
     def _origin_ok(self, origin: str) -> bool:
-        return any(origin.startswith(p) and origin[len(p):].isdigit() for p in self.origins)
+        return any(origin.startswith(p) and origin[len(p) :].isdigit() for p in self.origins)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http":
@@ -281,8 +325,9 @@ class LoopbackGuard:
                 count = sum(1 for k, _ in scope["headers"] if k.lower() == name)
                 if count > 1:  # which one counts would depend on the proxy or the parser: refuse the ambiguity
                     label = name.decode().capitalize()
-                    await _error(status, f"{count} {label} headers: send {'exactly' if name == b'host' else 'at most'} one")(
-                        scope, receive, send)
+                    await _error(
+                        status, f"{count} {label} headers: send {'exactly' if name == b'host' else 'at most'} one"
+                    )(scope, receive, send)
                     return
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
             origin = headers.get("origin")
@@ -296,8 +341,16 @@ class LoopbackGuard:
         await self.app(scope, receive, send)
 
 
-def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None = None, play=None,
-              allow_unauthenticated: bool = False, body_timeout_s: float = BODY_TIMEOUT_S) -> Starlette:
+def build_app(
+    sandbox: Sandbox,
+    *,
+    host: str,
+    port: int,
+    auth_token: str | None = None,
+    play=None,
+    allow_unauthenticated: bool = False,
+    body_timeout_s: float = BODY_TIMEOUT_S,
+) -> Starlette:
     """The HTTP app: MCP at /mcp, the session API, /play, and / with /items (server/transport/front.py).
 
     ``play``: the PlayOptions of /play (server/play/routes.py); None serves /play with the defaults (reveal off).
@@ -308,9 +361,13 @@ def build_app(sandbox: Sandbox, *, host: str, port: int, auth_token: str | None 
     public_url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
     server = build_server(sandbox)
     app = server.streamable_http_app(
-        streamable_http_path="/mcp", json_response=True, host=host,
-        custom_starlette_routes=session_routes(sandbox, public_url) + play_routes(sandbox, play or PlayOptions())
-        + front_routes(sandbox) + asset_routes(),
+        streamable_http_path="/mcp",
+        json_response=True,
+        host=host,
+        custom_starlette_routes=session_routes(sandbox, public_url)
+        + play_routes(sandbox, play or PlayOptions())
+        + front_routes(sandbox)
+        + asset_routes(),
     )
     app.add_exception_handler(Exception, _internal_error)
     app.add_exception_handler(HTTPException, _http_error)
@@ -345,29 +402,47 @@ class ServerThread:
     live_kept: int | None = None  # None: sessions.LIVE_KEPT
 
     def __post_init__(self):
-        self._socket = bound_socket(self.host, self.port)  # held until uvicorn listens on it: no one else takes the port
+        self._socket = bound_socket(
+            self.host, self.port
+        )  # held until uvicorn listens on it: no one else takes the port
         self.port = self._socket.getsockname()[1]
         try:
-            self.log = CheckpointLog(self.log_path, **({} if self.log_wait_s is None else {"write_wait_s": self.log_wait_s}))
+            self.log = CheckpointLog(
+                self.log_path, **({} if self.log_wait_s is None else {"write_wait_s": self.log_wait_s})
+            )
         except BaseException:
             self._socket.close()
             raise
         try:  # a server that cannot be built leaves no writer thread behind
-            self.sandbox = make_sandbox(self.corpus_path, self.log, Caps(self.budget, self.max_turns, self.max_tokens),
-                                        Caps(self.explore_budget, None, None))
+            self.sandbox = make_sandbox(
+                self.corpus_path,
+                self.log,
+                Caps(self.budget, self.max_turns, self.max_tokens),
+                Caps(self.explore_budget, None, None),
+            )
             if self.ended_kept is not None:
                 self.sandbox.sessions.ended_kept = self.ended_kept
             if self.live_kept is not None:
                 self.sandbox.sessions.live_kept = self.live_kept
-            app = build_app(self.sandbox, host=self.host, port=self.port, auth_token=self.auth_token, play=self.play,
-                            body_timeout_s=self.body_timeout_s)
+            app = build_app(
+                self.sandbox,
+                host=self.host,
+                port=self.port,
+                auth_token=self.auth_token,
+                play=self.play,
+                body_timeout_s=self.body_timeout_s,
+            )
         except BaseException:
             self.log.close()
             self._socket.close()
             raise
-        config = uvicorn_config(app, self.host, self.port, header_timeout_s=self.header_timeout_s, keep_alive_s=self.keep_alive_s)
+        config = uvicorn_config(
+            app, self.host, self.port, header_timeout_s=self.header_timeout_s, keep_alive_s=self.keep_alive_s
+        )
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, args=([self._socket],), name="agenthop-http", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, args=([self._socket],), name="agenthop-http", daemon=True
+        )
 
     @property
     def base_url(self) -> str:
@@ -398,4 +473,3 @@ class ServerThread:
 
     def __exit__(self, *exc) -> None:
         self.stop()
-

@@ -72,8 +72,14 @@ class Sandbox:
         if request is not None:
             session_id = request.query_params.get(SESSION_PARAM) or request.headers.get(SESSION_HEADER)
         if not session_id:
-            return None, None, ("This server needs a session. Create one with POST /sessions (see the server's README) "
-                                "and connect to the mcp_url it returns, or send the header X-AgentHop-Session.")
+            return (
+                None,
+                None,
+                (
+                    "This server needs a session. Create one with POST /sessions (see the server's README) "
+                    "and connect to the mcp_url it returns, or send the header X-AgentHop-Session."
+                ),
+            )
         session = self.sessions.get(session_id)
         if session is None:
             return None, session_id, f"Unknown session '{session_id[:64]}'. Create a new one with POST /sessions."
@@ -87,8 +93,10 @@ class Sandbox:
                 session = await anyio.to_thread.run_sync(self.sessions.revive, named, self.scope)
             except LogError as exc:
                 log.error("cannot look session %s up in the log: %s", named[:8], exc)
-                problem = (f"Session '{named[:64]}' cannot be looked up: the checkpoint log cannot be read ({exc}). "
-                           "Try again shortly.")
+                problem = (
+                    f"Session '{named[:64]}' cannot be looked up: the checkpoint log cannot be read ({exc}). "
+                    "Try again shortly."
+                )
             if session is not None:
                 problem = None
         return session, named, problem
@@ -118,21 +126,32 @@ class Sandbox:
                     return await anyio.to_thread.run_sync(session.call, name, arguments, meta, abandon_on_cancel=True)
                 except SessionRetired:  # dropped from memory meanwhile: it has ended, and the log knows it
                     try:
-                        session = await anyio.to_thread.run_sync(self.sessions.revive, session.session_id, self.scope) or session
+                        session = (
+                            await anyio.to_thread.run_sync(self.sessions.revive, session.session_id, self.scope)
+                            or session
+                        )
                     except LogError as exc:  # the call did not run: say so, rather than fail the request
                         text = f"The session could not be read back from the checkpoint log ({exc}); the call did not run. Try again shortly."
                         turn, tokens = meta_counts(meta)
                         status = session.status(name, "server_error", 0, turn, tokens)
-                        return CallResult(f"{text}\n\n{session.status_line(turn, tokens)}", {**status, "error": "log unreadable"}, True)
+                        return CallResult(
+                            f"{text}\n\n{session.status_line(turn, tokens)}",
+                            {**status, "error": "log unreadable"},
+                            True,
+                        )
                     return await anyio.to_thread.run_sync(session.call, name, arguments, meta, abandon_on_cancel=True)
         except TimeoutError:
             log.error("tool call %s in session %s exceeded %g s", name, session.session_id[:8], self.call_deadline_s)
             # Answer now rather than hang the client; the call goes on and its record says what really happened.
-            text = (f"The server did not finish {name} within {self.call_deadline_s:g} s. It may still complete and be "
-                    "charged; the next result's status line shows the budget.")
+            text = (
+                f"The server did not finish {name} within {self.call_deadline_s:g} s. It may still complete and be "
+                "charged; the next result's status line shows the budget."
+            )
             turn, tokens = meta_counts(meta)
             status = session.status(name, "timeout", 0, turn, tokens)
-            return CallResult(f"{text}\n\n{session.status_line(turn, tokens)}", {**status, "error": "deadline exceeded"}, True)
+            return CallResult(
+                f"{text}\n\n{session.status_line(turn, tokens)}", {**status, "error": "deadline exceeded"}, True
+            )
 
 
 def _tool_definition(name: str, *, explore: bool = False) -> types.Tool:
@@ -140,11 +159,17 @@ def _tool_definition(name: str, *, explore: bool = False) -> types.Tool:
     schema = tool.args.model_json_schema()
     schema.pop("title", None)
     return types.Tool(
-        name=name, title=tool.title, description=tool.description, input_schema=schema,
+        name=name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=schema,
         output_schema=(EXPLORE_OUTPUT_SCHEMAS if explore else OUTPUT_SCHEMAS)[name],
         annotations=types.ToolAnnotations(
-            title=tool.title, read_only_hint=tool.read_only, destructive_hint=False,
-            idempotent_hint=tool.read_only, open_world_hint=False,
+            title=tool.title,
+            read_only_hint=tool.read_only,
+            destructive_hint=False,
+            idempotent_hint=tool.read_only,
+            open_world_hint=False,
         ),
     )
 
@@ -152,14 +177,20 @@ def _tool_definition(name: str, *, explore: bool = False) -> types.Tool:
 # Built once: the definitions never change, and building the pydantic schemas is not free.
 TOOL_DEFINITIONS: dict[str, types.Tool] = {name: _tool_definition(name) for name in TOOLS}
 # Explore sessions: the explore variants (more arguments, richer results) and the explore-only tools.
-EXPLORE_DEFINITIONS: dict[str, types.Tool] = {name: _tool_definition(name, explore=True) for name in {**TOOLS, **EXPLORE_TOOLS}}
-INPUT_SCHEMAS: dict[str, dict] = {name: tool.input_schema for name, tool in {**EXPLORE_DEFINITIONS, **TOOL_DEFINITIONS}.items()}
+EXPLORE_DEFINITIONS: dict[str, types.Tool] = {
+    name: _tool_definition(name, explore=True) for name in {**TOOLS, **EXPLORE_TOOLS}
+}
+INPUT_SCHEMAS: dict[str, dict] = {
+    name: tool.input_schema for name, tool in {**EXPLORE_DEFINITIONS, **TOOL_DEFINITIONS}.items()
+}
 
 ITEM_TEMPLATE = "agenthop://items/{item_id}"
 ITEM_PREFIX = "agenthop://items/"
 PAPER_PREFIX = "agenthop://paper/"
-CITATION_TEMPLATES = {"bibtex": ("agenthop://paper/{paper_id}/bibtex", "application/x-bibtex", "bibtex"),
-                      "csl-json": ("agenthop://paper/{paper_id}/csl-json", "application/vnd.citationstyles.csl+json", "csl_json")}
+CITATION_TEMPLATES = {
+    "bibtex": ("agenthop://paper/{paper_id}/bibtex", "application/x-bibtex", "bibtex"),
+    "csl-json": ("agenthop://paper/{paper_id}/csl-json", "application/vnd.citationstyles.csl+json", "csl_json"),
+}
 MAX_COMPLETIONS = 100  # the MCP limit on values per completion
 
 
@@ -172,9 +203,16 @@ def complete_item_ids(item_ids: list[str], typed: str, limit: int = MAX_COMPLETI
 
 def public_item(item) -> dict:
     """The part of an item any client may see (agenthop://items, GET /items): never the answer or the gold papers."""
-    return {"item_id": item.item_id, "question_type": item.question_type, "depth": item.depth,
-            "reasoning_type": item.reasoning_type, "seed_paper_id": item.seed_paper_id, "seed_title": item.seed_title,
-            "question": item.question, "options": item.options}
+    return {
+        "item_id": item.item_id,
+        "question_type": item.question_type,
+        "depth": item.depth,
+        "reasoning_type": item.reasoning_type,
+        "seed_paper_id": item.seed_paper_id,
+        "seed_title": item.seed_title,
+        "question": item.question,
+        "options": item.options,
+    }
 
 
 def _invalid_params(message: str, data: dict | None = None) -> MCPError:
@@ -184,8 +222,11 @@ def _invalid_params(message: str, data: dict | None = None) -> MCPError:
 
 def _unknown_resource(uri: str) -> MCPError:
     # -32602 with the URI as data: resource-not-found as the current spec (and the SDK) define it, on both eras.
-    return _invalid_params(f"Unknown resource '{uri[:200]}'. The server offers agenthop://corpus, agenthop://items and "
-                           f"{ITEM_TEMPLATE} (one item).", {"uri": uri[:500]})
+    return _invalid_params(
+        f"Unknown resource '{uri[:200]}'. The server offers agenthop://corpus, agenthop://items and "
+        f"{ITEM_TEMPLATE} (one item).",
+        {"uri": uri[:500]},
+    )
 
 
 def _agenthop_meta(meta) -> dict:
@@ -210,30 +251,41 @@ def build_server(sandbox: Sandbox) -> Server:
         session, named, problem = await sandbox.resolve(ctx)
         if session is None:
             message = await sandbox.log_sessionless(named, params.name, params.arguments, problem)
-            return types.CallToolResult(content=[_text(wire_safe(message))], is_error=True, structured_content=wire_safe(
-                {"tool": params.name[:100], "outcome": "invalid", "error": message}))
+            return types.CallToolResult(
+                content=[_text(wire_safe(message))],
+                is_error=True,
+                structured_content=wire_safe({"tool": params.name[:100], "outcome": "invalid", "error": message}),
+            )
         offered = session.enabled_tools()
         name, arguments = params.name, params.arguments
         sent = original_params(ctx.request) if ctx.request is not None else None
         if sent is not None:  # a 2025-era HTTP frame whose lone surrogates the SDK could not read: the call as sent
             name, arguments = sent.get("name", name), sent.get("arguments", arguments)
-        result = await sandbox.call(session, name, arguments if arguments is not None else {}, _agenthop_meta(params.meta))
+        result = await sandbox.call(
+            session, name, arguments if arguments is not None else {}, _agenthop_meta(params.meta)
+        )
         if name not in offered and result.data.get("outcome") == "invalid":
             # A tool this session does not list: the MCP specification's answer is a JSON-RPC error (-32602),
             # not a result a client could read as "executed". Session.call has logged it (free) all the same.
             raise _invalid_params(result.text, result.data)
-        return types.CallToolResult(content=[_text(wire_safe(result.text))], structured_content=wire_safe(result.data),
-                                    is_error=result.is_error)
+        return types.CallToolResult(
+            content=[_text(wire_safe(result.text))], structured_content=wire_safe(result.data), is_error=result.is_error
+        )
 
     async def list_prompts(ctx: ServerRequestContext, params) -> types.ListPromptsResult:
-        return types.ListPromptsResult(prompts=[
-            types.Prompt(
-                name="research_task", title="Research task",
-                description="The full task for this session's item: instructions, tools and costs, limits, seed paper, "
-                            "question and options. In explore mode, name an item with item_id.",
-                arguments=[types.PromptArgument(name="item_id", description="Item ID (explore mode only).", required=False)],
-            ),
-        ])
+        return types.ListPromptsResult(
+            prompts=[
+                types.Prompt(
+                    name="research_task",
+                    title="Research task",
+                    description="The full task for this session's item: instructions, tools and costs, limits, seed paper, "
+                    "question and options. In explore mode, name an item with item_id.",
+                    arguments=[
+                        types.PromptArgument(name="item_id", description="Item ID (explore mode only).", required=False)
+                    ],
+                ),
+            ]
+        )
 
     async def get_prompt(ctx: ServerRequestContext, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name != "research_task":
@@ -243,8 +295,10 @@ def build_server(sandbox: Sandbox) -> Server:
             session, _, problem = await sandbox.resolve(ctx)
         requested = (params.arguments or {}).get("item_id")
         if session is not None and session.item_id is not None and requested not in (None, session.item_id):
-            raise _invalid_params(f"This session serves item {session.item_id}, not '{str(requested)[:100]}' (argument item_id). "
-                                  "Omit item_id, or name the served item; another item needs a session of its own.")
+            raise _invalid_params(
+                f"This session serves item {session.item_id}, not '{str(requested)[:100]}' (argument item_id). "
+                "Omit item_id, or name the served item; another item needs a session of its own."
+            )
         item_id = session.item_id if session is not None and session.item_id is not None else requested
         if item_id is None:
             if session is None:
@@ -253,34 +307,62 @@ def build_server(sandbox: Sandbox) -> Server:
         else:
             item = sandbox.corpus.item(item_id)
             if item is None:
-                raise _invalid_params(f"Unknown item '{item_id[:100]}' (argument item_id). The agenthop://items resource "
-                                      "lists the items, and completion suggests IDs.")
+                raise _invalid_params(
+                    f"Unknown item '{item_id[:100]}' (argument item_id). The agenthop://items resource "
+                    "lists the items, and completion suggests IDs."
+                )
             if session is not None:  # the session's own caps and tools; an explore session cannot submit
                 text = task_text(item, session.caps, session.enabled_tools())
             else:  # no session yet: what an item session with the server's defaults would get
                 text = task_text(item, sandbox.sessions.defaults, list(TOOLS))
-        return types.GetPromptResult(description="AgentHop research task",
-                                     messages=[types.PromptMessage(role="user", content=_text(text))])
+        return types.GetPromptResult(
+            description="AgentHop research task", messages=[types.PromptMessage(role="user", content=_text(text))]
+        )
 
     async def list_resources(ctx: ServerRequestContext, params) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=[
-            types.Resource(name="corpus", title="Corpus information", uri="agenthop://corpus", mime_type="application/json",
-                           description="Schema version, provenance and counts of the corpus served."),
-            types.Resource(name="items", title="Benchmark items", uri="agenthop://items", mime_type="application/json",
-                           description="The public part of every item: ID, type, depth, seed paper, question, options "
-                                       "(in an item session, that item only)."),
-        ])
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    name="corpus",
+                    title="Corpus information",
+                    uri="agenthop://corpus",
+                    mime_type="application/json",
+                    description="Schema version, provenance and counts of the corpus served.",
+                ),
+                types.Resource(
+                    name="items",
+                    title="Benchmark items",
+                    uri="agenthop://items",
+                    mime_type="application/json",
+                    description="The public part of every item: ID, type, depth, seed paper, question, options "
+                    "(in an item session, that item only).",
+                ),
+            ]
+        )
 
     async def list_resource_templates(ctx: ServerRequestContext, params) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(resource_templates=[
-            types.ResourceTemplate(name="item", title="One benchmark item", uri_template=ITEM_TEMPLATE,
-                                   mime_type="application/json",
-                                   description="The public part of one item: type, depth, seed paper, question, options."),
-            *(types.ResourceTemplate(name=f"citation-{kind}", title=f"Citation ({kind})", uri_template=template, mime_type=mime,
-                                     description=f"A {kind} citation of one paper, from the corpus metadata (paper_id as the "
-                                                 "tools show it, URL-encoded; DOIs, arXiv and ACL Anthology IDs work too).")
-              for kind, (template, mime, _) in CITATION_TEMPLATES.items()),
-        ])
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    name="item",
+                    title="One benchmark item",
+                    uri_template=ITEM_TEMPLATE,
+                    mime_type="application/json",
+                    description="The public part of one item: type, depth, seed paper, question, options.",
+                ),
+                *(
+                    types.ResourceTemplate(
+                        name=f"citation-{kind}",
+                        title=f"Citation ({kind})",
+                        uri_template=template,
+                        mime_type=mime,
+                        description=f"A {kind} citation of one paper, from the corpus metadata (paper_id as the "
+                        "tools show it, URL-encoded; DOIs, arXiv and ACL Anthology IDs work too).",
+                    )
+                    for kind, (template, mime, _) in CITATION_TEMPLATES.items()
+                ),
+            ]
+        )
 
     async def visible_items(ctx: ServerRequestContext) -> tuple[list[str], str | None]:
         """(the item IDs this request may see, the served item when that is one item session's own).
@@ -295,29 +377,38 @@ def build_server(sandbox: Sandbox) -> Server:
             return [session.item_id], session.item_id
         return sandbox.corpus.item_ids(), None
 
-    async def read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read_resource(
+        ctx: ServerRequestContext, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
         uri = str(params.uri)
         if uri == "agenthop://corpus":
             payload = {"server_version": agenthop.__version__, **sandbox.corpus.public_description()}
         elif uri == "agenthop://items":
             payload = [public_item(sandbox.corpus.item(i)) for i in (await visible_items(ctx))[0]]
-        elif uri.startswith(ITEM_PREFIX) and (item := sandbox.corpus.item(unquote(uri[len(ITEM_PREFIX):]))) is not None:
+        elif (
+            uri.startswith(ITEM_PREFIX) and (item := sandbox.corpus.item(unquote(uri[len(ITEM_PREFIX) :]))) is not None
+        ):
             _, served = await visible_items(ctx)
             if served is not None and item.item_id != served:
-                raise _invalid_params(f"This session serves item {served}; other items are not shown in an item session (their seed "
-                                      f"papers may be this item's evidence). Read {ITEM_PREFIX}{served}.", {"uri": uri[:500]})
+                raise _invalid_params(
+                    f"This session serves item {served}; other items are not shown in an item session (their seed "
+                    f"papers may be this item's evidence). Read {ITEM_PREFIX}{served}.",
+                    {"uri": uri[:500]},
+                )
             payload = public_item(item)
         elif uri.startswith(PAPER_PREFIX) and (kind := uri.rsplit("/", 1)[-1]) in CITATION_TEMPLATES:
             return await _citation_resource(ctx, uri, kind)
         else:
             raise _unknown_resource(uri)
-        return types.ReadResourceResult(contents=[
-            types.TextResourceContents(uri=uri, mime_type="application/json", text=json.dumps(payload, indent=1))
-        ])
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(uri=uri, mime_type="application/json", text=json.dumps(payload, indent=1))
+            ]
+        )
 
     async def _citation_resource(ctx: ServerRequestContext, uri: str, kind: str) -> types.ReadResourceResult:
         """A citation of one paper: of the item's papers in an item session, of any paper otherwise (metadata only)."""
-        paper_id = unquote(uri[len(PAPER_PREFIX):-len(kind) - 1])
+        paper_id = unquote(uri[len(PAPER_PREFIX) : -len(kind) - 1])
         session, _, _ = sandbox.session_for(ctx)
         item_id = session.item_id if session is not None else None
         if item_id is not None:
@@ -325,28 +416,42 @@ def build_server(sandbox: Sandbox) -> Server:
         else:
             paper, _ = await anyio.to_thread.run_sync(explore_paper, sandbox.scope(None), paper_id)
         if paper is None:
-            raise _invalid_params(f"Unknown paper '{paper_id[:200]}' in {uri[:300]}: name a paper ID as the tools show it "
-                                  "(URL-encoded), a DOI, or an arXiv or ACL Anthology ID.", {"uri": uri[:500]})
+            raise _invalid_params(
+                f"Unknown paper '{paper_id[:200]}' in {uri[:300]}: name a paper ID as the tools show it "
+                "(URL-encoded), a DOI, or an arXiv or ACL Anthology ID.",
+                {"uri": uri[:500]},
+            )
         _, mime, fmt = CITATION_TEMPLATES[kind]
-        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=citation_text(paper, fmt))])
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=citation_text(paper, fmt))]
+        )
 
     async def complete(ctx: ServerRequestContext, params: types.CompleteRequestParams) -> types.CompleteResult:
         ref, argument = params.ref, params.argument
         item_argument = argument.name == "item_id" and (
             (ref.type == "ref/prompt" and ref.name == "research_task")
-            or (ref.type == "ref/resource" and ref.uri == ITEM_TEMPLATE))
+            or (ref.type == "ref/resource" and ref.uri == ITEM_TEMPLATE)
+        )
         if not item_argument:  # a prompt, template or argument this server does not have: nothing to suggest
             return types.CompleteResult(completion=types.Completion(values=[], total=0, has_more=False))
         return types.CompleteResult(completion=complete_item_ids((await visible_items(ctx))[0], argument.value))
 
     server = Server(
-        "agenthop", version=agenthop.__version__, title="AgentHop sandbox", instructions=INSTRUCTIONS,
+        "agenthop",
+        version=agenthop.__version__,
+        title="AgentHop sandbox",
+        instructions=INSTRUCTIONS,
         # The SDK checks Mcp-Param headers against the called tool's input schema: given here, it need not
         # run tools/list for every tools/call.
         get_tool_input_schema=INPUT_SCHEMAS.get,
-        on_list_tools=list_tools, on_call_tool=call_tool, on_list_prompts=list_prompts, on_get_prompt=get_prompt,
-        on_list_resources=list_resources, on_list_resource_templates=list_resource_templates,
-        on_read_resource=read_resource, on_completion=complete,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
+        on_read_resource=read_resource,
+        on_completion=complete,
     )
     # The logging capability (deprecated in 2026-07-28, still what 2025 clients use): registered directly,
     # since the constructor argument warns at runtime.
@@ -363,4 +468,6 @@ UNLIMITED = Caps(None, None, None)
 def make_sandbox(corpus_path, log, defaults: Caps, explore: Caps = UNLIMITED) -> Sandbox:
     """``defaults``: caps of item sessions; ``explore``: caps of explore sessions (unlimited unless set)."""
     corpus = Corpus(corpus_path)
-    return Sandbox(corpus=corpus, search=SearchEngine(corpus), sessions=SessionRegistry(log, defaults), explore_caps=explore)
+    return Sandbox(
+        corpus=corpus, search=SearchEngine(corpus), sessions=SessionRegistry(log, defaults), explore_caps=explore
+    )

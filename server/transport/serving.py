@@ -65,7 +65,7 @@ def serve(
 
         check_exposure(host, auth_token, allow_remote_without_auth)
         if item is not None:
-            raise ServeError("an item is served over stdio only; over HTTP, POST /sessions with {\"item\": ...} instead.")
+            raise ServeError('an item is served over stdio only; over HTTP, POST /sessions with {"item": ...} instead.')
     caps = caps or Caps()
     log_path = Path(log_path) if log_path is not None else default_log_path()
     checkpoint = CheckpointLog(log_path)
@@ -76,10 +76,14 @@ def serve(
             _serve_http(sandbox, host, port, auth_token, allow_remote_without_auth, echo)
             return
         if item is not None and sandbox.corpus.item(item) is None:
-            raise ServeError(f"unknown item '{item}'; 'agenthop-server corpus info {corpus}' shows what the corpus holds.")
+            raise ServeError(
+                f"unknown item '{item}'; 'agenthop-server corpus info {corpus}' shows what the corpus holds."
+            )
         session_caps = caps if item else sandbox.explore_caps
         try:
-            sandbox.fixed_session = sandbox.sessions.create(sandbox.scope(item), run=run, caps=session_caps, transport="stdio")
+            sandbox.fixed_session = sandbox.sessions.create(
+                sandbox.scope(item), run=run, caps=session_caps, transport="stdio"
+            )
         except LogError as exc:
             raise LogUnavailable(f"cannot start the session: {exc}") from exc
         _serve_stdio(sandbox)

@@ -69,18 +69,31 @@ def reparse(exc: Exception) -> SessionMessage | types.JSONRPCError:
     try:
         value = json.loads(frame) if isinstance(frame, str) else frame
     except (ValueError, RecursionError) as parse_error:
-        return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
-            code=types.PARSE_ERROR, message=f"Parse error: the line is not JSON ({str(parse_error)[:200]})"))
+        return types.JSONRPCError(
+            jsonrpc="2.0",
+            id=None,
+            error=types.ErrorData(
+                code=types.PARSE_ERROR, message=f"Parse error: the line is not JSON ({str(parse_error)[:200]})"
+            ),
+        )
     if value is None:
-        return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(code=types.PARSE_ERROR, message="Parse error"))
+        return types.JSONRPCError(
+            jsonrpc="2.0", id=None, error=types.ErrorData(code=types.PARSE_ERROR, message="Parse error")
+        )
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(value, by_name=False))
     except (ValidationError, RecursionError):
         request_id = value.get("id") if isinstance(value, dict) else None
         if not isinstance(request_id, str | int) or isinstance(request_id, bool):
             request_id = None
-        return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(
-            code=types.INVALID_REQUEST, message="Invalid request: not a JSON-RPC 2.0 request, notification or response"))
+        return types.JSONRPCError(
+            jsonrpc="2.0",
+            id=request_id,
+            error=types.ErrorData(
+                code=types.INVALID_REQUEST,
+                message="Invalid request: not a JSON-RPC 2.0 request, notification or response",
+            ),
+        )
 
 
 class ReparsingReadStream:
@@ -142,7 +155,9 @@ class WireSafeWriteStream:
             item.message.model_dump_json(by_alias=True, exclude_unset=True)
         except PydanticSerializationError:
             wire = wire_safe(item.message.model_dump(by_alias=True, exclude_unset=True))
-            item = SessionMessage(types.jsonrpc_message_adapter.validate_python(wire, by_name=False), metadata=item.metadata)
+            item = SessionMessage(
+                types.jsonrpc_message_adapter.validate_python(wire, by_name=False), metadata=item.metadata
+            )
             log.warning("stdio: a reply echoed a lone surrogate; sent with U+FFFD instead")
         await self._inner.send(item)
 
@@ -162,7 +177,9 @@ class WireSafeWriteStream:
 def refusal(line: str) -> types.JSONRPCError | None:
     """The error a line gets before the SDK sees it (see frame_checks), or None to let the SDK (and ``reparse``) read it."""
     if has_lone_surrogate(line):  # raw surrogates (not \\u escapes) come only from bytes that are not UTF-8
-        return _error(None, types.PARSE_ERROR, "Parse error: the line is not valid UTF-8; send JSON text encoded as UTF-8")
+        return _error(
+            None, types.PARSE_ERROR, "Parse error: the line is not valid UTF-8; send JSON text encoded as UTF-8"
+        )
     try:
         value = json.loads(line)
     except (ValueError, RecursionError):

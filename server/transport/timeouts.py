@@ -80,8 +80,10 @@ def header_timeout_protocol(seconds: float) -> type[H11Protocol]:
                 return
             if self.conn.our_state is h11.IDLE and self.conn.their_state is h11.IDLE:
                 body = _timeout_body("request headers", seconds)
-                self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
-                                     b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+                self.transport.write(
+                    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+                    b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+                )
             self.transport.close()
 
     return HeaderTimeoutProtocol
@@ -116,9 +118,17 @@ class BodyDeadline:
             state["timed_out"] = True
             if not state["started"]:
                 body = _timeout_body("request body", self.seconds)
-                await send({"type": "http.response.start", "status": 408,
-                            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                                        (b"connection", b"close")]})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 408,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close"),
+                        ],
+                    }
+                )
                 await send({"type": "http.response.body", "body": body})
             return {"type": "http.disconnect"}
 

@@ -46,16 +46,27 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON (strict JSON has no NaN or Infinity)")
 
 
-def uvicorn_options(host: str, port: int, *, header_timeout_s: float = HEADER_TIMEOUT_S, keep_alive_s: float = KEEP_ALIVE_S) -> dict:
+def uvicorn_options(
+    host: str, port: int, *, header_timeout_s: float = HEADER_TIMEOUT_S, keep_alive_s: float = KEEP_ALIVE_S
+) -> dict:
     """uvicorn as AgentHop runs it: quiet, a client must send a request's headers within header_timeout_s, and an
     idle kept-alive connection stays open keep_alive_s (longer than client pools keep one: see timeouts.py)."""
-    return {"host": host, "port": port, "log_level": "warning", "lifespan": "on", "http": header_timeout_protocol(header_timeout_s),
-            "timeout_keep_alive": keep_alive_s}
+    return {
+        "host": host,
+        "port": port,
+        "log_level": "warning",
+        "lifespan": "on",
+        "http": header_timeout_protocol(header_timeout_s),
+        "timeout_keep_alive": keep_alive_s,
+    }
 
 
-def uvicorn_config(app, host: str, port: int, *, header_timeout_s: float = HEADER_TIMEOUT_S,
-                   keep_alive_s: float = KEEP_ALIVE_S) -> uvicorn.Config:
-    return uvicorn.Config(app, **uvicorn_options(host, port, header_timeout_s=header_timeout_s, keep_alive_s=keep_alive_s))
+def uvicorn_config(
+    app, host: str, port: int, *, header_timeout_s: float = HEADER_TIMEOUT_S, keep_alive_s: float = KEEP_ALIVE_S
+) -> uvicorn.Config:
+    return uvicorn.Config(
+        app, **uvicorn_options(host, port, header_timeout_s=header_timeout_s, keep_alive_s=keep_alive_s)
+    )
 
 
 def free_port(host: str = "127.0.0.1") -> int:

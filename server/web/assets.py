@@ -29,7 +29,9 @@ def asset_routes() -> list[Route]:
     async def asset(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in SHARED:
-            return JSONResponse({"error": f"no such file; {PATH}/ serves {', '.join(sorted(SHARED))}"}, 404, headers=HEADERS)
+            return JSONResponse(
+                {"error": f"no such file; {PATH}/ serves {', '.join(sorted(SHARED))}"}, 404, headers=HEADERS
+            )
         return Response(read_asset(name), media_type=f"{SHARED[name]}; charset=utf-8", headers=HEADERS)
 
     return [Route(PATH + "/{name}", asset, methods=["GET"])]

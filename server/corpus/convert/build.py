@@ -26,10 +26,20 @@ _MAX_LISTED = 20
 RELEASE_NAME = "corpus-build"  # the release directory's name, which the corpus's provenance records as its source
 
 
-def write_release(sources: list[Path], release: Path, *, fmt: str | None = None, items: Path | None = None,
-                  labels: Path | None = None, problems: list[str] | None = None, skip_bad: bool = False,
-                  licence: str | None = None, open_only: bool = False, not_read: list[Path] | None = None,
-                  echo: Callable[[str], None] = print) -> dict:
+def write_release(
+    sources: list[Path],
+    release: Path,
+    *,
+    fmt: str | None = None,
+    items: Path | None = None,
+    labels: Path | None = None,
+    problems: list[str] | None = None,
+    skip_bad: bool = False,
+    licence: str | None = None,
+    open_only: bool = False,
+    not_read: list[Path] | None = None,
+    echo: Callable[[str], None] = print,
+) -> dict:
     """Convert ``sources`` into the release directory ``release``; return what was converted.
 
     With ``problems`` (a list), problems in the items and labels are recorded there instead of raised (a check),
@@ -46,9 +56,11 @@ def write_release(sources: list[Path], release: Path, *, fmt: str | None = None,
     if labels is not None and items is None:
         raise ConvertError("recall labels were given without items: labels describe items, so give the items file too")
     if licence is not None and not names_a_licence(licence):
-        echo(f"warning: the licence given for papers whose files state none, {licence!r}, names no licence known here "
-             "(a Creative Commons name or URL such as 'CC BY 4.0', CC0 or public domain): it is stored as given and "
-             "counted as not open")
+        echo(
+            f"warning: the licence given for papers whose files state none, {licence!r}, names no licence known here "
+            "(a Creative Commons name or URL such as 'CC BY 4.0', CC0 or public domain): it is stored as given and "
+            "counted as not open"
+        )
     release.mkdir(parents=True, exist_ok=True)
     store = CitationStore(release / ".build-store.sqlite")
     bad: list[str] | None = [] if skip_bad or problems is not None else None
@@ -74,36 +86,53 @@ def write_release(sources: list[Path], release: Path, *, fmt: str | None = None,
         if counts["papers_in_set"] == 0:
             if bad:
                 raise ConvertError(f"none of the inputs could be converted ({len(bad)} bad files; the first: {bad[0]})")
-            raise ConvertError("no papers found in the inputs; give GROBID TEI, JATS or S2ORC JSON files, or folders holding them")
+            raise ConvertError(
+                "no papers found in the inputs; give GROBID TEI, JATS or S2ORC JSON files, or folders holding them"
+            )
         if counts["papers_with_text"] == 0:
             raise ConvertError(
                 f"none of the {counts['papers_in_set']} papers read has body text (only metadata: title, abstract, references), "
                 "so there is nothing to read in an explore session; give full-text files (GROBID processFulltextDocument, "
-                "JATS with <body>, S2ORC with body_text)")
+                "JATS with <body>, S2ORC with body_text)"
+            )
         licences = licence_summary(store.licences())
         if open_only and licences["not_open"]:
             n = licences["not_open"]
-            refused = (f"{n} of the papers with text {'has' if n == 1 else 'have'} no open licence (open: CC BY, CC BY-SA, "
-                       f"CC0 and public domain), e.g. {'; '.join(licences['not_open_examples'][:5])}: remove them, or give "
-                       "the licence of papers whose files state none")
+            refused = (
+                f"{n} of the papers with text {'has' if n == 1 else 'have'} no open licence (open: CC BY, CC BY-SA, "
+                f"CC0 and public domain), e.g. {'; '.join(licences['not_open_examples'][:5])}: remove them, or give "
+                "the licence of papers whose files state none"
+            )
             if problems is None:
                 raise NotOpenError(refused)
             problems.append(refused)
         ignored = ignored_files(sources) if not_read is None else not_read
         if ignored:
-            echo(f"warning: {len(ignored)} files under the folders given are not read (not PDF, XML or JSON by their names), "
-                 f"e.g. {', '.join(str(p) for p in ignored[:5])}")
+            echo(
+                f"warning: {len(ignored)} files under the folders given are not read (not PDF, XML or JSON by their names), "
+                f"e.g. {', '.join(str(p) for p in ignored[:5])}"
+            )
         echo(f"read {n} papers; linking references")
         write_corpus(release, store)
         n_items = write_items(release, store, items, labels, problems) if items is not None else 0
-        summary = {**store.counts(), "items": n_items, "duplicates": len(store.duplicates),
-                   "duplicate_examples": store.duplicates[:_MAX_LISTED], "source_id_clashes": len(store.source_id_clashes),
-                   "source_id_clash_examples": store.source_id_clashes[:_MAX_LISTED], "untitled": store.untitled,
-                   "references_dropped": store.dropped_references, "references_dropped_examples": store.dropped_examples,
-                   "bad_files": len(bad or []), "bad_file_examples": (bad or [])[:_MAX_LISTED],
-                   "files_not_read": len(ignored), "files_not_read_examples": [str(p) for p in ignored[:_MAX_LISTED]],
-                   "elements_left_out": dict(sorted(left_out.items())), **licences,
-                   "quality": quality_table(store.conn)}
+        summary = {
+            **store.counts(),
+            "items": n_items,
+            "duplicates": len(store.duplicates),
+            "duplicate_examples": store.duplicates[:_MAX_LISTED],
+            "source_id_clashes": len(store.source_id_clashes),
+            "source_id_clash_examples": store.source_id_clashes[:_MAX_LISTED],
+            "untitled": store.untitled,
+            "references_dropped": store.dropped_references,
+            "references_dropped_examples": store.dropped_examples,
+            "bad_files": len(bad or []),
+            "bad_file_examples": (bad or [])[:_MAX_LISTED],
+            "files_not_read": len(ignored),
+            "files_not_read_examples": [str(p) for p in ignored[:_MAX_LISTED]],
+            "elements_left_out": dict(sorted(left_out.items())),
+            **licences,
+            "quality": quality_table(store.conn),
+        }
     finally:
         store.close()
         (release / ".build-store.sqlite").unlink(missing_ok=True)
@@ -114,14 +143,23 @@ def write_release(sources: list[Path], release: Path, *, fmt: str | None = None,
     for example in summary["references_dropped_examples"]:
         echo(f"warning: dropped a reference: {example}")
     if (unlisted := summary["references_dropped"] - len(summary["references_dropped_examples"])) > 0:
-        echo(f"warning: dropped {unlisted} more references like these (references_dropped in the summary counts them all)")
+        echo(
+            f"warning: dropped {unlisted} more references like these (references_dropped in the summary counts them all)"
+        )
     if summary["elements_left_out"]:
-        echo("left out of the text (figures, tables and notes, not running text): "
-             + ", ".join(f"{count} <{name}>" for name, count in summary["elements_left_out"].items()))
-    echo("licences of the papers with text: " + ", ".join(f"{count} {name}" for name, count in summary["licences"].items()))
+        echo(
+            "left out of the text (figures, tables and notes, not running text): "
+            + ", ".join(f"{count} <{name}>" for name, count in summary["elements_left_out"].items())
+        )
+    echo(
+        "licences of the papers with text: "
+        + ", ".join(f"{count} {name}" for name, count in summary["licences"].items())
+    )
     if summary["not_open"]:
-        echo(f"warning: {summary['not_open']} papers with text have no open licence (or none stated), e.g. "
-             + "; ".join(summary["not_open_examples"][:3]))
+        echo(
+            f"warning: {summary['not_open']} papers with text have no open licence (or none stated), e.g. "
+            + "; ".join(summary["not_open_examples"][:3])
+        )
     echo("quality of the conversion (what the parser may have got wrong; see docs/real-papers.md):")
     for line in render(summary["quality"]):
         echo(line)
@@ -142,8 +180,11 @@ def licence_summary(rows) -> dict:
         counts[found.name if found else NO_LICENCE] += 1
         if found is None or not found.open:
             not_open.append(f"{pid} ({found.name if found else NO_LICENCE})")
-    return {"licences": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))), "not_open": len(not_open),
-            "not_open_examples": not_open[:_MAX_LISTED]}
+    return {
+        "licences": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "not_open": len(not_open),
+        "not_open_examples": not_open[:_MAX_LISTED],
+    }
 
 
 def _in_user_terms(message: str, items: Path | None, labels: Path | None) -> str:
@@ -152,18 +193,32 @@ def _in_user_terms(message: str, items: Path | None, labels: Path | None) -> str
     The writer keeps line numbers: line N of qa/full.jsonl and graphs/full.jsonl is the item on line N of the
     items file, line N of audit/recall_labels.jsonl is line N of the labels file.
     """
-    for release_file, user_file, shown in ((QA_FILE, items, "{path} line "), (GRAPHS_FILE, items, "the graph built for {path} line "),
-                                          (LABELS_FILE, labels, "{path} line ")):
+    for release_file, user_file, shown in (
+        (QA_FILE, items, "{path} line "),
+        (GRAPHS_FILE, items, "the graph built for {path} line "),
+        (LABELS_FILE, labels, "{path} line "),
+    ):
         prefix = f"{release_file} line "
         if user_file is not None and message.startswith(prefix):
-            return shown.format(path=user_file) + message[len(prefix):]
+            return shown.format(path=user_file) + message[len(prefix) :]
     return message
 
 
-def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, items: Path | None = None, labels: Path | None = None,
-                 keep_release: Path | None = None, skip_bad: bool = False, grobid: GrobidOptions | None = None,
-                 tei_cache: Path | None = None, licence: str | None = None, open_only: bool = False,
-                 echo: Callable[[str], None] = print) -> dict:
+def build_corpus(
+    sources: list[Path],
+    out: Path,
+    *,
+    fmt: str | None = None,
+    items: Path | None = None,
+    labels: Path | None = None,
+    keep_release: Path | None = None,
+    skip_bad: bool = False,
+    grobid: GrobidOptions | None = None,
+    tei_cache: Path | None = None,
+    licence: str | None = None,
+    open_only: bool = False,
+    echo: Callable[[str], None] = print,
+) -> dict:
     """Convert, then import through ``import_release`` (the one validation path). No corpus is written on error.
 
     ``skip_bad`` leaves out input files that cannot be converted (each reported with its reason, counted in
@@ -179,17 +234,34 @@ def build_corpus(sources: list[Path], out: Path, *, fmt: str | None = None, item
     """
     from agenthop.server.corpus.importer import import_release
 
-    if keep_release is not None and keep_release.exists() and (not keep_release.is_dir() or any(keep_release.iterdir())):
-        raise ConvertError(f"{keep_release} already exists and is not an empty directory; name a new directory to keep the release in")
+    if (
+        keep_release is not None
+        and keep_release.exists()
+        and (not keep_release.is_dir() or any(keep_release.iterdir()))
+    ):
+        raise ConvertError(
+            f"{keep_release} already exists and is not an empty directory; name a new directory to keep the release in"
+        )
     started = time.monotonic()
     not_read = ignored_files(list(sources))
-    sources, pdfs = prepare_inputs(list(sources), tei_cache or default_tei_cache(out), grobid=grobid, fmt=fmt,
-                                   skip_bad=skip_bad, echo=echo)
+    sources, pdfs = prepare_inputs(
+        list(sources), tei_cache or default_tei_cache(out), grobid=grobid, fmt=fmt, skip_bad=skip_bad, echo=echo
+    )
     tmp = Path(tempfile.mkdtemp(prefix="agenthop-build-", dir=out.parent if out.parent.exists() else None))
     try:
         release = tmp / RELEASE_NAME
-        converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, skip_bad=skip_bad, licence=licence,
-                                  open_only=open_only, not_read=not_read, echo=echo)
+        converted = write_release(
+            sources,
+            release,
+            fmt=fmt,
+            items=items,
+            labels=labels,
+            skip_bad=skip_bad,
+            licence=licence,
+            open_only=open_only,
+            not_read=not_read,
+            echo=echo,
+        )
         try:
             imported = import_release(release, out, echo=echo)
             _record_quality(out, converted["quality"])
@@ -221,14 +293,27 @@ def _record_quality(out: Path, table: dict) -> None:
     conn = sqlite3.connect(out)
     try:
         with conn:
-            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (QUALITY_META_KEY, json.dumps(table, sort_keys=True)))
+            conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                (QUALITY_META_KEY, json.dumps(table, sort_keys=True)),
+            )
     finally:
         conn.close()
 
 
-def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | None = None, labels: Path | None = None,
-                skip_bad: bool = False, grobid: GrobidOptions | None = None, tei_cache: Path | None = None,
-                licence: str | None = None, open_only: bool = False, echo: Callable[[str], None] = print) -> dict:
+def check_build(
+    sources: list[Path],
+    *,
+    fmt: str | None = None,
+    items: Path | None = None,
+    labels: Path | None = None,
+    skip_bad: bool = False,
+    grobid: GrobidOptions | None = None,
+    tei_cache: Path | None = None,
+    licence: str | None = None,
+    open_only: bool = False,
+    echo: Callable[[str], None] = print,
+) -> dict:
     """Convert and check everything the build would import, writing no corpus; report every error and warning at once.
 
     Every input file that cannot be converted is an error of the report (all of them, not the first); with
@@ -244,11 +329,23 @@ def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | No
     tmp = Path(tempfile.mkdtemp(prefix="agenthop-build-check-"))
     try:
         not_read = ignored_files(list(sources))
-        sources, pdfs = prepare_inputs(list(sources), tei_cache or tmp / "pdf-tei", grobid=grobid, fmt=fmt,
-                                       skip_bad=skip_bad, echo=echo)
+        sources, pdfs = prepare_inputs(
+            list(sources), tei_cache or tmp / "pdf-tei", grobid=grobid, fmt=fmt, skip_bad=skip_bad, echo=echo
+        )
         release = tmp / RELEASE_NAME
-        converted = write_release(sources, release, fmt=fmt, items=items, labels=labels, problems=problems,
-                                  skip_bad=skip_bad, licence=licence, open_only=open_only, not_read=not_read, echo=echo)
+        converted = write_release(
+            sources,
+            release,
+            fmt=fmt,
+            items=items,
+            labels=labels,
+            problems=problems,
+            skip_bad=skip_bad,
+            licence=licence,
+            open_only=open_only,
+            not_read=not_read,
+            echo=echo,
+        )
         report = check_release(release, echo=echo)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -260,7 +357,7 @@ def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | No
         for rank, path in enumerate((items, labels)):
             prefix = f"{path} line "
             if path is not None and error["message"].startswith(prefix):
-                return rank, int(error["message"][len(prefix):].split(":", 1)[0])
+                return rank, int(error["message"][len(prefix) :].split(":", 1)[0])
         return 2, 0
 
     errors.sort(key=place)
@@ -268,6 +365,12 @@ def check_build(sources: list[Path], *, fmt: str | None = None, items: Path | No
     warnings = dict(report["warnings"])
     if converted["bad_files"] and skip_bad:
         warnings["bad_files"] = {"count": converted["bad_files"], "examples": converted["bad_file_examples"]}
-    result = {**report, "ok": error_count == 0, "error_count": error_count, "errors": errors, "warnings": warnings,
-              "converted": converted}
+    result = {
+        **report,
+        "ok": error_count == 0,
+        "error_count": error_count,
+        "errors": errors,
+        "warnings": warnings,
+        "converted": converted,
+    }
     return result if pdfs is None else {**result, "pdfs": pdfs}

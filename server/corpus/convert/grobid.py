@@ -93,7 +93,9 @@ def check_tei(body: bytes) -> str | None:
 def _answer(response: httpx2.Response) -> str:
     body = response.text.strip().replace("\n", " ")
     shown = body[:_ANSWER_SHOWN] + ("..." if len(body) > _ANSWER_SHOWN else "")
-    return f"GROBID answered {response.status_code} {response.reason_phrase}" + (f": {shown}" if shown else " (empty body)")
+    return f"GROBID answered {response.status_code} {response.reason_phrase}" + (
+        f": {shown}" if shown else " (empty body)"
+    )
 
 
 def _retry_after(response: httpx2.Response, default: float) -> float:
@@ -120,8 +122,10 @@ class _Converter:
                 delay *= 2
             try:
                 async with asyncio.timeout(self.options.timeout):
-                    response = await client.post(self.options.url.rstrip("/") + ENDPOINT,
-                                                 files={"input": (pdf.name, pdf.read_bytes(), "application/pdf")})
+                    response = await client.post(
+                        self.options.url.rstrip("/") + ENDPOINT,
+                        files={"input": (pdf.name, pdf.read_bytes(), "application/pdf")},
+                    )
                 self.sent += 1
             except TimeoutError:
                 reason = f"no answer from GROBID within {self.options.timeout:g} s"
@@ -154,8 +158,9 @@ class _Converter:
         return path
 
 
-async def _convert(pending: list[tuple[Path, str]], options: GrobidOptions, cache: TeiCache,
-                   echo: Callable[[str], None]) -> tuple[dict[Path, Path], _Converter]:
+async def _convert(
+    pending: list[tuple[Path, str]], options: GrobidOptions, cache: TeiCache, echo: Callable[[str], None]
+) -> tuple[dict[Path, Path], _Converter]:
     work = _Converter(options, cache, echo, len(pending))
     converted: dict[Path, Path] = {}
     queue: asyncio.Queue[tuple[Path, str]] = asyncio.Queue()
@@ -182,15 +187,18 @@ async def _check_alive(client: httpx2.AsyncClient, url: str) -> None:
     try:
         response = await client.get(url.rstrip("/") + ALIVE, timeout=10)
     except httpx2.HTTPError as exc:
-        raise ConvertError(f"no GROBID service answers at {url} ({type(exc).__name__}: {exc}); start one "
-                           "(e.g. docker run -p 8070:8070 grobid/grobid:0.8.1) or leave out the GROBID URL to use "
-                           "the fallback parser") from None
+        raise ConvertError(
+            f"no GROBID service answers at {url} ({type(exc).__name__}: {exc}); start one "
+            "(e.g. docker run -p 8070:8070 grobid/grobid:0.8.1) or leave out the GROBID URL to use "
+            "the fallback parser"
+        ) from None
     if response.status_code != 200:
         raise ConvertError(f"{url}{ALIVE} answered {response.status_code}: is {url} a GROBID service?")
 
 
-def convert_pdfs(pdfs: list[Path], cache_folder: Path, options: GrobidOptions,
-                 echo: Callable[[str], None] = print) -> tuple[list[Path], list[PdfFailure], dict]:
+def convert_pdfs(
+    pdfs: list[Path], cache_folder: Path, options: GrobidOptions, echo: Callable[[str], None] = print
+) -> tuple[list[Path], list[PdfFailure], dict]:
     """(TEI files in the order of ``pdfs``, the PDFs GROBID could not convert, counts).
 
     PDFs whose content is in the cache are not sent. Raises ConvertError only when the service
@@ -202,8 +210,10 @@ def convert_pdfs(pdfs: list[Path], cache_folder: Path, options: GrobidOptions,
     digests = {pdf: pdf_digest(pdf) for pdf in pdfs}
     pending = [(pdf, digests[pdf]) for pdf in pdfs if cache.get(digests[pdf]) is None]
     cached = len(pdfs) - len(pending)
-    echo(f"GROBID at {options.url}: {len(pdfs)} PDFs, {cached} already converted in {cache_folder}, "
-         f"{len(pending)} to send ({options.concurrency} at a time)")
+    echo(
+        f"GROBID at {options.url}: {len(pdfs)} PDFs, {cached} already converted in {cache_folder}, "
+        f"{len(pending)} to send ({options.concurrency} at a time)"
+    )
     converted: dict[Path, Path] = {}
     sent = retried = 0
     failures: list[PdfFailure] = []

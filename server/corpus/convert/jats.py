@@ -21,8 +21,21 @@ from agenthop.server.corpus.convert.xmltree import Reading, local, parse, read_p
 
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 # Floating material: figures, tables and attached files are not running text (left out, and counted in the summary).
-_SKIP = frozenset({"fig", "fig-group", "table-wrap", "table-wrap-group", "supplementary-material", "media", "graphic",
-                   "inline-graphic", "alternatives-graphic", "chem-struct-wrap", "array"})
+_SKIP = frozenset(
+    {
+        "fig",
+        "fig-group",
+        "table-wrap",
+        "table-wrap-group",
+        "supplementary-material",
+        "media",
+        "graphic",
+        "inline-graphic",
+        "alternatives-graphic",
+        "chem-struct-wrap",
+        "array",
+    }
+)
 _FORMULAS = frozenset({"disp-formula", "inline-formula"})
 # Children of a <sec> that are not a block of its text: its heading, and a bibliography some publishers put in the body.
 _NOT_TEXT = frozenset({"title", "label", "sec-meta", "ref-list", "object-id", "alt-title"})
@@ -96,7 +109,7 @@ def _reference(ref: ET.Element, index: int) -> Reference:
         return out
     names = []
     group = cit.find("person-group")
-    for el in (group if group is not None else cit):
+    for el in group if group is not None else cit:
         if local(el.tag) in ("name", "collab", "string-name"):
             names.append(_name(el))
     out.authors = [n for n in names if n]
@@ -155,9 +168,11 @@ def parse_jats(path: Path) -> Paper:
 
     years = [year_of(text_of(d.find("year"))) for d in meta.findall("pub-date")]
     paper.year = next((y for y in years if y), None)
-    paper.venue = text_of(root.find("front/journal-meta/journal-title-group/journal-title")) or text_of(
-        root.find("front/journal-meta/journal-title")
-    ) or None
+    paper.venue = (
+        text_of(root.find("front/journal-meta/journal-title-group/journal-title"))
+        or text_of(root.find("front/journal-meta/journal-title"))
+        or None
+    )
 
     abstracts = meta.findall("abstract")
     plain = [a for a in abstracts if not a.get("abstract-type")] or abstracts
@@ -207,7 +222,9 @@ def _licence(meta: ET.Element) -> str | None:
     for el in license_el.iter():
         if local(el.tag) == "license_ref" and clean(el.text):
             return clean(el.text)
-    href = license_el.get(_XLINK_HREF) or next((link.get(_XLINK_HREF) for link in license_el.iter() if link.get(_XLINK_HREF)), None)
+    href = license_el.get(_XLINK_HREF) or next(
+        (link.get(_XLINK_HREF) for link in license_el.iter() if link.get(_XLINK_HREF)), None
+    )
     return clean(href) if href else (text_of(license_el) or None)
 
 

@@ -48,8 +48,15 @@ def _clean_id(value: str) -> str:
     return value
 
 
-def paper_id(ids: dict[str, str], source_id: str | None, title: str, year: int | None, *, prefix: str = "paper",
-             content: str = "") -> str:
+def paper_id(
+    ids: dict[str, str],
+    source_id: str | None,
+    title: str,
+    year: int | None,
+    *,
+    prefix: str = "paper",
+    content: str = "",
+) -> str:
     """The readable ID a paper gets: doi:…, arxiv:…, pmc:…, acl:…, s2orc:…, else a hash of title and year
     (``paper:`` for a paper of the set, ``ref:`` for a bibliography entry outside it). With no title, ``content``
     (a paper's own text) joins the hash, so that untitled papers are not all one paper."""
@@ -77,8 +84,11 @@ def untitled(ref: dict) -> str:
     if not authors and not ref.get("year") and not ids:
         return "nothing else either: the entry is empty"
     names = ", ".join(authors[:3]) + (", …" if len(authors) > 3 else "")
-    held = [f"authors {names}" if authors else "", str(ref["year"]) if ref.get("year") else "",
-            "; ".join(f"{k} {v}" for k, v in sorted(ids.items()))]
+    held = [
+        f"authors {names}" if authors else "",
+        str(ref["year"]) if ref.get("year") else "",
+        "; ".join(f"{k} {v}" for k, v in sorted(ids.items())),
+    ]
     return "only " + ", ".join(h for h in held if h)
 
 
@@ -141,8 +151,9 @@ class CitationStore:
         doc2json names a paper after its file up to the first dot, so every 2020.acl-main.N.pdf becomes "2020":
         those are different papers, not copies of one.
         """
-        if not paper.source_id or self._taken(paper_id(paper.ids, None, paper.title, paper.year, content=_own_text(paper)),
-                                              _keys(paper.ids, None)):
+        if not paper.source_id or self._taken(
+            paper_id(paper.ids, None, paper.title, paper.year, content=_own_text(paper)), _keys(paper.ids, None)
+        ):
             return False
         row = self.conn.execute("SELECT title FROM papers WHERE pid = ?", (taken,)).fetchone()
         return row is not None and normalise_title(row[0]) != normalise_title(paper.title)
@@ -154,8 +165,11 @@ class CitationStore:
         norm = normalise_title(paper.title)
         if len(norm) < MIN_TITLE:
             return None
-        rows = self.conn.execute("SELECT t.pid, t.year, p.ids FROM titles t JOIN papers p ON p.pid = t.pid "
-                                 "WHERE t.norm = ? AND t.in_set = 1 ORDER BY t.rowid", (norm,))
+        rows = self.conn.execute(
+            "SELECT t.pid, t.year, p.ids FROM titles t JOIN papers p ON p.pid = t.pid "
+            "WHERE t.norm = ? AND t.in_set = 1 ORDER BY t.rowid",
+            (norm,),
+        )
         for pid, year, ids in rows:
             ids = json.loads(ids)
             if any(kind in ids and ids[kind] != value for kind, value in paper.ids.items()):
@@ -167,8 +181,9 @@ class CitationStore:
     def _keep_new(self, paper: Paper, taken: str) -> tuple[bool, str]:
         """Should ``paper`` replace the copy ``taken`` already holds? The copy with text wins, then the later version,
         then the richer copy (GROBID TEI beside the doc2json JSON made from it: more text and references)."""
-        has_text, version, richness = self.conn.execute("SELECT has_text, version, richness FROM papers WHERE pid = ?",
-                                                        (taken,)).fetchone()
+        has_text, version, richness = self.conn.execute(
+            "SELECT has_text, version, richness FROM papers WHERE pid = ?", (taken,)
+        ).fetchone()
         new = (1 if paper.sections else 0, paper.version or 0, _richness(paper))
         if new[0] != has_text:
             return new[0] > has_text, "the copy with text"
@@ -181,14 +196,20 @@ class CitationStore:
     def _rename(self, old: str, new: str, ids: dict[str, str]) -> None:
         """Give the paper kept the ID of a copy that has a real one (a DOI, or a title hash) instead of doc2json's
         file name, and the identifiers of both copies."""
-        self.conn.execute("UPDATE papers SET pid = ?, ids = ?, named_by_file = 0 WHERE pid = ?", (new, json.dumps(ids, sort_keys=True), old))
+        self.conn.execute(
+            "UPDATE papers SET pid = ?, ids = ?, named_by_file = 0 WHERE pid = ?",
+            (new, json.dumps(ids, sort_keys=True), old),
+        )
         for table, column in (("titles", "pid"), ("refs", "citing"), ("keys", "pid")):
             self.conn.execute(f"UPDATE {table} SET {column} = ? WHERE {column} = ?", (new, old))
         row = self.conn.execute("SELECT line FROM pool WHERE pid = ?", (old,)).fetchone()
         if row is not None:
             record = json.loads(row[0])
             record["arxiv_id"] = new
-            self.conn.execute("UPDATE pool SET pid = ?, line = ? WHERE pid = ?", (new, json.dumps(record, ensure_ascii=False) + "\n", old))
+            self.conn.execute(
+                "UPDATE pool SET pid = ?, line = ? WHERE pid = ?",
+                (new, json.dumps(record, ensure_ascii=False) + "\n", old),
+            )
 
     def _drop(self, pid: str) -> str:
         """Forget a paper of the set (a worse copy); its source. Its keys stay, to point at the copy kept."""
@@ -205,21 +226,29 @@ class CitationStore:
         if taken is not None and self._source_id_clash(paper, taken):
             self.source_id_clashes.append(f"{paper.source} (source ID {json.dumps(paper.source_id)}, as {taken})")
             paper.source_id = None
-            pid, keys = paper_id(paper.ids, None, paper.title, paper.year, content=_own_text(paper)), _keys(paper.ids, None)
+            pid, keys = (
+                paper_id(paper.ids, None, paper.title, paper.year, content=_own_text(paper)),
+                _keys(paper.ids, None),
+            )
             taken = self._taken(pid, keys)
         if taken is None:
             taken = self._same_title(paper)
         if taken is not None:
             replace, why = self._keep_new(paper, taken)
             kept, taken_by_file, taken_ids, taken_licence = self.conn.execute(
-                "SELECT source, named_by_file, ids, licence FROM papers WHERE pid = ?", (taken,)).fetchone()
+                "SELECT source, named_by_file, ids, licence FROM papers WHERE pid = ?", (taken,)
+            ).fetchone()
             by_file = _named_by_file(paper)
             if not replace:
                 # A licence only the other copy states (doc2json keeps none) is the paper's too.
-                self.conn.execute("UPDATE papers SET licence = COALESCE(licence, ?) WHERE pid = ?", (paper.licence, taken))
+                self.conn.execute(
+                    "UPDATE papers SET licence = COALESCE(licence, ?) WHERE pid = ?", (paper.licence, taken)
+                )
                 if taken_by_file and not by_file:
                     self._rename(taken, pid, {**paper.ids, **json.loads(taken_ids)})
-                    self.conn.executemany("INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in keys])
+                    self.conn.executemany(
+                        "INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in keys]
+                    )
                     why += f", under this copy's ID {pid} (not {taken}, which is the other's file name)"
                     taken = pid
                 self.duplicates.append(f"{paper.source} (same paper as {taken}; kept {kept}, {why})")
@@ -237,19 +266,49 @@ class CitationStore:
         self.conn.execute(
             "INSERT INTO papers(pid, title, abstract, authors, year, venue, ids, in_set, has_text, source, version, licence, "
             "richness, named_by_file) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)",
-            (pid, paper.title, paper.abstract, json.dumps(paper.authors, ensure_ascii=False), paper.year, paper.venue,
-             json.dumps(paper.ids, sort_keys=True), 1 if paper.sections else 0, paper.source, paper.version, paper.licence,
-             _richness(paper), int(_named_by_file(paper))),
+            (
+                pid,
+                paper.title,
+                paper.abstract,
+                json.dumps(paper.authors, ensure_ascii=False),
+                paper.year,
+                paper.venue,
+                json.dumps(paper.ids, sort_keys=True),
+                1 if paper.sections else 0,
+                paper.source,
+                paper.version,
+                paper.licence,
+                _richness(paper),
+                int(_named_by_file(paper)),
+            ),
         )
         self.conn.executemany("INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in keys])
         norm = normalise_title(paper.title)
         if len(norm) >= MIN_TITLE:
-            self.conn.execute("INSERT INTO titles(norm, year, in_set, pid) VALUES (?, ?, 1, ?)", (norm, paper.year, pid))
+            self.conn.execute(
+                "INSERT INTO titles(norm, year, in_set, pid) VALUES (?, ?, 1, ?)", (norm, paper.year, pid)
+            )
         rows = []
         for pos, ref in enumerate(paper.references):
-            rows.append((pid, pos, json.dumps(
-                {"title": ref.title, "year": ref.year, "authors": ref.authors, "venue": ref.venue, "ids": ref.ids,
-                 "link": ref.link, "context": ref.context, "raw": ref.raw}, ensure_ascii=False)))
+            rows.append(
+                (
+                    pid,
+                    pos,
+                    json.dumps(
+                        {
+                            "title": ref.title,
+                            "year": ref.year,
+                            "authors": ref.authors,
+                            "venue": ref.venue,
+                            "ids": ref.ids,
+                            "link": ref.link,
+                            "context": ref.context,
+                            "raw": ref.raw,
+                        },
+                        ensure_ascii=False,
+                    ),
+                )
+            )
         self.conn.executemany("INSERT INTO refs(citing, pos, data) VALUES (?, ?, ?)", rows)
         return pid
 
@@ -259,7 +318,9 @@ class CitationStore:
         norm = normalise_title(title)
         if len(norm) < MIN_TITLE:
             return None
-        for pid, found_year in self.conn.execute("SELECT pid, year FROM titles WHERE norm = ? ORDER BY in_set DESC, rowid", (norm,)):
+        for pid, found_year in self.conn.execute(
+            "SELECT pid, year FROM titles WHERE norm = ? ORDER BY in_set DESC, rowid", (norm,)
+        ):
             if year is None or found_year is None or year == found_year:
                 return pid
         return None
@@ -277,14 +338,24 @@ class CitationStore:
         pid = paper_id(ref.ids, None, ref.title or ref.raw, ref.year, prefix="ref")
         inserted = self.conn.execute(
             "INSERT OR IGNORE INTO papers(pid, title, abstract, authors, year, venue, ids, in_set) VALUES (?, ?, NULL, ?, ?, ?, ?, 0)",
-            (pid, ref.title or display_title(ref.raw) or _id_title(ref.ids), json.dumps(ref.authors, ensure_ascii=False), ref.year, ref.venue,
-             json.dumps(ref.ids, sort_keys=True)),
+            (
+                pid,
+                ref.title or display_title(ref.raw) or _id_title(ref.ids),
+                json.dumps(ref.authors, ensure_ascii=False),
+                ref.year,
+                ref.venue,
+                json.dumps(ref.ids, sort_keys=True),
+            ),
         ).rowcount
         if inserted:
-            self.conn.executemany("INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in _keys(ref.ids, None)])
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in _keys(ref.ids, None)]
+            )
             norm = normalise_title(ref.title)
             if len(norm) >= MIN_TITLE:
-                self.conn.execute("INSERT INTO titles(norm, year, in_set, pid) VALUES (?, ?, 0, ?)", (norm, ref.year, pid))
+                self.conn.execute(
+                    "INSERT INTO titles(norm, year, in_set, pid) VALUES (?, ?, 0, ?)", (norm, ref.year, pid)
+                )
         return pid
 
     def link(self) -> Iterator[tuple[str, list[tuple[str, str | None]]]]:
@@ -296,12 +367,25 @@ class CitationStore:
             rows = self.conn.execute("SELECT data FROM refs WHERE citing = ? ORDER BY pos", (citing,)).fetchall()
             for pos, (data,) in enumerate(rows):
                 raw = json.loads(data)
-                ref = Reference(key="", title=raw["title"] or "", year=raw["year"], authors=raw["authors"], venue=raw["venue"],
-                                ids=raw["ids"], link=raw["link"], context=raw["context"], raw=raw.get("raw") or "")
+                ref = Reference(
+                    key="",
+                    title=raw["title"] or "",
+                    year=raw["year"],
+                    authors=raw["authors"],
+                    venue=raw["venue"],
+                    ids=raw["ids"],
+                    link=raw["link"],
+                    context=raw["context"],
+                    raw=raw.get("raw") or "",
+                )
                 cited = self._resolve(ref)
                 if cited is None:
                     if not ref.title and not display_title(ref.raw) and not _id_title(ref.ids):
-                        self._dropped(citing, pos, f"no title, no printed text and no identifier of a paper in the set ({untitled(raw)})")
+                        self._dropped(
+                            citing,
+                            pos,
+                            f"no title, no printed text and no identifier of a paper in the set ({untitled(raw)})",
+                        )
                         continue
                     cited = self._outside(ref)
                 if cited in seen:
@@ -331,11 +415,14 @@ class CitationStore:
             yield line
 
     def papers(self) -> Iterator[tuple]:
-        yield from self.conn.execute("SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence FROM papers ORDER BY rowid")
+        yield from self.conn.execute(
+            "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence FROM papers ORDER BY rowid"
+        )
 
     def paper(self, pid: str) -> tuple | None:
         return self.conn.execute(
-            "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence FROM papers WHERE pid = ?", (pid,)
+            "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence FROM papers WHERE pid = ?",
+            (pid,),
         ).fetchone()
 
     def licences(self) -> Iterator[tuple[str, str | None]]:
@@ -343,7 +430,9 @@ class CitationStore:
         yield from self.conn.execute("SELECT pid, licence FROM papers WHERE in_set = 1 AND has_text = 1 ORDER BY rowid")
 
     def references(self, citing: str, limit: int) -> list[tuple[str, str | None]]:
-        return list(self.conn.execute("SELECT cited, context FROM edges WHERE citing = ? ORDER BY pos LIMIT ?", (citing, limit)))
+        return list(
+            self.conn.execute("SELECT cited, context FROM edges WHERE citing = ? ORDER BY pos LIMIT ?", (citing, limit))
+        )
 
     def counts(self) -> dict:
         one = lambda sql: self.conn.execute(sql).fetchone()[0]  # noqa: E731

@@ -24,20 +24,53 @@ from agenthop.server.corpus.convert.pdf_layout import Layout, Line, read_layout
 from agenthop.server.corpus.convert.pdf_model import VERSION, Block, Entry, Extracted, Heading
 from agenthop.server.corpus.convert.pdf_tei import write_tei
 
-_HEADING_WORDS = frozenset({
-    "abstract", "introduction", "background", "related work", "related works", "method", "methods", "methodology",
-    "approach", "experiments", "experimental setup", "results", "discussion", "conclusion", "conclusions",
-    "conclusions and future work", "future work", "limitations", "acknowledgments", "acknowledgements",
-    "acknowledgment", "acknowledgement", "references", "bibliography", "appendix", "materials and methods",
-    "evaluation", "analysis", "ethics statement", "funding", "abbreviations", "competing interests",
-    "authors' contributions", "availability of data and materials", "declarations",
-})
+_HEADING_WORDS = frozenset(
+    {
+        "abstract",
+        "introduction",
+        "background",
+        "related work",
+        "related works",
+        "method",
+        "methods",
+        "methodology",
+        "approach",
+        "experiments",
+        "experimental setup",
+        "results",
+        "discussion",
+        "conclusion",
+        "conclusions",
+        "conclusions and future work",
+        "future work",
+        "limitations",
+        "acknowledgments",
+        "acknowledgements",
+        "acknowledgment",
+        "acknowledgement",
+        "references",
+        "bibliography",
+        "appendix",
+        "materials and methods",
+        "evaluation",
+        "analysis",
+        "ethics statement",
+        "funding",
+        "abbreviations",
+        "competing interests",
+        "authors' contributions",
+        "availability of data and materials",
+        "declarations",
+    }
+)
 _REFERENCE_HEADINGS = frozenset({"references", "bibliography", "literature cited", "works cited"})
 _NUMBERED = re.compile(r"^(?P<n>(?:\d{1,2}(?:\.\d{1,2})*|[A-H](?:\.\d{1,2})*|[IVX]{1,5}))\.?\s+(?P<title>[A-Z].*)$")
 _ENTRY_NUMBER = re.compile(r"^\s*(?:\[(\d{1,3})\]|(\d{1,3})\.)\s+")
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Algorithm)\s+[A-Z]?\d+[.:]")
 _INITIALS = r"[A-ZÀ-ÖØ-Þ]{1,3}"
-_VANCOUVER_AUTHORS = re.compile(rf"^((?:[^,.;]{{2,40}}?\s{_INITIALS},\s*)*[^,.;]{{2,40}}?\s{_INITIALS}(?:,\s*et al)?)\.\s+")
+_VANCOUVER_AUTHORS = re.compile(
+    rf"^((?:[^,.;]{{2,40}}?\s{_INITIALS},\s*)*[^,.;]{{2,40}}?\s{_INITIALS}(?:,\s*et al)?)\.\s+"
+)
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)[a-z]?\b")
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;)])")
 _ARXIV = re.compile(r"arXiv:\s?(\d{4}\.\d{4,5})", re.IGNORECASE)
@@ -194,12 +227,14 @@ def extract(path: Path) -> Extracted:
         if mode == "front" and (lowered == "abstract" or line.text.lower().startswith("abstract")):
             flush()
             mode = "abstract"
-            rest = line.text[len("abstract"):].lstrip(" .:—-")
+            rest = line.text[len("abstract") :].lstrip(" .:—-")
             if rest:
                 pending.append(rest)
             pending_box = line.box
             continue
-        if heading and not (mode == "front" and line.page == 0 and not _NUMBERED.match(line.text) and lowered not in _HEADING_WORDS):
+        if heading and not (
+            mode == "front" and line.page == 0 and not _NUMBERED.match(line.text) and lowered not in _HEADING_WORDS
+        ):
             flush()
             small = min(layout.body_size, line.size) * 0.85
             if lowered in _REFERENCE_HEADINGS:
@@ -217,7 +252,9 @@ def extract(path: Path) -> Extracted:
         pending.append(line.text)
     flush()
     if not blocks and not abstract:  # no heading or abstract recognised: keep the text as one "Main text" section
-        blocks = _plain_blocks([ln for i, ln in enumerate(lines) if i not in skipped and ln.size >= layout.body_size * 0.85])
+        blocks = _plain_blocks(
+            [ln for i, ln in enumerate(lines) if i not in skipped and ln.size >= layout.body_size * 0.85]
+        )
     return Extracted(title, abstract, blocks, split_entries(reference_lines), _ids(lines), layout.pages)
 
 
@@ -240,8 +277,14 @@ def split_entries(lines: list[Line]) -> list[Entry]:
     lines = [ln for ln in lines if not _LABEL_ONLY.fullmatch(ln.text)]
 
     def label_beside(ln: Line) -> str | None:  # a number just left of the line, on its baseline
-        return next((label for at, label in labels
-                     if at.page == ln.page and abs(at.top - ln.top) <= 3 and 0 < ln.x0 - at.x0 < 30), None)
+        return next(
+            (
+                label
+                for at, label in labels
+                if at.page == ln.page and abs(at.top - ln.top) <= 3 and 0 < ln.x0 - at.x0 < 30
+            ),
+            None,
+        )
 
     numbered = sum(1 for ln in lines if _ENTRY_NUMBER.match(ln.text)) >= max(2, (len(lines) - len(labels)) // 8)
     starts_by_page: dict[int, list[float]] = {}
@@ -278,25 +321,25 @@ def parse_entry(raw: str, index: int) -> Entry:
     entry = Entry(key=f"b{index}", raw=raw)
     if m := _ENTRY_NUMBER.match(raw):
         entry.label = m.group(1) or m.group(2)
-        raw = raw[m.end():]
+        raw = raw[m.end() :]
     if m := _DOI.search(raw):
         entry.doi = m.group(1)
     if m := _ARXIV.search(raw):
         entry.arxiv = m.group(1)
     year = _YEAR.search(raw)
     sentences = [s.strip() for s in re.split(r"(?<=[a-z0-9)\]?])\.\s+(?=[A-Z0-9\"“(])", raw) if s.strip()]
-    if year and re.match(r"[\s.,(]*\)?\.\s", raw[year.end():year.end() + 4] + " "):
+    if year and re.match(r"[\s.,(]*\)?\.\s", raw[year.end() : year.end() + 4] + " "):
         # Author-year style: "Names. 2018. Title. Venue."
         entry.year = year.group(1)
-        entry.authors = _authors(raw[:year.start()].rstrip(" (.,"))
-        after = [s.strip() for s in re.split(r"\.\s+", raw[year.end():].lstrip(" ).,"), maxsplit=2)]
+        entry.authors = _authors(raw[: year.start()].rstrip(" (.,"))
+        after = [s.strip() for s in re.split(r"\.\s+", raw[year.end() :].lstrip(" ).,"), maxsplit=2)]
         entry.title = after[0] if after else ""
         entry.venue = re.sub(r"^In\s+", "", after[1]) if len(after) > 1 else ""
     elif vancouver := _VANCOUVER_AUTHORS.match(raw):
         # "Quandt F, Hummel FC. Title. Journal. 2014;6:9."
         entry.year = year.group(1) if year else None
         entry.authors = _authors(vancouver.group(1))
-        rest = [s.strip() for s in re.split(r"\.\s+", raw[vancouver.end():], maxsplit=2)]
+        rest = [s.strip() for s in re.split(r"\.\s+", raw[vancouver.end() :], maxsplit=2)]
         entry.title = rest[0] if rest else ""
         entry.venue = rest[1] if len(rest) > 1 else ""
     else:
@@ -309,8 +352,9 @@ def parse_entry(raw: str, index: int) -> Entry:
     return entry
 
 
-def convert_pdfs_fallback(pdfs: list[Path], cache_folder: Path,
-                          echo: Callable[[str], None] = print) -> tuple[list[Path], list[PdfFailure], dict]:
+def convert_pdfs_fallback(
+    pdfs: list[Path], cache_folder: Path, echo: Callable[[str], None] = print
+) -> tuple[list[Path], list[PdfFailure], dict]:
     """(TEI files in the order of ``pdfs``, the PDFs it could not read, counts), caching like the GROBID client."""
     cache = TeiCache(cache_folder / f"fallback-v{VERSION}")
     teis: list[Path] = []
@@ -343,8 +387,10 @@ def convert_pdfs_fallback(pdfs: list[Path], cache_folder: Path,
             if not found.abstract and not found.entries:
                 took = _what_it_took(found)
                 unlike.append({"pdf": str(pdf), "took": took})
-                echo(f"  warning: {pdf} has no abstract and no reference list, so it may not be a paper (a manual, a "
-                     f"report, slides); it is kept as read: {took}")
+                echo(
+                    f"  warning: {pdf} has no abstract and no reference list, so it may not be a paper (a manual, a "
+                    f"report, slides); it is kept as read: {took}"
+                )
             teis.append(cache.put(pdf, digest, write_tei(found)))
         if n % every == 0 or n == len(pdfs):
             echo(f"  fallback parser: {n}/{len(pdfs)} PDFs done ({len(failures)} failed)")
@@ -355,8 +401,10 @@ def _unreadable_reason(exc: Exception) -> str:
     """Why pdfminer could not open a PDF, in words: its password errors carry no message of their own."""
     kind = type(exc).__name__
     if "Password" in kind or "Encryption" in kind:
-        return (f"protected by a password ({kind}): give an unprotected copy (e.g. qpdf --decrypt --password=PASSWORD "
-                "in.pdf out.pdf)")
+        return (
+            f"protected by a password ({kind}): give an unprotected copy (e.g. qpdf --decrypt --password=PASSWORD "
+            "in.pdf out.pdf)"
+        )
     return f"not a readable PDF ({kind}: {exc})" if str(exc) else f"not a readable PDF ({kind})"
 
 

@@ -16,7 +16,9 @@ from agenthop.server.corpus.convert.tei import NS
 _XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
 _NUMERIC = re.compile(r"\[(\d{1,3}(?:\s*[,–-]\s*\d{1,3})*)\]")
 _PARENTHETICAL = re.compile(r"\(([^()]{3,300}?(?:1[89]|20)\d\d[a-z]?)\)")
-_NARRATIVE = re.compile(r"\b([A-Z][\w'’-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][\w'’-]+)?\s+\(((?:1[89]|20)\d\d)[a-z]?\)")
+_NARRATIVE = re.compile(
+    r"\b([A-Z][\w'’-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][\w'’-]+)?\s+\(((?:1[89]|20)\d\d)[a-z]?\)"
+)
 _ONE_CITATION = re.compile(r"([A-Z][\w'’-]+)[^;]*?((?:1[89]|20)\d\d)[a-z]?\s*$")
 _MAX_RANGE = 30
 _ACKNOWLEDGEMENTS = frozenset({"acknowledgements", "acknowledgments", "acknowledgement", "acknowledgment"})
@@ -56,7 +58,11 @@ class Markers:
         keys: list[str] = []
         for part in re.split(r"\s*,\s*", inside):
             bounds = [int(x) for x in re.split(r"\s*[–-]\s*", part) if x]
-            numbers = range(bounds[0], bounds[-1] + 1) if len(bounds) == 2 and 0 < bounds[1] - bounds[0] < _MAX_RANGE else bounds
+            numbers = (
+                range(bounds[0], bounds[-1] + 1)
+                if len(bounds) == 2 and 0 < bounds[1] - bounds[0] < _MAX_RANGE
+                else bounds
+            )
             keys += [self.by_label[str(n)] for n in numbers if str(n) in self.by_label]
         return keys
 
@@ -72,9 +78,15 @@ class Markers:
         """(start, end, entry keys) of every marker that names at least one entry, in order, not overlapping."""
         found: list[tuple[int, int, list[str]]] = []
         if self.by_label:
-            found += [(m.start(), m.end(), keys) for m in _NUMERIC.finditer(text) if (keys := self._numeric(m.group(1)))]
+            found += [
+                (m.start(), m.end(), keys) for m in _NUMERIC.finditer(text) if (keys := self._numeric(m.group(1)))
+            ]
         if self.by_author_year:
-            found += [(m.start(), m.end(), keys) for m in _PARENTHETICAL.finditer(text) if (keys := self._author_year(m.group(1)))]
+            found += [
+                (m.start(), m.end(), keys)
+                for m in _PARENTHETICAL.finditer(text)
+                if (keys := self._author_year(m.group(1)))
+            ]
             for m in _NARRATIVE.finditer(text):
                 key = self.by_author_year.get((_fold(m.group(1)), m.group(2)))
                 if key:
@@ -135,7 +147,9 @@ def write_tei(found: Extracted) -> bytes:
     tei = ET.Element(_t("TEI"))
     header = ET.SubElement(tei, _t("teiHeader"))
     file_desc = ET.SubElement(header, _t("fileDesc"))
-    ET.SubElement(ET.SubElement(file_desc, _t("titleStmt")), _t("title"), {"level": "a", "type": "main"}).text = found.title
+    ET.SubElement(
+        ET.SubElement(file_desc, _t("titleStmt")), _t("title"), {"level": "a", "type": "main"}
+    ).text = found.title
     ET.SubElement(file_desc, _t("publicationStmt"))
     source = ET.SubElement(ET.SubElement(file_desc, _t("sourceDesc")), _t("biblStruct"))
     ET.SubElement(source, _t("analytic"))
@@ -156,7 +170,9 @@ def write_tei(found: Extracted) -> bytes:
     div = section = None  # the division paragraphs go to; the open top-level one (outline subsections nest in it)
     for block in found.blocks:
         if block.heading is not None:
-            if _fold(block.heading.title).rstrip(".: ") in _ACKNOWLEDGEMENTS:  # where GROBID puts it: a section of its own
+            if (
+                _fold(block.heading.title).rstrip(".: ") in _ACKNOWLEDGEMENTS
+            ):  # where GROBID puts it: a section of its own
                 div = section = ET.SubElement(back, _t("div"), {"type": "acknowledgement"})
             elif block.back:
                 annex = annex if annex is not None else ET.SubElement(back, _t("div"), {"type": "annex"})

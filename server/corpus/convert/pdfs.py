@@ -14,8 +14,10 @@ from agenthop.server.corpus.convert.grobid import GrobidOptions, PdfFailure, con
 from agenthop.server.corpus.convert.model import ConvertError
 from agenthop.server.corpus.convert.sources import input_files
 
-FALLBACK_LABEL = ("fallback (lower fidelity than GROBID: headings from the PDF's outline or font sizes, references "
-                  "read by patterns as metadata-only entries, citation sentences only where a marker names an entry)")
+FALLBACK_LABEL = (
+    "fallback (lower fidelity than GROBID: headings from the PDF's outline or font sizes, references "
+    "read by patterns as metadata-only entries, citation sentences only where a marker names an entry)"
+)
 
 
 class BadPdfsError(ConvertError):
@@ -24,8 +26,10 @@ class BadPdfsError(ConvertError):
     def __init__(self, failures: list[PdfFailure]):
         self.failures = failures
         listing = "\n".join(f"  {f}" for f in failures)
-        super().__init__(f"{len(failures)} PDF{'s' if len(failures) != 1 else ''} could not be converted "
-                         f"(the others are converted and kept for the next run):\n{listing}")
+        super().__init__(
+            f"{len(failures)} PDF{'s' if len(failures) != 1 else ''} could not be converted "
+            f"(the others are converted and kept for the next run):\n{listing}"
+        )
 
 
 def default_tei_cache(out: Path) -> Path:
@@ -65,9 +69,15 @@ def split_inputs(sources: list[Path], tei_cache: Path | None) -> tuple[list[Path
     return pdfs, others
 
 
-def prepare_inputs(sources: list[Path], tei_cache: Path | None, *, grobid: GrobidOptions | None = None,
-                   fmt: str | None = None, skip_bad: bool = False,
-                   echo: Callable[[str], None] = print) -> tuple[list[Path], dict | None]:
+def prepare_inputs(
+    sources: list[Path],
+    tei_cache: Path | None,
+    *,
+    grobid: GrobidOptions | None = None,
+    fmt: str | None = None,
+    skip_bad: bool = False,
+    echo: Callable[[str], None] = print,
+) -> tuple[list[Path], dict | None]:
     """The inputs for ``write_release`` with every PDF replaced by its TEI, and a summary of the PDFs (None if none).
 
     ``grobid`` None: the fallback parser. A PDF that cannot be converted raises BadPdfsError naming every such
@@ -79,7 +89,9 @@ def prepare_inputs(sources: list[Path], tei_cache: Path | None, *, grobid: Grobi
             echo("warning: a GROBID service was given but the inputs hold no PDF; it was not used")
         return sources, None
     if fmt not in (None, "tei"):
-        raise ConvertError(f"the inputs hold PDFs, which become GROBID TEI, but the format given is {fmt}: leave the format out")
+        raise ConvertError(
+            f"the inputs hold PDFs, which become GROBID TEI, but the format given is {fmt}: leave the format out"
+        )
     if tei_cache is None:
         raise ConvertError("PDFs need a folder to keep their TEI in")
     unreadable = _unreadable(pdfs)
@@ -98,8 +110,14 @@ def prepare_inputs(sources: list[Path], tei_cache: Path | None, *, grobid: Grobi
         raise BadPdfsError(failures)
     for failure in failures:
         echo(f"warning: skipped a PDF that could not be converted: {failure}")
-    summary = {"parser": parser, "parser_note": None if grobid is not None else FALLBACK_LABEL,
-               "pdfs": len(pdfs) + len(unreadable), "converted": len(teis), "skipped": len(failures),
-               "skipped_pdfs": [{"pdf": str(f.path), "reason": f.reason} for f in failures], "tei_cache": str(tei_cache),
-               **counts}
+    summary = {
+        "parser": parser,
+        "parser_note": None if grobid is not None else FALLBACK_LABEL,
+        "pdfs": len(pdfs) + len(unreadable),
+        "converted": len(teis),
+        "skipped": len(failures),
+        "skipped_pdfs": [{"pdf": str(f.path), "reason": f.reason} for f in failures],
+        "tei_cache": str(tei_cache),
+        **counts,
+    }
     return [*others, *teis], summary

@@ -17,8 +17,9 @@ QUALITY_META_KEY = "build_quality"  # where a built corpus keeps its table (meta
 LONG_SECTION = 70_015  # characters: the 99.9th percentile of section length in the published release
 _EXAMPLES = 3
 _CAPTION = re.compile(r"^(fig(ure)?|table|tab|scheme|chart|plate)\.?\s*[0-9ivx]+\b", re.IGNORECASE)
-_AFFILIATION = re.compile(r"\b(universit\w*|institut\w*|department|dept|laborator\w*|school|college|hospital|centre|center)\b",
-                          re.IGNORECASE)
+_AFFILIATION = re.compile(
+    r"\b(universit\w*|institut\w*|department|dept|laborator\w*|school|college|hospital|centre|center)\b", re.IGNORECASE
+)
 
 ROWS = {
     "papers_without_abstract": "papers with text but no abstract",
@@ -42,8 +43,10 @@ def _row(rows: dict, name: str, example: str) -> None:
 def quality_table(conn: sqlite3.Connection) -> dict:
     """{row name: {"what", "count", "examples"}} over the papers kept in a build's scratch store."""
     rows = {name: {"what": what, "count": 0, "examples": []} for name, what in ROWS.items()}
-    papers = conn.execute("SELECT p.pid, p.abstract, p.authors, p.year, pool.line FROM papers p JOIN pool ON pool.pid = p.pid "
-                          "ORDER BY pool.rowid")
+    papers = conn.execute(
+        "SELECT p.pid, p.abstract, p.authors, p.year, pool.line FROM papers p JOIN pool ON pool.pid = p.pid "
+        "ORDER BY pool.rowid"
+    )
     for pid, abstract, authors, year, line in papers:
         if not abstract:
             _row(rows, "papers_without_abstract", pid)
@@ -57,10 +60,16 @@ def quality_table(conn: sqlite3.Connection) -> dict:
                 _row(rows, "authors_like_affiliations", f"{pid}: {name}")
         for section in json.loads(line)["sections"]:
             if _CAPTION.match(section["header"]):
-                _row(rows, "sections_like_captions", f"{pid}: {section['header']!r} ({len(section['text']):,} characters)")
+                _row(
+                    rows,
+                    "sections_like_captions",
+                    f"{pid}: {section['header']!r} ({len(section['text']):,} characters)",
+                )
             if len(section["text"]) > LONG_SECTION:
                 _row(rows, "long_sections", f"{pid}: {section['header']!r} ({len(section['text']):,} characters)")
-    for citing, pos, data in conn.execute("SELECT r.citing, r.pos, r.data FROM refs r JOIN papers p ON p.pid = r.citing ORDER BY p.rowid, r.pos"):
+    for citing, pos, data in conn.execute(
+        "SELECT r.citing, r.pos, r.data FROM refs r JOIN papers p ON p.pid = r.citing ORDER BY p.rowid, r.pos"
+    ):
         ref = json.loads(data)
         if not ref["title"]:
             shown = ref.get("raw") or f"(no printed text; {untitled(ref)})"
@@ -70,8 +79,10 @@ def quality_table(conn: sqlite3.Connection) -> dict:
     return rows
 
 
-_VENUE_WORDS = re.compile(r"^(proc(eedings)?\b|journal\b|j\.\s|trans(actions)?\b|annals\b|acta\b|bulletin\b|review\b|letters\b)",
-                          re.IGNORECASE)
+_VENUE_WORDS = re.compile(
+    r"^(proc(eedings)?\b|journal\b|j\.\s|trans(actions)?\b|annals\b|acta\b|bulletin\b|review\b|letters\b)",
+    re.IGNORECASE,
+)
 
 
 def _looks_like_venue(title: str) -> bool:

@@ -35,11 +35,15 @@ _TEXT_KEYS = ("pdf_parse", "grobid_parse", "latex_parse")
 
 
 def looks_like_s2orc(record: dict) -> bool:
-    return isinstance(record, dict) and ("body_text" in record or any(isinstance(record.get(k), dict) for k in _TEXT_KEYS))
+    return isinstance(record, dict) and (
+        "body_text" in record or any(isinstance(record.get(k), dict) for k in _TEXT_KEYS)
+    )
 
 
 def open_text(path: Path):
-    return gzip.open(path, "rt", encoding="utf-8") if path.name.lower().endswith(".gz") else open(path, encoding="utf-8")
+    return (
+        gzip.open(path, "rt", encoding="utf-8") if path.name.lower().endswith(".gz") else open(path, encoding="utf-8")
+    )
 
 
 def is_jsonl(path: Path) -> bool:
@@ -67,7 +71,9 @@ def _load(text: str, where: str) -> dict:
     except json.JSONDecodeError as exc:
         raise ConvertError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     if not looks_like_s2orc(record):
-        raise ConvertError(f"{where}: not an S2ORC paper (expected an object with 'body_text' (S2ORC 2019, CORD-19, unarXive) or 'pdf_parse' (doc2json))")
+        raise ConvertError(
+            f"{where}: not an S2ORC paper (expected an object with 'body_text' (S2ORC 2019, CORD-19, unarXive) or 'pdf_parse' (doc2json))"
+        )
     return record
 
 
@@ -77,7 +83,12 @@ def _author(author) -> str:
     if not isinstance(author, dict):
         return ""
     middle = author.get("middle") or []
-    parts = [author.get("first") or "", *(middle if isinstance(middle, list) else [middle]), author.get("last") or "", author.get("suffix") or ""]
+    parts = [
+        author.get("first") or "",
+        *(middle if isinstance(middle, list) else [middle]),
+        author.get("last") or "",
+        author.get("suffix") or "",
+    ]
     return clean(" ".join(p for p in parts if isinstance(p, str)))
 
 
@@ -122,8 +133,10 @@ def _paragraph_list(text: dict, name: str, where: str) -> list:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise ConvertError(f"{where}: field '{name}': expected a list of paragraphs ({{text, section, cite_spans}}), "
-                           f"found {type(value).__name__}")
+        raise ConvertError(
+            f"{where}: field '{name}': expected a list of paragraphs ({{text, section, cite_spans}}), "
+            f"found {type(value).__name__}"
+        )
     return value
 
 
@@ -139,8 +152,11 @@ def is_unarxive(record: dict) -> bool:
 def _unarxive_authors(meta: dict) -> list[str]:
     parsed = meta.get("authors_parsed")
     if isinstance(parsed, list) and parsed:  # [[last, first, suffix], ...]
-        return [clean(" ".join(p for p in (a[1], a[0], a[2] if len(a) > 2 else "") if isinstance(p, str) and p))
-                for a in parsed if isinstance(a, list) and a]
+        return [
+            clean(" ".join(p for p in (a[1], a[0], a[2] if len(a) > 2 else "") if isinstance(p, str) and p))
+            for a in parsed
+            if isinstance(a, list) and a
+        ]
     authors = meta.get("authors")
     return [clean(a) for a in re.split(r",\s*|\s+and\s+", authors) if clean(a)] if isinstance(authors, str) else []
 
@@ -183,7 +199,7 @@ def _readable(text: str, record: dict, numbers: dict[str, int]) -> tuple[str, li
     size = 0
     last = 0
     for found in _PLACEHOLDER.finditer(text):
-        out.append(text[last:found.start()])
+        out.append(text[last : found.start()])
         size += found.start() - last
         kind, key = found.group(1), found.group(2)
         entry = entries.get(key) if isinstance(entries.get(key), dict) else {}
@@ -205,7 +221,10 @@ def _readable(text: str, record: dict, numbers: dict[str, int]) -> tuple[str, li
 def _paper(record: dict, where: str) -> Paper:
     meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
     unarxive = is_unarxive(record)
-    text = next((record[k] for k in _TEXT_KEYS if isinstance(record.get(k), dict) and record[k].get("body_text") is not None), record)
+    text = next(
+        (record[k] for k in _TEXT_KEYS if isinstance(record.get(k), dict) and record[k].get("body_text") is not None),
+        record,
+    )
 
     def field(name):
         value = record.get(name)
@@ -218,7 +237,12 @@ def _paper(record: dict, where: str) -> Paper:
     venue = field("venue") or field("journal")
     paper.venue = clean(venue) if isinstance(venue, str) and venue.strip() else None
     paper.abstract = _abstract(field("abstract")) or _abstract(text.get("abstract"))
-    paper.ids = _ids(record.get("identifiers"), meta, record.get("external_ids"), {k: record.get(k) for k in ("doi", "arxiv_id", "acl_id", "pmc_id")})
+    paper.ids = _ids(
+        record.get("identifiers"),
+        meta,
+        record.get("external_ids"),
+        {k: record.get(k) for k in ("doi", "arxiv_id", "acl_id", "pmc_id")},
+    )
     source_id = record.get("paper_id") if record.get("paper_id") is not None else record.get("corpusid")
     paper.source_id = str(source_id).strip() if source_id is not None and str(source_id).strip() else None
     paper.source_id_from_name = isinstance(record.get("pdf_parse"), dict)  # doc2json's paper_id is its file's name
@@ -245,13 +269,19 @@ def _paper(record: dict, where: str) -> Paper:
                 key=str(key),
                 title=clean(bib.get("title")) if isinstance(bib.get("title"), str) else "",
                 year=year_of(bib.get("year")),
-                authors=[a for a in (_author(x) for x in bib.get("authors")) if a] if isinstance(bib.get("authors"), list) else [],
-                venue=clean(bib.get("venue")) if isinstance(bib.get("venue"), str) and bib.get("venue").strip() else None,
+                authors=[a for a in (_author(x) for x in bib.get("authors")) if a]
+                if isinstance(bib.get("authors"), list)
+                else [],
+                venue=clean(bib.get("venue"))
+                if isinstance(bib.get("venue"), str) and bib.get("venue").strip()
+                else None,
                 ids=_ids(bib.get("other_ids")),
                 link=str(bib["link"]) if bib.get("link") not in (None, "") else None,
             )
             if not ref.title and isinstance(bib.get("raw_text"), str):
-                ref.raw = clean(bib["raw_text"])  # doc2json keeps GROBID's printed text: shown for an entry without a title
+                ref.raw = clean(
+                    bib["raw_text"]
+                )  # doc2json keeps GROBID's printed text: shown for an entry without a title
             refs[ref.key] = ref
             paper.references.append(ref)
 
@@ -289,7 +319,13 @@ def _paper(record: dict, where: str) -> Paper:
                 continue
             ref = refs.get(str(span.get("ref_id")))
             start, end = span.get("start"), span.get("end")
-            if ref is None or ref.context is not None or not isinstance(start, int) or not isinstance(end, int) or not 0 <= start < end <= len(body):
+            if (
+                ref is None
+                or ref.context is not None
+                or not isinstance(start, int)
+                or not isinstance(end, int)
+                or not 0 <= start < end <= len(body)
+            ):
                 continue
             # Spans index the raw paragraph; collapse whitespace only after cutting the sentence.
             ref.context = clean(sentence_around(body, start, end))

@@ -32,8 +32,13 @@ def input_files(sources: list[Path]) -> Iterator[Path]:
 def ignored_files(sources: list[Path]) -> list[Path]:
     """Files under the folders named that the build does not read (an HTML page, a README), so that it can name them:
     neither an input by its extension nor a PDF. Hidden files (.DS_Store) are not worth a word."""
-    return [p for src in sources if src.is_dir() for p in sorted(src.rglob("*"))
-            if p.is_file() and not p.name.startswith(".") and not p.name.lower().endswith((*_EXTENSIONS, ".pdf"))]
+    return [
+        p
+        for src in sources
+        if src.is_dir()
+        for p in sorted(src.rglob("*"))
+        if p.is_file() and not p.name.startswith(".") and not p.name.lower().endswith((*_EXTENSIONS, ".pdf"))
+    ]
 
 
 def detect(path: Path) -> str:
@@ -46,8 +51,10 @@ def detect(path: Path) -> str:
             start = fh.read(4096)
             head = start.removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
         if not start:
-            raise ConvertError(f"{path}: the file is empty (0 bytes{' once unzipped' if path.name.lower().endswith('.gz') else ''}); "
-                               "copy it again from its source, or remove it")
+            raise ConvertError(
+                f"{path}: the file is empty (0 bytes{' once unzipped' if path.name.lower().endswith('.gz') else ''}); "
+                "copy it again from its source, or remove it"
+            )
         if not head and not _holds_more_than_white_space(path):
             raise ConvertError(f"{path}: the file holds only white space; copy it again from its source, or remove it")
         if head == b"<":
@@ -75,7 +82,9 @@ def _xml_format(path: Path) -> str:
         return "tei"
     if tag.rsplit("}", 1)[-1] == "article":
         return "jats"
-    raise ConvertError(f"{path}: XML whose root is <{tag}>; expected GROBID TEI (<TEI> in the TEI namespace) or JATS (<article>)")
+    raise ConvertError(
+        f"{path}: XML whose root is <{tag}>; expected GROBID TEI (<TEI> in the TEI namespace) or JATS (<article>)"
+    )
 
 
 def _json_format(path: Path) -> str:
@@ -87,8 +96,10 @@ def _json_format(path: Path) -> str:
         raise ConvertError(f"{path}: not valid JSON ({exc.msg})") from None
     if looks_like_s2orc(record):
         return "s2orc"
-    raise ConvertError(f"{path}: JSON that is not an S2ORC paper "
-                       "(expected an object with 'body_text' (S2ORC 2019, CORD-19, unarXive) or 'pdf_parse' (doc2json))")
+    raise ConvertError(
+        f"{path}: JSON that is not an S2ORC paper "
+        "(expected an object with 'body_text' (S2ORC 2019, CORD-19, unarXive) or 'pdf_parse' (doc2json))"
+    )
 
 
 def read_papers(sources: list[Path], fmt: str | None = None, bad: list[str] | None = None) -> Iterator[Paper]:

@@ -96,7 +96,9 @@ def _raw(bibl: ET.Element) -> str:
 
 def _reference(bibl: ET.Element, index: int) -> Reference:
     analytic = bibl.find(f"{T}analytic")
-    author_parent = analytic if analytic is not None and analytic.find(f"{T}author") is not None else bibl.find(f"{T}monogr")
+    author_parent = (
+        analytic if analytic is not None and analytic.find(f"{T}author") is not None else bibl.find(f"{T}monogr")
+    )
     authors = [_person(a) for a in author_parent.findall(f"{T}author")] if author_parent is not None else []
     title = _title(bibl)
     venue = _venue(bibl)
@@ -122,12 +124,18 @@ def _citation_keys(el: ET.Element) -> list[str] | None:
 def parse_tei(path: Path) -> Paper:
     root = parse(path)
     if not is_tei(root):
-        raise ConvertError(f"{path}: not TEI XML (root element <{local(root.tag)}>, expected <TEI> in the TEI namespace)")
+        raise ConvertError(
+            f"{path}: not TEI XML (root element <{local(root.tag)}>, expected <TEI> in the TEI namespace)"
+        )
     header = root.find(f"{T}teiHeader")
     if header is None:
-        raise ConvertError(f"{path}: TEI without a <teiHeader>; expected GROBID's full-text output (processFulltextDocument)")
+        raise ConvertError(
+            f"{path}: TEI without a <teiHeader>; expected GROBID's full-text output (processFulltextDocument)"
+        )
     source_bibl = header.find(f"{T}fileDesc/{T}sourceDesc/{T}biblStruct")
-    title = text_of(header.find(f"{T}fileDesc/{T}titleStmt/{T}title")) or (_title(source_bibl) if source_bibl is not None else "")
+    title = text_of(header.find(f"{T}fileDesc/{T}titleStmt/{T}title")) or (
+        _title(source_bibl) if source_bibl is not None else ""
+    )
 
     paper = Paper(source=str(path), title=title)
     if source_bibl is not None:
@@ -198,10 +206,25 @@ def _paragraphs(div: ET.Element, outline: Outline, reading: Reading) -> None:
 
 
 # Headers that open a part of a paper of their own: in unnumbered output they end a heading's group.
-_MAIN_HEADERS = frozenset({
-    "introduction", "background", "methods", "method", "materials and methods", "patients and methods", "subjects and methods",
-    "results", "results and discussion", "discussion", "conclusion", "conclusions", "summary", "acknowledgements", "acknowledgments",
-})
+_MAIN_HEADERS = frozenset(
+    {
+        "introduction",
+        "background",
+        "methods",
+        "method",
+        "materials and methods",
+        "patients and methods",
+        "subjects and methods",
+        "results",
+        "results and discussion",
+        "discussion",
+        "conclusion",
+        "conclusions",
+        "summary",
+        "acknowledgements",
+        "acknowledgments",
+    }
+)
 
 
 def _has_text(div: ET.Element) -> bool:
@@ -230,7 +253,11 @@ def _read_divs(parent: ET.Element, outline: Outline, reading: Reading, nested: b
             else:
                 outline.top(header)
                 grouping = empty
-        elif nested or (depth is not None and depth > 1 and inside_numbered) or (depth is None and numbered_paper and inside_numbered):
+        elif (
+            nested
+            or (depth is not None and depth > 1 and inside_numbered)
+            or (depth is None and numbered_paper and inside_numbered)
+        ):
             outline.sub(header)
         else:
             outline.top(header)
@@ -252,7 +279,9 @@ def _read_back(back: ET.Element, outline: Outline, reading: Reading) -> None:
                 head = sub.find(f"{T}head")
                 letter = chr(ord("A") + appendix % 26)
                 appendix += 1
-                outline.top(f"Apdx_{letter}: {numbered_header(head.get('n') if head is not None else None, text_of(head)) or 'Appendix'}")
+                outline.top(
+                    f"Apdx_{letter}: {numbered_header(head.get('n') if head is not None else None, text_of(head)) or 'Appendix'}"
+                )
                 _paragraphs(sub, outline, reading)
         elif kind in ("acknowledgement", "acknowledgment", "funding", "availability"):
             head = div.find(f"{T}head")

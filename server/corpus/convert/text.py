@@ -45,9 +45,16 @@ def doi_of(value: str | None) -> str | None:
         return None
     text = value.strip()
     lowered = text.lower()
-    for prefix in ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi.org/", "doi:"):
+    for prefix in (
+        "https://doi.org/",
+        "http://doi.org/",
+        "https://dx.doi.org/",
+        "http://dx.doi.org/",
+        "doi.org/",
+        "doi:",
+    ):
         if lowered.startswith(prefix):
-            text = text[len(prefix):]
+            text = text[len(prefix) :]
             break
     text = text.strip().rstrip(".")
     if not text.startswith("10.") or "/" not in text or any(ch.isspace() for ch in text):

@@ -10,7 +10,15 @@ from pathlib import Path
 from agenthop.server.corpus.convert.linking import CitationStore
 from agenthop.server.corpus.convert.model import ConvertError, Paper
 from agenthop.server.corpus.licences import read_licence
-from agenthop.server.corpus.release import CITATIONS_FILE, CORPUS_PAPERS_FILE, GRAPHS_FILE, LABELS_FILE, MAX_REFS, POOL_FILE, QA_FILE
+from agenthop.server.corpus.release import (
+    CITATIONS_FILE,
+    CORPUS_PAPERS_FILE,
+    GRAPHS_FILE,
+    LABELS_FILE,
+    MAX_REFS,
+    POOL_FILE,
+    QA_FILE,
+)
 
 
 def _line(record: dict) -> str:
@@ -25,13 +33,27 @@ def _open(release: Path, rel: str):
 
 def pool_record(pid: str, paper: Paper) -> str:
     """A paper with text goes to the pool keyed by its paper ID (the pool's key need only be unique)."""
-    return (_line({"arxiv_id": pid, "title": paper.title, "sections": [{"header": s.header, "text": s.text} for s in paper.sections]}))
+    return _line(
+        {
+            "arxiv_id": pid,
+            "title": paper.title,
+            "sections": [{"header": s.header, "text": s.text} for s in paper.sections],
+        }
+    )
 
 
 def _paper_record(row: tuple) -> dict:
     pid, title, abstract, authors, year, venue, ids, has_text, stated = row
-    record = {"paper_id": pid, "title": title, "abstract": abstract, "authors": json.loads(authors), "year": year, "venue": venue,
-              "text_id": pid if has_text else None, "ids": json.loads(ids)}
+    record = {
+        "paper_id": pid,
+        "title": title,
+        "abstract": abstract,
+        "authors": json.loads(authors),
+        "year": year,
+        "venue": venue,
+        "text_id": pid if has_text else None,
+        "ids": json.loads(ids),
+    }
     licence = read_licence(stated)
     if licence is not None:
         record["licence"] = licence.name
@@ -45,7 +67,14 @@ def write_corpus(release: Path, store: CitationStore) -> None:
     with _open(release, CITATIONS_FILE) as fh:
         for citing, refs in store.link():
             if refs:
-                fh.write(_line({"paper_id": citing, "references": [{"paper_id": cited, "context": context} for cited, context in refs]}))
+                fh.write(
+                    _line(
+                        {
+                            "paper_id": citing,
+                            "references": [{"paper_id": cited, "context": context} for cited, context in refs],
+                        }
+                    )
+                )
     with _open(release, CORPUS_PAPERS_FILE) as fh:
         for row in store.papers():
             fh.write(_line(_paper_record(row)))
@@ -54,8 +83,9 @@ def write_corpus(release: Path, store: CitationStore) -> None:
 # --- items --------------------------------------------------------------------------
 
 
-def _jsonl(path: Path, problems: list[str] | None = None,
-           unreadable: Callable[[str], None] = lambda line: None) -> Iterator[tuple[int, dict | None]]:
+def _jsonl(
+    path: Path, problems: list[str] | None = None, unreadable: Callable[[str], None] = lambda line: None
+) -> Iterator[tuple[int, dict | None]]:
     """(line number, object) per line; None for a blank line, so that writers can keep line numbers.
 
     A line that is not a JSON object raises, or, when ``problems`` is a list, is recorded there, given to
@@ -95,8 +125,14 @@ def item_graph(store: CitationStore, item_id: str, seed: str) -> dict:
     def node(pid: str) -> None:
         if pid not in nodes:
             record = _paper_record(store.paper(pid))
-            nodes[pid] = {"title": record["title"], "arxivId": record["text_id"], "year": record["year"],
-                          "abstract": record["abstract"], "authors": record["authors"], "venue": record["venue"]}
+            nodes[pid] = {
+                "title": record["title"],
+                "arxivId": record["text_id"],
+                "year": record["year"],
+                "abstract": record["abstract"],
+                "authors": record["authors"],
+                "venue": record["venue"],
+            }
 
     def expand(citing: str) -> list[str]:
         cited_list = []
@@ -120,7 +156,9 @@ def _text_ids(store: CitationStore, pids, where: str, field: str) -> list[str]:
     for i, pid in enumerate(pids):
         row = store.paper(pid) if isinstance(pid, str) else None
         if row is None:
-            raise ConvertError(f"{where}: field '{field}[{i}]': expected a paper ID of the built corpus, found {json.dumps(pid)}")
+            raise ConvertError(
+                f"{where}: field '{field}[{i}]': expected a paper ID of the built corpus, found {json.dumps(pid)}"
+            )
         # A built paper's text key is its paper ID. One without text has no arxivId in the graph, so the importer
         # checks nothing against this entry, and still refuses a gold paper without text in its own words.
         out.append(pid)
@@ -136,7 +174,8 @@ def _check_reachable(graph: dict, item: dict, where: str) -> None:
                 raise ConvertError(
                     f"{where}: field '{kind}_paper_ids[{i}]': {pid} is not in the neighbourhood built from the seed "
                     f"{item['seed_paper_id']} (the seed, its first {MAX_REFS} references and their first {MAX_REFS}); "
-                    "choose a seed that cites it, directly or through one paper")
+                    "choose a seed that cites it, directly or through one paper"
+                )
 
 
 def _release_item(store: CitationStore, item: dict, where: str) -> tuple[dict, dict]:
@@ -146,7 +185,9 @@ def _release_item(store: CitationStore, item: dict, where: str) -> tuple[dict, d
         raise ConvertError(f"{where}: field 'id': expected a non-empty string")
     seed_row = store.paper(seed) if isinstance(seed, str) else None
     if seed_row is None:
-        raise ConvertError(f"{where}: field 'seed_paper_id': expected a paper ID of the built corpus, found {json.dumps(seed)}")
+        raise ConvertError(
+            f"{where}: field 'seed_paper_id': expected a paper ID of the built corpus, found {json.dumps(seed)}"
+        )
     item = dict(item)
     item.setdefault("seed_title", seed_row[1])
     if not item.get("seed_arxiv_id"):
@@ -173,8 +214,9 @@ def _label_record(store: CitationStore, record: dict) -> dict:
     return record
 
 
-def write_items(release: Path, store: CitationStore, items_path: Path, labels_path: Path | None,
-                problems: list[str] | None = None) -> int:
+def write_items(
+    release: Path, store: CitationStore, items_path: Path, labels_path: Path | None, problems: list[str] | None = None
+) -> int:
     """qa/full.jsonl and graphs/full.jsonl from the user's items; audit/recall_labels.jsonl from their labels.
 
     Items name papers by the corpus's paper IDs. The text-pool fields the release

@@ -43,7 +43,9 @@ def xml_error(path: Path, exc: ET.ParseError) -> str:
             data = fh.read()
     except (OSError, EOFError):
         return message
-    declaration = data.lstrip(b"\xef\xbb\xbf").split(b"?>", 1)[0] if data.lstrip(b"\xef\xbb\xbf").startswith(b"<?xml") else b""
+    declaration = (
+        data.lstrip(b"\xef\xbb\xbf").split(b"?>", 1)[0] if data.lstrip(b"\xef\xbb\xbf").startswith(b"<?xml") else b""
+    )
     found = re.search(rb"encoding\s*=\s*[\"']([A-Za-z0-9._-]+)", declaration)
     declared = found.group(1).decode().lower() if found else None
     if declared not in (None, "utf-8", "utf8"):
@@ -51,12 +53,17 @@ def xml_error(path: Path, exc: ET.ParseError) -> str:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as bad:
-        line = data[:bad.start].count(b"\n") + 1
+        line = data[: bad.start].count(b"\n") + 1
         said = "declares no encoding, so it is read as UTF-8" if declared is None else "declares UTF-8"
-        fix = ("add <?xml version=\"1.0\" encoding=\"ISO-8859-1\"?> as its first line" if declared is None
-               else "change its declaration to encoding=\"ISO-8859-1\"")
-        return (f"{message}; the file is not UTF-8 (byte 0x{data[bad.start]:02x} on line {line}) and {said}: if it is Latin-1, "
-                f"{fix} or convert it (iconv -f latin1 -t utf-8)")
+        fix = (
+            'add <?xml version="1.0" encoding="ISO-8859-1"?> as its first line'
+            if declared is None
+            else 'change its declaration to encoding="ISO-8859-1"'
+        )
+        return (
+            f"{message}; the file is not UTF-8 (byte 0x{data[bad.start]:02x} on line {line}) and {said}: if it is Latin-1, "
+            f"{fix} or convert it (iconv -f latin1 -t utf-8)"
+        )
     return message
 
 
@@ -73,10 +80,21 @@ class Reading:
     """How one format's body is read: which elements are citations, which formulas, which floating material is
     left out (counted in ``skipped``, so that the build reports every element it did not read)."""
 
-    def __init__(self, refs: dict[str, Reference], citation_keys: Callable[[ET.Element], list[str] | None],
-                 skip: frozenset[str], formulas: frozenset[str] = frozenset(),
-                 formula: Callable[[ET.Element], str] = lambda el: "[formula]") -> None:
-        self.refs, self.citation_keys, self.skip, self.formulas, self.formula = refs, citation_keys, skip, formulas, formula
+    def __init__(
+        self,
+        refs: dict[str, Reference],
+        citation_keys: Callable[[ET.Element], list[str] | None],
+        skip: frozenset[str],
+        formulas: frozenset[str] = frozenset(),
+        formula: Callable[[ET.Element], str] = lambda el: "[formula]",
+    ) -> None:
+        self.refs, self.citation_keys, self.skip, self.formulas, self.formula = (
+            refs,
+            citation_keys,
+            skip,
+            formulas,
+            formula,
+        )
         self.skipped: Counter[str] = Counter()
 
 

@@ -61,7 +61,9 @@ class ChainFinder:
             raise RuntimeError("corpus too small to build an item; use more papers")
         used_seeds.add(seed.idx)
         bridge_idx, gold_idx = found
-        chain = Chain(seed, self.papers[bridge_idx] if bridge_idx is not None else None, [self.papers[g] for g in gold_idx])
+        chain = Chain(
+            seed, self.papers[bridge_idx] if bridge_idx is not None else None, [self.papers[g] for g in gold_idx]
+        )
         self._protect(chain)
         return chain
 
@@ -124,7 +126,11 @@ class ChainFinder:
         refset = set(seed.refs)
         options = []
         for b in near(trefs, seed):
-            golds = [g for g in text_refs(papers, papers[b]) if g not in refset and g != seed.idx and (seed.idx, g) not in self.forbidden]
+            golds = [
+                g
+                for g in text_refs(papers, papers[b])
+                if g not in refset and g != seed.idx and (seed.idx, g) not in self.forbidden
+            ]
             if len(golds) >= need:
                 options.append((b, near(golds, papers[b])))
         if not options:
@@ -183,7 +189,8 @@ class ChainFinder:
 
     def _older_text(self, than: Paper, exclude: set[int], prefer_area: bool = True) -> Paper | None:
         cands = [
-            q for q in self.papers
+            q
+            for q in self.papers
             if q.has_text and q.order < than.order and q.idx not in exclude and (than.idx, q.idx) not in self.forbidden
         ]
         if prefer_area:

@@ -91,7 +91,9 @@ def check_release(release_dir: Path) -> list[str]:
             else:
                 texts = [s["text"] for s in paper["sections"] if lab["section"] in s["text"]]
                 if len(texts) != 1:
-                    problems.append(f"{iid}: label {lab['section']!r} found in {len(texts)} sections of {lab['arxiv_id']}")
+                    problems.append(
+                        f"{iid}: label {lab['section']!r} found in {len(texts)} sections of {lab['arxiv_id']}"
+                    )
             if lab["relevance"] == "direct":
                 direct.setdefault(lab["arxiv_id"], []).extend(texts)
         n_parts = len(gold_arxiv)
@@ -109,7 +111,9 @@ def check_release(release_dir: Path) -> list[str]:
                 hosts = where(part)
                 if part == correct_parts[i]:
                     if hosts != [gold_arxiv[i]]:
-                        problems.append(f"{iid}: correct part {part!r} stated in {hosts}, expected only {gold_arxiv[i]}")
+                        problems.append(
+                            f"{iid}: correct part {part!r} stated in {hosts}, expected only {gold_arxiv[i]}"
+                        )
                     elif not any(part in t for t in direct.get(gold_arxiv[i], [])):
                         problems.append(f"{iid}: correct part {part!r} not in a direct-labelled section")
                     continue
@@ -117,7 +121,12 @@ def check_release(release_dir: Path) -> list[str]:
                     if hosts != [seed_arxiv]:
                         problems.append(f"{iid}: seed_only part {part!r} stated in {hosts}")
                 elif dtype == "wrong_paper":
-                    if len(hosts) != 1 or hosts[0] in gold_arxiv or hosts[0] == seed_arxiv or hosts[0] in it["bridge_arxiv_ids"]:
+                    if (
+                        len(hosts) != 1
+                        or hosts[0] in gold_arxiv
+                        or hosts[0] == seed_arxiv
+                        or hosts[0] in it["bridge_arxiv_ids"]
+                    ):
                         problems.append(f"{iid}: wrong_paper part {part!r} stated in {hosts}")
                     elif hosts[0] not in pid_arxiv.values():
                         problems.append(f"{iid}: wrong_paper host {hosts[0]} is not in the neighbourhood")

@@ -76,7 +76,9 @@ class ItemPlanner:
         self.rng.shuffle(recent)
         return recent
 
-    def _plan_item(self, number: int, mt: bool, depth: int, rtype: str, seeds: list[Paper], used_seeds: set[int]) -> Item:
+    def _plan_item(
+        self, number: int, mt: bool, depth: int, rtype: str, seeds: list[Paper], used_seeds: set[int]
+    ) -> Item:
         rng = self.rng
         chain = self.chains.choose(mt, depth, seeds, used_seeds)
         seed, bridge, golds = chain
@@ -88,12 +90,27 @@ class ItemPlanner:
         width = max(4, len(str(self.n_items)))
         item_id = f"{'mt' if mt else 'st'}_{number:0{width}d}"
         tier = rng.choices(CONSENSUS_TIERS, [0.5, 0.3, 0.2])[0]
-        skill = rng.choice(["synthesize", "contrast", "synthesize", "reason"] if mt else ["retrieve", "retrieve", "reason", "assess", "justify"])
+        skill = rng.choice(
+            ["synthesize", "contrast", "synthesize", "reason"]
+            if mt
+            else ["retrieve", "retrieve", "reason", "assess", "justify"]
+        )
         return Item(
-            id=item_id, mt=mt, depth=depth, rtype=rtype, skill=skill, tier=tier,
-            question=text, options=options, correct_index=order.index("correct"), distractor_types=order,
-            seed=seed.idx, golds=[g.idx for g in golds], bridge=bridge.idx if bridge else None,
-            direct=direct, label_seed=rng.getrandbits(64),
+            id=item_id,
+            mt=mt,
+            depth=depth,
+            rtype=rtype,
+            skill=skill,
+            tier=tier,
+            question=text,
+            options=options,
+            correct_index=order.index("correct"),
+            distractor_types=order,
+            seed=seed.idx,
+            golds=[g.idx for g in golds],
+            bridge=bridge.idx if bridge else None,
+            direct=direct,
+            label_seed=rng.getrandbits(64),
         )
 
     def _answer(self, rtype: str, golds: list[Paper]) -> tuple[list[Kind], list[str | None], list[DirectFact]]:
@@ -114,7 +131,14 @@ class ItemPlanner:
         return kinds, quals, direct
 
     def _options(
-        self, mt: bool, rtype: str, kinds: list[Kind], quals: list[str | None], direct: list[DirectFact], seed: Paper, wrong: Paper
+        self,
+        mt: bool,
+        rtype: str,
+        kinds: list[Kind],
+        quals: list[str | None],
+        direct: list[DirectFact],
+        seed: Paper,
+        wrong: Paper,
     ) -> tuple[list[str], list[str]]:
         """(option types, options) in shuffled order; an option is its parts joined by "; "."""
         rng = self.rng
@@ -168,4 +192,6 @@ class ItemPlanner:
         if key in contexts:
             return
         rng = self.rng
-        contexts[key] = ITEM_CONTEXT[rtype].format(facet=rng.choice(cited.facets), task=cited.task, method=rng.choice(cited.methods), i="{i}")
+        contexts[key] = ITEM_CONTEXT[rtype].format(
+            facet=rng.choice(cited.facets), task=cited.task, method=rng.choice(cited.methods), i="{i}"
+        )

@@ -41,9 +41,31 @@ class Paper:
     """
 
     __slots__ = (
-        "idx", "pid", "arxiv", "has_text", "area", "task", "methods", "facets", "datasets", "acr", "title", "abstract",
-        "authors", "year", "venue", "order", "refs", "text_seed", "skeleton", "facts", "blank_arxiv", "ctx_place",
-        "subheads", "component", "phenomenon",
+        "idx",
+        "pid",
+        "arxiv",
+        "has_text",
+        "area",
+        "task",
+        "methods",
+        "facets",
+        "datasets",
+        "acr",
+        "title",
+        "abstract",
+        "authors",
+        "year",
+        "venue",
+        "order",
+        "refs",
+        "text_seed",
+        "skeleton",
+        "facts",
+        "blank_arxiv",
+        "ctx_place",
+        "subheads",
+        "component",
+        "phenomenon",
     )
 
     def __init__(self, idx: int):

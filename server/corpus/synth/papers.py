@@ -19,9 +19,20 @@ from agenthop.server.corpus.synth.vocabulary import AREA_NAMES, AREA_WEIGHTS, AR
 
 # (median length in characters) per section type; lengths are log-normal around it.
 MEDIAN_LEN = {
-    "intro": 4600, "related": 5200, "method": 7800, "data": 4200, "setup": 3800, "results": 6200, "analysis": 5600,
-    "discussion": 3000, "conclusion": 2100, "apdx_proofs": 6500, "apdx_hparams": 2800, "apdx_results": 5200,
-    "apdx_data": 4200, "apdx_examples": 5200,
+    "intro": 4600,
+    "related": 5200,
+    "method": 7800,
+    "data": 4200,
+    "setup": 3800,
+    "results": 6200,
+    "analysis": 5600,
+    "discussion": 3000,
+    "conclusion": 2100,
+    "apdx_proofs": 6500,
+    "apdx_hparams": 2800,
+    "apdx_results": 5200,
+    "apdx_data": 4200,
+    "apdx_examples": 5200,
 }
 # Section types that are sometimes long (18K-55K characters), as in real papers.
 LONG_CAPABLE = ("method", "analysis", "results", "apdx_proofs", "apdx_results", "apdx_examples")
@@ -56,9 +67,16 @@ def make_papers(n_text: int, seed: int, rng: random.Random) -> list[Paper]:
         p.component = rng.choice(area["components"])
         p.phenomenon = rng.choice(area["phenomena"])
         p.acr = acronym(rng) if rng.random() < 0.7 else None
-        p.year = rng.choices(TEXT_YEARS, TEXT_YEAR_WEIGHTS)[0] if p.has_text else rng.choices(META_YEARS, META_YEAR_WEIGHTS)[0]
+        p.year = (
+            rng.choices(TEXT_YEARS, TEXT_YEAR_WEIGHTS)[0]
+            if p.has_text
+            else rng.choices(META_YEARS, META_YEAR_WEIGHTS)[0]
+        )
         p.venue = rng.choice(area["venues"])
-        p.authors = [f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}" for _ in range(rng.choice([1, 2, 2, 3, 3, 3, 4, 4, 5, 6, 8]))]
+        p.authors = [
+            f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}"
+            for _ in range(rng.choice([1, 2, 2, 3, 3, 3, 4, 4, 5, 6, 8]))
+        ]
         p.title = make_title(p, rng, titles)
         p.abstract = make_abstract(p, rng)
         p.text_seed = rng.getrandbits(64)
@@ -113,7 +131,9 @@ def _skeleton(p: Paper, rng: random.Random) -> list[tuple[str, str, int]]:
         stypes.append("conclusion")
     apdx: list[str] = []
     if rng.random() < 0.45:
-        apdx = rng.sample(["apdx_proofs", "apdx_hparams", "apdx_results", "apdx_data", "apdx_examples"], rng.randint(1, 3))
+        apdx = rng.sample(
+            ["apdx_proofs", "apdx_hparams", "apdx_results", "apdx_data", "apdx_examples"], rng.randint(1, 3)
+        )
         apdx.sort(key=["apdx_proofs", "apdx_hparams", "apdx_data", "apdx_results", "apdx_examples"].index)
     used: set[str] = set()
     out = []

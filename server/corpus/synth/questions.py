@@ -19,7 +19,9 @@ def topic(p: Paper, rng: random.Random) -> str:
     for _ in range(20):
         facet = rng.choice([p.facets[1], p.facets[1], p.facets[0]])
         method = rng.choice([p.methods[1], p.methods[1], p.methods[0]])
-        phrase = rng.choice(["{f} {t} with {m}", "{t} in {f} settings using {m}", "{m} for {f} {t}"]).format(f=facet, t=p.task, m=method)
+        phrase = rng.choice(["{f} {t} with {m}", "{t} in {f} settings using {m}", "{m} for {f} {t}"]).format(
+            f=facet, t=p.task, m=method
+        )
         title = p.title.lower()
         core = title.split(": ", 1)[-1]
         if core not in phrase.lower() and phrase.lower() not in title:
@@ -28,23 +30,33 @@ def topic(p: Paper, rng: random.Random) -> str:
 
 
 def question(
-    mt: bool, depth: int, kinds: list[Kind], quals: list[str | None], golds: list[Paper], bridge: Paper | None, rng: random.Random
+    mt: bool,
+    depth: int,
+    kinds: list[Kind],
+    quals: list[str | None],
+    golds: list[Paper],
+    bridge: Paper | None,
+    rng: random.Random,
 ) -> str:
     """The question of an item: the chain in topic words, then the fact kind(s) to report."""
     if not mt:
         k, q, g = kinds[0], quals[0], golds[0]
         if depth == 1:
-            lead = rng.choice([
-                "The seed paper builds on prior work on {t}.",
-                "Among the works the seed paper cites is a study of {t}.",
-                "The seed paper relies on earlier research on {t}.",
-            ]).format(t=topic(g, rng))
+            lead = rng.choice(
+                [
+                    "The seed paper builds on prior work on {t}.",
+                    "Among the works the seed paper cites is a study of {t}.",
+                    "The seed paper relies on earlier research on {t}.",
+                ]
+            ).format(t=topic(g, rng))
             that = "that work"
         else:
-            lead = rng.choice([
-                "The seed paper builds on a study of {b}, which in turn draws on earlier work on {t}.",
-                "A paper the seed cites, on {b}, relies on an earlier study of {t}.",
-            ]).format(b=topic(bridge, rng), t=topic(g, rng))
+            lead = rng.choice(
+                [
+                    "The seed paper builds on a study of {b}, which in turn draws on earlier work on {t}.",
+                    "A paper the seed cites, on {b}, relies on an earlier study of {t}.",
+                ]
+            ).format(b=topic(bridge, rng), t=topic(g, rng))
             that = "that earlier work"
         ask = k.question.format(that=that, qual=q)
         return f"{lead} {cap(ask)}"

@@ -175,8 +175,14 @@ def make_title(paper: Paper, rng: random.Random, taken: set[str]) -> str:
         if "{Acr}" in pattern and paper.acr is None:
             continue
         words = {
-            "Acr": acr, "Facet": paper.facets[0], "Task": paper.task, "Method": paper.methods[0], "Method2": paper.methods[1],
-            "Component": paper.component, "Phenomenon": paper.phenomenon, "Objects": rng.choice(area["objects"]),
+            "Acr": acr,
+            "Facet": paper.facets[0],
+            "Task": paper.task,
+            "Method": paper.methods[0],
+            "Method2": paper.methods[1],
+            "Component": paper.component,
+            "Phenomenon": paper.phenomenon,
+            "Objects": rng.choice(area["objects"]),
         }
         title = title_case(pattern.format(**words))
         if attempt > 100:
@@ -190,14 +196,26 @@ def make_title(paper: Paper, rng: random.Random, taken: set[str]) -> str:
 def make_abstract(paper: Paper, rng: random.Random) -> str:
     """An abstract naming the paper's task, both methods, both facets, both datasets and its component."""
     words = {
-        "facet": paper.facets[0], "facet2": paper.facets[1], "task": paper.task, "method": paper.methods[0], "method2": paper.methods[1],
-        "acr": paper.acr or "the proposed approach", "acr_intro": paper.acr or "a new approach",
-        "component": paper.component, "phenomenon": paper.phenomenon,
-        "dataset": paper.datasets[0], "dataset2": paper.datasets[1], "baseline": rng.choice(AREAS[paper.area]["baselines"]),
+        "facet": paper.facets[0],
+        "facet2": paper.facets[1],
+        "task": paper.task,
+        "method": paper.methods[0],
+        "method2": paper.methods[1],
+        "acr": paper.acr or "the proposed approach",
+        "acr_intro": paper.acr or "a new approach",
+        "component": paper.component,
+        "phenomenon": paper.phenomenon,
+        "dataset": paper.datasets[0],
+        "dataset2": paper.datasets[1],
+        "baseline": rng.choice(AREAS[paper.area]["baselines"]),
         "reason": rng.choice(REASONS),
     }
     parts = [
-        rng.choice(ABSTRACT_OPEN), rng.choice(ABSTRACT_PROPOSE), rng.choice(ABSTRACT_MIDDLE),
-        rng.choice(ABSTRACT_RESULTS), rng.choice(ABSTRACT_CLOSE), rng.choice(ABSTRACT_TAIL),
+        rng.choice(ABSTRACT_OPEN),
+        rng.choice(ABSTRACT_PROPOSE),
+        rng.choice(ABSTRACT_MIDDLE),
+        rng.choice(ABSTRACT_RESULTS),
+        rng.choice(ABSTRACT_CLOSE),
+        rng.choice(ABSTRACT_TAIL),
     ]
     return " ".join(cap(t.format(**words)) for t in parts if t)

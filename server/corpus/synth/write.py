@@ -16,7 +16,15 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agenthop.server.corpus.release import CELLS, GRAPHS_FILE, LABELS_FILE, POOL_FILE, QA_FILE, REASONING_TYPES, RELEASE_FILES
+from agenthop.server.corpus.release import (
+    CELLS,
+    GRAPHS_FILE,
+    LABELS_FILE,
+    POOL_FILE,
+    QA_FILE,
+    REASONING_TYPES,
+    RELEASE_FILES,
+)
 from agenthop.server.corpus.synth.graph import citation_sentences, draw_references, neighbourhood, place_citations
 from agenthop.server.corpus.synth.items import ItemPlanner
 from agenthop.server.corpus.synth.model import Draft, Item, Paper
@@ -81,7 +89,10 @@ class ReleaseWriter:
                 f.write(_dumps(self.qa_record(item)) + "\n")
         with open(out_dir / LABELS_FILE, "w", encoding="utf-8", newline="\n") as f:
             for item in items:
-                f.write(_dumps({"sample_id": item.id, "analysis": {"section_recall_labels": self.label_records(item)}}) + "\n")
+                f.write(
+                    _dumps({"sample_id": item.id, "analysis": {"section_recall_labels": self.label_records(item)}})
+                    + "\n"
+                )
         return self._stats(out_dir, tally, section_lengths)
 
     # -- files -------------------------------------------------------------------------
@@ -122,7 +133,9 @@ class ReleaseWriter:
                             ctxs = citation_sentences(papers, self.draft.item_contexts, cp)
                             ctx_json[c] = _dumps({papers[r].pid: s for r, s in zip(cp.refs, ctxs)})
                         ctx_parts.append(f'"{cp.pid}":{ctx_json[c]}')
-                f.write(f'{{"sample_id":{_dumps(item.id)},"nodes":{{{node_part}}},"edges":{{{",".join(edge_parts)}}},"contexts":{{{",".join(ctx_parts)}}}}}\n')
+                f.write(
+                    f'{{"sample_id":{_dumps(item.id)},"nodes":{{{node_part}}},"edges":{{{",".join(edge_parts)}}},"contexts":{{{",".join(ctx_parts)}}}}}\n'
+                )
                 n_text = sum(1 for i in hood if papers[i].has_text)
                 tally.nodes.append(len(hood))
                 tally.text_nodes.append(n_text)
@@ -139,7 +152,9 @@ class ReleaseWriter:
                 secs = render_sections(p, citation_sentences(self.papers, self.draft.item_contexts, p))
                 for s in secs:
                     n = len(s["text"])
-                    section_lengths[0 if n < 2000 else 1 if n <= 15000 else 2 if n <= 30000 else 3 if n <= 60000 else 4] += 1
+                    section_lengths[
+                        0 if n < 2000 else 1 if n <= 15000 else 2 if n <= 30000 else 3 if n <= 60000 else 4
+                    ] += 1
                     section_lengths[5] += 1
                 f.write(_dumps({"arxiv_id": p.arxiv, "title": p.title, "sections": secs}) + "\n")
         return section_lengths
@@ -186,7 +201,14 @@ class ReleaseWriter:
     def node_record(p: Paper) -> dict:
         """A graph node: metadata only. A metadata-only paper's arXiv ID is null, or "" for some."""
         arxiv = p.arxiv if p.has_text else ("" if p.blank_arxiv else None)
-        return {"title": p.title, "arxivId": arxiv, "year": p.year, "abstract": p.abstract, "authors": p.authors, "venue": p.venue}
+        return {
+            "title": p.title,
+            "arxivId": arxiv,
+            "year": p.year,
+            "abstract": p.abstract,
+            "authors": p.authors,
+            "venue": p.venue,
+        }
 
     def qa_record(self, item: Item) -> dict:
         papers = self.papers
@@ -227,13 +249,29 @@ class ReleaseWriter:
             g = d.paper
             header = d.subhead or g.skeleton[d.section][0]
             what = cap(d.kind.what.format(qual=d.qual))
-            out.append({"paper": g.title, "arxiv_id": g.arxiv, "section": header, "relevance": "direct", "what_it_contains": what})
+            out.append(
+                {
+                    "paper": g.title,
+                    "arxiv_id": g.arxiv,
+                    "section": header,
+                    "relevance": "direct",
+                    "what_it_contains": what,
+                }
+            )
         seed = papers[item.seed]
 
         def cites(citing: Paper, cited: Paper, what: str) -> None:
             pos = citing.refs.index(cited.idx)
             header = citing.skeleton[citing.ctx_place[pos]][0]
-            out.append({"paper": citing.title, "arxiv_id": citing.arxiv, "section": header, "relevance": "supporting", "what_it_contains": what})
+            out.append(
+                {
+                    "paper": citing.title,
+                    "arxiv_id": citing.arxiv,
+                    "section": header,
+                    "relevance": "supporting",
+                    "what_it_contains": what,
+                }
+            )
 
         if item.bridge is None:
             for g in item.golds:
@@ -248,6 +286,13 @@ class ReleaseWriter:
                 g = d.paper
                 mi = [s for _, s, _ in g.skeleton].index("method")
                 if mi != d.section:
-                    out.append({"paper": g.title, "arxiv_id": g.arxiv, "section": g.skeleton[mi][0], "relevance": "supporting",
-                                "what_it_contains": "Describes the approach the fact refers to"})
+                    out.append(
+                        {
+                            "paper": g.title,
+                            "arxiv_id": g.arxiv,
+                            "section": g.skeleton[mi][0],
+                            "relevance": "supporting",
+                            "what_it_contains": "Describes the approach the fact refers to",
+                        }
+                    )
         return out
