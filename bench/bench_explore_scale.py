@@ -150,7 +150,7 @@ class _Tools:
     (a few ms of disk wait per call on this machine, which would hide the search itself)."""
 
     def __init__(self, sandbox):
-        from agenthop.server.explore_tools import tool_for
+        from agenthop.server.explore.tools import tool_for
 
         self.scope, self.tool_for = sandbox.scope(None), tool_for
 
@@ -172,7 +172,7 @@ def _sandbox(corpus: Path, log: Path):
 
 def _step_startup(corpus: Path, log: Path) -> dict:
     started = time.perf_counter()
-    import agenthop.server.explore_tools  # noqa: F401  the server's modules: the same at any corpus size
+    import agenthop.server.explore.tools  # noqa: F401  the server's modules: the same at any corpus size
     import agenthop.server.transport.mcp_app  # noqa: F401
 
     imported = time.perf_counter()

@@ -82,7 +82,7 @@ class _Texts:
         """(text, where it came from: 'log', 'reproduced' or 'unavailable')."""
         if call.message:
             return call.message, "log"
-        from agenthop.server.explore_tools import tool_for  # loads the search engine, as reproducing does anyway
+        from agenthop.server.explore.tools import tool_for  # loads the search engine, as reproducing does anyway
 
         tool = tool_for(call.tool, explore=item_id is None)  # an explore session ran the explore variants
         if call.outcome != "ok" or tool is None or not reproducible:

@@ -6,7 +6,7 @@ is built on the scope's first search and kept in a small LRU cache. The explore
 index is built once, at import, and stored in the corpus file (table
 ``search_index``), and loaded on first use; an index stored by another version of
 these rules is ignored and rebuilt in memory. Explore sessions search with SQLite
-FTS5 instead (explore_search.py), so a server no longer loads it at start-up.
+FTS5 instead (explore/search.py), so a server no longer loads it at start-up.
 """
 
 from __future__ import annotations
@@ -219,7 +219,7 @@ class SearchEngine:
             with self._lock:
                 if item_id in self._cache:
                     return self._cache[item_id]
-            # Explore mode's own search is FTS5 (explore_search.py): the stored bm25s index of the whole corpus is
+            # Explore mode's own search is FTS5 (explore/search.py): the stored bm25s index of the whole corpus is
             # loaded only when something asks for it (benchmarks, a corpus without the explore tables), not at start-up.
             stored = self._stored_explore_index() if item_id is None else None
             built = stored if stored is not None else ScopeIndex(*self._corpus.search_documents(item_id))

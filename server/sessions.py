@@ -40,7 +40,7 @@ from pydantic import ValidationError
 
 from agenthop.server.caps import Caps
 from agenthop.server.corpus_watch import CorpusWatch
-from agenthop.server.explore_tools import EXPLORE_ONLY, tool_for
+from agenthop.server.explore.tools import EXPLORE_ONLY, tool_for
 from agenthop.server.log import jsontext
 from agenthop.server.log.checkpoint import CheckpointLog, LogError
 from agenthop.server.log.records import ArgumentsAltered, CallRecord, SessionEnd, SessionStart
@@ -221,7 +221,7 @@ class Session:
 
     def enabled_tools(self) -> list[str]:
         """Tools this session offers: all but the disabled ones; in explore mode no submit_answer, and the explore-only
-        tools (explore_tools.py) after the others."""
+        tools (explore/tools.py) after the others."""
         names = [
             name
             for name in TOOLS

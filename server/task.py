@@ -21,15 +21,15 @@ def points(n: int) -> str:
 
 def _tools_text(tools: list[str], *, explore: bool = False) -> str:
     """One line per tool. An item session's tools are the seven of SPEC 3; an explore session's are their explore
-    variants and the explore-only tools (explore_tools.py), loaded only then: they need the search engine."""
+    variants and the explore-only tools (explore/tools.py), loaded only then: they need the search engine."""
     if explore:
-        from agenthop.server.explore_tools import tool_for
+        from agenthop.server.explore.tools import tool_for
 
         described = {name: tool_for(name, explore=True) for name in tools}
     elif all(name in TOOLS for name in tools):
         described = {name: TOOLS[name] for name in tools}
     else:  # an explore session looking at an item: its explore-only tools too
-        from agenthop.server.explore_tools import EXPLORE_TOOLS
+        from agenthop.server.explore.tools import EXPLORE_TOOLS
 
         described = {name: TOOLS.get(name) or EXPLORE_TOOLS[name] for name in tools}
     return "\n".join(f"- {name} ({points(t.cost)}): {t.description}" for name, t in described.items())

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from agenthop.server.explore_lookup import explore_graph, explore_paper
+from agenthop.server.explore.lookup import explore_graph, explore_paper
 from agenthop.server.papers import Corpus, Paper, PaperHeading
 from agenthop.server.sections import alias, resolve
 
@@ -134,7 +134,7 @@ def _unknown(scope: Scope, paper_id: str) -> ToolOutput:
 
 def _lookup(scope: Scope, paper_id: str) -> Paper | ToolOutput:
     """The paper in scope, or the not-found output. Explore mode also takes pasted identifiers (ACL Anthology and arXiv
-    IDs, links) and shows a work recorded several times by its one canonical record (explore_tools.py)."""
+    IDs, links) and shows a work recorded several times by its one canonical record (explore/tools.py)."""
     if scope.item_id is not None:
         p = scope.corpus.paper(paper_id, scope.item_id)
         return p if p is not None else _unknown(scope, paper_id)

@@ -20,7 +20,7 @@ from mcp_types import INVALID_PARAMS
 import agenthop
 from agenthop.server.caps import Caps
 from agenthop.server.corpus_watch import CorpusWatch
-from agenthop.server.explore_tools import EXPLORE_TOOLS, citation_text, explore_paper
+from agenthop.server.explore.tools import EXPLORE_TOOLS, citation_text, explore_paper
 from agenthop.server.log.checkpoint import LogError
 from agenthop.server.log.jsontext import wire_safe
 from agenthop.server.papers import Corpus

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import weakref
 
-from agenthop.server.explore_graph import ExploreGraph
+from agenthop.server.explore.graph import ExploreGraph
 from agenthop.server.papers import Corpus, Paper
 
 _GRAPHS: weakref.WeakKeyDictionary[Corpus, ExploreGraph] = weakref.WeakKeyDictionary()
