@@ -135,6 +135,17 @@ CREATE TABLE gold_recall_labels (
     what_it_contains  TEXT,
     PRIMARY KEY (item_id, position)
 ) WITHOUT ROWID;
+
+-- Each gold paper's citation count as construction recorded it (the release's optional gold_citation_counts),
+-- for the panel's closed-book strata; empty for a release that recorded none.
+CREATE TABLE gold_citation_counts (
+    item_id    TEXT NOT NULL,
+    position   INTEGER NOT NULL,      -- the gold paper's position in gold_paper_ids
+    paper_id   TEXT NOT NULL,
+    citations  INTEGER NOT NULL,
+    taken      TEXT,                  -- the date the count was taken (YYYY-MM-DD), NULL when not recorded
+    PRIMARY KEY (item_id, position)
+) WITHOUT ROWID;
 """
 
 # Built after the bulk load (sorting once is cheaper than inserting large rows in key order); the
