@@ -91,8 +91,8 @@ def closed_book_strata(entries: list[dict], run0: list[dict], tiers: list[str]) 
     }
     if not counted:
         out["citations_missing"] = (
-            "the release records no citation counts (qa/full.jsonl gold_citation_counts, written by agenthop-construct "
-            "since it records them), so the citation quartiles cannot be formed"
+            "the release records no citation counts (qa/full.jsonl's gold_citation_counts, which agenthop-construct "
+            "writes), so the items cannot be put in citation quartiles"
         )
     elif len(counted) < len(items):
         out["citations_partial"] = f"{len(items) - len(counted)} of {len(items)} items have no recorded count"

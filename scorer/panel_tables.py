@@ -124,7 +124,7 @@ def panel_entry(summary: dict, label: dict | None = None) -> dict:
         "model": label.get("model") or summary["run"].get("model"),
         "role": label.get("role") or role_of(summary),
         "agent": manifest.get("agent"),
-        "replicate_of": manifest.get("replicate_of"),
+        "replicate_of": summary["run"].get("replicate_of") or manifest.get("replicate_of"),
         "caps": sorted((c["value"] for c in sessions["caps"]), key=json.dumps),
         "disabled_tools": sorted((d["value"] for d in sessions["disabled_tools"]), key=json.dumps),
         "search": sorted((x["value"] for x in sessions["search"]), key=json.dumps),
