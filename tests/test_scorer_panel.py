@@ -166,6 +166,21 @@ def test_main_table_values_and_marks(main_panel):
     assert rows["P"]["conversion_mt"] == 1.0 and rows["Q"]["conversion_mt"] is None
     assert {k: rows[k]["paper_recall_mt"] for k in rows} == {"P": 1.0, "Q": 0.0, "R": 0.0, "S": 0.0}
     assert {k: rows[k]["non_submission"] for k in rows} == {"P": 0.0, "Q": 0.0, "R": 0.1, "S": 0.0}
+    # SecRec per type: every run read B's labelled "Experiments" on its nine ST items; on mt_0001 only P read both
+    # gold papers' labelled sections (B's and K's "Experiments").
+    assert {k: (rows[k]["section_recall_st"], rows[k]["section_recall_mt"]) for k in rows} == {
+        "P": (1.0, 1.0),
+        "Q": (1.0, 0.0),
+        "R": (1.0, 0.0),
+        "S": (1.0, 0.0),
+    }
+    # Failure ratios: R's mt_0001 ended at the turn cap, 1 of its 10 items; no run hit the token cap or the budget.
+    assert {k: (rows[k]["pct_token_cap"], rows[k]["pct_turn_cap"], rows[k]["pct_budget"]) for k in rows} == {
+        "P": (0.0, 0.0, 0.0),
+        "Q": (0.0, 0.0, 0.0),
+        "R": (0.0, 0.1, 0.0),
+        "S": (0.0, 0.0, 0.0),
+    }
     assert rows["P"]["marks"]["accuracy"] == ["tier_leader", "panel_best"]
     assert rows["R"]["marks"]["accuracy"] == ["tier_leader"]
     assert "accuracy" not in rows["Q"]["marks"] and "accuracy" not in rows["S"]["marks"]

@@ -575,3 +575,26 @@ def test_importer_refuses_citation_counts_that_do_not_fit(tmp_path):
 def test_panel_json_round_trips(strata_panel):
     assert json.loads(json.dumps(strata_panel))["closed_book_strata"]["tiers"] == ["closed", "open"]
     assert math.isclose(strata_panel["closed_book"]["rows"][0]["zero"], 0.5)
+
+
+def test_the_tiers_file_names_families_and_table_2_keeps_them_together(tmp_path, plain_gold):
+    from agenthop.scorer.panel_scoring import panel
+
+    items = ["st_0001", "st_0003", "st_0005"]
+    runs = [
+        write_run(tmp_path, "a", _scripts(items, set(items)), manifest("a", "m1")),
+        write_run(tmp_path, "b", _scripts(items, {"st_0001"}), manifest("b", "m2")),
+        write_run(tmp_path, "c", _scripts(items, {"st_0001", "st_0003"}), manifest("c", "m3")),
+    ]
+    tiers = tmp_path / "tiers.csv"
+    tiers.write_text("run,tier,family\na,open,f1\nb,open,f1\nc,open,f2\n", encoding="utf-8")
+    p = panel(runs, plain_gold.path, tmp_path / "out", tiers=tiers)
+    rows = p["main_table"]["rows"]
+    # Family f1 (best 100%) before f2 (67%); b (33%) stays with its family, third by accuracy in the tier.
+    assert [(r["run"], r["family"], r["rank"], r["family_rank"]) for r in rows] == [
+        ("a", "f1", 1, 1),
+        ("b", "f1", 3, 2),
+        ("c", "f2", 2, 1),
+    ]
+    md = (tmp_path / "out" / "panel.md").read_text()
+    assert "| open | f1 | b | m2 | 3 | 3 |" in md
