@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 
 import pytest
 from release_fixture import _label, make_release, pid
@@ -507,6 +508,13 @@ def test_citation_counts_reach_the_corpus_with_their_date(counted_gold):
     assert item.gold_citations == {pid("B"): 1, pid("K"): 1}
     assert counted_gold.items["st_0007"].gold_citations == {pid("B"): 80}
     assert counted_gold.provenance()["citations_taken"] == ["2026-05-01"]
+    # Gold like the answers: the server's connection cannot read it.
+    from agenthop.server.corpus.schema import open_corpus
+
+    conn = open_corpus(counted_gold.path)
+    with pytest.raises(sqlite3.DatabaseError):
+        conn.execute("SELECT * FROM gold_citation_counts").fetchall()
+    conn.close()
 
 
 def test_table_19_quartiles_by_rank_with_their_ranges_one_column_per_tier(strata_panel):

@@ -46,7 +46,7 @@ from agenthop.server.corpus.release import (
     REASONING_TYPES,
     RELEVANCES,
 )
-from agenthop.server.corpus.schema import INDEXES, create_index, create_schema
+from agenthop.server.corpus.schema import GOLD_CITATION_COUNTS_DDL, INDEXES, create_index, create_schema
 from agenthop.server.papers import explore_texts
 from agenthop.server.search import stored_index_parts
 from agenthop.server.sections import label_is_resolvable, normalise
@@ -633,6 +633,7 @@ class _Importer:
             ),
         )
         if citations is not None:
+            self.conn.execute(GOLD_CITATION_COUNTS_DDL)
             self.conn.executemany(
                 "INSERT INTO gold_citation_counts(item_id, position, paper_id, citations, taken) VALUES (?, ?, ?, ?, ?)",
                 [(item_id, i, pid, n, taken) for i, (pid, n) in enumerate(zip(gold_paper_ids, citations))],

@@ -135,10 +135,13 @@ CREATE TABLE gold_recall_labels (
     what_it_contains  TEXT,
     PRIMARY KEY (item_id, position)
 ) WITHOUT ROWID;
+"""
 
--- Each gold paper's citation count as construction recorded it (the release's optional gold_citation_counts),
--- for the panel's closed-book strata; empty for a release that recorded none.
-CREATE TABLE gold_citation_counts (
+# Each gold paper's citation count as construction recorded it (the release's optional gold_citation_counts), for the
+# panel's closed-book strata. Created by the importer only for a release that records counts, so a corpus without
+# them (the committed demo corpus among them) keeps its tables; readers treat a missing table as no counts.
+GOLD_CITATION_COUNTS_DDL = """
+CREATE TABLE IF NOT EXISTS gold_citation_counts (
     item_id    TEXT NOT NULL,
     position   INTEGER NOT NULL,      -- the gold paper's position in gold_paper_ids
     paper_id   TEXT NOT NULL,
