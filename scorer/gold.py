@@ -126,13 +126,13 @@ class Gold:
                 self.items[item_id].seed_year = year
         self.citations_taken: list[str] = []
         if "gold_citation_counts" in tables:  # releases written before construction recorded counts lack it
-            taken = set()
+            taken: set[str | None] = set()
             for item_id, pid, n, when in conn.execute(
                 "SELECT item_id, paper_id, citations, taken FROM gold_citation_counts ORDER BY item_id, position"
             ):
-                item = self.items.get(item_id)
-                if item is not None:
-                    item.gold_citations = {**(item.gold_citations or {}), pid: int(n)}
+                counted = self.items.get(item_id)
+                if counted is not None:
+                    counted.gold_citations = {**(counted.gold_citations or {}), pid: int(n)}
                     taken.add(when)
             self.citations_taken = sorted(t for t in taken if t)
         if "gold_recall_labels" in tables:

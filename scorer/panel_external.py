@@ -15,6 +15,7 @@ import csv
 import itertools
 import math
 from pathlib import Path
+from typing import Any
 
 from agenthop.scorer import stats
 from agenthop.scorer.errors import ScorerError
@@ -133,7 +134,7 @@ def _interval(r: float, n: int, variance: float) -> list[float] | None:
 def correlation(xs: list[float], ys: list[float]) -> dict:
     """Spearman's rho and Pearson's r of paired values, with two-sided p and 95% intervals (None where undefined)."""
     n = len(xs)
-    out = {
+    out: dict[str, Any] = {
         "n": n,
         "spearman": None,
         "spearman_p": None,

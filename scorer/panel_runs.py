@@ -48,7 +48,9 @@ def split_runs(full: list[dict]) -> dict:
     groups: dict[str, list[dict]] = {}
     for e in full:
         groups.setdefault(model_key(e), []).append(e)
-    run0s, replicates, set_aside = [], {}, []
+    run0s: list[dict] = []
+    replicates: dict[str, list[dict]] = {}
+    set_aside: list[dict] = []
     for model, runs in groups.items():
         named = {e.get("replicate_of") for e in runs if e.get("replicate_of")}
         first = next((e for e in runs if e["name"] in named), runs[0])

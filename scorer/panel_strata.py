@@ -71,13 +71,13 @@ def closed_book_strata(entries: list[dict], run0: list[dict], tiers: list[str]) 
                 }
             )
         axes["citations"] = rows
-    years = sorted({r.get("seed_year") for r in items.values() if r.get("seed_year") is not None})
+    years = sorted({r["seed_year"] for r in items.values() if r.get("seed_year") is not None})
     axes["year"] = [
         {"stratum": str(y), "n": len(ids), "cells": cells(ids)}
         for y in years
         for ids in [{iid for iid, r in items.items() if r.get("seed_year") == y}]
     ]
-    venues = sorted({r.get("venue") for r in items.values() if r.get("venue")}, key=str.casefold)
+    venues = sorted({r["venue"] for r in items.values() if r.get("venue")}, key=str.casefold)
     axes["venue"] = [
         {"stratum": v, "n": len(ids), "cells": cells(ids)}
         for v in venues
