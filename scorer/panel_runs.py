@@ -24,6 +24,17 @@ def protocol(entry: dict) -> dict:
     }
 
 
+def _show(value) -> str:
+    """A setting in words (``budget 60, max turns 20``), not as a Python literal."""
+    if value is None:
+        return "none recorded"
+    if isinstance(value, dict):
+        return ", ".join(f"{k.replace('_', ' ')} {_show(v)}" for k, v in sorted(value.items())) or "none"
+    if isinstance(value, list):
+        return "; ".join(_show(v) for v in value) or "none"
+    return str(value)
+
+
 def _differences(run0: dict, other: dict) -> list[str]:
     out = []
     a, b = set(run0["items"]), set(other["items"])
@@ -34,11 +45,11 @@ def _differences(run0: dict, other: dict) -> list[str]:
             else "its items differ from Run 0's"
         )
     if run0.get("caps") != other.get("caps"):
-        out.append(f"its caps {other.get('caps')} differ from Run 0's {run0.get('caps')}")
+        out.append(f"its caps ({_show(other.get('caps'))}) differ from Run 0's ({_show(run0.get('caps'))})")
     pa, pb = protocol(run0), protocol(other)
     for key in pa:
         if pa[key] != pb[key]:
-            out.append(f"its {key.replace('_', ' ')} {pb[key]!r} differs from Run 0's {pa[key]!r}")
+            out.append(f"its {key.replace('_', ' ')} ({_show(pb[key])}) differs from Run 0's ({_show(pa[key])})")
     return out
 
 

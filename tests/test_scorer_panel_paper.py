@@ -370,7 +370,9 @@ def test_table_17_replicates_are_checked_and_run_0_is_the_table_2_run(tmp_path, 
     b = run("b", {"st_0001", "st_0003"}, caps={"budget": 60, "max_turns": 20, "max_tokens": 200000})
     c = run("c", set(items))
     d = run("d", set(), these=items[:2], replicate_of="c")
-    p = build_panel([a, b, c, d], {})
+    e = run("e", set(items))
+    e["agent"] = "react"  # another agent: another protocol
+    p = build_panel([a, b, c, d, e], {})
     # c is named by the others' replicate_of: it is Run 0 and Table 2's row.
     assert [r["run"] for r in p["main_table"]["rows"]] == ["c"]
     (model,) = p["replicates"]["models"]
@@ -379,8 +381,12 @@ def test_table_17_replicates_are_checked_and_run_0_is_the_table_2_run(tmp_path, 
     # 1.0 and 1/3: mean 2/3, population sd 1/3, range 2/3.
     assert (acc["mean"], acc["std"], acc["range"]) == pytest.approx((2 / 3, 1 / 3, 2 / 3))
     aside = {x["run"]: x["reasons"] for x in p["replicates"]["set_aside"]}
-    assert set(aside) == {"b", "d"}
-    assert "caps" in aside["b"][0] and "'budget': 60" in aside["b"][0]
+    assert set(aside) == {"b", "d", "e"}
+    assert aside["e"] == ["its agent (react) differs from Run 0's (raw)"]
+    assert aside["b"] == [
+        "its caps (budget 60, max tokens 200000, max turns 20) differ from Run 0's (budget 30, max tokens 200000, "
+        "max turns 20)"
+    ]
     assert aside["d"] == ["its items differ from Run 0's (0 not in Run 0, 1 of Run 0's missing)"]
     md = report_md.render(panel_document(p))
     assert "| m | accuracy | 1.000 | 0.333 | 0.667 | 0.333 | 0.667 |" in md
