@@ -114,15 +114,16 @@ def main_section(p: dict) -> Section:
                 + [_main_cell(r, c) for c in m["columns"] + m["additions"]]
                 for r in m["rows"]
             ],
-            "One row per model (its Run 0), grouped by tier, ranked by accuracy within each family.",
+            "One row per model (its Run 0; a run of the model that is no replicate of it has a row of its own), "
+            "grouped by tier, ranked by accuracy within each family.",
             left=4,
         )
     )
     for x in m["set_aside"]:
         sec.paragraphs.append(
-            f"Run {x['run']} of {x['model']} is not a replicate of its Run 0 {x['run0']} and is left out: "
+            f"Run {x['run']} of {x['model']} is not a replicate of its Run 0 {x['run0']} ("
             + "; ".join(x["reasons"])
-            + "."
+            + "): it has a row of its own, and the per-model tables (16, 18, 19) use Run 0."
         )
     ties = [
         f"{r['run']} ties with {', '.join(r['tied_with'])} ({pct(r['accuracy'])})"

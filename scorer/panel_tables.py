@@ -235,7 +235,8 @@ def mt_conversion_walk(run0: list[dict], top: int = 6) -> list[dict]:
 
 
 def main_table(full: list[dict], set_aside: list[dict] | None = None) -> dict:
-    """The paper's Table 2 over each model's Run 0 (``full``)."""
+    """The paper's Table 2 over each model's Run 0 and the runs set aside as no replicate of it (``full``)."""
+    aside = {x["run"]: x for x in set_aside or []}
     tiers: dict[str, list[dict]] = {}
     for e in full:
         tiers.setdefault(e["tier"] or UNTIERED, []).append(e)
@@ -246,6 +247,7 @@ def main_table(full: list[dict], set_aside: list[dict] | None = None) -> dict:
             "family": e.get("family"),
             "family_key": e.get("family") or f"run:{e['name']}",
             "model": e["model"],
+            "run0": e["name"] not in aside,
             "n": e["n"],
             **{c: e["headline"].get(c) for c in MAIN_COLUMNS + MAIN_ADDITIONS},
             "marks": {},
@@ -680,16 +682,21 @@ def build_panel(
     """The panel document (panel.json) from the runs' entries (``panel_entry``), in the order given.
 
     ``external``: panel_external.read_external's scores (or a plain model -> {benchmark: score}), for Table 16.
-    Each model's Run 0 (panel_runs.split_runs) is the run of the model that Table 2 and every per-model table
-    show; its checked replicates appear in Table 17 only.
+    Each model's Run 0 (panel_runs.split_runs) is the run of the model that Table 2 and every per-run table show,
+    beside any run of the model that is no replicate of it; its checked replicates appear in Table 17 only.
     """
     full = [e for e in entries if e["role"] == "full"]
     split = split_runs(full)
     run0 = split["run0"]
+    # A full-tool run that is no replicate of its model's Run 0 (other caps, items or protocol) is a configuration
+    # of its own: it keeps its row in Table 2 and the per-run tables; the per-model tables (16, 18, 19) use Run 0.
+    aside = {x["run"] for x in split["set_aside"]}
+    table2_runs = [e for e in full if any(e is x for x in run0) or e["name"] in aside]
     partners = closed_book_partners(entries)
-    main = main_table(run0, split["set_aside"])
+    main = main_table(table2_runs, split["set_aside"])
     order = {r["run"]: i for i, r in enumerate(main["rows"])}
-    shown = sorted(run0, key=lambda e: order[e["name"]])  # per-model tables in Table 2's order
+    shown = sorted(table2_runs, key=lambda e: order[e["name"]])  # per-run tables in Table 2's order
+    run0_shown = [e for e in shown if e["name"] not in aside]
     tier_of = {r["run"]: r["tier"] for r in main["rows"]}
     bigram_rows = bigrams(shown)
     trigram_table = trigrams(shown)
@@ -728,10 +735,10 @@ def build_panel(
         "transitions": transitions(shown),
         "robustness": robustness(shown),
         "replicates": replicates(split),
-        "closed_book": closed_book_accuracy(entries, shown, main["tiers"]),
-        "closed_book_strata": closed_book_strata(entries, shown, main["tiers"]),
+        "closed_book": closed_book_accuracy(entries, run0_shown, main["tiers"]),
+        "closed_book_strata": closed_book_strata(entries, run0_shown, main["tiers"]),
         "closed_book_by_exposure": closed_book_by_exposure(shown, partners),
-        "external": external_correlations(shown, external, main["tiers"]),
+        "external": external_correlations(run0_shown, external, main["tiers"]),
     }
     if not full:
         panel["missing"] = "no full-tool run: the main table and the per-run analyses need at least one"

@@ -372,9 +372,16 @@ def test_table_17_replicates_are_checked_and_run_0_is_the_table_2_run(tmp_path, 
     d = run("d", set(), these=items[:2], replicate_of="c")
     e = run("e", set(items))
     e["agent"] = "react"  # another agent: another protocol
-    p = build_panel([a, b, c, d, e], {})
-    # c is named by the others' replicate_of: it is Run 0 and Table 2's row.
-    assert [r["run"] for r in p["main_table"]["rows"]] == ["c"]
+    p = build_panel([a, b, c, d, e], {}, external={"m": {"X": 1.0}})
+    # c is named by the others' replicate_of: it is Run 0 and Table 2's row of the model; b, d and e are no
+    # replicates of it (caps, items, agent), so each keeps a row of its own, ranked as any run.
+    assert [(r["run"], r["run0"]) for r in p["main_table"]["rows"]] == [
+        ("c", True),
+        ("e", False),
+        ("b", False),
+        ("d", False),
+    ]
+    assert p["external"]["accuracy"]["m"]["run"] == "c"  # the per-model tables use Run 0
     (model,) = p["replicates"]["models"]
     assert [(r["label"], r["run"]) for r in model["rows"]] == [("Run 0", "c"), ("Run 1", "a")]
     acc = model["spread"]["accuracy"]
@@ -390,7 +397,8 @@ def test_table_17_replicates_are_checked_and_run_0_is_the_table_2_run(tmp_path, 
     assert aside["d"] == ["its items differ from Run 0's (0 not in Run 0, 1 of Run 0's missing)"]
     md = report_md.render(panel_document(p))
     assert "| m | accuracy | 1.000 | 0.333 | 0.667 | 0.333 | 0.667 |" in md
-    assert "Run b of m is not a replicate of its Run 0 c" in md
+    assert "Run b of m is not a replicate of its Run 0 c (its caps (budget 60" in md
+    assert "it has a row of its own, and the per-model tables (16, 18, 19) use Run 0." in md
 
 
 def _scripts(items, right):
