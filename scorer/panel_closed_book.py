@@ -12,6 +12,8 @@ accuracy by the full-tool run's evidence contact. Definitions: docs/scoring.md.
 
 from __future__ import annotations
 
+from typing import Any
+
 from agenthop.scorer import stats
 from agenthop.scorer.audit import CONTACTS
 
@@ -88,7 +90,9 @@ LABEL_GROUPS = ("header", "content", "none")
 def label_groups(run0: list[dict], partners: dict[str, dict]) -> dict:
     """Table 11 over the Run 0s' recall-credited items (paper recall 1): each group's item-runs, share, conversion
     (right answers among them) and the same model's closed-book accuracy on the same items."""
-    rows = {g: {"n": 0, "correct": 0, "closed_book_n": 0, "closed_book_correct": 0} for g in LABEL_GROUPS}
+    rows: dict[str, dict[str, Any]] = {
+        g: {"n": 0, "correct": 0, "closed_book_n": 0, "closed_book_correct": 0} for g in LABEL_GROUPS
+    }
     unknown = 0
     for e in run0:
         cb = partners.get(e["model"])

@@ -198,7 +198,7 @@ def family_order(rows: list[dict]) -> list[dict]:
     for r in rows:
         key = (r["tier"], r["family_key"])
         best[key] = max(best.get(key, -1.0), acc(r))
-    first_seen = {}
+    first_seen: dict[tuple, int] = {}
     for i, r in enumerate(rows):
         first_seen.setdefault((r["tier"], r["family_key"]), i)
     position = {id(r): i for i, r in enumerate(rows)}

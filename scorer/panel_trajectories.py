@@ -4,6 +4,8 @@ tool order). Definitions: docs/scoring.md, "A panel of runs"."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from agenthop.scorer.logs import TOOLS
 from agenthop.scorer.trajectory import transition_matrix
 
@@ -31,7 +33,7 @@ def panel_bigrams(per_run: list[dict], n_models: int) -> dict:
             if b["n_with"]:
                 present.setdefault(tuple(b["bigram"]), []).append(b)
     threshold = n_models // 2 + 1
-    rows = []
+    rows: list[dict[str, Any]] = []
     for bg, found in present.items():
         if len(found) < threshold:
             continue
