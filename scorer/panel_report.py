@@ -36,7 +36,7 @@ LEGEND = (
     "them (p < {alpha}); conversion has no ★. As in the paper, rows are grouped by tier and ranked by accuracy "
     "within each family (families in a tier by their best accuracy; a run without a family is a family of its own); "
     "the rank is the run's rank by accuracy in its tier, runs of equal accuracy share it (written 2=). Failure "
-    "columns: share of items ended by the token cap, the turn cap and the budget. Section recall (both types) and "
+    "columns: share of items ended by the token cap, the turn cap and the budget. Section recall over all items and "
     "non-submission are additions."
 )
 CONTACT_LABELS = {
