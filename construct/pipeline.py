@@ -11,6 +11,7 @@ it holds nothing that varies between runs.
 from __future__ import annotations
 
 import asyncio
+import datetime as _dt
 import json
 import sys
 from collections.abc import Callable
@@ -157,6 +158,13 @@ class Pipeline:
         summary = artifacts.summarise(self.files.kept(done[-1]), view=self.view)
         return {"stage": done[-1], **summary}
 
+    def citations_taken(self) -> str | None:
+        """The date Stage 1 counted citations: its output file's (a re-run that skips the stage keeps the date)."""
+        seeds = self.files.output("seeds")
+        if not seeds.exists():
+            return None
+        return _dt.datetime.fromtimestamp(seeds.stat().st_mtime, _dt.UTC).date().isoformat()
+
     def write_release(self) -> dict:
         final = self.files.kept("postfilter")
         run_settings = {k: v for k, v in self.settings.to_json().items() if k not in ("attempts", "workers")}
@@ -167,7 +175,7 @@ class Pipeline:
             "stage_outputs": {stage: file_digest(self.files.output(stage)) for stage in STAGES},
             "artifact_audit": self.audited(),
         }
-        counts = write_release(self.view, final, self.out / "release", provenance)
+        counts = write_release(self.view, final, self.out / "release", provenance, self.citations_taken())
         self.echo(
             f"release: {counts['items']} items ({counts['ST']} single-target, {counts['MT']} multi-target) in {self.out / 'release'}"
         )

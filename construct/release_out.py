@@ -97,7 +97,12 @@ def item_ids(cands: list[dict]) -> list[str]:
     return ids
 
 
-def qa_record(view, item_id: str, cand: dict) -> dict:
+def citation_count(view, pid: str) -> int:
+    """Papers of the source corpus that cite ``pid`` (what Stage 1 counts), recorded with each gold paper."""
+    return len(set(view.citers(pid)) - {pid})
+
+
+def qa_record(view, item_id: str, cand: dict, citations_taken: str | None = None) -> dict:
     seed = view.papers[cand["seed"]]
     bridges = [cand["bridge"]] if cand["bridge"] else []
     return {
@@ -120,6 +125,8 @@ def qa_record(view, item_id: str, cand: dict) -> dict:
         "bridge_paper_ids": bridges,
         "bridge_arxiv_ids": [_text_id(view, b) or "" for b in bridges],
         "filter_agreement": cand["filter_agreement"],
+        "gold_citation_counts": [citation_count(view, t) for t in cand["targets"]],
+        "citation_counts_taken": citations_taken,
     }
 
 
@@ -155,8 +162,9 @@ def label_record(view, item_id: str, cand: dict) -> dict:
     }
 
 
-def write_release(view, cands: list[dict], out: Path, provenance: dict) -> dict:
-    """Write the release directory ``out``; return its counts."""
+def write_release(view, cands: list[dict], out: Path, provenance: dict, citations_taken: str | None = None) -> dict:
+    """Write the release directory ``out``; return its counts. ``citations_taken``: the date (YYYY-MM-DD) the
+    gold papers' citation counts were taken, written beside them."""
     tmp = out.with_name(out.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
     files = {
@@ -172,7 +180,7 @@ def write_release(view, cands: list[dict], out: Path, provenance: dict) -> dict:
         open(files[LABELS_FILE], "w", encoding="utf-8", newline="\n") as lab,
     ):
         for item_id, cand in zip(ids, cands):
-            qa.write(_line(qa_record(view, item_id, cand)))
+            qa.write(_line(qa_record(view, item_id, cand, citations_taken)))
             gr.write(_line(graph(view, item_id, cand["seed"])))
             lab.write(_line(label_record(view, item_id, cand)))
     with open(files[POOL_FILE], "w", encoding="utf-8", newline="\n") as pool:

@@ -170,13 +170,13 @@ def compare_cmd(run_a, run_b, corpus, seed, resamples, items, out, server_log):
 @click.option(
     "--tiers",
     type=click.Path(exists=True, dir_okay=False),
-    help="TOML or CSV file giving runs a tier (or family) label, a model and a role (docs/scoring.md).",
+    help="TOML or CSV file giving runs a tier, a family, a model and a role (docs/scoring.md).",
 )
 @click.option(
     "--external",
     type=click.Path(exists=True, dir_okay=False),
-    help="CSV of external benchmark scores per model (a model column, then one column per benchmark), "
-    "for the correlation table (docs/scoring.md).",
+    help="CSV of external benchmark scores per model (a model column, then one column per benchmark; a score may "
+    "end in * for a proxy or † for a context-managed variant), for Table 16 (docs/scoring.md).",
 )
 @click.option("--items", type=click.Path(exists=True, dir_okay=False), help="Expected item set (as for score).")
 @click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False), help=SERVER_LOG_HELP)
