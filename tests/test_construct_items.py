@@ -321,6 +321,26 @@ def test_item_ids_come_from_content_and_survive_removing_an_item(release, tmp_pa
     assert item_id(cand) == item_id(dict(cand)) != item_id({**cand, "evidence": ["f"]})
 
 
+def test_item_ids_cover_the_question_and_every_option():
+    # Two releases once shared 19 IDs whose items asked different options: the ID must hash what the agent sees.
+    cand = {
+        "kind": "ST",
+        "seed": "s",
+        "bridge": None,
+        "targets": ["t"],
+        "evidence": ["e"],
+        "question": "What did the cited work find?",
+        "options": ["12.5%", "14.0%", "9.1%", "30.2%"],
+    }
+    ids = {
+        item_id(cand),
+        item_id({**cand, "options": ["12.5%", "14.0%", "9.1%", "30.3%"]}),
+        item_id({**cand, "options": ["14.0%", "12.5%", "9.1%", "30.2%"]}),
+        item_id({**cand, "question": "What did the cited work report?"}),
+    }
+    assert len(ids) == 4 and item_id(dict(cand)) == item_id(cand)
+
+
 def test_a_background_citation_with_a_year_is_skipped(acl_view):
     # P17-2002 cites P16-1001 only in a list of earlier AMR parsers: years, no method or result.
     context = acl_view.context("doi:10.18653/v1/p17-2002", "doi:10.18653/v1/p16-1001")
