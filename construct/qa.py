@@ -106,7 +106,10 @@ async def run_qa(ctx, chains: list[dict]) -> list[dict]:
             contexts,
         )
         try:
-            return {**chain, **await ctx.ask(spec, messages, lambda reply: validate_qa(view, chain, reply), "qa")}
+            return {
+                **chain,
+                **await ctx.ask(spec, messages, lambda reply: validate_qa(view, chain, reply), "qa", chain["id"]),
+            }
         except Unusable as exc:
             return {**chain, "drop": {"reason": exc.reason, "detail": exc.detail}}
 
