@@ -114,7 +114,7 @@ def qa_record(view, item_id: str, cand: dict) -> dict:
         "question_type": "multi-target" if cand["kind"] == "MT" else "single-target",
         "depth": cand["depth"],
         "reasoning_type": cand["reasoning_type"],
-        "cognitive_skill": SKILL[cand["kind"]],
+        "cognitive_skill": cand.get("cognitive_skill") or SKILL[cand["kind"]],  # a model's, else by the item's type
         "venue": seed.venue,
         "consensus_tier": cand["consensus_tier"],
         "question": cand["question"],
