@@ -165,3 +165,24 @@ def test_recorded_responses_rebuild_the_release_byte_for_byte_with_no_model(reco
         ReplayError, match=r"stage qa, custom_id qa/c-[0-9a-f]+/a1: the recorded response answers another"
     ):
         build(tmp_path / "changed", s, model_mode="replay", responses=store)
+
+
+def test_the_command_stops_with_exit_code_3_naming_the_batch_file(tmp_path):
+    from click.testing import CliRunner
+
+    from agenthop.construct.cli import main
+
+    out = tmp_path / "bench"
+    # No endpoint listens here: --batch must send nothing.
+    args = ["run", "--corpus", str(CORPUS), "--out", str(out), "--min-refs", "5", "--max-chains-per-seed", "1"]
+    args += ["--max-qa", "3", "--judge", "judge@http://127.0.0.1:9/v1", "--generator", "gen@http://127.0.0.1:9/v1"]
+    done = CliRunner().invoke(main, [*args, "--batch"])
+    assert done.exit_code == 3, done.output
+    first = out / "work" / "batch" / "chains-01.jsonl"
+    assert str(first) in done.output and "--batch-output" in done.output and first.exists()
+    lines = [json.loads(line) for line in first.read_text().splitlines()]
+    assert lines and all(line["body"]["model"] == "judge" for line in lines)
+    refused = CliRunner().invoke(main, [*args, "--replay"])
+    assert refused.exit_code == 1 and "--replay needs the recorded responses: add --responses FILE" in refused.output
+    both = CliRunner().invoke(main, [*args, "--replay", "--batch", "--responses", str(tmp_path / "r.jsonl.gz")])
+    assert both.exit_code == 1 and "give one" in both.output
