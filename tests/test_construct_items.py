@@ -285,8 +285,14 @@ def test_no_form_only_solver_beats_chance_by_ten_points(release):
     view = CorpusView(ROOT / "corpus.sqlite")
     summary = artifacts.summarise(items, view=view)
     view.close()
-    over = {name: s["accuracy"] for name, s in summary["solvers"].items() if s["accuracy"] > 0.35}
+    over = {
+        name: s["accuracy"]
+        for name, s in summary["solvers"].items()
+        if s["accuracy"] > 0.35 and name not in artifacts.CORPUS_SOLVERS
+    }
     assert not over, over
+    # The retrieval solver reads the papers: it is reported with its interval, held to its own limit elsewhere.
+    assert summary["solvers"]["retrieval"]["n"] == len(items) and len(summary["solvers"]["retrieval"]["ci95"]) == 2
 
 
 def test_item_ids_come_from_content_and_survive_removing_an_item(release, tmp_path):
