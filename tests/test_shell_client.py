@@ -22,7 +22,7 @@ TOKEN = "cli-test-token-7f3a"
 
 def cli(state: Path, server: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "agenthop.runner.shell_client", "--state", str(state), *args],
+        [sys.executable, "-m", "agenthop.runner.shell.cli", "--state", str(state), *args],
         capture_output=True,
         text=True,
         env={**os.environ, "AGENTHOP_SERVER": server, "AGENTHOP_AUTH_TOKEN": TOKEN},

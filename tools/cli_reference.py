@@ -28,7 +28,7 @@ def programs() -> dict[str, click.Command]:
     """The five commands, by the name they are installed under (pyproject.toml [project.scripts])."""
     from agenthop.construct.cli import main as construct
     from agenthop.runner.cli import main as runner
-    from agenthop.runner.shell_client import main as shell_client
+    from agenthop.runner.shell.cli import main as shell_client
     from agenthop.scorer.cli import main as scorer
     from agenthop.server.cli import main as server
 

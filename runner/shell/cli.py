@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import re
 import sys
 from pathlib import Path
 
 import click
 
-from agenthop.runner.session import TOKEN_ENV, McpSession, ServerAPI, ServerError, SessionInfo
+from agenthop.runner.session import McpSession, ServerAPI, ServerError
+from agenthop.runner.shell.state import StateError, load, save, session_info, state_path
 
 SERVER_ENV = "AGENTHOP_SERVER"
 STATE_ENV = "AGENTHOP_CLI_STATE"
@@ -33,35 +32,21 @@ class CliError(click.ClickException):
 
 
 def _state_path(state: Path, item: str) -> Path:
-    if not re.fullmatch(r"[A-Za-z0-9_.\-]{1,200}", item) or item.startswith("."):
-        raise CliError(f"item ID {item!r} is not one the server serves (letters, digits, '_', '-', '.')")
-    return state / f"{item}.json"
+    try:
+        return state_path(state, item)
+    except StateError as exc:
+        raise CliError(str(exc)) from None
 
 
 def _load(state: Path, item: str) -> dict:
-    path = _state_path(state, item)
-    if not path.exists():
-        raise CliError(f"no session for item {item} in {state}/; start one first: agenthop-cli start {item}")
     try:
-        return json.loads(path.read_text())
-    except ValueError as exc:
-        raise CliError(f"{path} is not the JSON agenthop-cli writes ({exc}); start again with --new") from None
+        return load(state, item)
+    except StateError as exc:
+        raise CliError(str(exc)) from None
 
 
 def _save(state: Path, item: str, record: dict) -> None:
-    path = _state_path(state, item)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(record, indent=1) + "\n")
-    os.replace(tmp, path)  # a killed command leaves the old state or the new one, never half of one
-
-
-def _info(record: dict) -> SessionInfo:
-    headers = {"X-AgentHop-Session": record["session_id"]}
-    token = os.environ.get(TOKEN_ENV)
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    return SessionInfo(record["session_id"], record["mcp_url"], headers, record["item"], record.get("caps") or {})
+    save(state, item, record)
 
 
 def _run(coro):
@@ -160,7 +145,7 @@ def tools(state: Path, item: str):
     record = _load(state, item)
 
     async def go() -> list:
-        async with McpSession(_info(record)) as mcp:
+        async with McpSession(session_info(record)) as mcp:
             return await mcp.list_tools()
 
     for tool in _run(go()):
@@ -189,7 +174,7 @@ def call(state: Path, item: str, tool: str, arguments: str):
     _save(state, item, record)
 
     async def go():
-        async with McpSession(_info(record)) as mcp:
+        async with McpSession(session_info(record)) as mcp:
             return await mcp.call_tool(tool, args, meta={"agenthop/turn": record["turn"]})
 
     result = _run(go())
