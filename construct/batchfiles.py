@@ -13,6 +13,7 @@ lost and nothing is made up.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,7 +83,13 @@ def write_batch(folder: Path, stage: str, requests: dict[str, dict]) -> list[Pat
 def asked_requests(folder: Path) -> dict[str, dict]:
     """custom_id -> request body of every batch file written so far (a later file's body wins)."""
     out: dict[str, dict] = {}
-    for path in sorted(folder.glob("*.jsonl")) if folder.exists() else []:
+    # Only the files this module wrote (STAGE-NN.jsonl): an output file saved beside them is not a request file.
+    mine = [
+        p
+        for p in sorted(folder.glob("*-*.jsonl"))
+        if re.fullmatch(r"(?:chains|qa|distractors|ensemble)-\d{2,}\.jsonl", p.name)
+    ]
+    for path in mine if folder.exists() else []:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 record = json.loads(line)

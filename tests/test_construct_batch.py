@@ -98,7 +98,8 @@ def test_batch_files_round_trip_with_an_error_line_and_a_missing_line(recorded, 
                 }
                 del lines[1]
                 broken = (failed, missing)
-            path = tmp_path / f"output-{rounds:02d}.jsonl"
+            # Saved beside the request files, as a user may: they are not read as requests.
+            path = out / "work" / "batch" / f"output-{rounds:02d}.jsonl"
             path.write_text("".join(json.dumps(line) + "\n" for line in lines))
             outputs.append(path)
             if broken:
