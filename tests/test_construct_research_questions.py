@@ -158,3 +158,16 @@ def test_each_rule_of_a_research_question_drops_its_reply_and_good_ones_keep_the
         assert not re.search(r"distractor|wrong|incorrect|trap", text, re.I)
     assert "answer" in json.dumps(choice_messages(view, "Q?", ["a", "b", "c", "d"], [seed]))
     view.close()
+
+
+def test_an_empty_q_a_stage_says_what_each_research_question_rule_needs():
+    from agenthop.construct.hints import why_empty
+
+    reasons = {"quotes_source": 2, "names_section": 1, "answer_in_abstract": 1, "not_synthesis": 1}
+    attrition = {"rows": [{"stage": "qa", "name": "Q/A pairs", "entered": 5, "kept": 0, "reasons": reasons}]}
+    lines = why_empty(attrition, Settings(attempts=4))
+    assert lines[0] == "Q/A pairs kept none of 5. What removed them, and what relaxes each rule:"
+    said = {line.split(" (")[0].strip(): line for line in lines[1:]}
+    assert set(said) == set(reasons)
+    assert "--attempts (4)" in said["quotes_source"] and "--attempts (4)" in said["not_synthesis"]
+    assert "no option relaxes this" in said["answer_in_abstract"]
