@@ -12,6 +12,7 @@ lost and nothing is made up.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -61,6 +62,27 @@ class BatchImport:
         out = [f"custom_id {c}: {why}" for c, why in sorted(self.failed.items()) if c not in self.answers]
         out += [f"custom_id {c}: no line in any --batch-output file" for c in missing]
         return out
+
+
+MAX_CUSTOM_ID = 64  # what the strictest writers of the format accept (letters, digits, '_', '-'; at most 64)
+
+
+def custom_id(stage: str, call_id: str) -> str:
+    """The batch line's ``custom_id`` of a call: ``STAGE-CALL-aN``, readable where it fits, portable always.
+
+    ``call_id`` is the call within the stage and its attempt (``c-0123456789ab/seed_only/a1``). Characters other than
+    letters, digits, '_' and '-' become '_'; a call too long for 64 characters (a judge's hop between two DOIs) is
+    named by its digest instead, keeping the stage and the attempt.
+    """
+    call, _, attempt = call_id.rpartition("/")
+    readable = re.sub(r"[^A-Za-z0-9_-]", "_", f"{stage}-{call.replace('/', '-')}-{attempt}")
+    if len(readable) <= MAX_CUSTOM_ID:
+        return readable
+    return f"{stage}-{hashlib.sha256(call.encode()).hexdigest()[:24]}-{attempt}"
+
+
+def stage_of(custom_id_: str) -> str:
+    return custom_id_.split("-", 1)[0]
 
 
 def batch_line(custom_id: str, body: dict) -> dict:

@@ -18,7 +18,16 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agenthop.construct.batchfiles import BatchImport, BatchPending, Deferred, asked_requests, read_output, write_batch
+from agenthop.construct.batchfiles import (
+    BatchImport,
+    BatchPending,
+    Deferred,
+    asked_requests,
+    custom_id,
+    read_output,
+    stage_of,
+    write_batch,
+)
 from agenthop.construct.recorded import RecordedResponses
 from agenthop.construct.stagefiles import canonical, digest
 from agenthop.runner.pricing import PriceTable
@@ -160,15 +169,15 @@ class ModelClient:
         result = BatchImport()
         for path in outputs:
             read_output(path, asked, result)
-        for custom_id, answer in result.answers.items():
-            body = asked[custom_id]
+        for cid, answer in result.answers.items():
+            body = asked[cid]
             key = digest(canonical(body))
-            stage = custom_id.split("/", 1)[0]
+            stage = stage_of(cid)
             self.cache.put(key, body["model"], answer.text, answer.usage)
             if self.recorded is not None:
                 self.recorded.add(
                     key=key,
-                    custom_id=custom_id,
+                    custom_id=cid,
                     stage=stage,
                     model=body["model"],
                     text=answer.text,
@@ -197,12 +206,12 @@ class ModelClient:
         requests, self.pending, self._pending_keys = self.pending, {}, set()
         raise BatchPending(stage, write_batch(self.batch_dir, stage, requests), len(requests))
 
-    def _known(self, key: str, custom_id: str, stage: str, model: str) -> str | None:
+    def _known(self, key: str, cid: str, stage: str, model: str) -> str | None:
         """The answer to a request from the cache or the recorded responses, or None (a replay refuses a miss)."""
         if self.mode == "replay":
             record = self.recorded.get(key)
             if record is None:
-                raise self.recorded.refuse(key, custom_id, stage)
+                raise self.recorded.refuse(key, cid, stage)
             return record["response"]
         hit = self.cache.get_with_usage(key)
         if hit is None and self.recorded is not None:
@@ -212,18 +221,18 @@ class ModelClient:
                 self.cache.put(key, model, *hit)
         if hit is not None and self.recorded is not None:
             # Every response a run uses is in its recorded responses, including those cached before they were kept.
-            self.recorded.add(key=key, custom_id=custom_id, stage=stage, model=model, text=hit[0], usage=hit[1])
+            self.recorded.add(key=key, custom_id=cid, stage=stage, model=model, text=hit[0], usage=hit[1])
         return hit[0] if hit is not None else None
 
     def known_or_deferred(self, spec: ModelSpec, messages: list[dict], *, stage: str, call_id: str) -> bool:
         """In batch mode, keep an unanswered request for the batch file; True when the request has an answer."""
         body = self.request(spec, messages)
         key = digest(canonical(body))
-        custom_id = f"{stage}/{call_id}"
-        if self._known(key, custom_id, stage, spec.name) is not None:
+        cid = custom_id(stage, call_id)
+        if self._known(key, cid, stage, spec.name) is not None:
             return True
         if self.mode == "batch" and key not in self._pending_keys:
-            self.pending[custom_id] = body
+            self.pending[cid] = body
             self._pending_keys.add(key)
         return False
 
@@ -257,17 +266,17 @@ class ModelClient:
         """
         body = self.request(spec, messages)
         key = digest(canonical(body))
-        custom_id = f"{stage}/{call_id}"
+        cid = custom_id(stage, call_id)
         tally = self.tally(stage, spec.name)
-        cached = self._known(key, custom_id, stage, spec.name)
+        cached = self._known(key, cid, stage, spec.name)
         if cached is not None:
             tally.cache_hits += 1
             return Reply(cached, True)
         if self.mode == "batch":
             if key not in self._pending_keys:
-                self.pending[custom_id] = body
+                self.pending[cid] = body
                 self._pending_keys.add(key)
-            raise Deferred(custom_id)
+            raise Deferred(cid)
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.workers)
         client = self._client(spec)
@@ -302,7 +311,7 @@ class ModelClient:
             self.cache.put, key, spec.name, text, usage
         )  # stored before it is used; the other calls go on
         if self.recorded is not None:
-            self.recorded.add(key=key, custom_id=custom_id, stage=stage, model=spec.name, text=text, usage=usage)
+            self.recorded.add(key=key, custom_id=cid, stage=stage, model=spec.name, text=text, usage=usage)
         return Reply(text, False)
 
     def totals(self) -> dict:

@@ -1,7 +1,7 @@
 """Recorded model responses: a compressed file that lets anyone rebuild a release with no model and no network.
 
 One JSON line per response, gzip-compressed (mtime 0, lines sorted by ``custom_id``, so the same responses give the
-same bytes): ``custom_id`` (the stage and the call: ``qa/c-0123abcd/a1``), ``stage``, ``model`` (the name sent in
+same bytes): ``custom_id`` (the stage and the call: ``qa-c-0123456789ab-a1``), ``stage``, ``model`` (the name sent in
 the request, as given on the command line), ``request_sha256`` (the SHA-256 of the canonical request body: model,
 messages, sampling), ``response`` (the reply text) and ``usage``. A response is found by the hash of the request it
 answers; a request the store does not hold, but whose ``custom_id`` it holds under another hash, is a request that

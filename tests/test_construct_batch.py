@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,8 @@ def test_batch_files_round_trip_with_an_error_line_and_a_missing_line(recorded, 
             assert len(requests) == pending.count > 0
             assert all(r["method"] == "POST" and r["url"] == URL and r["custom_id"] for r in requests)
             assert len({r["custom_id"] for r in requests}) == len(requests)
+            # Portable to every writer of the format: letters, digits, '_' and '-', at most 64 characters.
+            assert all(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", r["custom_id"]) for r in requests)
             lines = [output_line(n, r, script(r["body"], None)) for n, r in enumerate(requests)]
             if rounds == 2 and len(lines) >= 3:
                 # One request failed in the batch, one is not in the output at all.
@@ -130,8 +133,8 @@ def test_batch_files_round_trip_with_an_error_line_and_a_missing_line(recorded, 
 
     # A line that is not the format, or answers another run's request, is an error naming the file and line.
     alien = tmp_path / "alien.jsonl"
-    alien.write_text(json.dumps({"id": "x", "custom_id": "qa/nobody/a1", "response": None, "error": None}) + "\n")
-    with pytest.raises(BatchError, match=r"alien.jsonl, line 1: custom_id 'qa/nobody/a1' is in no batch file"):
+    alien.write_text(json.dumps({"id": "x", "custom_id": "qa-nobody-a1", "response": None, "error": None}) + "\n")
+    with pytest.raises(BatchError, match=r"alien.jsonl, line 1: custom_id 'qa-nobody-a1' is in no batch file"):
         build(out, s, model_mode="batch", batch_outputs=(alien,))
     alien.write_text("not json\n")
     with pytest.raises(BatchError, match=r"alien.jsonl, line 1: not a Batch output line"):
@@ -163,7 +166,7 @@ def test_recorded_responses_rebuild_the_release_byte_for_byte_with_no_model(reco
     # A prompt that changed since the responses were recorded: refused by stage and custom_id, never answered.
     monkeypatch.setattr(prompts, "QA_SHAPE", prompts.QA_SHAPE + " ")
     with pytest.raises(
-        ReplayError, match=r"stage qa, custom_id qa/c-[0-9a-f]+/a1: the recorded response answers another"
+        ReplayError, match=r"stage qa, custom_id qa-c-[0-9a-f]+-a1: the recorded response answers another"
     ):
         build(tmp_path / "changed", s, model_mode="replay", responses=store)
 
@@ -187,3 +190,16 @@ def test_the_command_stops_with_exit_code_3_naming_the_batch_file(tmp_path):
     assert refused.exit_code == 1 and "--replay needs the recorded responses: add --responses FILE" in refused.output
     both = CliRunner().invoke(main, [*args, "--replay", "--batch", "--responses", str(tmp_path / "r.jsonl.gz")])
     assert both.exit_code == 1 and "give one" in both.output
+
+
+def test_custom_ids_are_readable_where_they_fit_and_portable_always():
+    from agenthop.construct.batchfiles import custom_id, stage_of
+
+    assert custom_id("qa", "c-0123456789ab/a2") == "qa-c-0123456789ab-a2"
+    assert custom_id("ensemble", "c-0123456789ab/consensus/qwen/qwen3-32b@x/a1") == (
+        "ensemble-c-0123456789ab-consensus-qwen-qwen3-32b_x-a1"
+    )
+    hop = "doi:10.18653/v1/p17-2002>doi:10.18653/v1/p16-1001/a1"
+    long_id = custom_id("chains", hop)
+    assert re.fullmatch(r"chains-[0-9a-f]{24}-a1", long_id) and stage_of(long_id) == "chains"
+    assert long_id != custom_id("chains", hop.replace("1001", "1002"))
