@@ -199,7 +199,9 @@ def test_custom_ids_are_readable_where_they_fit_and_portable_always():
     assert custom_id("ensemble", "c-0123456789ab/consensus/qwen/qwen3-32b@x/a1") == (
         "ensemble-c-0123456789ab-consensus-qwen-qwen3-32b_x-a1"
     )
-    hop = "doi:10.18653/v1/p17-2002>doi:10.18653/v1/p16-1001/a1"
+    short = custom_id("chains", "doi:10.18653/v1/p17-2002>doi:10.18653/v1/p16-1001/a1")
+    assert short == "chains-doi_10_18653-v1-p17-2002_doi_10_18653-v1-p16-1001-a1" and len(short) <= 64
+    hop = "doi:10.18653/v1/2020.acl-main.207>doi:10.18653/v1/2020.emnlp-main.1001/a1"
     long_id = custom_id("chains", hop)
     assert re.fullmatch(r"chains-[0-9a-f]{24}-a1", long_id) and stage_of(long_id) == "chains"
     assert long_id != custom_id("chains", hop.replace("1001", "1002"))
