@@ -71,6 +71,11 @@ def test_two_items_taken_only_through_the_cli_are_scored_like_any_run(tmp_path):
             again = cli(state, server.base_url, "start", item)
             assert again.returncode == 1 and "--new" in again.stderr
     assert len(list(state.glob("*.json"))) == 2 and not any(TOKEN in p.read_text() for p in state.glob("*"))
+    # The server is gone: a clear error, no traceback, and the refused connection uses no turn number.
+    before = json.loads((state / f"{ITEMS[1]}.json").read_text())["turn"]
+    gone = cli(state, server.base_url, "call", ITEMS[1], "think", json.dumps({"thought": "anyone?"}))
+    assert gone.returncode == 1 and "did not answer" in gone.stderr and "Traceback" not in gone.stderr
+    assert json.loads((state / f"{ITEMS[1]}.json").read_text())["turn"] == before
 
     out, items_file = tmp_path / "report", tmp_path / "items.txt"
     items_file.write_text("\n".join(ITEMS) + "\n")

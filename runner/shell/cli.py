@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 
 import click
+import httpx2
+from mcp import MCPError
 
 from agenthop.runner.session import McpSession, ServerAPI, ServerError
 from agenthop.runner.shell.state import StateError, load, save, session_info, state_path
@@ -49,13 +51,34 @@ def _save(state: Path, item: str, record: dict) -> None:
     save(state, item, record)
 
 
-def _run(coro):
+class Unreachable(CliError):
+    """The server did not answer; ``sent`` is False when the request never left (the connection was refused)."""
+
+    def __init__(self, message: str, sent: bool):
+        super().__init__(message)
+        self.sent = sent
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside the exception groups the MCP client's task groups wrap errors in."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _run(coro, server: str):
     try:
         return asyncio.run(coro)
     except ServerError as exc:
         raise CliError(str(exc)) from None
-    except OSError as exc:
-        raise CliError(f"cannot reach the AgentHop server: {exc}") from None
+    except (OSError, httpx2.HTTPError, MCPError, BaseExceptionGroup) as exc:
+        leaf = _leaf(exc)
+        if isinstance(leaf, ServerError):
+            raise CliError(str(leaf)) from None
+        sent = not isinstance(leaf, httpx2.ConnectError | ConnectionRefusedError)
+        raise Unreachable(
+            f"the AgentHop server at {server} did not answer ({type(leaf).__name__}: {leaf}); is it running?", sent
+        ) from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
@@ -81,7 +104,8 @@ def main(ctx, state: Path):
 
     The bearer token, if the server wants one, is read from $AGENTHOP_AUTH_TOKEN and never written to disk.
     Exit codes: 0 the call succeeded; 2 the call was made (and counted) but the tool refused it or failed;
-    1 no call was made (no session, bad JSON, server unreachable).
+    1 no call was made (no session, bad JSON, the server refused the connection); a call whose answer was lost
+    on the way back (the server received it) keeps its turn number, so no turn is numbered twice.
     """
     ctx.obj = state
 
@@ -131,7 +155,7 @@ def start(state: Path, item: str, server: str, run_label: str, model: str | None
         }
         return record, task
 
-    record, task = _run(go())
+    record, task = _run(go(), server)
     _save(state, item, record)
     click.echo(task)
     click.echo(f"\n[session {record['session_id']} for item {item}, run {run_label!r}; state in {path}]", err=True)
@@ -148,7 +172,7 @@ def tools(state: Path, item: str):
         async with McpSession(session_info(record)) as mcp:
             return await mcp.list_tools()
 
-    for tool in _run(go()):
+    for tool in _run(go(), record["server"]):
         click.echo(f"{tool.name}: {tool.description}")
         click.echo(f"  arguments: {json.dumps(tool.input_schema.get('properties', {}), ensure_ascii=False)}")
         required = tool.input_schema.get("required") or []
@@ -177,7 +201,13 @@ def call(state: Path, item: str, tool: str, arguments: str):
         async with McpSession(session_info(record)) as mcp:
             return await mcp.call_tool(tool, args, meta={"agenthop/turn": record["turn"]})
 
-    result = _run(go())
+    try:
+        result = _run(go(), record["server"])
+    except Unreachable as exc:
+        if not exc.sent:  # the call never reached the server: its turn number is free again
+            record["turn"] -= 1
+            _save(state, item, record)
+        raise
     if result.ended:
         record["ended"] = True
         _save(state, item, record)
@@ -208,7 +238,7 @@ def end(state: Path, item: str, termination: str, reason: str):
         finally:
             await api.aclose()
 
-    ended = _run(go())
+    ended = _run(go(), record["server"])
     record["ended"] = True
     _save(state, item, record)
     click.echo(f"session {record['session_id']} ended ({termination})" if ended else "the session had already ended")
