@@ -183,6 +183,11 @@ def settings_options(fn):
             help="Post-filter: longest section allowed on a gold path.",
         ),
         click.option(
+            "--one-item-per-target",
+            is_flag=True,
+            help="Post-filter: each target paper serves at most one item (the smallest item ID is kept).",
+        ),
+        click.option(
             "--attempts",
             type=click.IntRange(min=1),
             default=3,
@@ -279,6 +284,7 @@ def _settings(kw: dict) -> Settings:
         too_close=kw["too_close"],
         filters=tuple(kw["filters"]) or ("baseline",),
         max_section_chars=kw["max_section_chars"],
+        one_item_per_target=kw["one_item_per_target"],
         attempts=kw["attempts"],
         workers=kw["workers"],
         sampling=_sampling(kw),

@@ -129,6 +129,10 @@ RELAX: dict[str, tuple[str | None, str]] = {
         "a label names no section header: repoint it on the audit page (agenthop-construct review) and run again",
     ),
     "removed_by_auditor": (None, "an auditor removed it on the audit page"),
+    "target_taken": (
+        "--one-item-per-target",
+        "each target paper serves one item (--one-item-per-target); leave it out to ask several items of one paper",
+    ),
 }
 
 VALUES = {

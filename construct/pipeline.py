@@ -119,7 +119,7 @@ class Pipeline:
             return run_sanity(view, kept("ensemble"))
         if stage == "audit":
             return apply_verdicts(kept("sanity"), self.verdicts)
-        records, repairs = run_postfilter(view, kept("audit"), s.max_section_chars)
+        records, repairs = run_postfilter(view, kept("audit"), s.max_section_chars, s.one_item_per_target)
         write_atomic(self.out / "repair.jsonl", jsonl(repairs))
         return records
 

@@ -752,3 +752,27 @@ def test_wrong_paper_values_come_from_the_siblings_then_the_works_they_cite():
     view.references = lambda pid: {"w": [("x", None), ("t", None)], "x": [("y", None)]}.get(pid, [])
     cand = {"seed": "s", "bridge": None, "targets": ["t"]}
     assert sibling_sources(view, cand, ["w"]) == ["w", "x"]  # the target is off limits; two steps away is too far
+
+
+def test_one_item_per_target_keeps_the_smallest_id_on_each_target_paper(release, tmp_path):
+    out, items, _ = release
+    shared = Counter(t for it in items for t in it["gold_paper_ids"])
+    assert any(n > 1 for n in shared.values())  # the default release asks several items of some target papers
+    copy = tmp_path / "run"
+    shutil.copytree(out, copy)
+    result = run_pipeline(
+        ROOT / "corpus.sqlite", copy, Settings(min_refs=5, one_item_per_target=True), echo=lambda line: None
+    )
+    assert result["ran"] == ["postfilter"]  # only the post-filter's settings changed
+    after = [json.loads(line) for line in (copy / "release" / "qa" / "full.jsonl").read_text().splitlines()]
+    targets = [t for it in after for t in it["gold_paper_ids"]]
+    assert len(targets) == len(set(targets))
+    # Greedy by item ID: an item is kept exactly when no item with a smaller ID that was kept shares a target.
+    kept_ids, served = set(), set()
+    for it in sorted(items, key=lambda it: it["id"]):
+        if not served & set(it["gold_paper_ids"]):
+            kept_ids.add(it["id"])
+            served |= set(it["gold_paper_ids"])
+    assert {it["id"] for it in after} == kept_ids
+    row = next(r for r in result["attrition"]["rows"] if r["stage"] == "postfilter")
+    assert row["reasons"] == {"target_taken": len(items) - len(after)}
