@@ -10,9 +10,14 @@ pick within that set (an abstention earns chance, 1 / number of options), so a
 solver that knows nothing scores chance and every solver is compared with the same
 25%; ``decided`` says how often it committed to one option.
 
-Three families: option-only (sees the options), question-only (the question and the
+Four families: option-only (sees the options), question-only (the question and the
 options), seed-only (the seed paper's text, the question and the options: the
-offline baseline limited to the seed, the ensemble's shortcut check). An item is any
+offline baseline limited to the seed, the ensemble's shortcut check), and corpus
+(the retrieval solver, ``construct/retrieval.py``: word overlap of the sentences near
+the seed that contain each option with the question; no reasoning). The corpus
+solver is held to its own limit (``RETRIEVAL_LIMIT``), not to chance + 10: it reads
+the papers, so beating chance is expected; beating the limit says the items are
+lookups. An item is any
 dict with ``question``, ``options`` and ``correct_index`` (a candidate or a release
 record); the seed solver also needs a corpus view and ``seed`` or ``seed_paper_id``.
 """
@@ -29,6 +34,7 @@ from itertools import combinations
 import numpy as np
 
 from agenthop.construct import baseline
+from agenthop.construct.retrieval import retrieval
 from agenthop.construct.stagefiles import digest
 from agenthop.construct.textspans import result_numbers
 from agenthop.runner.textmatch import STOPWORDS, content_words, tokens
@@ -36,6 +42,7 @@ from agenthop.scorer.stats import wilson
 
 Picks = tuple[int, ...]
 CHANCE_MARGIN = 0.10  # SPEC 8: chance is 25%; a release where a solver exceeds 35% is not a benchmark
+RETRIEVAL_LIMIT = 0.45  # a release the no-reasoning retrieval solver answers more often than this is lookups
 MIN_ITEMS = 20  # below this, a solver's interval spans most of [0, 1]: figures are shown, not acted on
 TWIN_JACCARD = 0.75  # two options whose words (numbers masked) overlap this much are a near-identical pair
 _NUM = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
@@ -324,7 +331,7 @@ def seed_exclusion(item: dict, view) -> Picks:
 @dataclass(frozen=True)
 class Solver:
     name: str
-    family: str  # option | question | seed
+    family: str  # option | question | seed | corpus
     run: Callable
     what: str
 
@@ -349,8 +356,15 @@ SOLVERS = (
     Solver(
         "seed_exclusion", "seed", seed_exclusion, "any option holding no number the seed states (rule out the others)"
     ),
+    Solver(
+        "retrieval",
+        "corpus",
+        retrieval,
+        "the option whose sentences near the seed share most words with the question (no reasoning)",
+    ),
 )
-FORM_SOLVERS = tuple(s.name for s in SOLVERS if s.family != "seed")
+FORM_SOLVERS = tuple(s.name for s in SOLVERS if s.family in ("option", "question"))
+CORPUS_SOLVERS = tuple(s.name for s in SOLVERS if s.family == "corpus")
 NAMES = tuple(s.name for s in SOLVERS) + ("form_vote", "option_classifier")
 
 
@@ -367,7 +381,7 @@ def solve(item: dict, view=None) -> dict[str, list[int]]:
     """Every solver's picks for one item (the seed solver only with a corpus view), plus the form vote."""
     picks: dict[str, Picks] = {}
     for s in SOLVERS:
-        if s.family == "seed":
+        if s.family in ("seed", "corpus"):
             if view is not None:
                 picks[s.name] = s.run(item, view)
         else:
@@ -505,19 +519,27 @@ def summarise(items: Sequence[dict], picks: Sequence[dict[str, Sequence[int]]] |
         p["option_classifier"] = c
     chance = sum(1 / len(it["options"]) for it in items) / len(items) if items else 0.25
     solvers = {name: s for name in NAMES if (s := score(items, picks, name)) is not None}
-    over = sorted(name for name, s in solvers.items() if s["accuracy"] > chance + CHANCE_MARGIN)
+    over = sorted(
+        name for name, s in solvers.items() if s["accuracy"] > chance + CHANCE_MARGIN and name not in CORPUS_SOLVERS
+    )
+    # The retrieval solver reads the papers: its limit is its own, and a release over it is lookups, not form leaks.
+    lookups = sorted(name for name in CORPUS_SOLVERS if name in solvers and solvers[name]["accuracy"] > RETRIEVAL_LIMIT)
     # The seed solver's floor is by design: with models, SPEC's seed_only distractor is what the seed states, so the seed
     # alone points at a wrong option; whether ruling out what the seed states pays is seed_exclusion's to measure.
     under = sorted(
-        name for name, s in solvers.items() if s["accuracy"] < chance - CHANCE_MARGIN and name != "seed_only"
+        name
+        for name, s in solvers.items()
+        if s["accuracy"] < chance - CHANCE_MARGIN and name != "seed_only" and name not in CORPUS_SOLVERS
     )
     return {
         "items": len(items),
         "chance": round(chance, 4),
         "limit": round(chance + CHANCE_MARGIN, 4),
+        "retrieval_limit": RETRIEVAL_LIMIT,
         "scoring": "expected accuracy of a uniform pick among the options a solver names; an abstention earns chance",
         "solvers": solvers,
         "above_limit": over,
+        "over_retrieval_limit": lookups,
         "below_floor": under,
     }
 
@@ -534,7 +556,8 @@ def markdown(summary: dict) -> str:
     """The audit as a table: solver, what it sees, accuracy [95% CI], decided."""
     family = {s.name: s.family for s in SOLVERS} | {"form_vote": "option+question", "option_classifier": "option"}
     lines = [
-        f"Artifact audit over {summary['items']} items (chance {summary['chance']:.0%}, limit {summary['limit']:.0%}):",
+        f"Artifact audit over {summary['items']} items (chance {summary['chance']:.0%}, limit {summary['limit']:.0%}; "
+        f"the corpus solver's limit {summary.get('retrieval_limit', RETRIEVAL_LIMIT):.0%}):",
         "",
         "| Solver | Sees | Accuracy [95% CI] | Decided (right) |",
         "|---|---|---:|---:|",
@@ -542,7 +565,7 @@ def markdown(summary: dict) -> str:
     for name, s in summary["solvers"].items():
         flag = (
             " **over the limit**"
-            if name in summary["above_limit"]
+            if name in summary["above_limit"] or name in summary.get("over_retrieval_limit", [])
             else (" below the floor" if name in summary["below_floor"] else "")
         )
         lo, hi = s["ci95"]

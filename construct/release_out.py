@@ -71,16 +71,25 @@ def graph(view, item_id: str, seed: str) -> dict:
 
 ID_RULE = (
     "st_ or mt_, then the first 10 hex digits of the SHA-256 of the canonical JSON of "
-    "[seed paper ID, bridge paper ID or null, target paper IDs, evidence sentences]"
+    "[seed paper ID, bridge paper ID or null, target paper IDs, evidence sentences, question, options in order]"
 )
 
 
 def item_id(cand: dict) -> str:
-    """An ID derived from the item's content alone: removing, adding or re-running other items never changes it."""
-    return (
-        f"{cand['kind'].lower()}_"
-        + digest(canonical([cand["seed"], cand["bridge"], cand["targets"], cand.get("evidence", [])]))[:10]
-    )
+    """An ID derived from the item's content alone: removing, adding or re-running other items never changes it.
+
+    It covers everything the agent sees (the question and every option, in order), so two releases that ask
+    different options never share an ID, whichever generator wrote them.
+    """
+    content = [
+        cand["seed"],
+        cand["bridge"],
+        cand["targets"],
+        cand.get("evidence", []),
+        cand.get("question"),
+        cand.get("options", []),
+    ]
+    return f"{cand['kind'].lower()}_" + digest(canonical(content))[:10]
 
 
 def item_ids(cands: list[dict]) -> list[str]:
@@ -91,8 +100,8 @@ def item_ids(cands: list[dict]) -> list[str]:
         dup = next(i for i in ids if ids.count(i) > 1)
         same = [c["id"] for c, i in zip(cands, ids) if i == dup]
         raise ValueError(
-            f"candidates {', '.join(same)} share the content-derived ID {dup} (same seed, bridge, targets and "
-            "evidence): the pipeline made one item twice; remove one with an audit verdict and report the bug"
+            f"candidates {', '.join(same)} share the content-derived ID {dup} (same seed, bridge, targets, "
+            "evidence, question and options): the pipeline made one item twice; remove one with an audit verdict and report the bug"
         )
     return ids
 
@@ -110,7 +119,7 @@ def qa_record(view, item_id: str, cand: dict, citations_taken: str | None = None
         "question_type": "multi-target" if cand["kind"] == "MT" else "single-target",
         "depth": cand["depth"],
         "reasoning_type": cand["reasoning_type"],
-        "cognitive_skill": SKILL[cand["kind"]],
+        "cognitive_skill": cand.get("cognitive_skill") or SKILL[cand["kind"]],  # a model's, else by the item's type
         "venue": seed.venue,
         "consensus_tier": cand["consensus_tier"],
         "question": cand["question"],
