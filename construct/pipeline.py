@@ -11,7 +11,6 @@ it holds nothing that varies between runs.
 from __future__ import annotations
 
 import asyncio
-import datetime as _dt
 import json
 import sys
 from collections.abc import Callable
@@ -178,13 +177,6 @@ class Pipeline:
         summary = artifacts.summarise(self.files.kept(done[-1]), view=self.view)
         return {"stage": done[-1], **summary}
 
-    def citations_taken(self) -> str | None:
-        """The date Stage 1 counted citations: its output file's (a re-run that skips the stage keeps the date)."""
-        seeds = self.files.output("seeds")
-        if not seeds.exists():
-            return None
-        return _dt.datetime.fromtimestamp(seeds.stat().st_mtime, _dt.UTC).date().isoformat()
-
     def stage_models(self) -> dict:
         """The model of every stage by the name its requests carry ('baseline': no model; null: the stage has none)."""
         s = self.settings
@@ -215,7 +207,7 @@ class Pipeline:
                 "sha256": file_digest(recorded.path) if recorded.path.exists() else None,
                 "responses": len(recorded),
             }
-        counts = write_release(self.view, final, self.out / "release", provenance, self.citations_taken())
+        counts = write_release(self.view, final, self.out / "release", provenance)
         self.echo(
             f"release: {counts['items']} items ({counts['ST']} single-target, {counts['MT']} multi-target) in {self.out / 'release'}"
         )
