@@ -274,23 +274,23 @@ class ReleaseWriter:
             )
 
         if item.bridge is None:
-            for g in item.golds:
-                cites(seed, papers[g], "Cites the target work and says what the seed takes from it")
+            for gold_idx in item.golds:
+                cites(seed, papers[gold_idx], "Cites the target work and says what the seed takes from it")
         else:
             bridge = papers[item.bridge]
             cites(seed, bridge, "Cites the bridge paper the seed builds on")
-            for g in item.golds:
-                cites(bridge, papers[g], "Cites the target work and says what the bridge takes from it")
+            for gold_idx in item.golds:
+                cites(bridge, papers[gold_idx], "Cites the target work and says what the bridge takes from it")
         for d in item.direct:
             if rng.random() < 0.35:
-                g = d.paper
-                mi = [s for _, s, _ in g.skeleton].index("method")
+                gold = d.paper
+                mi = [s for _, s, _ in gold.skeleton].index("method")
                 if mi != d.section:
                     out.append(
                         {
-                            "paper": g.title,
-                            "arxiv_id": g.arxiv,
-                            "section": g.skeleton[mi][0],
+                            "paper": gold.title,
+                            "arxiv_id": gold.arxiv,
+                            "section": gold.skeleton[mi][0],
                             "relevance": "supporting",
                             "what_it_contains": "Describes the approach the fact refers to",
                         }
