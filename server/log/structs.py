@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union
 
 import annotated_types
@@ -35,7 +36,10 @@ class Record(msgspec.Struct, kw_only=True):
     @property
     def kind(self) -> str:
         """The record's kind (the union's tag, which msgspec keeps out of the fields)."""
-        return self.__struct_config__.tag
+        tag = self.__struct_config__.tag
+        # struct() tags every record with a kind (its Literal default, a str); a nested model's Struct has none.
+        assert isinstance(tag, str), f"{type(self).__name__} has no kind"
+        return tag
 
     def __getitem__(self, key: str) -> Any:
         try:
@@ -103,7 +107,8 @@ def struct(model: type[BaseModel]) -> type[Record]:
     """The Struct derived from ``model`` (made once). A ``kind`` field with a Literal default becomes the tag."""
     if model in _STRUCTS:
         return _STRUCTS[model]
-    fields, options = [], {}
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+    options: dict[str, Any] = {}
     for name, info in model.model_fields.items():
         if name == "kind" and typing.get_origin(info.annotation) is Literal:
             options = {"tag_field": "kind", "tag": info.default}
@@ -112,10 +117,15 @@ def struct(model: type[BaseModel]) -> type[Record]:
         if info.is_required():
             fields.append((name, tp))
         elif info.default_factory is not None:
-            fields.append((name, tp, msgspec.field(default_factory=info.default_factory)))
+            if info.default_factory_takes_validated_data:
+                raise TypeError(f"log_structs cannot call {model.__name__}.{name}'s default factory without the data")
+            # Checked just above: the factory takes no argument (pydantic's type does not follow that check).
+            factory = typing.cast(Callable[[], Any], info.default_factory)
+            fields.append((name, tp, msgspec.field(default_factory=factory)))
         else:
             fields.append((name, tp, info.default))
     derived = msgspec.defstruct(model.__name__, fields, bases=(Record,), module=__name__, kw_only=True, **options)
+    assert issubclass(derived, Record)  # its base, given above
     globals()[model.__name__] = derived  # importable by name, so records pickle
     _STRUCTS[model] = derived
     return derived
