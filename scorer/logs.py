@@ -47,6 +47,7 @@ from agenthop.server.log import structs as log_structs
 from agenthop.server.log.structs import (
     AttemptError,
     AttemptStart,
+    Delivered,
     ItemEnd,
     Record,
     RunStart,
@@ -86,6 +87,19 @@ class Call(log_structs.CallRecord, tag="call"):
             return self.delivered.paper_id
         pid = self.arguments.get("paper_id")
         return pid if isinstance(pid, str) else None
+
+    @property
+    def number(self) -> int:
+        """The call's seq. Every call of a session has one; only a call that named an unknown session has none, and
+        such a call was refused: it executed nothing, exposed and delivered nothing."""
+        assert self.seq is not None, f"a call of {self.session_id} without seq"
+        return self.seq
+
+    @property
+    def delivered_section(self) -> Delivered:
+        """What a read that delivered text delivered; for the reads selected by ``delivered is not None``."""
+        assert self.delivered is not None, f"call {self.seq} of {self.session_id} delivered nothing"
+        return self.delivered
 
 
 @dataclass
