@@ -25,6 +25,7 @@ from agenthop.server.corpus.release import (
     REASONING_TYPES,
     RELEASE_FILES,
 )
+from agenthop.server.corpus.summaries import SynthSummary
 from agenthop.server.corpus.synth.graph import citation_sentences, draw_references, neighbourhood, place_citations
 from agenthop.server.corpus.synth.items import ItemPlanner
 from agenthop.server.corpus.synth.model import Draft, Item, Paper
@@ -32,7 +33,7 @@ from agenthop.server.corpus.synth.papers import make_papers
 from agenthop.server.corpus.synth.text import cap, render_sections
 
 
-def write_release(out_dir: Path, *, papers: int, items: int, seed: int) -> dict:
+def write_release(out_dir: Path, *, papers: int, items: int, seed: int) -> SynthSummary:
     """Generate a synthetic benchmark in the release layout (SPEC 2.1) under ``out_dir``.
 
     ``papers`` papers get section text (about 1.45 times as many metadata-only papers are
@@ -78,7 +79,7 @@ class ReleaseWriter:
         self.draft = draft
         self.papers = draft.papers
 
-    def write(self, out_dir: Path) -> dict:
+    def write(self, out_dir: Path) -> SynthSummary:
         for rel in RELEASE_FILES:
             (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
         tally = self._write_graphs(out_dir / GRAPHS_FILE)
@@ -159,7 +160,7 @@ class ReleaseWriter:
                 f.write(_dumps({"arxiv_id": p.arxiv, "title": p.title, "sections": secs}) + "\n")
         return section_lengths
 
-    def _stats(self, out_dir: Path, tally: _GraphTally, section_lengths: list[int]) -> dict:
+    def _stats(self, out_dir: Path, tally: _GraphTally, section_lengths: list[int]) -> SynthSummary:
         papers = self.papers
         items = self.draft.items
         cells = dict.fromkeys(CELLS, 0)
