@@ -204,26 +204,21 @@ def load_state(path: str | Path) -> RunState:
     for rec in read_records(path):
         kind = rec.get("kind")
         sid = rec.get("session_id")
-        # The runner writes a string item_id on every record (the models require it); one without names no item.
+        # The runner writes a string item_id on every record (the models require it): one without names no item.
         item = rec.get("item_id")
-        if not isinstance(item, str):
-            if kind == "turn":
-                state.turns.append(rec)
-            if sid and kind in ("attempt_error", "item_end"):
-                closed.add(sid)
-            continue
         if kind == "attempt_start":
             if sid:
                 state.starts[sid] = rec
-                state.open_sessions.setdefault(sid, item)
+                if isinstance(item, str):
+                    state.open_sessions.setdefault(sid, item)
         elif kind == "turn":
             state.turns.append(rec)
-            if sid:
+            if sid and isinstance(item, str):
                 state.open_sessions.setdefault(sid, item)
         elif kind in ("attempt_error", "item_end"):
             if sid:
                 closed.add(sid)
-            if kind == "item_end":
+            if kind == "item_end" and isinstance(item, str):
                 if rec.get("termination") == "error":
                     if item not in state.final:
                         state.errored[item] = rec
