@@ -38,7 +38,7 @@ class GoldItem:
     correct_index: int
     distractor_types: list | None
     gold_paper_ids: list[str]
-    gold_arxiv_ids: list[str]
+    gold_arxiv_ids: list[str | None]  # None: the corpus knows no arXiv ID (no text) for that gold paper
     bridge_paper_ids: list[str]
     seed_paper_id: str
     labels: list[Label] = field(default_factory=list)
@@ -139,9 +139,11 @@ class Gold:
             for item_id, arxiv_id, section, relevance in conn.execute(
                 "SELECT item_id, arxiv_id, section, relevance FROM gold_recall_labels ORDER BY item_id, position"
             ):
-                item = self.items.get(item_id)
-                if item is not None:
-                    item.labels.append(Label(arxiv_id=arxiv_id, section=section, relevance=(relevance or "").lower()))
+                labelled = self.items.get(item_id)
+                if labelled is not None:
+                    labelled.labels.append(
+                        Label(arxiv_id=arxiv_id, section=section, relevance=(relevance or "").lower())
+                    )
 
     def section_text(self, arxiv_id: str | None, index: int | None) -> str | None:
         if arxiv_id is None or index is None:

@@ -33,7 +33,7 @@ def gold_reads(it: ItemOutcome, gold: Gold) -> list[tuple[Call, bool]]:
     first_arxiv: dict[str, str | None] = {}
     out = []
     for c in delivered_reads(it):
-        d = c.delivered
+        d = c.delivered_section
         pid = d.paper_id
         if pid not in g.gold_paper_ids:
             continue
@@ -73,8 +73,8 @@ def label_match(it: ItemOutcome, gold: Gold) -> str:
 def recall(it: ItemOutcome, gold: Gold) -> tuple[int, int, list[str], list[str]]:
     """(paper recall, section recall, gold papers delivered, gold papers with a direct-label hit)."""
     reads = gold_reads(it, gold)
-    reached = {c.delivered.paper_id for c, _ in reads}
-    direct_hit = {c.delivered.paper_id for c, hit in reads if hit}
+    reached = {c.delivered_section.paper_id for c, _ in reads}
+    direct_hit = {c.delivered_section.paper_id for c, hit in reads if hit}
     n_gold = len(it.gold.gold_paper_ids)
     paper = int(n_gold > 0 and len(reached) == n_gold)
     section = int(n_gold > 0 and len(direct_hit) == n_gold)

@@ -82,6 +82,7 @@ class RunScore:
     def full_summary(self) -> dict:
         if self.complete:
             return self.summary
+        assert self.report_dir is not None  # only a run scored to disk keeps a slim summary
         return json.loads((self.report_dir / "summary.json").read_text(encoding="utf-8"))
 
 

@@ -7,6 +7,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import Literal
 
 import click
 
@@ -434,7 +435,7 @@ def serve(
     corpus_path: Path,
     item: str | None,
     run_label: str | None,
-    transport: str,
+    transport: Literal["stdio", "http"],  # click.Choice above
     host: str,
     port: int,
     log_path: Path,
