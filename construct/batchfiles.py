@@ -94,7 +94,7 @@ def write_batch(folder: Path, stage: str, requests: dict[str, dict]) -> list[Pat
     folder.mkdir(parents=True, exist_ok=True)
     lines = [batch_line(cid, body) for cid, body in sorted(requests.items())]
     taken = len(list(folder.glob(f"{stage}-*.jsonl")))
-    paths = []
+    paths: list[Path] = []
     for start in range(0, len(lines), MAX_LINES):
         path = folder / f"{stage}-{taken + 1 + len(paths):02d}.jsonl"
         write_atomic(path, jsonl(lines[start : start + MAX_LINES]))
@@ -160,7 +160,8 @@ def read_output(path: Path, asked: dict[str, dict], into: BatchImport) -> None:
             )
         error, response = record.get("error"), record.get("response") or {}
         status = response.get("status_code")
-        body = response.get("body") if isinstance(response.get("body"), dict) else {}
+        raw_body = response.get("body")
+        body = raw_body if isinstance(raw_body, dict) else {}
         text_reply = _message_text(body)
         if error:
             why = error.get("message") or error.get("code") if isinstance(error, dict) else str(error)
