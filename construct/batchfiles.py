@@ -137,6 +137,10 @@ def _usage(body: dict) -> dict:
     }
 
 
+def _not_the_format(path: Path, n: int) -> BatchError:
+    return BatchError(f"{path}, line {n}: not a Batch output line (JSON with custom_id, response, error)")
+
+
 def read_output(path: Path, asked: dict[str, dict], into: BatchImport) -> None:
     """Read one Batch output file into ``into``; a line that is not the format, or names no asked request, is an error."""
     try:
@@ -150,15 +154,18 @@ def read_output(path: Path, asked: dict[str, dict], into: BatchImport) -> None:
             record = json.loads(line)
             custom_id = record["custom_id"]
         except (ValueError, KeyError, TypeError):
-            raise BatchError(
-                f"{path}, line {n}: not a Batch output line (JSON with custom_id, response, error)"
-            ) from None
+            raise _not_the_format(path, n) from None
+        # Only a string can name a request; an unhashable custom_id could not even be looked up.
+        if not isinstance(custom_id, str):
+            raise _not_the_format(path, n)
         if custom_id not in asked:
             raise BatchError(
                 f"{path}, line {n}: custom_id {custom_id!r} is in no batch file of this run "
                 "(is this the output of another run's batch?)"
             )
         error, response = record.get("error"), record.get("response") or {}
+        if not isinstance(response, dict):
+            raise _not_the_format(path, n)
         status = response.get("status_code")
         raw_body = response.get("body")
         body = raw_body if isinstance(raw_body, dict) else {}
