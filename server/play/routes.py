@@ -36,14 +36,11 @@ papers are shown).
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import re
 import secrets
 import sqlite3
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -57,13 +54,14 @@ import agenthop
 from agenthop.server.caps import Caps
 from agenthop.server.corpus.schema import open_corpus
 from agenthop.server.log.checkpoint import LogError
-from agenthop.server.sessions import META_TURN, Session
+from agenthop.server.play.keys import KeyStore, digest
+from agenthop.server.sessions import META_TURN, PLAY_CLIENT, Session
 from agenthop.server.task import LETTERS, task_text
 from agenthop.server.tools import TOOLS
 from agenthop.server.transport.mcp_app import Sandbox
 from agenthop.server.transport.web import BodyError, json_body
 
-HUMAN_CLIENT = "human"
+HUMAN_CLIENT = PLAY_CLIENT
 PARTICIPANT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 ASSETS = {"play.js": "text/javascript", "play.css": "text/css", "icon.svg": "image/svg+xml"}
 # The page needs nothing but its own origin: no inline code, no other hosts, no framing.
@@ -213,32 +211,45 @@ class Play:
             except PlayError as exc:
                 raise PlayOptionsError("participant", str(exc)) from exc
         self.reveal = Reveal(sandbox.corpus.path) if options.reveal else None
-        # participant -> SHA-256 of the key of the browser that holds their attempts. Bounded like the live sessions
-        # (least recently used out first), so that names nobody uses again do not grow the server's memory.
-        self._keys: OrderedDict[str, bytes] = OrderedDict()
-        self._keys_kept = max(1, sandbox.sessions.live_kept)
-        self._keys_lock = threading.Lock()
+        # Who holds each name (server/play/keys.py): lasting claims in the log database, listings' in memory.
+        self.keys = KeyStore(sandbox.sessions.log.path, sandbox.sessions.live_kept, sandbox.sessions.log.write_wait_s)
 
     # --- whose browser -------------------------------------------------------------------------------
 
-    def owner_key(self, participant: str, presented: str | None) -> str | None:
-        """The key this request proves it holds for ``participant`` (claiming the name when nobody holds it yet),
-        or None when the server fixes the participant. PlayError 403 when another browser holds the name."""
+    def owner_key(self, participant: str, presented: str | None, *, lasting: bool = False, study: str | None = None):
+        """The key this request proves it holds for ``participant``, or None when the server fixes the participant.
+
+        A free name is claimed: in memory only for a listing, for good (``lasting``: an attempt, an enrolment) in the
+        log database. PlayError 403 when another browser holds the name, or when the log holds attempts under it
+        that no kept key can vouch for. Reads and may write the log database: call it off the event loop."""
         if self.options.participant is not None:
             return None
         presented = presented if presented and KEY_FORM.fullmatch(presented) else None
-        with self._keys_lock:
-            held = self._keys.get(participant)
-            if held is None:  # the first browser to use the name (a key it kept from before a restart is taken again)
-                key = presented or secrets.token_urlsafe(32)
-                self._keys[participant] = hashlib.sha256(key.encode()).digest()
-                while len(self._keys) > self._keys_kept:
-                    self._keys.popitem(last=False)
-                return key
-            self._keys.move_to_end(participant)
-        if presented is not None and hmac.compare_digest(held, hashlib.sha256(presented.encode()).digest()):
-            return presented
-        raise PlayError(
+        with self.keys.lock:
+            held = self.keys.kept(participant)
+            if held is not None:
+                if self.keys.matches(held, presented):
+                    return presented
+                raise self._in_use(participant)
+            held = self.keys.provisional(participant)
+            if held is not None and not self.keys.matches(held, presented):
+                raise self._in_use(participant)
+            if held is None and self._attempts(participant):
+                raise PlayError(
+                    403,
+                    f"participant {participant} has attempts in this log from a server that kept no key for the name "
+                    "(an older version, or a fixed --participant), so nobody can prove it is theirs: choose another name",
+                )
+            key = presented or secrets.token_urlsafe(32)
+            if lasting:
+                self.keys.keep(participant, digest(key), study)
+            elif held is None:
+                self.keys.reserve(participant, digest(key))
+            return key
+
+    @staticmethod
+    def _in_use(participant: str) -> PlayError:
+        return PlayError(
             403,
             f"participant {participant} is in use in another browser on this server, and only that browser "
             f"can list, start or act on {participant}'s attempts. To continue as {participant} here, enter "
@@ -253,14 +264,10 @@ class Play:
             raise PlayError(
                 400, "key: paste the key the other browser shows under 'Your key' (32-64 letters, digits, '_' or '-')"
             )
-        with self._keys_lock:
-            held = self._keys.get(participant)
-        if held is None or not hmac.compare_digest(held, hashlib.sha256(key.strip().encode()).digest()):
-            raise PlayError(
-                403,
-                f"that is not {participant}'s key on this server (keys are forgotten when the server restarts: "
-                f"then the name is free again)",
-            )
+        with self.keys.lock:
+            held = self.keys.kept(participant) or self.keys.provisional(participant)
+        if held is None or not self.keys.matches(held, key.strip()):
+            raise PlayError(403, f"that is not {participant}'s key on this server")
         return key.strip()
 
     @property
@@ -526,8 +533,9 @@ def _with_key(response: Response, participant: str, key: str | None) -> Response
 def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
     play = Play(sandbox, options)
 
-    def key_for(request: Request, participant: str) -> str | None:
-        key = play.owner_key(participant, request.cookies.get(KEY_COOKIE + participant))
+    async def key_for(request: Request, participant: str, *, lasting: bool = False) -> str | None:
+        presented = request.cookies.get(KEY_COOKIE + participant)
+        key = await anyio.to_thread.run_sync(lambda: play.owner_key(participant, presented, lasting=lasting))
         request.state.play_key = (participant, key)
         return key
 
@@ -535,7 +543,7 @@ def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
         """(session ID, participant, key) of a session this request's browser holds; PlayError 403 otherwise."""
         session_id = request.path_params["session_id"]
         participant = (await play._get(session_id)).participant
-        return session_id, participant, key_for(request, participant)
+        return session_id, participant, await key_for(request, participant)
 
     async def page(request: Request) -> Response:
         return Response(_static("index.html"), media_type="text/html; charset=utf-8", headers=HEADERS)
@@ -551,7 +559,7 @@ def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
 
     async def items(request: Request) -> Response:
         participant = play.participant(request.query_params.get("participant"))
-        key = key_for(request, participant)
+        key = await key_for(request, participant)
         listing = await play.item_list(participant)
         return _with_key(_json({**listing, "key": key}), participant, key)
 
@@ -564,7 +572,7 @@ def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
     async def create(request: Request) -> Response:
         body = await _object_body(request)
         participant = play.participant(body.get("participant"))
-        key = key_for(request, participant)
+        key = await key_for(request, participant, lasting=True)  # an attempt makes the name this browser's for good
         return _with_key(_json(await play.create(body), 201), participant, key)
 
     async def state(request: Request) -> Response:
