@@ -23,10 +23,10 @@ from agenthop.server.caps import Caps
 from agenthop.server.log import jsontext
 from agenthop.server.log.checkpoint import CheckpointLog, LogError
 from agenthop.server.play.routes import PlayOptions, play_routes
+from agenthop.server.sessions import PLAY_CLIENT, PLAY_ONLY, is_play_session
 from agenthop.server.tools import TOOLS
 from agenthop.server.transport.frame_checks import LegacyFrameCheck
 from agenthop.server.transport.front import front_routes
-from agenthop.server.sessions import PLAY_CLIENT, PLAY_ONLY, is_play_session
 from agenthop.server.transport.mcp_app import SESSION_PARAM, Sandbox, build_server, make_sandbox
 from agenthop.server.transport.timeouts import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, KEEP_ALIVE_S, BodyDeadline
 from agenthop.server.transport.web import BodyError, bound_socket, json_body, uvicorn_config
