@@ -56,6 +56,10 @@ class KeyStore:
         row = self._conn.execute("SELECT study FROM play_keys WHERE participant = ?", (participant,)).fetchone()
         return row[0] if row else None
 
+    def claimed_at(self, participant: str) -> float | None:
+        row = self._conn.execute("SELECT claimed FROM play_keys WHERE participant = ?", (participant,)).fetchone()
+        return row[0] if row else None
+
     def enrolled(self, study: str) -> list[str]:
         """The participants enrolled in ``study``, in the order they enrolled (their position balances assignment)."""
         rows = self._conn.execute("SELECT participant FROM play_keys WHERE study = ? ORDER BY claimed, rowid", (study,))

@@ -41,6 +41,7 @@ import re
 import secrets
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -55,6 +56,8 @@ from agenthop.server.caps import Caps
 from agenthop.server.corpus.schema import open_corpus
 from agenthop.server.log.checkpoint import LogError
 from agenthop.server.play.keys import KeyStore, digest
+from agenthop.server.play.study import Study
+from agenthop.server.play.study_gate import StudyGate
 from agenthop.server.sessions import META_TURN, PLAY_CLIENT, Session
 from agenthop.server.task import LETTERS, task_text
 from agenthop.server.tools import TOOLS
@@ -103,12 +106,14 @@ class PlayOptions:
     ``participant``: fixes the participant for every session (None: the page asks).
     ``reveal``: show the correct option and gold papers once a session has ended (off for studies).
     ``run``: the run label of every play session (None: ``human-<participant>``).
+    ``study``: study mode: enrolment with a code and consent, each participant's own items and order, a time limit.
     """
 
     items: tuple[str, ...] | None = None
     participant: str | None = None
     reveal: bool = False
     run: str | None = None
+    study: Study | None = None  # study mode (server/play/study.py): its items replace ``items``
 
 
 def check_participant(value: object) -> str:
@@ -158,6 +163,7 @@ class PlaySession:
     session: Session
     participant: str
     turns: int = 0
+    started: float = field(default_factory=time.time)  # when the attempt started: a study's time limit counts from it
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     # What each action returned, so that a page opened again (a closed tab, another browser) can show the attempt.
     history: list[dict] = field(default_factory=list)
@@ -199,7 +205,12 @@ class Play:
     def __init__(self, sandbox: Sandbox, options: PlayOptions):
         self.sandbox = sandbox
         self.options = options
-        self.items = list(options.items) if options.items is not None else sandbox.corpus.item_ids()
+        if options.study is not None and (options.reveal or options.participant is not None):
+            raise PlayOptionsError("study", "a study neither reveals answers nor fixes one participant")
+        if options.study is not None:
+            self.items = list(options.study.items)
+        else:
+            self.items = list(options.items) if options.items is not None else sandbox.corpus.item_ids()
         unknown = [i for i in self.items if sandbox.corpus.item(i) is None]
         if unknown:
             raise PlayOptionsError(
@@ -213,6 +224,15 @@ class Play:
         self.reveal = Reveal(sandbox.corpus.path) if options.reveal else None
         # Who holds each name (server/play/keys.py): lasting claims in the log database, listings' in memory.
         self.keys = KeyStore(sandbox.sessions.log.path, sandbox.sessions.live_kept, sandbox.sessions.log.write_wait_s)
+        self.study = None if options.study is None else StudyGate(options.study, self.keys, self._cell_of, PlayError)
+
+    def _cell_of(self, item_id: str) -> tuple[str, int]:
+        item = self.sandbox.corpus.item(item_id)
+        return item.question_type, item.depth
+
+    def items_for(self, participant: str) -> list[str]:
+        """The items this participant may play, in order: the study's assignment, else the server's list."""
+        return self.study.items_for(participant) if self.study is not None else self.items
 
     # --- whose browser -------------------------------------------------------------------------------
 
@@ -309,6 +329,7 @@ class Play:
             "version": agenthop.__version__,
             "log": str(Path(self.sandbox.sessions.log.path).resolve()),
             "corpus": str(Path(self.sandbox.corpus.path).resolve()),
+            "study": self.study.study.public() if self.study is not None else None,
         }
 
     async def item_list(self, participant: str) -> dict:
@@ -318,7 +339,7 @@ class Play:
         tries = await anyio.to_thread.run_sync(self._attempts, participant)
         live = self._live(tries)
         rows = []
-        for item_id in self.items:
+        for item_id in await anyio.to_thread.run_sync(self.items_for, participant):
             item = self.sandbox.corpus.item(item_id)
             status = self._status(item_id, tries.get(item_id, []), live)
             rows.append(
@@ -348,10 +369,18 @@ class Play:
         item_id = body.get("item")
         tries = await anyio.to_thread.run_sync(self._attempts, participant)
         live = self._live(tries)
-        if item_id is None:
-            item_id = next(
-                (i for i in self.items if self._status(i, tries.get(i, []), live) in ("not_played", "cut_short")), None
+        mine = await anyio.to_thread.run_sync(self.items_for, participant)
+        upcoming = next(
+            (i for i in mine if self._status(i, tries.get(i, []), live) in ("not_played", "cut_short")), None
+        )
+        if self.study is not None and item_id is not None and item_id not in live and item_id != upcoming:
+            raise PlayError(
+                409,
+                f"in study {self.study.study.id} your items come in the order set for you: "
+                + (f"the next one is {upcoming}" if upcoming else "you have played them all"),
             )
+        if item_id is None:
+            item_id = upcoming
             if item_id is None:
                 unfinished = sorted(live)
                 raise PlayError(
@@ -363,7 +392,7 @@ class Play:
                         else ""
                     ),
                 )
-        elif not isinstance(item_id, str) or item_id not in self.items:
+        elif not isinstance(item_id, str) or item_id not in mine:
             raise PlayError(404, f"item {str(item_id)[:100]!r} is not in this server's play list")
         if item_id in live:
             return await self.state(live[item_id])
@@ -374,6 +403,8 @@ class Play:
                 "answer after an attempt: another attempt would not measure anything; choose another item",
             )
         client = {"name": HUMAN_CLIENT, "participant": participant, "version": agenthop.__version__}
+        if self.study is not None:
+            client["study"] = await anyio.to_thread.run_sync(self.study.client_info, participant, item_id)
         run = self.options.run or f"human-{participant}"
         # session_start is an fsync'd write: off the event loop.
         session = await anyio.to_thread.run_sync(
@@ -381,7 +412,7 @@ class Play:
                 self.sandbox.scope(item_id), run=run, caps=self.caps, client=client, transport="http"
             )
         )
-        session.attached["play"] = PlaySession(session, participant)
+        session.attached["play"] = PlaySession(session, participant, started=time.time())
         return await self.state(session.session_id)
 
     async def _get(self, session_id: str) -> PlaySession:
@@ -395,15 +426,22 @@ class Play:
             raise PlayError(404, await anyio.to_thread.run_sync(self._lost, session_id))
         play = session.attached.get("play")
         if play is None:
-            turns = await anyio.to_thread.run_sync(self._turns, session_id)
-            play = session.attached.setdefault("play", PlaySession(session, session.client.get("participant"), turns))
+            turns, started = await anyio.to_thread.run_sync(self._turns, session_id)
+            play = session.attached.setdefault(
+                "play", PlaySession(session, session.client.get("participant"), turns, started=started)
+            )
+        if self.study is not None and not session.ended and self.study.time_left(play.started) == 0:
+            async with play.lock:  # the study's time for the item ran out: the attempt ends before anything else
+                if not session.ended:
+                    await self.sandbox.end(session, "abandoned", self.study.time_up_reason())
         return play
 
-    def _turns(self, session_id: str) -> int:
-        turns = [
-            r.get("turn") for r in self.sandbox.sessions.log.session_records(session_id) if r.get("kind") == "call"
-        ]
-        return max((t for t in turns if isinstance(t, int)), default=0)
+    def _turns(self, session_id: str) -> tuple[int, float]:
+        """(turns so far, start time) of a session, from the log."""
+        records = self.sandbox.sessions.log.session_records(session_id)
+        turns = [r.get("turn") for r in records if r.get("kind") == "call"]
+        started = next((r["time"] for r in records if r.get("kind") == "session_start"), time.time())
+        return max((t for t in turns if isinstance(t, int)), default=0), started
 
     def _lost(self, session_id: str) -> str:
         """Why a session cannot be had from this process, in words a person can act on."""
@@ -442,6 +480,9 @@ class Play:
             "answer": session.answer,
             "reads": play.reads,
         }
+        if self.study is not None:
+            out["time_limit_s"] = self.study.study.time_limit_s
+            out["time_left_s"] = None if session.ended else self.study.time_left(play.started)
         if session.ended and self.reveal is not None:
             out["reveal"] = await anyio.to_thread.run_sync(self.reveal.of, session.item_id)
         return out
@@ -559,6 +600,8 @@ def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
 
     async def items(request: Request) -> Response:
         participant = play.participant(request.query_params.get("participant"))
+        if play.study is not None:
+            await anyio.to_thread.run_sync(play.study.require_enrolled, participant)
         key = await key_for(request, participant)
         listing = await play.item_list(participant)
         return _with_key(_json({**listing, "key": key}), participant, key)
@@ -572,6 +615,8 @@ def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
     async def create(request: Request) -> Response:
         body = await _object_body(request)
         participant = play.participant(body.get("participant"))
+        if play.study is not None:
+            await anyio.to_thread.run_sync(play.study.require_enrolled, participant)
         key = await key_for(request, participant, lasting=True)  # an attempt makes the name this browser's for good
         return _with_key(_json(await play.create(body), 201), participant, key)
 
@@ -587,7 +632,23 @@ def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
         session_id, participant, key = await owned(request)
         return _with_key(_json(await play.give_up(session_id)), participant, key)
 
-    return [
+    async def enrol(request: Request) -> Response:
+        """Study mode: the code, the consent and a name make the name this browser's; the same again is harmless."""
+        body = await _object_body(request)
+        participant = play.participant(body.get("participant"))
+        play.study.check_enrolment(participant, body.get("code"), body.get("consent"))
+        presented = request.cookies.get(KEY_COOKIE + participant)
+        study_id = play.study.study.id
+        key = await anyio.to_thread.run_sync(
+            lambda: play.owner_key(participant, presented, lasting=True, study=study_id)
+        )
+        request.state.play_key = (participant, key)
+        if not await anyio.to_thread.run_sync(play.study.enrolled, participant):
+            raise PlayError(403, f"{participant} already takes part on this server outside study {study_id}")
+        return _with_key(_json({"participant": participant, "key": key, "study": study_id}), participant, key)
+
+    study_routes = [Route("/play/api/study/enrol", _api(enrol), methods=["POST"])] if play.study is not None else []
+    return study_routes + [
         Route("/play", page, methods=["GET"]),
         Route("/play/assets/{name}", asset, methods=["GET"]),
         Route("/play/api/config", _api(config), methods=["GET"]),
