@@ -66,7 +66,13 @@ from agenthop.server.transport.web import BodyError, json_body
 
 HUMAN_CLIENT = PLAY_CLIENT
 PARTICIPANT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-ASSETS = {"play.js": "text/javascript", "play.css": "text/css", "icon.svg": "image/svg+xml"}
+ASSETS = {
+    "play.js": "text/javascript",
+    "play.css": "text/css",
+    "icon.svg": "image/svg+xml",
+    "study.js": "text/javascript",
+    "study.css": "text/css",
+}
 # The page needs nothing but its own origin: no inline code, no other hosts, no framing.
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
