@@ -244,7 +244,7 @@ def study_document(result: dict) -> Document:
                 pct(r["accuracy"]),
                 pct(r["paper_recall"]),
                 pct(r["section_recall"]),
-                pct(r["conversion"]),
+                pct(r["conversion"], "n/a (no gold paper found)"),
                 num(r["calls_per_turn"], 2, "n/a (no turn data)"),
                 num(r["mean_budget"], 2),
                 num(r["mean_turns"], 2, "n/a (no turn data)"),
