@@ -653,7 +653,13 @@ def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
             raise PlayError(403, f"{participant} already takes part on this server outside study {study_id}")
         return _with_key(_json({"participant": participant, "key": key, "study": study_id}), participant, key)
 
-    study_routes = [Route("/play/api/study/enrol", _api(enrol), methods=["POST"])] if play.study is not None else []
+    async def study_info(request: Request) -> Response:
+        # The study page's own settings (study.js), apart from /play/api/config, which play.js reads.
+        return _json({"study": play.study.study.public() if play.study is not None else None})
+
+    study_routes = [Route("/play/api/study", _api(study_info), methods=["GET"])]
+    if play.study is not None:
+        study_routes.append(Route("/play/api/study/enrol", _api(enrol), methods=["POST"]))
     return study_routes + [
         Route("/play", page, methods=["GET"]),
         Route("/play/assets/{name}", asset, methods=["GET"]),

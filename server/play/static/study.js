@@ -1,7 +1,7 @@
 // AgentHop Play, study mode: the instructions, the consent line and enrolment before the first item, and the clock of
 // a timed item. It stays apart from play.js: once a person has enrolled (or entered their key), it fills in the
 // participant name and submits play.js's own form, and play.js lists their items as in any play.
-// Nothing runs unless the server's /play/api/config has a study.
+// Nothing runs unless the server runs a study (GET /play/api/study).
 "use strict";
 
 (function () {
@@ -94,9 +94,9 @@
   // --- start-up -------------------------------------------------------------------------------------------------
 
   async function main() {
-    let config;
-    try { config = await call("GET", "/config"); } catch (_) { return; }  // play.js says what is wrong
-    const study = config.study;
+    let study;
+    try { ({ study } = await call("GET", "/study")); } catch (_) { return; }  // play.js says what is wrong
+
     if (!study) return;
     $("study-title").textContent = study.title;
     $("study-instructions").replaceChildren(...paragraphs(study.instructions),
