@@ -182,3 +182,20 @@ def test_enrolment_and_order_survive_a_restart(demo, tmp_path):
 def test_a_study_file_that_cannot_be_used_is_refused_with_the_field(demo, tmp_path, change, message):
     with pytest.raises(StudyError, match=message):
         _study_file(tmp_path, demo[1], **change)
+
+
+def test_the_play_command_refuses_a_study_it_cannot_use_in_words(demo, tmp_path):
+    from click.testing import CliRunner
+
+    from agenthop.server.cli import main
+
+    corpus, split = demo
+    bad = tmp_path / "bad.toml"
+    bad.write_text('id = "x"\ncode = "heron-42"\n')
+    refused = CliRunner().invoke(main, ["play", "--study", str(bad), "--corpus", str(corpus), "--no-browser"])
+    _study_file(tmp_path, split)
+    mixed = CliRunner().invoke(
+        main, ["play", "--study", str(tmp_path / "study.toml"), "--items", str(split), "--corpus", str(corpus)]
+    )
+    assert refused.exit_code == 1 and "--study: field 'items'" in refused.output
+    assert mixed.exit_code == 2 and "drop --items" in mixed.output

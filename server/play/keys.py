@@ -42,8 +42,12 @@ class KeyStore:
     def __init__(self, log_path: str | Path, provisional_kept: int, wait_s: float = WRITE_WAIT_S):
         # Waits for a locked log as long as a checkpoint record would, then fails as one would (LogError: a 503).
         self._conn = sqlite3.connect(Path(log_path), check_same_thread=False, timeout=wait_s, isolation_level=None)
-        self._conn.execute("PRAGMA synchronous = FULL")
-        self._conn.execute(_DDL)
+        try:
+            self._conn.execute("PRAGMA synchronous = FULL")
+            self._conn.execute(_DDL)
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise LogError(describe_failure(exc)) from exc
         self._provisional: OrderedDict[str, str] = OrderedDict()
         self.provisional_kept = max(1, provisional_kept)
         self.lock = threading.Lock()  # held by callers around a look-up and the claim that follows it

@@ -21,12 +21,14 @@ What this module adds is what a runner adds for a model:
 * the item list of a study and "the next item this participant has not played",
   read from the checkpoint log.
 
-Each participant's attempts belong to the browser that first used the name on this server process: it gets
-a random key in a cookie (``agenthop-play-<participant>``, HttpOnly, SameSite=Strict), and every request
-that lists that participant's attempts, starts one or acts on one must carry it. Knowing a name (or a
-session ID) is not enough. The key moves to another browser only when a person types it there
-(``POST /play/api/key``). Keys live in memory: a restart forgets them, as it ends every attempt. With a
-participant fixed by the server (``--participant``) there is nobody to tell apart, and no key is asked.
+Each participant's attempts belong to one browser (server/play/keys.py): it gets a random key in a cookie
+(``agenthop-play-<participant>``, HttpOnly, SameSite=Strict), and every request that lists that participant's
+attempts, starts one or acts on one must carry it. Knowing a name (or a session ID) is not enough: a play session
+answers to nothing but these routes (MCP and the session API refuse it). A listing holds a free name in memory only;
+the first attempt keeps the name in the log database for good, so a restart keeps it. The key moves to another
+browser only when a person types it there (``POST /play/api/key``). With a participant fixed by the server
+(``--participant``) there is nobody to tell apart, and no key is asked. Study mode (study.py, study_gate.py) adds
+enrolment with a code and consent, each participant's own items in a seeded order, and a time limit.
 
 No gold reaches the page: the corpus connection the tools use cannot read gold
 tables, and this module opens one that can only when the server was started
