@@ -46,7 +46,7 @@ def study_participants(log: str | Path, study_id: str | None = None) -> tuple[st
         study = client.get("study") or {}
         if client.get("name") != "human" or not study.get("id") or not client.get("participant"):
             continue
-        found.setdefault(study["id"], {}).setdefault(str(client["participant"]), record.get("run"))
+        found.setdefault(study["id"], {}).setdefault(str(client["participant"]), str(record.get("run")))
     if study_id is not None:
         if study_id not in found:
             raise ScorerError(
@@ -70,7 +70,8 @@ def study_participants(log: str | Path, study_id: str | None = None) -> tuple[st
 
 def _times(run: Run, session_ids: Iterable[str]) -> tuple[list[float], list[float]]:
     """(seconds per item, seconds per call) of the chosen sessions: start to end, and record to record."""
-    per_item, per_call = [], []
+    per_item: list[float] = []
+    per_call: list[float] = []
     for sid in session_ids:
         session = run.sessions.get(sid)
         if session is None or session.start is None:
@@ -127,8 +128,8 @@ def _paired(people: list[dict], model: dict[str, dict], *, seed: int, resamples:
         "model_right_person_wrong": model_right,
         "person_right_model_wrong": person_right,
         "mcnemar_exact_p": stats.mcnemar_exact(model_right, person_right),
-        "bootstrap_attempts": stats.paired_bootstrap(a, b, resamples=resamples, seed=seed),
-        "bootstrap_clusters": stats.cluster_bootstrap(a, b, clusters, resamples=resamples, seed=seed),
+        "bootstrap_attempts": stats.paired_bootstrap(a.tolist(), b.tolist(), resamples=resamples, seed=seed),
+        "bootstrap_clusters": stats.cluster_bootstrap(a.tolist(), b.tolist(), clusters, resamples=resamples, seed=seed),
     }
 
 

@@ -17,7 +17,7 @@ from agenthop.server.play.routes import PlayOptions, check_participant
 from agenthop.server.play.study import load_study
 from agenthop.server.transport.http import ServerThread
 
-pytestmark = [needs_chromium, pytest.mark.slow]
+pytestmark = [needs_chromium, pytest.mark.slow, pytest.mark.browser]
 
 
 def _watched(browser):

@@ -236,6 +236,7 @@ class Play:
 
     def _cell_of(self, item_id: str) -> tuple[str, int]:
         item = self.sandbox.corpus.item(item_id)
+        assert item is not None  # the play list was checked against the corpus at start-up
         return item.question_type, item.depth
 
     def items_for(self, participant: str) -> list[str]:
@@ -410,7 +411,7 @@ class Play:
                 f"participant {participant} has finished item {item_id} and this server shows the correct "
                 "answer after an attempt: another attempt would not measure anything; choose another item",
             )
-        client = {"name": HUMAN_CLIENT, "participant": participant, "version": agenthop.__version__}
+        client: dict[str, object] = {"name": HUMAN_CLIENT, "participant": participant, "version": agenthop.__version__}
         if self.study is not None:
             client["study"] = await anyio.to_thread.run_sync(self.study.client_info, participant, item_id)
         run = self.options.run or f"human-{participant}"
@@ -642,16 +643,18 @@ def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
 
     async def enrol(request: Request) -> Response:
         """Study mode: the code, the consent and a name make the name this browser's; the same again is harmless."""
+        gate = play.study
+        assert gate is not None  # the route exists only in study mode
         body = await _object_body(request)
         participant = play.participant(body.get("participant"))
-        play.study.check_enrolment(participant, body.get("code"), body.get("consent"))
+        gate.check_enrolment(participant, body.get("code"), body.get("consent"))
         presented = request.cookies.get(KEY_COOKIE + participant)
-        study_id = play.study.study.id
+        study_id = gate.study.id
         key = await anyio.to_thread.run_sync(
             lambda: play.owner_key(participant, presented, lasting=True, study=study_id)
         )
         request.state.play_key = (participant, key)
-        if not await anyio.to_thread.run_sync(play.study.enrolled, participant):
+        if not await anyio.to_thread.run_sync(gate.enrolled, participant):
             raise PlayError(403, f"{participant} already takes part on this server outside study {study_id}")
         return _with_key(_json({"participant": participant, "key": key, "study": study_id}), participant, key)
 
