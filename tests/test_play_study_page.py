@@ -155,3 +155,31 @@ def test_three_participants_from_consent_to_the_side_by_side_report(demo, tmp_pa
             browser.close()
     assert rows == ["p01", "p02", "p03", "people (pooled)", "baseline"]
     assert report_axe == []
+
+
+def test_the_clock_ends_a_timed_item_and_the_end_screen_says_the_time_ran_out(demo, tmp_path):
+    """A one-second limit: the page's clock asks the server when it runs out, the server ends the attempt, and the
+    end screen says the time ran out (not "you gave up"). The test waits for that state, never for a time."""
+    corpus, split = demo
+    study = load_study(write_study(tmp_path, split, per=1, limit=1), check_participant=check_participant)
+    log = tmp_path / "log.sqlite"
+    with (
+        ServerThread(str(corpus), str(log), play=PlayOptions(study=study)) as server,
+        sync_playwright() as pw,
+    ):
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = _watched(browser)
+            _enrol(page, server.base_url, "p01", study.code)
+            page.click("#play-next")
+            page.locator("#game").wait_for()
+            # Waits for the state (the default 5 s of expect is short on a loaded machine), never for a time.
+            expect(page.locator("#ending")).to_be_visible(timeout=30_000)
+            expect(page.locator("#ending-text")).to_contain_text("Time is up", timeout=30_000)
+            tools_disabled = page.locator("#search-form button").is_disabled()
+            problems = list(page.problems)
+        finally:
+            browser.close()
+    assert tools_disabled and problems == []
+    end = next(r for r in read_records(log) if r["kind"] == "session_end")
+    assert end["termination"] == "abandoned" and end["reason"].startswith("time_limit:")

@@ -172,6 +172,7 @@ class PlaySession:
     participant: str
     turns: int = 0
     started: float = field(default_factory=time.time)  # when the attempt started: a study's time limit counts from it
+    timed_out: bool = False  # ended by a study's time limit (the page says so rather than "you gave up")
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     # What each action returned, so that a page opened again (a closed tab, another browser) can show the attempt.
     history: list[dict] = field(default_factory=list)
@@ -442,7 +443,7 @@ class Play:
         if self.study is not None and not session.ended and self.study.time_left(play.started) == 0:
             async with play.lock:  # the study's time for the item ran out: the attempt ends before anything else
                 if not session.ended:
-                    await self.sandbox.end(session, "abandoned", self.study.time_up_reason())
+                    play.timed_out = await self.sandbox.end(session, "abandoned", self.study.time_up_reason())
         return play
 
     def _turns(self, session_id: str) -> tuple[int, float]:
@@ -492,6 +493,7 @@ class Play:
         if self.study is not None:
             out["time_limit_s"] = self.study.study.time_limit_s
             out["time_left_s"] = None if session.ended else self.study.time_left(play.started)
+            out["time_up"] = play.timed_out
         if session.ended and self.reveal is not None:
             out["reveal"] = await anyio.to_thread.run_sync(self.reveal.of, session.item_id)
         return out

@@ -8,7 +8,7 @@
 - Every attempt's ``session_start`` carries ``client.study``: the study ID, the consent text's SHA-256 and the time of
   consent, the item's place in the participant's order and the order itself, and the time limit.
 - With a time limit, an attempt past it is ended (``abandoned``, reason ``time_limit: ...``) at the next request
-  that touches it; the call that came too late is not run.
+  that touches it; the call that came too late is not run. The state then says ``time_up``, and the page says so.
 """
 
 from __future__ import annotations

@@ -61,15 +61,16 @@
   function clock() {
     const face = el("span", { id: "study-clock", class: "study-clock", role: "timer", "aria-label": "Time left for this item" });
     $("meters").prepend(face);
-    const tabs = "BroadcastChannel" in window ? new BroadcastChannel("agenthop-play") : null;
     let session = null;
     let deadline = null;
     let asking = false;
+    let timedOut = null;  // the session the time limit ended: its end screen says so
     async function read(sid) {
       asking = true;
       try {
         const state = await call("GET", `/sessions/${encodeURIComponent(sid)}`);
         deadline = state.ended || state.time_left_s === null ? null : Date.now() + state.time_left_s * 1000;
+        if (state.time_up) { timedOut = sid; sayTimeUp(); }
         return state;
       } catch (_) { deadline = null; return null; } finally { asking = false; }
     }
@@ -77,17 +78,34 @@
       const sid = localStorage.getItem(SAVED);
       if ($("game").hidden || !sid) { face.textContent = ""; return; }
       if (sid !== session && !asking) { session = sid; await read(sid); }
-      if (deadline === null) { face.textContent = ""; return; }
+      if (deadline === null || !$("ending").hidden) { face.textContent = ""; return; }
       const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
       face.textContent = `Time left ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
       face.classList.toggle("low", left <= 60);
       if (left === 0 && !asking) {
-        // The server ends the attempt when it is next asked; play.js then shows the ending (it listens on this channel).
-        await read(sid);
-        deadline = null;
-        if (tabs) tabs.postMessage({ session: sid });
+        // The server ends the attempt when it is next asked (else it says how long is left, and the clock goes on);
+        // the page is then loaded again, and play.js shows the attempt as it ended, as after any reload.
+        const state = await read(sid);
+        if (state && state.ended) location.reload();
       }
     }
+    // play.js words an ending by its termination; one the time limit caused is said as such.
+    function sayTimeUp() {
+      const text = $("ending-text");
+      const wording = "Time is up: the study's time for this item ran out, and the attempt ended without an answer.";
+      if (timedOut && timedOut === localStorage.getItem(SAVED) && text.textContent !== wording && !$("ending").hidden) {
+        text.textContent = wording;
+      }
+    }
+    // An ending the page learnt of from an action (not from the clock): ask the server once whether time ended it.
+    const checked = new Set();
+    function onEnding() {
+      const sid = localStorage.getItem(SAVED);
+      if ($("ending").hidden || !sid) return;
+      if (!checked.has(sid) && !asking) { checked.add(sid); read(sid); return; }
+      sayTimeUp();
+    }
+    new MutationObserver(onEnding).observe($("ending"), { attributes: true, childList: true, subtree: true, characterData: true });
     setInterval(tick, 1000);
   }
 
