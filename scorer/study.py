@@ -68,6 +68,19 @@ def study_participants(log: str | Path, study_id: str | None = None) -> tuple[st
     return only, found[only]
 
 
+def _only(run: Run, participant: str, study: str) -> Run:
+    """The run with only this participant's sessions of this study: one run label may hold several people's
+    (``agenthop-server play --run LABEL``) or attempts outside the study."""
+    run.sessions = {
+        sid: s
+        for sid, s in run.sessions.items()
+        if s.start is not None
+        and (s.start.client or {}).get("participant") == participant
+        and ((s.start.client or {}).get("study") or {}).get("id") == study
+    }
+    return run
+
+
 def _times(run: Run, session_ids: Iterable[str]) -> tuple[list[float], list[float]]:
     """(seconds per item, seconds per call) of the chosen sessions: start to end, and record to record."""
     per_item: list[float] = []
@@ -164,7 +177,7 @@ def _score_all(study, labels, people_log, models, gold: Gold, corpus, server_log
     pooled_item, pooled_call, source = [], [], None
     with gc_paused():
         for participant, label in sorted(labels.items()):
-            run = _load(f"{people_log}::{label}", None)
+            run = _only(_load(f"{people_log}::{label}", None), participant, study)
             check_corpus(run.name, run.corpus_ids(), corpus, corpus_id)
             summary = score_run(run, gold)
             # In the order the participant played them (their study order).

@@ -36,11 +36,13 @@ def write_study(directory: Path, split: Path, *, participants=("p01", "p02", "p0
     return path
 
 
-def run_study_over_http(corpus: Path, log: Path, study_path: Path, answers=("A", "B", "C")) -> dict[str, list[str]]:
+def run_study_over_http(
+    corpus: Path, log: Path, study_path: Path, answers=("A", "B", "C"), run: str | None = None
+) -> dict[str, list[str]]:
     """Each participant enrols and plays their items, reading the seed paper once and answering; returns their items."""
     study = load_study(study_path, check_participant=check_participant)
     played: dict[str, list[str]] = {}
-    with ServerThread(str(corpus), str(log), play=PlayOptions(study=study)) as server:
+    with ServerThread(str(corpus), str(log), play=PlayOptions(study=study, run=run)) as server:
         for n, name in enumerate(study.participants):
             with httpx2.Client(base_url=server.base_url) as http:
                 enrolled = http.post(

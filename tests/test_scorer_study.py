@@ -104,3 +104,13 @@ def test_the_panel_puts_people_in_a_people_tier(study_logs):
     tiers = {r["run"]: r["tier"] for r in result["runs"]}
     assert tiers[next(n for n in tiers if "human-p01" in n)] == "people"
     assert tiers[next(n for n in tiers if "human" not in n)] != "people"
+
+
+def test_participants_sharing_one_run_label_are_still_told_apart(demo, tmp_path):
+    corpus, split = demo
+    log = tmp_path / "shared.sqlite"
+    played = run_study_over_http(corpus, log, write_study(tmp_path, split), run="pilot-sitting")
+    result = study_report(log, [], corpus, resamples=10)
+    rows = {r["name"]: r for r in result["rows"]}
+    assert result["attempts"] == played
+    assert [rows[p]["attempts"] for p in played] == [2, 2, 2] and rows[PEOPLE]["attempts"] == 6
