@@ -116,6 +116,7 @@
     try { ({ study } = await call("GET", "/study")); } catch (_) { return; }  // play.js says what is wrong
 
     if (!study) return;
+    document.body.classList.add("study-mode");
     $("study-title").textContent = study.title;
     $("study-instructions").replaceChildren(...paragraphs(study.instructions),
       el("p", { class: "note", text: `You will play ${study.items_per_participant} item${study.items_per_participant === 1 ? "" : "s"}, one after the other, in an order set for you`
