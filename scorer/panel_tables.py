@@ -17,6 +17,7 @@ from typing import Any, NotRequired, TypedDict
 from agenthop.scorer import stats
 from agenthop.scorer.audit import CONTACTS
 from agenthop.scorer.comparisons import multi_run
+from agenthop.scorer.document import participants
 from agenthop.scorer.gold import CELLS
 from agenthop.scorer.logs import TOOLS
 from agenthop.scorer.panel_closed_book import closed_book_accuracy, closed_book_by_exposure, label_groups
@@ -108,6 +109,11 @@ def role_of(summary: dict) -> str:
     return "read_first" if abl.get("read_first") else "full"
 
 
+def people_tier(summary: dict) -> str | None:
+    """'people' for a run of people's attempts on /play (the panel then sets them beside the model tiers)."""
+    return "people" if participants(summary) else None
+
+
 def panel_entry(summary: dict, label: dict | None = None) -> dict:
     """What the panel keeps of one run's summary. ``label``: tier/model/role given for it (a --tiers file)."""
     label = label or {}
@@ -120,7 +126,7 @@ def panel_entry(summary: dict, label: dict | None = None) -> dict:
     sessions = summary["sessions"]
     return {
         "name": summary["run"]["name"],
-        "tier": label.get("tier") or manifest.get("tier") or manifest.get("family"),
+        "tier": label.get("tier") or manifest.get("tier") or manifest.get("family") or people_tier(summary),
         "family": label.get("family") or manifest.get("family"),
         "model": label.get("model") or summary["run"].get("model"),
         "role": label.get("role") or role_of(summary),

@@ -516,6 +516,17 @@ class Session:
         )
 
 
+PLAY_CLIENT = "human"  # client.name of a /play attempt: a person's, answering only to /play and the person's key
+PLAY_ONLY = (
+    "This session is a person's attempt on /play: it answers only to /play, in the browser that holds the "
+    "participant's key, and not to MCP or the session API. Create a session of your own with POST /sessions."
+)
+
+
+def is_play_session(session: Session) -> bool:
+    return session.client.get("name") == PLAY_CLIENT
+
+
 class SessionRetired(Exception):
     """The session object was dropped from memory while a request held it; look the session up again."""
 
