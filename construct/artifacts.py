@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -154,7 +154,7 @@ def refuted(question: str, option: str) -> str | None:
     for m in _PERCENT.finditer(option):
         if float(m.group(1)) > 100:
             return f"a percentage above 100 ({m.group(0)})"
-    fixed = {}
+    fixed: dict[str, set[int | str]] = {}  # noun -> the counts the question gives it (a number word as its value)
     for n, noun in _COUNT.findall(question):
         fixed.setdefault(noun.lower().rstrip("s"), set()).add(_NUMBER_WORDS.get(n.lower(), n))
     for n, noun in _COUNT.findall(option):
@@ -204,7 +204,7 @@ def least_similar(item: dict) -> Picks:
 def odd_form(item: dict) -> Picks:
     """The odd one out by form: each feature on which one option differs from the other three votes for it."""
     feats = [form(o) for o in item["options"]]
-    votes = Counter()
+    votes: Counter[int] = Counter()
     for key in feats[0]:
         values = Counter(f[key] for f in feats)
         if len(values) == 2 and min(values.values()) == 1 and len(feats) >= 3:
@@ -304,7 +304,7 @@ def contradiction(item: dict) -> Picks:
 def seed_only(item: dict, view) -> Picks:
     """The offline baseline's answer from the seed paper alone: the ensemble's shortcut check, for every filter setting."""
     seed = item.get("seed") or item.get("seed_paper_id")
-    if view is None or seed not in view.papers:
+    if view is None or seed is None or seed not in view.papers:  # None is in no corpus
         return ()
     pick = baseline.choose(view, item["question"], item["options"], [seed])
     return () if pick is None else (pick,)
@@ -319,7 +319,7 @@ def seed_exclusion(item: dict, view) -> Picks:
     """The options holding no number the seed states, when that rules out some but not all: the gold is never a value
     the seed states (it would give the gold away), so a distractor that is one is excludable by any agent."""
     seed = item.get("seed") or item.get("seed_paper_id")
-    if view is None or seed not in view.papers:
+    if view is None or seed is None or seed not in view.papers:  # None is in no corpus
         return ()
     stated = seed_numbers(view, seed)
     alive = tuple(
@@ -481,7 +481,7 @@ def classifier_picks(items: Sequence[dict], folds: int = 5) -> list[list[int]]:
     out: list[list[int]] = [[] for _ in items]
     for f in range(folds):
         w = _fit_softmax(X[fold != f], mask[fold != f], y[fold != f])
-        for i in np.flatnonzero(fold == f):
+        for i in np.flatnonzero(fold == f).tolist():
             z = np.where(mask[i], X[i] @ w, -np.inf)
             out[i] = [int(j) for j in np.flatnonzero(np.isclose(z, z.max()))]
     return out
@@ -496,7 +496,9 @@ def score(items: Sequence[dict], picks: Sequence[dict[str, Sequence[int]]], name
     if not rows:
         return None
     total = sum(credit(p, c, n) for p, c, n in rows)
-    lo, hi = wilson(total, len(rows))
+    ci = wilson(total, len(rows))
+    assert ci is not None, "an interval over at least one row"
+    lo, hi = ci
     decided = [(p, c) for p, c, _ in rows if len(p) == 1]
     return {
         "n": len(rows),
@@ -512,13 +514,16 @@ def summarise(items: Sequence[dict], picks: Sequence[dict[str, Sequence[int]]] |
     """The audit of a set of items: each solver's accuracy with its interval, chance, and which solvers exceed the limit.
 
     ``picks`` defaults to each item's ``artifacts.picks`` (as the stage records them), else they are computed here."""
-    if picks is None:
-        picks = [it["artifacts"]["picks"] if "artifacts" in it else solve(it, view) for it in items]
-    picks = [dict(p) for p in picks]
-    for p, c in zip(picks, classifier_picks(items)):
+    given: Sequence[Mapping[str, Sequence[int]]] = (
+        picks
+        if picks is not None
+        else [it["artifacts"]["picks"] if "artifacts" in it else solve(it, view) for it in items]
+    )
+    every: list[dict[str, Sequence[int]]] = [dict(p) for p in given]  # copies: the classifier's picks join them
+    for p, c in zip(every, classifier_picks(items)):
         p["option_classifier"] = c
     chance = sum(1 / len(it["options"]) for it in items) / len(items) if items else 0.25
-    solvers = {name: s for name in NAMES if (s := score(items, picks, name)) is not None}
+    solvers = {name: s for name in NAMES if (s := score(items, every, name)) is not None}
     over = sorted(
         name for name, s in solvers.items() if s["accuracy"] > chance + CHANCE_MARGIN and name not in CORPUS_SOLVERS
     )

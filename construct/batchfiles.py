@@ -94,7 +94,7 @@ def write_batch(folder: Path, stage: str, requests: dict[str, dict]) -> list[Pat
     folder.mkdir(parents=True, exist_ok=True)
     lines = [batch_line(cid, body) for cid, body in sorted(requests.items())]
     taken = len(list(folder.glob(f"{stage}-*.jsonl")))
-    paths = []
+    paths: list[Path] = []
     for start in range(0, len(lines), MAX_LINES):
         path = folder / f"{stage}-{taken + 1 + len(paths):02d}.jsonl"
         write_atomic(path, jsonl(lines[start : start + MAX_LINES]))
@@ -137,6 +137,10 @@ def _usage(body: dict) -> dict:
     }
 
 
+def _not_the_format(path: Path, n: int) -> BatchError:
+    return BatchError(f"{path}, line {n}: not a Batch output line (JSON with custom_id, response, error)")
+
+
 def read_output(path: Path, asked: dict[str, dict], into: BatchImport) -> None:
     """Read one Batch output file into ``into``; a line that is not the format, or names no asked request, is an error."""
     try:
@@ -150,17 +154,21 @@ def read_output(path: Path, asked: dict[str, dict], into: BatchImport) -> None:
             record = json.loads(line)
             custom_id = record["custom_id"]
         except (ValueError, KeyError, TypeError):
-            raise BatchError(
-                f"{path}, line {n}: not a Batch output line (JSON with custom_id, response, error)"
-            ) from None
+            raise _not_the_format(path, n) from None
+        # Only a string can name a request; an unhashable custom_id could not even be looked up.
+        if not isinstance(custom_id, str):
+            raise _not_the_format(path, n)
         if custom_id not in asked:
             raise BatchError(
                 f"{path}, line {n}: custom_id {custom_id!r} is in no batch file of this run "
                 "(is this the output of another run's batch?)"
             )
         error, response = record.get("error"), record.get("response") or {}
+        if not isinstance(response, dict):
+            raise _not_the_format(path, n)
         status = response.get("status_code")
-        body = response.get("body") if isinstance(response.get("body"), dict) else {}
+        raw_body = response.get("body")
+        body = raw_body if isinstance(raw_body, dict) else {}
         text_reply = _message_text(body)
         if error:
             why = error.get("message") or error.get("code") if isinstance(error, dict) else str(error)

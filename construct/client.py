@@ -17,6 +17,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agenthop.construct.batchfiles import (
     BatchImport,
@@ -33,6 +34,9 @@ from agenthop.construct.stagefiles import canonical, digest
 from agenthop.runner.pricing import PriceTable
 from agenthop.runner.retry import CallStats, HardModelError, RetryPolicy, call_with_retry
 from agenthop.runner.wire import Sampling
+
+if TYPE_CHECKING:
+    import openai
 
 BASELINE = "baseline"  # the deterministic generator and filter: no model, no call
 
@@ -157,7 +161,7 @@ class ModelClient:
             raise ValueError("a replay needs the recorded responses (--responses FILE)")
         self.cache = ResponseCache(self.cache_path)
         self.tallies: dict[tuple[str, str], Tally] = {}
-        self._clients: dict[str | None, object] = {}
+        self._clients: dict[str | None, openai.AsyncOpenAI] = {}
         self._slots: asyncio.Semaphore | None = None
         self.pending: dict[str, dict] = {}  # custom_id -> request body, for the current stage's batch file
         self._pending_keys: set[str] = set()
@@ -165,6 +169,7 @@ class ModelClient:
 
     def import_batch(self, outputs: list[Path]) -> list[str]:
         """Store every usable answer of the Batch output files; return one line per asked request left unanswered."""
+        assert self.batch_dir is not None, "__post_init__ sets it"
         asked = asked_requests(self.batch_dir)
         result = BatchImport()
         for path in outputs:
@@ -204,11 +209,13 @@ class ModelClient:
         if not self.pending:
             return
         requests, self.pending, self._pending_keys = self.pending, {}, set()
+        assert self.batch_dir is not None, "__post_init__ sets it"
         raise BatchPending(stage, write_batch(self.batch_dir, stage, requests), len(requests))
 
     def _known(self, key: str, cid: str, stage: str, model: str) -> str | None:
         """The answer to a request from the cache or the recorded responses, or None (a replay refuses a miss)."""
         if self.mode == "replay":
+            assert self.recorded is not None, "__post_init__ refuses a replay without recorded responses"
             record = self.recorded.get(key)
             if record is None:
                 raise self.recorded.refuse(key, cid, stage)
@@ -243,7 +250,7 @@ class ModelClient:
         body = {"model": spec.name, "messages": messages, "temperature": self.temperature}
         return body | self.sampling.body(spec.name) if self.sampling is not None else body
 
-    def _client(self, spec: ModelSpec):
+    def _client(self, spec: ModelSpec) -> openai.AsyncOpenAI:
         if spec.base_url not in self._clients:
             import openai  # here: the offline pipeline never loads the API client
 

@@ -69,7 +69,7 @@ async def run_ensemble(ctx, cands: list[dict]) -> list[dict]:
             return None
 
     async def one(cand: dict) -> dict:
-        votes = {"shortcut": {}, "consensus": {}}
+        votes: dict[str, dict[str, int | None]] = {"shortcut": {}, "consensus": {}}  # check -> model -> option
         # Batch mode: every filter's two questions in one round.
         ctx.prefetch(
             [

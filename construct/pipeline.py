@@ -15,6 +15,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypedDict
 
 from agenthop.construct import artifacts, attrition
 from agenthop.construct.artifact_filter import run_artifacts
@@ -35,6 +36,7 @@ from agenthop.construct.stagefiles import StageFiles, canonical, digest, file_di
 from agenthop.construct.verdicts import VerdictStore, apply_verdicts
 from agenthop.runner.pricing import PriceTable
 from agenthop.runner.retry import RetryPolicy
+from agenthop.runner.wire import Sampling
 from agenthop.server.corpus.schema import read_meta
 
 STAGES = ("seeds", "chains", "qa", "distractors", "artifacts", "ensemble", "sanity", "audit", "postfilter")
@@ -48,6 +50,15 @@ class ConstructError(Exception):
 def _models(s: Settings) -> list[ModelSpec]:
     specs = [ModelSpec.parse(m) for m in (s.judge, s.generator, *s.filters) if m]
     return [m for m in specs if not m.offline]
+
+
+class _ClientOptions(TypedDict, total=False):
+    """ModelClient's options the pipeline sets; prices and policy only when given, else the client's defaults."""
+
+    workers: int
+    sampling: Sampling | None
+    prices: PriceTable
+    policy: RetryPolicy
 
 
 class Pipeline:
@@ -71,7 +82,7 @@ class Pipeline:
         self.verdicts = VerdictStore(self.out / "audit" / "verdicts.sqlite")
         client = None
         if _models(settings):
-            kwargs = {"workers": settings.workers, "sampling": settings.sampling}
+            kwargs: _ClientOptions = {"workers": settings.workers, "sampling": settings.sampling}
             if prices is not None:
                 kwargs["prices"] = prices
             if policy is not None:
@@ -142,7 +153,7 @@ class Pipeline:
         try:
             for stage in STAGES[: STAGES.index(until) + 1]:
                 await self.run_stage(stage)
-            result = {"ran": self.ran, "attrition": self.attrition()}
+            result: dict[str, Any] = {"ran": self.ran, "attrition": self.attrition()}
             write_atomic(
                 self.out / "attrition.json", json.dumps(result["attrition"], indent=1, ensure_ascii=False) + "\n"
             )

@@ -39,7 +39,9 @@ def _text_id(view, pid: str) -> str | None:
 
 
 def graph(view, item_id: str, seed: str) -> dict:
-    nodes, edges, contexts = {}, {}, {}
+    nodes: dict[str, dict] = {}
+    edges: dict[str, list[str]] = {}
+    contexts: dict[str, dict[str, str]] = {}  # citing -> cited -> the citation's context
 
     def node(pid: str) -> None:
         if pid not in nodes:

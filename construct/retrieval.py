@@ -22,7 +22,7 @@ SUPPORT = 0.6  # share of an option's content words a sentence must hold to cont
 @lru_cache(maxsize=4096)
 def _paper_index(view, pid: str) -> tuple[tuple[frozenset, ...], dict[str, tuple[int, ...]]]:
     """The paper's sentences as token sets, and token -> the sentences holding it."""
-    sets = []
+    sets: list[frozenset[str]] = []
     where: dict[str, list[int]] = {}
     for sec in view.sections(pid):
         for sentence in sentences(sec.text):
@@ -63,7 +63,7 @@ def _option_score(view, papers: list[str], option: str, question_words: frozense
 
 def retrieval(item: dict, view) -> tuple[int, ...]:
     seed = item.get("seed") or item.get("seed_paper_id")
-    if view is None or seed not in view.papers:
+    if view is None or seed is None or seed not in view.papers:  # None is in no corpus
         return ()
     papers = neighbourhood(view, seed)
     question_words = frozenset(content_words(item["question"]))

@@ -58,7 +58,7 @@ def label_match(it: ItemOutcome, gold: Gold) -> str:
     for c, hit in gold_reads(it, gold):
         if not hit:
             continue
-        d = c.delivered
+        d = c.delivered_section
         arxiv = it.gold.gold_arxiv(d.paper_id) or d.arxiv_id
         headers = list(gold.section_headers(d.arxiv_id or arxiv))
         headers = headers if d.header in headers else [*headers, d.header]

@@ -97,6 +97,7 @@ def panel(
             entries.append(entry)
     finally:
         workers.close()
+    assert provenance is not None, "every run given was scored, and at least one was given"
     result = build_panel(entries, provenance, seed=seed, resamples=resamples, external=scores)
     if out is not None:
         write_panel_reports(result, out)

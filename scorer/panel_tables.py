@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from fractions import Fraction
+from typing import Any, NotRequired, TypedDict
 
 from agenthop.scorer import stats
 from agenthop.scorer.audit import CONTACTS
@@ -346,7 +347,11 @@ def cell_accuracy(full: list[dict]) -> dict:
             m = e["by_cell"][c]
             ci = m["accuracy_ci95"]
             cells[c] = {"n": m["n"], "accuracy": m["accuracy"], "half_width": (ci[1] - ci[0]) / 2 if ci else None}
-        a, b = (cells[easiest]["accuracy"], cells[hardest]["accuracy"]) if present else (None, None)
+        a, b = (
+            (cells[easiest]["accuracy"], cells[hardest]["accuracy"])
+            if easiest is not None and hardest is not None  # both are there when any cell is
+            else (None, None)
+        )
         st1, mt2 = cells["ST-d1"]["accuracy"], cells["MT-d2"]["accuracy"]
         rows.append(
             {
@@ -469,10 +474,24 @@ def closed_book_partners(entries: list[dict]) -> dict[str, dict]:
     return out
 
 
+class ContactRow(TypedDict):
+    """One evidence-contact row: counts first, then the rates computed from them."""
+
+    n: int
+    correct: int
+    closed_book_n: int
+    closed_book_correct: int
+    share: NotRequired[float | None]
+    accuracy: NotRequired[float | None]
+    closed_book_accuracy: NotRequired[float | None]
+
+
 def contact(full: list[dict], partners: dict[str, dict]) -> dict:
     """Evidence contact pooled over the full-tool runs' observed items, with closed-book accuracy on the same
     (model, item) pairs when a closed-book run of the model is in the panel."""
-    rows = {c: {"n": 0, "correct": 0, "closed_book_n": 0, "closed_book_correct": 0} for c in CONTACTS}
+    rows: dict[str, ContactRow] = {
+        c: {"n": 0, "correct": 0, "closed_book_n": 0, "closed_book_correct": 0} for c in CONTACTS
+    }
     for e in full:
         cb = partners.get(e["model"])
         for iid, r in e["items"].items():
@@ -580,11 +599,12 @@ def ablation(entries: list[dict], seed: int = 0, resamples: int = 10000) -> dict
     for model, runs in models.items():
         if set(runs) == {"full"}:
             continue
-        row = {
+        missing: list[str] = []
+        row: dict[str, Any] = {
             "model": model,
             **{r: runs[r]["name"] if r in runs else None for r in ("closed_book", "no_search", "full")},
             "accuracy": {r: runs[r]["overall"]["accuracy"] for r in runs},
-            "missing": [],
+            "missing": missing,
         }
         for key, a, b in (("tools", "closed_book", "no_search"), ("search", "no_search", "full")):
             if a in runs and b in runs:
@@ -592,7 +612,7 @@ def ablation(entries: list[dict], seed: int = 0, resamples: int = 10000) -> dict
             else:
                 row[f"lift_{key}"] = None
                 need = " and ".join(r.replace("_", "-") for r in (a, b) if r not in runs)
-                row["missing"].append(
+                missing.append(
                     f"the lift from {'tools' if key == 'tools' else 'keyword search'} needs a {need} run of {model}"
                 )
         rows.append(row)

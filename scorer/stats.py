@@ -19,8 +19,9 @@ def preload():
     return stats
 
 
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float] | None:
-    """Wilson score interval for k successes out of n (None when n == 0)."""
+def wilson(k: float, n: int, z: float = Z95) -> tuple[float, float] | None:
+    """Wilson score interval for k successes out of n (None when n == 0); k may be an expected count (a sum of
+    partial credits)."""
     if n <= 0:
         return None
     p = k / n

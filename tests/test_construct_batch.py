@@ -205,3 +205,22 @@ def test_custom_ids_are_readable_where_they_fit_and_portable_always():
     long_id = custom_id("chains", hop)
     assert re.fullmatch(r"chains-[0-9a-f]{24}-a1", long_id) and stage_of(long_id) == "chains"
     assert long_id != custom_id("chains", hop.replace("1001", "1002"))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        {"custom_id": ["qa-c-1-a1"], "response": None, "error": None},  # unhashable: could not be looked up
+        {"custom_id": "qa-c-1-a1", "response": "200 OK", "error": None},
+        {"custom_id": "qa-c-1-a1", "response": [{"status_code": 200}], "error": None},
+    ],
+)
+def test_a_batch_output_line_with_a_custom_id_or_response_of_another_shape_is_not_the_format(tmp_path, line):
+    from agenthop.construct.batchfiles import BatchImport, read_output
+
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    into = BatchImport()
+    with pytest.raises(BatchError, match=r"odd.jsonl, line 1: not a Batch output line"):
+        read_output(path, {"qa-c-1-a1": {"model": "m"}}, into)
+    assert not into.answers and not into.failed
