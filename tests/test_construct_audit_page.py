@@ -403,6 +403,7 @@ def test_a_filter_opens_what_it_shows_and_an_empty_view_offers_no_verdict(built)
         expect(page.locator("#saved")).to_have_text(re.compile(rf"^Saved: flag on {ids[0]}"))
         box = page.locator("#saved").bounding_box()
         assert 0 <= box["y"] and box["y"] + box["height"] <= 900
+        pinned = axe_violations(page)
         page.select_option("#filter", "flagged")
         _on(page, ids[0])  # the flagged one opens, not the unflagged one that was on screen
         page.select_option("#filter", "removed")
@@ -418,7 +419,7 @@ def test_a_filter_opens_what_it_shows_and_an_empty_view_offers_no_verdict(built)
         expect(page.locator("#verdict")).to_be_visible()
         problems = list(page.problems)
     assert [r["verdict"] for r in VerdictStore(out / "audit" / "verdicts.sqlite").rows()] == ["flag"]
-    assert empty_view == []
+    assert pinned == [] and empty_view == []
     assert problems == []
 
 

@@ -62,6 +62,7 @@ def test_i_replaces_the_id_a_long_id_wraps_and_a_reload_keeps_the_paper(demo, tm
         page.reload()
         page.locator("#game").wait_for()
         expect(page.locator("#paper-id")).to_have_value(GOLD)
+        expect(_results(page).last.locator("h3")).to_be_focused()  # back on the latest result: keys are shortcuts
         page.keyboard.press("s")
         page.keyboard.type("A")
         _act(page, 3, lambda: page.click("#paper-form button[data-tool=read_section]"))
