@@ -136,6 +136,9 @@ def test_the_other_tab_banner_goes_when_that_tab_leaves_and_on_the_end_screen(de
         first.click("#give-up")
         first.locator("#ending").wait_for()
         expect(first.locator("#elsewhere")).to_be_hidden()
+        # The tab that did not end it shows the end screen too, without the banner.
+        expect(third.locator("#ending")).to_be_visible()
+        expect(third.locator("#elsewhere")).to_be_hidden()
         browser.close()
 
 

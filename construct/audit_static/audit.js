@@ -28,6 +28,7 @@ const state = {
   ignored: [],  // keys pressed while a verdict was being saved or a candidate loading: never applied, but said
 };
 const papers = new Map();  // paper ID -> its sections, for the text of a label the auditor repointed
+let sectionsDrawn = 0;  // each drawing of the labelled sections; a slower, older one is not shown over a newer one
 let help = null;
 
 async function api(path, body) {
@@ -282,7 +283,8 @@ function rate(box) {
 // paper's section of that exact header (the section menu offers only the paper's headers).
 async function renderSections() {
   const c = state.current;
-  const token = state.loading;
+  if (!c) return;
+  const token = ++sectionsDrawn;
   const rows = [];
   for (const lab of state.labels) {
     const known = c.sections.find((s) => s.paper_id === lab.paper_id && s.section === lab.section);
@@ -295,7 +297,7 @@ async function renderSections() {
     const hit = (secs || []).find((s) => s.header === lab.section);
     rows.push({ paper_id: lab.paper_id, section: lab.section, resolved: Boolean(hit), text: hit ? hit.text : null });
   }
-  if (token !== state.loading || state.current !== c) return;  // another candidate, or a newer edit, drew since
+  if (token !== sectionsDrawn || state.current !== c) return;  // another candidate, or a newer edit, drew since
   $("sections").replaceChildren(...rows.map((s, i) => el("div", {},
     el("h4", { class: s.resolved ? null : "unresolved", text: `${s.section} · ${titleOf(c, s.paper_id)}` }),
     s.resolved ? highlight(s.text, c.evidence, `Text of label ${i + 1}: ${s.section}`)
@@ -344,8 +346,8 @@ function renderLabels() {
 }
 
 function labelsChanged(redraw) {
+  if (!state.current) return;  // a label menu changed while the next candidate loads: nothing to edit yet
   state.labelsEdited = true;
-  ++state.loading;  // a section text still being fetched for the labels as they were is not drawn
   if (redraw) renderLabels();
   renderSections();
   edited();

@@ -37,7 +37,8 @@ async function refreshFromServer(why) {
     $("results").replaceChildren(...state.entries.map(renderEntry));
     $("no-results").hidden = state.entries.length > 0;
     update(full);
-    if (why) { $("elsewhere").textContent = why; $("elsewhere").hidden = false; announce(why); }
+    // On the end screen the banner would only distract: the attempt no longer changes anywhere.
+    if (why && !state.session.ended) { $("elsewhere").textContent = why; $("elsewhere").hidden = false; announce(why); }
   } catch (err) { showProblem(`Cannot update the attempt: ${err.message}`); }
 }
 
