@@ -90,7 +90,7 @@ def markdown(att: dict) -> str:
             lines.append(f"| {row['name']} | {row['entered']} | {row['dropped']} | {reasons} | {row['kept']} |")
     out = "\n".join(lines) + "\n"
     audit = att.get("artifact_audit")
-    if audit:
+    if audit and audit.get("items"):  # no item, no solver to judge: an empty table would only add noise
         where = "the release" if audit["stage"] == "postfilter" else f"the items kept after {audit['stage']}"
         out += f"\nOn {where}. " + artifacts.markdown(audit)
     return out

@@ -69,6 +69,26 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+class NoCandidates(ValueError):
+    """The run has no candidate to review; the message names the stage that kept none."""
+
+
+def _why_none(work: Path, stage_file: Path) -> str:
+    """Which stage of the run kept nothing (every later one then had nothing), from the work files' attrition."""
+    from agenthop.construct.attrition import ROWS, table
+    from agenthop.construct.hints import empty_stage
+
+    records = {s: read_jsonl(work / f"{s}.jsonl") for s, _ in ROWS if (work / f"{s}.jsonl").exists()}
+    row = empty_stage(table(records)) or {}
+    name = row.get("name", REVIEWED_STAGE)
+    where = f"{name} kept none of {row['entered']}" if row.get("entered") else f"nothing reached {name}"
+    return (
+        f"there is nothing to review in {stage_file}: {where}, so no candidate reached the audit. "
+        "Run 'agenthop-construct run' again with relaxed rules: it prints which rule removed the candidates "
+        "and which option relaxes it."
+    )
+
+
 def _asset(name: str) -> str:
     return resources.files("agenthop.construct").joinpath("audit_static", name).read_text(encoding="utf-8")
 
@@ -81,8 +101,10 @@ class AuditData:
                 f"{stage_file} does not exist: run 'agenthop-construct sanity --corpus {corpus} --out {out}' "
                 "(or 'run') first, so that there are candidates to review"
             )
-        self.view = CorpusView(corpus)
         self.candidates = [c for c in read_jsonl(stage_file) if "drop" not in c]
+        if not self.candidates:
+            raise NoCandidates(_why_none(out / "work", stage_file))
+        self.view = CorpusView(corpus)
         self.by_id = {c["id"]: c for c in self.candidates}
         self.store = VerdictStore(out / "audit" / "verdicts.sqlite")
 

@@ -353,7 +353,9 @@ def _run(until: str, kw: dict) -> None:
     if "release" in result and result["release"]["items"] == 0:
         # An empty release is a failed build, not a result: say which rule emptied it instead of "Import it with".
         raise click.ClickException(
-            "\n".join([f"the release ({release}) has no items: there is nothing to import or run.", *why])
+            "\n".join(
+                [f"no item survived, so no release was written in {release}: there is nothing to import or run.", *why]
+            )
         )
     if why:
         click.echo("\n" + "\n".join(why), err=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -201,6 +202,12 @@ class Pipeline:
 
     def write_release(self) -> dict:
         final = self.files.kept("postfilter")
+        if not final:
+            # An empty release has nothing to import or run: none is written, and one left by an earlier run of
+            # this directory goes (the release is always the post-filter's output, rewritten each run).
+            shutil.rmtree(self.out / "release", ignore_errors=True)
+            self.echo(f"release: none written in {self.out / 'release'} (no item survived)")
+            return {"items": 0, "ST": 0, "MT": 0}
         run_settings = {k: v for k, v in self.settings.to_json().items() if k not in ("attempts", "workers")}
         provenance = {
             "tool": "agenthop-construct",

@@ -128,6 +128,17 @@ def num(x, digits: int = 1, na: str = "n/a") -> str:
     return f"{x:,.{digits}f}"
 
 
+def p_value(p: float | None) -> str:
+    """A p-value a reader takes in at a glance: "< 0.001" below a thousandth, else three significant digits, never
+    in exponent notation (4.768e-07 reads as a large number at a glance)."""
+    if p is None:
+        return "n/a"
+    if p < 0.001:
+        return "< 0.001"
+    text = f"{p:.3g}"
+    return f"{p:.3f}".rstrip("0").rstrip(".") if "e" in text else text
+
+
 def ci(m: dict) -> str:
     c = m.get("accuracy_ci95")
     return "" if not c else f" [{100 * c[0]:.1f}, {100 * c[1]:.1f}]"
@@ -351,11 +362,27 @@ def items_section(s: dict, view_href: Callable[[str], str]) -> Section:
     )
 
 
-def finding(metrics: dict) -> str | None:
+#: A finding names one cell; below this many items in it, one item more or less would change the sentence.
+MIN_FINDING_ITEMS = 3
+#: The tools a run needs for search and synthesis to mean anything (a closed-book run has none of them).
+SEARCH_TOOLS = frozenset({"search_papers", "get_paper_info", "get_references", "list_sections", "read_section"})
+
+
+def _items(n: int) -> str:
+    return f"{n} item{'' if n == 1 else 's'}"
+
+
+def _interval(m: dict) -> str:
+    c = m.get("accuracy_ci95")
+    return f", 95% interval {100 * c[0]:.1f}-{100 * c[1]:.1f}%" if c else ""
+
+
+def finding(metrics: dict, *, closed_book: bool = False) -> str | None:
     """One sentence: the weakest type x depth cell, and whether search or synthesis fails there.
 
     Search fails where the evidence is found (paper recall) less often than it is used when found
-    (conversion); synthesis fails where it is found but not turned into the right answer."""
+    (conversion); synthesis fails where it is found but not turned into the right answer. A closed-book run had
+    no tool to search with, so neither applies; a cell of fewer than MIN_FINDING_ITEMS items gives no finding."""
     cells = [
         (c, metrics["by_cell"][c])
         for c in CELLS
@@ -364,11 +391,21 @@ def finding(metrics: dict) -> str | None:
     if not cells:
         return None
     name, m = min(cells, key=lambda cm: (cm[1]["accuracy"], -cm[1]["n"]))
+    if m["n"] < MIN_FINDING_ITEMS:
+        return (
+            f"No finding: the weakest cell, {name}, has {_items(m['n'])} ({pct(m['accuracy'])} accuracy); a finding "
+            f"needs {MIN_FINDING_ITEMS} or more items in it, since one item more or less would change it. "
+            "The accuracy's 95% interval below says how uncertain the run's figure is."
+        )
+    if closed_book:
+        return (
+            f"Finding: closed-book run (no tool but submit_answer), so this is what the model answers without "
+            f"reading, and search and synthesis do not apply; weakest on {name} ({pct(m['accuracy'])} accuracy"
+            f"{_interval(m)}, {_items(m['n'])})."
+        )
     if m["accuracy"] == 1:
         return "Finding: every cell is answered right (100%)."
-    where = (
-        f"Finding: fails mostly on {name} ({pct(m['accuracy'])} accuracy, {m['n']} item{'' if m['n'] == 1 else 's'})"
-    )
+    where = f"Finding: fails mostly on {name} ({pct(m['accuracy'])} accuracy{_interval(m)}, {_items(m['n'])})"
     recall, conv = m["paper_recall"], m["conversion"]
     if conv is None:
         return f"{where}: paper recall {pct(recall)}, so search, not synthesis: no item there had all its gold papers read."
@@ -378,6 +415,43 @@ def finding(metrics: dict) -> str | None:
             f"{where}: paper recall {pct(recall)}, so search, not synthesis ({converted} when the evidence was found)."
         )
     return f"{where}: paper recall {pct(recall)}, but {converted}, so synthesis, not search: the evidence was read and not used."
+
+
+def no_search_tools(s: dict) -> bool:
+    """Whether every session of the run had all the search and reading tools disabled (a closed-book run)."""
+    entries = s.get("sessions", {}).get("disabled_tools", [])
+    return bool(entries) and all(SEARCH_TOOLS <= set(e["value"] or []) for e in entries)
+
+
+def ranking_finding(runs: list[dict], pairwise: list[dict], noun: str = "run") -> str | None:
+    """One sentence over several runs: the most accurate, by how much, and whether the exact McNemar test on the
+    items both have separates it from the next (else the lead may be chance). ``runs``: run, accuracy, n."""
+    runs = sorted((r for r in runs if r["accuracy"] is not None), key=lambda r: -r["accuracy"])
+    if not runs:
+        return None
+    top = runs[0]
+    if len(runs) == 1:
+        return f"Finding: one {noun}, {top['run']}, {pct(top['accuracy'])} on {_items(top['n'])}: nothing to rank it against."
+    tied = [r["run"] for r in runs if r["accuracy"] == top["accuracy"]]
+    if len(tied) > 1:
+        return f"Finding: {', '.join(tied[:-1])} and {tied[-1]} are equally accurate ({pct(top['accuracy'])}): these runs do not rank them."
+    second = runs[1]
+    lead = (
+        f"Finding: {top['run']} is the most accurate {noun} ({pct(top['accuracy'])}), "
+        f"{100 * (top['accuracy'] - second['accuracy']):.1f} pp above {second['run']}"
+    )
+    pair = next((q for q in pairwise if {q["run_a"], q["run_b"]} == {top["run"], second["run"]}), None)
+    if pair is None or pair.get("mcnemar_exact_p") is None:
+        return lead + "."
+    p = pair["mcnemar_exact_p"]
+    shown = p_value(p)
+    shown = shown if shown.startswith("<") else f"= {shown}"
+    if p < 0.05:
+        return lead + f"; the exact McNemar test on the items both answered separates them (p {shown})."
+    return (
+        lead
+        + f"; the exact McNemar test on the items both answered does not separate them (p {shown}), so the lead may be chance."
+    )
 
 
 def result_section(s: dict) -> Section:
@@ -417,10 +491,25 @@ def result_section(s: dict) -> Section:
             f"{pct(res['pct_budget'])} / {pct(res['pct_turn_cap'])} / {pct(res['pct_token_cap'])}",
         ],
     ]
-    found = finding(s["metrics"])
+    found = finding(s["metrics"], closed_book=no_search_tools(s))
     return Section(
         "Result", paragraphs=[p for p in (found, lead) if p], tables=[Table(["axis", "measure", "value"], rows)]
     )
+
+
+def _client_names(s: dict) -> list[str]:
+    return sorted(
+        {str((e["value"] or {}).get("name")) for e in s["sessions"].get("client", []) if (e["value"] or {}).get("name")}
+    )
+
+
+def _agent_or_client(s: dict) -> str:
+    """The runner's agent when a runner ran it; else the client name the sessions were created with (a framework
+    of one's own over HTTP), never "agent unknown" when the log says who it was."""
+    if s["run"]["agent"]:
+        return f"agent {s['run']['agent']}"
+    clients = _client_names(s)
+    return f"client {', '.join(clients)}" if clients else "agent unknown"
 
 
 def run_document(
@@ -683,7 +772,7 @@ def run_document(
     who = (
         f"played by {', '.join(people) or 'a person'}"
         if people is not None
-        else f"agent {run['agent'] or 'unknown'}, model {run['model'] or 'unknown'}"
+        else f"{_agent_or_client(s)}, model {run['model'] or 'unknown'}"
     )
     corpus_id = str(s["corpus"].get("corpus_id") or "n/a")
     intro = [
@@ -785,7 +874,7 @@ def comparison_document(c: dict, pair: dict | None = None, plots: dict[str, str]
                                 "n/a" if p["difference"] is None else f"{100 * p['difference']:+.1f} pp",
                                 str(p["gains"]),
                                 str(p["losses"]),
-                                f"{p['mcnemar_exact_p']:.4g}",
+                                p_value(p["mcnemar_exact_p"]),
                             ]
                             for p in c["pairwise"]
                         ],
@@ -816,7 +905,8 @@ def comparison_document(c: dict, pair: dict | None = None, plots: dict[str, str]
     )
     if (terms := glossary_section(_used_terms(sections))) is not None:
         sections.append(terms)
-    return Document(title=title, sections=sections, plots=plots or {})
+    intro = [line for line in (ranking_finding(c["runs"], c["pairwise"]),) if line]
+    return Document(title=title, sections=sections, plots=plots or {}, intro=intro)
 
 
 def pair_sections(p: dict) -> list[Section]:
@@ -845,7 +935,7 @@ def pair_sections(p: dict) -> list[Section]:
                 [f"gains ({b} right, {a} wrong)", str(p["gains"])],
                 [f"losses ({a} right, {b} wrong)", str(p["losses"])],
                 ["both right / both wrong", f"{p['both_correct']} / {p['both_wrong']}"],
-                ["exact McNemar p (two-sided)", f"{p['mcnemar_exact_p']:.4g}"],
+                ["exact McNemar p (two-sided)", p_value(p["mcnemar_exact_p"])],
                 [f"bootstrap 95% CI, items ({bi['resamples']} resamples, seed {bi['seed']})", iv(bi)],
                 [f"bootstrap 95% CI, clusters of shared gold papers ({bc.get('n_clusters', 0)} clusters)", iv(bc)],
                 [f"items only in {a} / only in {b}", f"{len(p['only_in_a'])} / {len(p['only_in_b'])}"],

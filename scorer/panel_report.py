@@ -22,7 +22,9 @@ from agenthop.scorer.document import (
     Table,
     comparison_document,
     num,
+    p_value,
     pct,
+    ranking_finding,
 )
 from agenthop.scorer.panel_plots import missing_plots, panel_plots
 from agenthop.scorer.reports import write_json
@@ -102,17 +104,27 @@ MAIN_HEADER = [
 
 def main_section(p: dict) -> Section:
     m = p["main_table"]
-    sec = Section("Main table (the paper's Table 2)", paragraphs=[LEGEND.format(alpha=m["alpha"])])
-    if not m["rows"]:
+    rows = m["rows"]
+    alone = len(rows) == 1
+    # One run has nothing to be best against: marks on every value would say nothing, so it gets none.
+    legend = (
+        "One full-tool run: nothing to compare it with, so no value is marked (● tier leader and ★ panel best "
+        "need two runs or more)."
+        if alone
+        else LEGEND.format(alpha=m["alpha"])
+    )
+    sec = Section("Main table (the paper's Table 2)", paragraphs=[legend])
+    if not rows:
         sec.paragraphs.append(f"Not computed: {p.get('missing', 'no full-tool run')}.")
         return sec
+    values = ({**r, "marks": {}} if alone else r for r in rows)
     sec.tables.append(
         Table(
             MAIN_HEADER,
             [
                 [r["tier"], r.get("family") or "", r["run"], r["model"] or "unknown", _rank(r), str(r["n"])]
                 + [_main_cell(r, c) for c in m["columns"] + m["additions"]]
-                for r in m["rows"]
+                for r in values
             ],
             "One row per model (its Run 0; a run of the model that is no replicate of it has a row of its own), "
             "grouped by tier, ranked by accuracy within each family.",
@@ -155,7 +167,7 @@ def main_section(p: dict) -> Section:
                         str(t["n_common_recalled"]),
                         str(t["leader_only"]),
                         str(t["runner_up_only"]),
-                        f"{t['mcnemar_exact_p']:.4g}",
+                        p_value(t["mcnemar_exact_p"]),
                         "yes" if t["separates"] else "no",
                     ]
                     for t in m["conversion_tests"]
@@ -263,7 +275,7 @@ def _lift(lift: dict | None) -> list[str]:
     ci = lift["bootstrap_ci95"]
     return [
         f"{pp(lift['lift'])} ({lift['n_common']} items)",
-        f"{lift['mcnemar_exact_p']:.4g}",
+        p_value(lift["mcnemar_exact_p"]),
         "n/a" if not ci else f"[{100 * ci[0]:+.1f}, {100 * ci[1]:+.1f}] pp",
     ]
 
@@ -380,7 +392,7 @@ def bigram_section(p: dict) -> Section:
                     f"{x['correct_with']}/{x['n_with']}",
                     f"{x['correct_without']}/{x['n_without']}",
                     pp(x["difference"]),
-                    f"{x['p_bonferroni']:.3g}",
+                    p_value(x["p_bonferroni"]),
                 ]
             )
     if rows:
@@ -649,7 +661,8 @@ def closed_book_exposure_section(p: dict) -> Section:
 def _corr(value, p, ci) -> str:
     if value is None:
         return "n/a"
-    return f"{value:+.2f} {_signed_ci(ci)} (p = {p:.3g})"
+    shown = p_value(p)
+    return f"{value:+.2f} {_signed_ci(ci)} (p {shown if shown.startswith('<') else '= ' + shown})"
 
 
 def _signed_ci(ci) -> str:
@@ -885,7 +898,39 @@ def panel_document(p: dict) -> Document:
         *robustness_sections(p),
         runs_section(p),
     ]
-    return Document(title="AgentHop panel", sections=sections)
+    sections, skipped = _set_aside_not_computed(sections)
+    if skipped:
+        sections.insert(
+            len(sections) - 1,
+            Section("Not computed here", bullets=skipped),
+        )
+    intro = [line for line in (panel_finding(p),) if line]
+    return Document(title="AgentHop panel", sections=sections, intro=intro)
+
+
+def _set_aside_not_computed(sections: list[Section]) -> tuple[list[Section], list[str]]:
+    """Sections that are only a "Not computed: why" line leave the body; their reasons gather in one list, so the
+    contents lead to tables that exist."""
+    kept, skipped = [], []
+    for sec in sections:
+        why = [t for t in sec.paragraphs if t.startswith("Not computed")]
+        if why and not sec.tables and not sec.bullets and not sec.plots:
+            skipped.append(f"{sec.title}. {why[0]}")
+        else:
+            kept.append(sec)
+    return kept, skipped
+
+
+def panel_finding(p: dict) -> str | None:
+    """One sentence: the most accurate full-tool run, and whether the panel can tell it from the next one."""
+    rows = [r for r in p["main_table"]["rows"] if r["accuracy"] is not None]
+    if not rows:
+        return None
+    return ranking_finding(
+        [{"run": r["run"], "accuracy": r["accuracy"], "n": r["n"]} for r in rows],
+        p.get("robustness", {}).get("pairwise", []) if isinstance(p.get("robustness"), dict) else [],
+        "full-tool run",
+    )
 
 
 def write_panel_reports(p: dict, directory: str | Path) -> Path:

@@ -130,6 +130,18 @@ def _warnings(run: Run, gold: Gold, outcomes, info: dict, prov: dict, cpt: dict,
         )
     if info.get("not_in_items_file"):
         out.append(f"{len(info['not_in_items_file'])} logged item(s) are not in the items file and were ignored.")
+    open_sessions = [it for it in outcomes if it.session is not None and it.session.end is None]
+    if open_sessions:
+        # A session with no end record may still be running (scored too early) or its client stopped without
+        # ending it: either way the scorer counts it as abandoned, and says so.
+        ids = [it.item_id for it in open_sessions]
+        no_calls = sum(1 for it in open_sessions if not it.session.calls)
+        out.append(
+            f"{len(ids)} session(s) never ended ({', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}"
+            f"{f'; {no_calls} with no call at all' if no_calls else ''}): still open when scored, or the client "
+            "stopped without ending them (POST /sessions/ID/end, or submit_answer). They count as abandoned; "
+            "score again once they have ended."
+        )
     unobs = sum(1 for it in outcomes if not it.observed)
     if unobs:
         out.append(f"{unobs} item(s) have no session log (unobservable; counted wrong).")

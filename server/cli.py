@@ -244,6 +244,9 @@ def corpus_build(
 
     Without --items the corpus serves explore mode only; with them, each item's graph is
     built from the citation graph (the seed, its first 30 references, and theirs).
+
+    On a terminal it prints a short summary and writes the full one (JSON) beside OUT; when stdout is a pipe
+    or a file it prints the full JSON summary there instead, for scripts (progress and warnings go to stderr).
     """
     from agenthop.server.corpus.convert.build import build_corpus, check_build
     from agenthop.server.corpus.convert.grobid import GrobidOptions
@@ -320,6 +323,11 @@ def corpus_build(
         raise click.ClickException(message) from exc
     text = json.dumps(summary, indent=2, ensure_ascii=False)
     if as_json or not _for_a_person():
+        if not as_json:  # said on stderr, which a person may still be watching while stdout goes to a file
+            progress(
+                f"wrote {out}; stdout is not a terminal, so the full summary goes there as JSON "
+                "(on a terminal: a short summary, the JSON in a file beside the corpus)"
+            )
         click.echo(text)  # scripts and pipes get the JSON, as before
         return
     from agenthop.server.corpus.convert.summary import build_summary_lines
@@ -667,25 +675,50 @@ def log_export(path: Path | None, fmt: str, run_label: str | None) -> None:
     from agenthop.server.log.checkpoint import LogError, read_records
     from agenthop.server.log.jsontext import dumps
 
+    log = _log_or_default(path)
+    n = 0
     try:
-        for record in read_records(_log_or_default(path), run=run_label):
+        for record in read_records(log, run=run_label):
             click.echo(dumps(record, sort_keys=True))
+            n += 1
     except LogError as exc:
         raise click.ClickException(str(exc)) from exc
+    if run_label is not None and n == 0:  # an empty answer with exit 0 would read as "the run did nothing"
+        raise click.ClickException(f"no records of run {run_label!r} in {log}. {_what_runs(log)}")
 
 
 @log_group.command("runs")
 @_LOG_ARGUMENT
 def log_runs(path: Path | None) -> None:
     """List the run labels in a checkpoint log (PATH defaults to the per-user log)."""
-    from agenthop.server.log.checkpoint import LogError, run_labels
+    from agenthop.server.log.checkpoint import LogError, run_labels, unlabelled_sessions
 
+    log = _log_or_default(path)
     try:
-        labels = run_labels(_log_or_default(path))
+        labels = run_labels(log)
+        unlabelled = unlabelled_sessions(log)
     except LogError as exc:
         raise click.ClickException(str(exc)) from exc
     for label in labels:
-        click.echo(label)
+        click.echo(label)  # stdout: the labels only, for scripts
+    if unlabelled or not labels:
+        click.echo(_what_runs(log, labels, unlabelled), err=True)
+
+
+def _what_runs(log: Path, labels: list[str] | None = None, unlabelled: int | None = None) -> str:
+    """What the log holds instead, and how a session gets a run label."""
+    from agenthop.server.log.checkpoint import run_labels, unlabelled_sessions
+
+    labels = run_labels(log) if labels is None else labels
+    unlabelled = unlabelled_sessions(log) if unlabelled is None else unlabelled
+    parts = [f"Its run labels: {', '.join(labels)}." if labels else f"{log} has no run label."]
+    if unlabelled:
+        parts.append(
+            f"{unlabelled} session(s) have none: the server was started without --run (as a Desktop config without "
+            'it does). \'log export\' without --run prints every record; add "--run", "NAME" to the server\'s args '
+            "so the next sessions can be scored as LOG::NAME."
+        )
+    return " ".join(parts)
 
 
 @log_group.command("path")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from playwright.sync_api import expect
-from web_common import LAPTOP, browser_page, needs_chromium, screenshot
+from web_common import LAPTOP, axe_violations, browser_page, needs_chromium, screenshot
 
 from agenthop.construct.audit_app import AuditServer, PortTaken
 from agenthop.construct.cli import main as construct_main
@@ -130,7 +130,7 @@ def test_twenty_verdicts_by_keys_a_reload_and_the_counts(built, tmp_path):
         (c, "alice", k) for c, k in expected.items()
     ]
     assert rows[0]["axes"] == {"well_formed": True, "gold_supported": True, "labels_accurate": True}
-    assert rows[1]["axes"] == {"well_formed": False, "gold_supported": False, "labels_accurate": False}
+    assert rows[1]["axes"] == {}  # a plain p rates no axis: none is saved as false
     assert rows[3]["note"] == f"check option B of {ids[3]}"
     assert problems == []
 
@@ -289,3 +289,144 @@ def test_the_next_run_applies_the_verdicts(tmp_path):
     back = after - before
     assert len(back) <= 1 and len(after) == len(before) - 1 + len(back)
     assert check_release(out / "release", echo=lambda line: None)["ok"]
+
+
+def _verdict_posts(page) -> int:
+    return sum(1 for u in page.requested if u.endswith("/audit/api/verdicts"))
+
+
+def test_a_note_and_ctrl_enter_give_no_verdict_and_an_axis_left_alone_is_not_rated(built):
+    out = built
+    with AuditServer(CORPUS, out) as server, browser_page() as page:
+        page.goto(server.url)
+        ids = _sign_in(page, "gil")
+        _on(page, ids[0])
+        # Untouched axes show as mixed (a dash), not as unchecked.
+        assert page.locator("#axes input").evaluate_all("(bs) => bs.map((b) => b.indeterminate)") == [True] * 3
+        page.keyboard.press("n")
+        page.keyboard.type("The gold answer is not supported by the evidence.")
+        page.keyboard.press("Control+Enter")
+        expect(page.locator("#draft")).to_contain_text("Note kept. Now choose: p Pass, f Flag")
+        expect(page.locator("#candidate")).to_be_focused()
+        assert _verdict_posts(page) == 0 and ids[0] in page.inner_text("#where")
+        page.keyboard.press("f")  # with the note written, f flags at once
+        expect(page.locator("#saved")).to_have_text(re.compile(rf"^Saved: flag on {ids[0]} by gil"))
+        _on(page, ids[1])
+        page.keyboard.press("2")
+        page.keyboard.press("p")
+        expect(page.locator("#saved")).to_have_text(re.compile(rf"^Saved: pass on {ids[1]} by gil"))
+        _on(page, ids[2])
+        problems = list(page.problems)
+    rows = VerdictStore(out / "audit" / "verdicts.sqlite").rows()
+    assert [(r["candidate"], r["verdict"]) for r in rows] == [(ids[0], "flag"), (ids[1], "pass")]
+    assert rows[0]["note"] == "The gold answer is not supported by the evidence." and rows[0]["axes"] == {}
+    assert rows[1]["axes"] == {"gold_supported": True}
+    assert problems == []
+
+
+def test_keys_pressed_while_a_verdict_is_saved_are_not_applied_and_the_page_says_so(built):
+    out = built
+    with AuditServer(CORPUS, out) as server, browser_page() as page:
+        page.goto(server.url)
+        ids = _sign_in(page, "hal")
+        _on(page, ids[0])
+        # Five quick p presses, all before the first save can answer (dispatched in one task, so always "quick").
+        page.evaluate("""() => { for (let i = 0; i < 5; i += 1) document.getElementById('candidate')
+            .dispatchEvent(new KeyboardEvent('keydown', {key: 'p', bubbles: true, cancelable: true})); }""")
+        expect(page.locator("#saved")).to_have_text(re.compile(rf"^Saved: pass on {ids[0]} by hal"))
+        expect(page.locator("#ignored")).to_have_text(
+            "4 keys (p p p p) pressed while a verdict was being saved: not applied, no verdict given by them. "
+            "Press again once the candidate shows."
+        )
+        _on(page, ids[1])
+        page.keyboard.press("j")  # the next key that acts clears the notice
+        _on(page, ids[2])
+        expect(page.locator("#ignored")).to_be_hidden()
+        problems = list(page.problems)
+    rows = VerdictStore(out / "audit" / "verdicts.sqlite").rows()
+    assert [(r["candidate"], r["verdict"]) for r in rows] == [(ids[0], "pass")]
+    assert problems == []
+
+
+def test_a_label_edit_shows_its_own_section_and_two_labelled_sections_pass_axe(built):
+    out = built
+    with AuditServer(CORPUS, out) as server, browser_page() as page:
+        page.goto(server.url)
+        ids = _sign_in(page, "ivy")
+        _on(page, ids[0])
+        page.keyboard.press("p")
+        expect(page.locator("#saved")).to_have_text(re.compile(rf"^Saved: pass on {ids[0]}"))
+        # A candidate whose first label's paper has another header to choose.
+        for cid in ids[1:]:
+            _on(page, cid)
+            if page.locator("#labels select.section").first.locator("option").count() > 1:
+                break
+            page.keyboard.press("j")
+        else:
+            pytest.fail("no candidate has a label with a second header to choose")
+        old = page.locator("#labels select.section").first.input_value()
+        expect(page.locator("#sections h4").first).to_contain_text(f"{old} ·")
+        page.keyboard.press("l")
+        page.keyboard.press(
+            "ArrowDown"
+            if page.locator("#labels select.section").first.evaluate("(s) => s.selectedIndex < s.options.length - 1")
+            else "ArrowUp"
+        )
+        new = page.locator("#labels select.section").first.input_value()
+        assert new != old
+        # The labelled section follows the edit, and the last candidate's "Saved" no longer sits under this one's edits.
+        expect(page.locator("#sections h4").first).to_contain_text(f"{new} ·")
+        expect(page.locator("#sections section").first).to_have_attribute("aria-label", f"Text of label 1: {new}")
+        expect(page.locator("#saved")).to_have_text("")
+        expect(page.locator("#draft")).to_contain_text("Unsaved edits (labels)")
+        # The label's own button does not read like the candidate's Remove verdict.
+        assert page.locator("#labels tbody button").first.inner_text() == "Delete label"
+        page.click("#add-label")
+        expect(page.locator("#sections section")).to_have_count(2)
+        two_sections = axe_violations(page)
+        problems = list(page.problems)
+    assert two_sections == []
+    assert problems == []
+
+
+def test_a_filter_opens_what_it_shows_and_an_empty_view_offers_no_verdict(built):
+    out = built
+    with AuditServer(CORPUS, out) as server, browser_page({"width": 800, "height": 900}) as page:
+        page.goto(server.url)
+        ids = _sign_in(page, "jo")
+        _on(page, ids[0])
+        page.keyboard.press("f")
+        page.keyboard.type("option C is also supported")
+        page.keyboard.press("Control+Enter")
+        _on(page, ids[1])
+        # At 800 px the page scrolls: the outcome of the verdict is still in the window.
+        expect(page.locator("#saved")).to_have_text(re.compile(rf"^Saved: flag on {ids[0]}"))
+        box = page.locator("#saved").bounding_box()
+        assert 0 <= box["y"] and box["y"] + box["height"] <= 900
+        pinned = axe_violations(page)
+        page.select_option("#filter", "flagged")
+        _on(page, ids[0])  # the flagged one opens, not the unflagged one that was on screen
+        page.select_option("#filter", "removed")
+        expect(page.locator("#nothing")).to_have_text(
+            "No candidate in this view (removed). Press v to choose another filter."
+        )
+        expect(page.locator("#verdict")).to_be_hidden()
+        assert page.locator("#buttons button:visible").count() == 0
+        empty_view = axe_violations(page)
+        page.locator("body").press("p")
+        page.select_option("#filter", "all")
+        _on(page, ids[0])
+        expect(page.locator("#verdict")).to_be_visible()
+        problems = list(page.problems)
+    assert [r["verdict"] for r in VerdictStore(out / "audit" / "verdicts.sqlite").rows()] == ["flag"]
+    assert pinned == [] and empty_view == []
+    assert problems == []
+
+
+def test_review_of_a_run_with_no_candidate_names_the_stage_that_kept_none(tmp_path):
+    out = tmp_path / "empty"
+    run_pipeline(CORPUS, out, Settings(min_refs=500), until="sanity", echo=lambda line: None)
+    r = CliRunner().invoke(construct_main, ["review", "--corpus", str(CORPUS), "--out", str(out), "--port", "0"])
+    assert r.exit_code == 1
+    assert "nothing to review" in r.output and "Seeds kept none of" in r.output and "sanity stage" not in r.output
+    assert "http://" not in r.output

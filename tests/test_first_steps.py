@@ -51,7 +51,12 @@ def test_an_empty_construction_says_which_rule_and_which_option_and_fails(papers
     assert r.exit_code == 1, r.output
     assert "| Candidate chains (none) |" in r.stdout and "Candidate chains ()" not in r.stdout
     assert "Import it with" not in r.output
-    assert f"Error: the release ({out / 'release'}) has no items: there is nothing to import or run." in r.stderr
+    assert (
+        f"Error: no item survived, so no release was written in {out / 'release'}: there is nothing to import or run."
+        in r.stderr
+    )
+    assert not (out / "release").exists()  # no folder with an empty qa/full.jsonl
+    assert "Too few items (0)" not in r.output and "solver" not in r.stdout  # no artifact table of no item
     assert "Seeds kept none of 6. What removed them, and what relaxes each rule:" in r.stderr
     assert (
         "too_few_references (1): a seed needs at least --min-refs references in the corpus (15); lower it, e.g. --min-refs 1"
@@ -63,7 +68,15 @@ def test_an_empty_construction_says_which_rule_and_which_option_and_fails(papers
         in r.stderr
     )
 
-    # The import of that empty release refuses, and writes nothing.
+    # An empty release made by hand: its import refuses, and writes nothing.
+    from agenthop.construct.corpus_view import CorpusView
+    from agenthop.construct.release_out import write_release
+
+    view = CorpusView(papers)
+    try:
+        write_release(view, [], out / "release", {"tool": "test"})
+    finally:
+        view.close()
     corpus = tmp_path / "my-bench.sqlite"
     r = CliRunner().invoke(server_main, ["corpus", "import", str(out / "release"), "--out", str(corpus)])
     assert r.exit_code == 1 and "holds no items" in r.output and "corpus build PAPERS --out FILE" in r.output

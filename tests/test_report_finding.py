@@ -50,7 +50,7 @@ def test_the_finding_names_the_weakest_cell_and_what_fails_there():
     assert "paper recall 0.0%, so search, not synthesis: no item there had all its gold papers read" in finding(
         never_found
     )
-    assert finding(_metrics(ST_d1=_cell(2, 2, 2, 2))) == "Finding: every cell is answered right (100%)."
+    assert finding(_metrics(ST_d1=_cell(3, 3, 3, 3))) == "Finding: every cell is answered right (100%)."
     assert finding(_metrics()) is None
 
 
@@ -102,7 +102,8 @@ def test_the_report_opens_with_the_finding_and_has_no_na_rows_that_cannot_fill(s
     result = md.split("## Result", 1)[1].split("\n## ", 1)[0]
     first = next(line for line in result.splitlines() if line.strip() and not line.startswith("<a"))
     assert re.fullmatch(
-        r"Finding: fails mostly on MT-d2 \(\d+\.\d% accuracy, 3 items\): paper recall \d+\.\d%, so "
+        r"Finding: fails mostly on MT-d2 \(\d+\.\d% accuracy, 95% interval \d+\.\d-\d+\.\d%, 3 items\): "
+        r"paper recall \d+\.\d%, so "
         r"(search, not synthesis|synthesis, not search).*",
         first,
     ), first

@@ -413,10 +413,11 @@ def test_panel_command_writes_three_files_with_tiers_from_a_file(tmp_path, corpu
         md.index("## Main table")
         < md.index("## Stopping behaviour")
         < md.index("## Accuracy per cell")
-        < md.index("## Ablation")
         < md.index("## Item difficulty")
         < md.index("## Bigrams")
+        < md.index("## Not computed here")  # the ablation table, without ablation runs, is listed there
     )
+    assert "- Ablation (the paper's Table 4). Not computed:" in md
     assert "| open |  | a | m1 | 1 | 3 | 100.0% ★ |" in md  # one tier: its leader is the panel best, marked once
     html = (out / "panel.html").read_text()
     assert 'data-plot="panel-coverage"' in html and 'data-plot="panel-transitions"' in html

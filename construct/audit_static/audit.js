@@ -8,6 +8,8 @@ const { byId: $, el, isTyping, helpPanel, plural } = window.AgentHopDOM;
 const NAME_KEY = "agenthop-auditor";
 const FILTER_KEY = "agenthop-audit-filter";
 const AXES = { 1: "well_formed", 2: "gold_supported", 3: "labels_accurate" };
+// The keys that act on the candidate on screen (a verdict, an axis, a move, an undo).
+const CANDIDATE_KEYS = new Set(["j", "k", "p", "r", "f", "u", "ArrowLeft", "ArrowRight"]);
 const MARKS = { pass: "✓ pass", flag: "⚑ flag", remove: "✗ remove" };
 const FILTERS = {
   all: () => true,
@@ -21,7 +23,12 @@ const FILTERS = {
 const state = {
   auditor: "", list: [], current: null, saved: null, labels: [], labelsEdited: false,
   pendingFlag: false, leaveAsked: null, busy: false, loading: 0,
+  rated: new Set(),  // the quality axes the auditor set on this candidate: the others are saved as not rated
+  savedFor: null,  // the candidate the "Saved" line is about
+  ignored: [],  // keys pressed while a verdict was being saved or a candidate loading: never applied, but said
 };
+const papers = new Map();  // paper ID -> its sections, for the text of a label the auditor repointed
+let sectionsDrawn = 0;  // each drawing of the labelled sections; a slower, older one is not shown over a newer one
 let help = null;
 
 async function api(path, body) {
@@ -44,10 +51,28 @@ function showProblem(text) {
   $("problem").hidden = !text;
 }
 
-function setSaved(text, kind) {
+function setSaved(text, kind, cid) {
   const box = $("saved");
   box.textContent = text;
   box.className = `saved ${kind || ""}`.trim();
+  state.savedFor = text ? cid || null : null;
+}
+
+// A key that would act on a candidate while the last verdict is still being saved (or the next candidate loading)
+// is not applied: queueing it would give a verdict to a candidate not yet on screen. Saying so keeps nothing silent.
+function ignoreKey(key) {
+  state.ignored.push(key);
+  const why = state.busy ? "a verdict was being saved" : "the next candidate was loading";
+  const n = state.ignored.length;
+  $("ignored").textContent = `${n === 1 ? "1 key" : `${n} keys`} (${state.ignored.join(" ")}) pressed while ${why}: `
+    + `not applied, no verdict given by ${n === 1 ? "it" : "them"}. Press again once the candidate shows.`;
+  $("ignored").hidden = false;
+}
+
+function clearIgnored() {
+  state.ignored = [];
+  $("ignored").textContent = "";
+  $("ignored").hidden = true;
 }
 
 // --- the auditor's name ---------------------------------------------------------------------------------
@@ -79,7 +104,20 @@ async function signIn(name) {
   const wanted = routeId();
   const start = wanted && state.list.some((c) => c.id === wanted) ? wanted : firstOpen();
   if (start) await open(start);
-  else $("candidate").replaceChildren(el("p", { text: "There are no candidates to review: the sanity stage kept none." }));
+  else showNothing("There are no candidates to review.");
+}
+
+// No candidate on screen (none at all, or none the filter shows): no verdict control is left that could act.
+function showNothing(text) {
+  state.current = null;
+  ++state.loading;  // a candidate still loading is not shown over this
+  $("nothing").textContent = text;
+  $("nothing").hidden = false;
+  $("shown").hidden = true;
+  $("verdict").hidden = true;
+  $("where").textContent = "";
+  document.title = "AgentHop audit";
+  renderList();
 }
 
 function firstOpen() {
@@ -95,6 +133,19 @@ async function loadList() {
 }
 
 function shown() { return state.list.filter(FILTERS[$("filter").value] || FILTERS.all); }
+
+// A new filter: the candidate on screen stays if the filter shows it, else the filter's first one opens
+// (the edits left behind stay as a draft), or nothing is shown when the filter shows none.
+function filterChanged() {
+  localStorage.setItem(FILTER_KEY, $("filter").value);
+  renderList();
+  const visible = shown();
+  const currentId = state.current ? state.current.id : null;
+  if (currentId && visible.some((c) => c.id === currentId)) return;
+  if (visible.length) { go(visible[0].id); return; }
+  const label = $("filter").selectedOptions[0].textContent;
+  showNothing(`No candidate in this view (${label}). Press v to choose another filter.`);
+}
 
 function draftKey(cid) { return `agenthop-audit-draft:${state.auditor}:${cid}`; }
 
@@ -175,6 +226,9 @@ function titleOf(c, pid) {
 function render(c) {
   const mine = c.verdicts.find((v) => v.auditor === state.auditor) || null;
   state.current = c;
+  $("nothing").hidden = true;
+  $("shown").hidden = false;
+  $("verdict").hidden = false;
   state.saved = { axes: { ...(mine ? mine.axes : {}) }, note: mine ? mine.note : "" };
   state.labels = c.labels.map((l) => ({ ...l }));
   state.labelsEdited = false;
@@ -194,9 +248,6 @@ function render(c) {
   // replaceChildren would show a null as the text "null": a depth-1 chain has no bridge, so it is left out.
   $("papers").replaceChildren(...[paperLink(c.seed, "seed"), c.bridge ? paperLink(c.bridge, "bridge") : null,
     ...c.targets.map((t) => paperLink(t, "target"))].filter(Boolean));
-  $("sections").replaceChildren(...c.sections.map((s) => el("div", {},
-    el("h4", { class: s.resolved ? null : "unresolved", text: `${s.section} · ${titleOf(c, s.paper_id)}` }),
-    s.resolved ? highlight(s.text, c.evidence) : el("p", { class: "unresolved", text: "This label names no section of the paper." }))));
   $("verdicts").replaceChildren(...(c.verdicts.length ? c.verdicts.map((v) => el("li", {},
     el("strong", { text: v.auditor }), `: ${v.verdict}${v.note ? ` (${v.note})` : ""}`)) : [el("li", { text: "none yet" })]));
   $("mine").textContent = mine ? `You gave: ${mine.verdict}` : "Not reviewed by you yet.";
@@ -207,17 +258,56 @@ function render(c) {
     if (draft.labels) { state.labels = draft.labels; state.labelsEdited = true; }
   }
   renderLabels();
+  renderSections();
   showDraft();
   renderList();
 }
 
+// An axis not set by the auditor is shown as mixed (a dash) and saved as not rated, never as false.
 function setFields(axes, note) {
-  document.querySelectorAll("#axes input").forEach((box) => { box.checked = Boolean(axes[box.name]); });
+  state.rated = new Set(Object.keys(axes || {}));
+  document.querySelectorAll("#axes input").forEach((box) => {
+    box.checked = Boolean(axes[box.name]);
+    box.indeterminate = !state.rated.has(box.name);
+  });
   $("note").value = note || "";
 }
 
-function highlight(text, evidence) {
-  const box = el("section", { tabindex: "0", "aria-label": "section text" });
+function rate(box) {
+  box.indeterminate = false;
+  state.rated.add(box.name);
+  edited();
+}
+
+// The text of each label as it is now, repointed labels included: the server's for a label it resolved, else the
+// paper's section of that exact header (the section menu offers only the paper's headers).
+async function renderSections() {
+  const c = state.current;
+  if (!c) return;
+  const token = ++sectionsDrawn;
+  const rows = [];
+  for (const lab of state.labels) {
+    const known = c.sections.find((s) => s.paper_id === lab.paper_id && s.section === lab.section);
+    if (known) { rows.push({ ...known }); continue; }
+    let secs = papers.get(lab.paper_id);
+    if (!secs) {
+      try { secs = (await api("papers/" + encodeURIComponent(lab.paper_id))).sections; } catch (_) { secs = null; }
+      if (secs) papers.set(lab.paper_id, secs);
+    }
+    const hit = (secs || []).find((s) => s.header === lab.section);
+    rows.push({ paper_id: lab.paper_id, section: lab.section, resolved: Boolean(hit), text: hit ? hit.text : null });
+  }
+  if (token !== sectionsDrawn || state.current !== c) return;  // another candidate, or a newer edit, drew since
+  $("sections").replaceChildren(...rows.map((s, i) => el("div", {},
+    el("h4", { class: s.resolved ? null : "unresolved", text: `${s.section} · ${titleOf(c, s.paper_id)}` }),
+    s.resolved ? highlight(s.text, c.evidence, `Text of label ${i + 1}: ${s.section}`)
+      : el("p", { class: "unresolved", text: "This label names no section of the paper." }))));
+  if (!rows.length) $("sections").replaceChildren(el("p", { class: "note", text: "No label: add one above." }));
+}
+
+function highlight(text, evidence, label) {
+  // Each labelled section is its own region, so each needs its own name (two alike fail axe's landmark-unique).
+  const box = el("section", { tabindex: "0", "aria-label": label });
   let rest = text;
   for (const e of evidence) {
     const at = rest.indexOf(e);
@@ -240,7 +330,8 @@ function renderLabels() {
     if (!headers.includes(lab.section)) section.prepend(el("option", { value: lab.section, text: `${lab.section} (names no header)`, selected: true }));
     const relevance = el("select", { class: "relevance", "aria-label": `label ${i + 1} relevance` },
       ...["direct", "supporting"].map((r) => el("option", { value: r, text: r, selected: r === lab.relevance })));
-    const remove = el("button", { type: "button", "aria-label": `Remove label ${i + 1}` }, "Remove");
+    // Not "Remove": that word is the candidate's verdict, a few centimetres away.
+    const remove = el("button", { type: "button", class: "quiet", "aria-label": `Delete label ${i + 1}` }, "Delete label");
     paper.addEventListener("change", () => {
       lab.paper_id = paper.value;
       lab.section = (c.targets.find((t) => t.id === paper.value)?.headers || [""])[0];
@@ -255,8 +346,10 @@ function renderLabels() {
 }
 
 function labelsChanged(redraw) {
+  if (!state.current) return;  // a label menu changed while the next candidate loads: nothing to edit yet
   state.labelsEdited = true;
   if (redraw) renderLabels();
+  renderSections();
   edited();
 }
 
@@ -264,15 +357,19 @@ function labelsChanged(redraw) {
 
 function currentFields() {
   const axes = {};
-  document.querySelectorAll("#axes input").forEach((box) => { axes[box.name] = box.checked; });
+  document.querySelectorAll("#axes input").forEach((box) => { if (state.rated.has(box.name)) axes[box.name] = box.checked; });
   return { axes, note: $("note").value };
+}
+
+function axesChanged() {
+  const now = currentFields().axes;
+  const was = state.saved.axes;
+  return Object.keys(now).length !== Object.keys(was).length || Object.keys(now).some((k) => now[k] !== was[k]);
 }
 
 function isDirty() {
   if (!state.current) return false;
-  const now = currentFields();
-  const axesChanged = Object.keys(now.axes).some((k) => Boolean(now.axes[k]) !== Boolean(state.saved.axes[k]));
-  return state.labelsEdited || axesChanged || now.note !== (state.saved.note || "");
+  return state.labelsEdited || axesChanged() || $("note").value !== (state.saved.note || "");
 }
 
 function readDraft(cid) {
@@ -286,6 +383,8 @@ function edited() {
   if (isDirty()) localStorage.setItem(draftKey(cid), JSON.stringify({ ...currentFields(), labels: state.labelsEdited ? state.labels : null }));
   else localStorage.removeItem(draftKey(cid));
   state.leaveAsked = null;
+  // The green "Saved" line is about the candidate before: it goes once this one has edits, so the two never sit together.
+  if (state.savedFor && state.savedFor !== cid && isDirty()) setSaved("", "");
   showDraft();
   if (had !== hasDraft(cid)) renderList();
 }
@@ -297,7 +396,7 @@ function showDraft(extra) {
   if (state.pendingFlag) parts.push("Flag: write what the lead should look at, then press Ctrl+Enter.");
   if (dirty) {
     const what = [state.labelsEdited ? "labels" : null, $("note").value !== (state.saved.note || "") ? "note" : null,
-      Object.entries(currentFields().axes).some(([k, v]) => v !== Boolean(state.saved.axes[k])) ? "quality axes" : null].filter(Boolean);
+      axesChanged() ? "quality axes" : null].filter(Boolean);
     parts.push(`Unsaved edits (${what.join(", ")}): a verdict saves them; u undoes them. They are kept in this browser until then.`);
   }
   if (extra) parts.push(extra);
@@ -310,7 +409,7 @@ function undo() {
   localStorage.removeItem(draftKey(state.current.id));
   const c = state.current;
   render(c);
-  setSaved(`Unsaved edits of ${c.id} undone.`, "");
+  setSaved(`Unsaved edits of ${c.id} undone.`, "", c.id);
 }
 
 // j/k with unsaved edits: ask once; the second press moves on and the edits stay as a draft.
@@ -341,20 +440,21 @@ async function verdict(kind) {
   const body = { candidate: c.id, auditor: state.auditor, verdict: kind, axes: fields.axes, note: fields.note };
   if (state.labelsEdited) body.labels = state.labels;
   state.busy = true;
+  clearIgnored();
   // The focus leaves the note now: the keys pressed next are shortcuts, never the next candidate's note.
   $("candidate").focus({ preventScroll: true });
-  setSaved(`Saving ${kind} on ${c.id}…`, "");
+  setSaved(`Saving ${kind} on ${c.id}…`, "", c.id);
   try {
     const result = await api("verdicts", body);
     localStorage.removeItem(draftKey(c.id));
     await loadList();
     const next = neighbour(1);
     setSaved(`Saved: ${kind} on ${c.id} by ${state.auditor} (verdict #${result.saved}).`
-      + (next ? "" : " No other candidate is left in this view."), "ok");
+      + (next ? "" : " No other candidate is left in this view."), "ok", c.id);
     if (next) go(next);
     else { render(result.candidate); $("candidate").focus({ preventScroll: true }); }
   } catch (err) {
-    setSaved(`Not saved: ${err.message}`, "no");
+    setSaved(`Not saved: ${err.message}`, "no", c.id);
   } finally {
     state.busy = false;
   }
@@ -381,9 +481,9 @@ function bind() {
     signIn(name);
   });
   $("change-name").addEventListener("click", () => askName("Enter the name your next verdicts are saved under."));
-  $("filter").addEventListener("change", () => { localStorage.setItem(FILTER_KEY, $("filter").value); renderList(); });
+  $("filter").addEventListener("change", filterChanged);
   $("note").addEventListener("input", edited);
-  document.querySelectorAll("#axes input").forEach((box) => box.addEventListener("change", edited));
+  document.querySelectorAll("#axes input").forEach((box) => box.addEventListener("change", () => rate(box)));
   document.querySelectorAll("#buttons button").forEach((b) => b.addEventListener("click", () => verdict(b.dataset.verdict)));
   $("add-label").addEventListener("click", () => {
     const t = state.current.targets[0];
@@ -406,12 +506,29 @@ function bind() {
     }
     if (e.target.id === "note" && e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();
-      verdict(state.pendingFlag ? "flag" : "pass");
+      if (state.pendingFlag) { verdict("flag"); return; }
+      // Without f first, a note gives no verdict: it may say the candidate is wrong, and a Pass would be the
+      // opposite. It stays as a draft, and the next key chooses.
+      $("candidate").focus({ preventScroll: true });
+      showDraft("Note kept. Now choose: p Pass, f Flag (with this note), r Remove.");
       return;
     }
     if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.key === "?") { help.toggle(); e.preventDefault(); return; }
-    if ($("desk").hidden || !state.current || state.busy) return;  // no key acts on a candidate being saved or loaded
+    if ($("desk").hidden) return;
+    if (state.busy || (!state.current && !$("shown").hidden)) {  // no key acts on a candidate being saved or loaded
+      if (AXES[e.key] || CANDIDATE_KEYS.has(e.key)) {
+        ignoreKey(e.key);
+        e.preventDefault();
+      }
+      return;
+    }
+    if (!state.current) {  // nothing shown (an empty filter): only the filter and the list can be reached
+      if (e.key === "v") { $("filter").focus(); e.preventDefault(); }
+      else if (e.key === "c") { const a = document.querySelector("#list a"); if (a) { a.focus(); e.preventDefault(); } }
+      return;
+    }
+    clearIgnored();
     const actions = {
       j: () => move(1), ArrowRight: () => move(1), k: () => move(-1), ArrowLeft: () => move(-1),
       p: () => verdict("pass"), r: () => verdict("remove"),
@@ -424,8 +541,8 @@ function bind() {
     };
     if (AXES[e.key]) {
       const box = document.querySelector(`#axes input[name=${AXES[e.key]}]`);
-      box.checked = !box.checked;
-      edited();
+      box.checked = box.indeterminate ? true : !box.checked;  // a first press rates the axis yes, as a click does
+      rate(box);
     } else if (actions[e.key]) {
       actions[e.key]();
     } else return;

@@ -272,8 +272,24 @@
     const detail = $("detail");
     steppers.length = 0;
     active = 0;
+    if (route.item && !route.run) {
+      // An item alone (#item=st_0003): its session when one run has it; else the runs that do, to choose from.
+      const found = INDEX.rows.filter((r) => r.item_id === route.item);
+      if (found.length === 1) {
+        history.replaceState(null, "", link({ run: found[0].run, item: route.item, call: route.call }));
+        route = parseHash();
+        renderList();
+      } else {
+        detail.replaceChildren(found.length
+          ? el("div", { class: "empty" }, el("p", { text: `Item ${route.item} is in ${found.length} runs; choose one:` }),
+            el("ul", {}, found.map((r) => el("li", {}, el("a", { href: link({ run: r.run, item: r.item_id }), text: runs.get(r.run).name })))))
+          : el("p", { class: "empty", text: `This view has no item ${route.item}.` }));
+        return;
+      }
+    }
     if (!route.run || !route.item) {
-      detail.replaceChildren(el("p", { class: "empty", text: "Choose a session on the left." }));
+      // Not "on the left": on a narrow screen the list is above.
+      detail.replaceChildren(el("p", { class: "empty", text: "Choose a session from the list of sessions." }));
       return;
     }
     const rows = [rowOf(route.run, route.item)];

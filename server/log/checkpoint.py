@@ -366,13 +366,26 @@ def read_log(path: str | Path, run: str | None = None) -> Iterator[SessionStart 
 
 
 def run_labels(path: str | Path) -> list[str]:
+    return [r[0] for r in _rows(path, "SELECT DISTINCT run FROM records WHERE run IS NOT NULL ORDER BY run")]
+
+
+def unlabelled_sessions(path: str | Path) -> int:
+    """How many sessions in the log have no run label (a server started without --run, as Desktop's often is)."""
+    [(count,)] = _rows(
+        path, "SELECT COUNT(DISTINCT session_id) FROM records WHERE run IS NULL AND session_id IS NOT NULL"
+    )
+    return count
+
+
+def _rows(path: str | Path, sql: str) -> list[tuple]:
+    """The rows of one read-only query; LogError when the file is missing or not a log."""
     path = Path(path)
     if not path.exists():
         raise LogError(f"log file not found: {path}")
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            return [r[0] for r in conn.execute("SELECT DISTINCT run FROM records WHERE run IS NOT NULL ORDER BY run")]
+            return list(conn.execute(sql))
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:

@@ -160,6 +160,8 @@ def write_release(
         echo(
             f"warning: {summary['not_open']} papers with text have no open licence (or none stated), e.g. "
             + "; ".join(summary["not_open_examples"][:3])
+            + ". If their files state none and you know the terms, --licence sets it (e.g. --licence 'CC BY 4.0'); "
+            "a licence a file states is kept"
         )
     echo("quality of the conversion (what the parser may have got wrong; see docs/real-papers.md):")
     for line in render(summary["quality"]):

@@ -44,5 +44,8 @@ def build_summary_lines(summary: BuildSummary, saved: Path) -> list[str]:
         lines.append(
             "  no items: the corpus serves explore mode; agenthop-construct run --corpus FILE --out DIR makes items from it"
         )
-    lines.append(f"  corpus_id {imp.get('corpus_id')}; the full summary (JSON) is in {saved}; --json prints it instead")
+    lines.append(
+        f"  corpus_id {imp.get('corpus_id')}; the full summary (JSON) is in {saved}; --json prints it instead "
+        "(as it does whenever stdout is not a terminal)"
+    )
     return lines

@@ -26,6 +26,9 @@ function tellOtherTabs() {
   if (tabs && state.session) tabs.postMessage({ session: state.session.session_id });
 }
 
+// The banner about another tab is true only while that tab has the attempt open: a tab says when it leaves.
+function otherTabLeft() { $("elsewhere").hidden = true; }
+
 async function refreshFromServer(why) {
   if (!state.session) return;
   try {
@@ -34,7 +37,8 @@ async function refreshFromServer(why) {
     $("results").replaceChildren(...state.entries.map(renderEntry));
     $("no-results").hidden = state.entries.length > 0;
     update(full);
-    if (why) { $("elsewhere").textContent = why; $("elsewhere").hidden = false; announce(why); }
+    // On the end screen the banner would only distract: the attempt no longer changes anywhere.
+    if (why && !state.session.ended) { $("elsewhere").textContent = why; $("elsewhere").hidden = false; announce(why); }
   } catch (err) { showProblem(`Cannot update the attempt: ${err.message}`); }
 }
 
@@ -210,8 +214,14 @@ function enterSession(session) {
     options.append(el("label", {}, el("input", { type: "radio", name: "answer", value: letter, required: true }),
       el("span", {}, el("strong", { text: `(${letter}) ` }), text)));
   });
-  // The fields belong to this attempt: nothing typed for another item stays.
+  // The fields belong to this attempt: nothing typed for another item stays. The paper and section of its last
+  // paper action come back (after a reload too), so "s", a section and Read go on where the person was.
   for (const id of ["note", "reason", "query", "paper-id", "section"]) $(id).value = "";
+  const lastPaper = [...state.entries].reverse().find((e) => e.args && e.args.paper_id);
+  if (lastPaper) {
+    $("paper-id").value = lastPaper.args.paper_id;
+    if (lastPaper.tool === "read_section") $("section").value = lastPaper.args.section || "";
+  }
   $("elsewhere").hidden = true;
   hideOver();
   $("results").replaceChildren(...state.entries.map(renderEntry));
@@ -265,6 +275,7 @@ function showEnding(session) {
   const box = $("ending");
   if (!session.ended) { box.hidden = true; return; }
   box.hidden = false;
+  $("elsewhere").hidden = true;  // the end screen says what happened; the attempt no longer changes anywhere
   const reveal = session.reveal;
   const right = reveal && session.answer === reveal.correct;
   // The box's colour is the outcome's: green only for a right answer, red for a wrong one, neutral when unknown.
@@ -390,7 +401,19 @@ function hideOver() {
 function body(text) {
   // The result text without its status line (shown in the header of the card).
   const cut = text.lastIndexOf("\n\n[");
-  return cut >= 0 ? text.slice(0, cut) : text;
+  return forPeople(cut >= 0 ? text.slice(0, cut) : text);
+}
+
+// The server words its refusals for an agent ("Call submit_answer now"); a person has a form and an attempt.
+// "Text as an agent sees it" keeps the agent's words.
+function forPeople(text) {
+  return text
+    .replace("Call submit_answer now with your best answer; another rejected call in a row ends the session.",
+      "Submit your answer now (it is free), or give up: another refused call in a row ends the attempt.")
+    .replace("[Budget spent: you must call submit_answer now with your best answer.]",
+      "[Budget spent: submit your answer now (it is free).]")
+    .replace("so the session has ended (budget); submit_answer is no longer accepted.",
+      "so the attempt has ended (budget); no answer can be submitted any more.");
 }
 
 function paperButtons(paperId) {
@@ -452,11 +475,11 @@ function renderEntry(entry) {
   const d = entry.data || {};
   const budget = d.budget_total === null || d.budget_total === undefined ? `${d.budget_used} used` : `${d.budget_used} of ${d.budget_total} used`;
   const outcome = d.outcome && d.outcome !== "ok" ? ` · ${d.outcome.replaceAll("_", " ")}` : "";
-  const node = el("li", { class: entry.is_error ? "result error" : "result", role: entry.is_error ? "group" : null },
+  const node = el("li", { class: entry.is_error ? "result error" : "result" },
     el("h3", { tabindex: "-1" }, el("span", { text: `${entry.turn}. ${entry.label}` }),
       el("span", { class: "meta", text: `cost ${d.cost ?? 0} · budget ${budget}${outcome}` })),
     renderContent(entry));
-  if (entry.tool !== "read_section" && !entry.is_error) {
+  if (entry.tool !== "read_section" || entry.is_error) {  // a read's text is the agent's already; an error's is reworded
     node.append(el("details", { class: "raw" }, el("summary", { text: "Text as an agent sees it" }), el("pre", { text: entry.text })));
   }
   return node;
@@ -502,7 +525,13 @@ function bindForms() {
   for (const button of document.querySelectorAll("#paper-form button[data-tool]")) {
     button.addEventListener("click", () => {
       const paperId = $("paper-id").value.trim();
-      if (!paperId) { $("paper-id").reportValidity(); return; }
+      if (!paperId) {
+        const field = $("paper-id");
+        field.setCustomValidity("Name a paper: type its ID here (i), or press a paper's Sections or Read button in the results.");
+        field.reportValidity();
+        field.setCustomValidity("");
+        return;
+      }
       if (button.dataset.tool === "read_section") {
         const section = $("section").value.trim();
         if (!section) { $("section").setCustomValidity("Name a section"); $("section").reportValidity(); $("section").setCustomValidity(""); return; }
@@ -589,7 +618,14 @@ function bindKeys() {
     if (e.key === "?") { help.toggle(); e.preventDefault(); return; }
     if ($("game").hidden) return;
     const focus = { "/": "query", i: "paper-id", s: "section", n: "note", t: "item" }[e.key];
-    if (focus) { $(focus).focus(); e.preventDefault(); return; }
+    if (focus) {
+      $(focus).focus();
+      // A one-line field's old value is selected, so what is typed replaces it (an ID typed after "i" is never
+      // appended to the last one: that would be a "not found" call that costs a point).
+      if ($(focus).matches("input")) $(focus).select();
+      e.preventDefault();
+      return;
+    }
     if (e.key === "a") {
       const radio = document.querySelector("#options input:checked") || document.querySelector("#options input");
       if (radio) radio.focus();
@@ -637,7 +673,11 @@ async function main() {
     input.value = localStorage.getItem("agenthop-participant") || "";
   }
   if (tabs) {
+    window.addEventListener("pagehide", () => {
+      if (state.session) tabs.postMessage({ session: state.session.session_id, left: true });
+    });
     tabs.addEventListener("message", (e) => {
+      if (state.session && e.data && e.data.session === state.session.session_id && e.data.left) { otherTabLeft(); return; }
       if (state.session && e.data && e.data.session === state.session.session_id && !state.busy) {
         refreshFromServer("This attempt is also open in another tab: what was done there is shown here.");
       }
@@ -656,8 +696,9 @@ async function main() {
     }
   } catch (err) { showProblem(err.message); return; }
   if (!askedForList) {  // else the person's Enter listed the items already
+    // The name field has the focus either way: no Tab is needed to type or change the name.
+    if (!input.readOnly) input.focus();
     if (input.value) await loadItems();
-    else input.focus();
   }
   if (lost) showProblem(lost);
 }
