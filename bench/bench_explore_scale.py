@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_build import peak_rss_mb, run_child, vocabulary
+from bench_build import dir_bytes, peak_rss_mb, run_child, vocabulary
 
 VENUES = [
     "Proceedings of the 56th Annual Meeting of the Association for Computational Linguistics",
@@ -138,6 +138,7 @@ def _step_import(release: Path, corpus: Path) -> dict:
         "seconds": round(time.perf_counter() - started, 1),
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "corpus_bytes": corpus.stat().st_size,
+        "search_index_bytes": dir_bytes(corpus.with_name(corpus.name + ".search")),
         "papers": summary["counts"]["papers"],
         "edges": summary["counts"]["edges"],
         "sections": summary["counts"]["sections"],
@@ -170,34 +171,10 @@ def _sandbox(corpus: Path, log: Path):
     return sandbox, _Tools(sandbox)
 
 
-def _step_startup(corpus: Path, log: Path) -> dict:
-    started = time.perf_counter()
-    import agenthop.server.explore.tools  # noqa: F401  the server's modules: the same at any corpus size
-    import agenthop.server.transport.mcp_app  # noqa: F401
-
-    imported = time.perf_counter()
-    _, session = _sandbox(corpus, log)
-    ready = time.perf_counter()
-    session.call("search_papers", {"query": "outside work method"})
-    return {
-        "imports_s": round(imported - started, 2),
-        "sandbox_ready_s": round(ready - imported, 3),
-        "first_search_s": round(time.perf_counter() - ready, 3),
-        "peak_rss_mb": round(peak_rss_mb(), 1),
-    }
-
-
-def _ms(values: list[float]) -> dict:
-    values = sorted(values)
-    return {"p50_ms": round(statistics.median(values), 2), "p90_ms": round(values[int(0.9 * len(values))], 2)}
-
-
-def _step_search(corpus: Path, log: Path, queries: int, seed: int) -> dict:
+def _asks(conn: sqlite3.Connection, queries: int, rng: random.Random) -> list[str]:
+    """2-3 words of the titles of random papers with text."""
     from agenthop.server.search import tokenize
 
-    sandbox, session = _sandbox(corpus, log)
-    conn = sqlite3.connect(f"file:{corpus}?mode=ro", uri=True)
-    rng = random.Random(seed)
     n_text = conn.execute("SELECT count(*) FROM papers WHERE has_text = 1").fetchone()[0]
     asks = []
     for _ in range(queries):
@@ -206,20 +183,132 @@ def _step_search(corpus: Path, log: Path, queries: int, seed: int) -> dict:
         ).fetchone()
         words = [w for w in tokenize(title) if not w.isdigit()]
         asks.append(" ".join(rng.sample(words, min(len(words), rng.choice((2, 3))))))
-    engines = {
-        "explore search_papers (title_abstract)": lambda q: session.call("search_papers", {"query": q, "top_k": 10}),
-        "explore search_papers (full_text)": lambda q: session.call(
-            "search_papers", {"query": q, "top_k": 10, "scope": "full_text"}
-        ),
-        "explore search_papers (year_from 2010)": lambda q: session.call(
-            "search_papers", {"query": q, "top_k": 10, "year_from": 2010}
-        ),
-        "plain FTS5 over the same documents": lambda q: conn.execute(
-            "SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY rank LIMIT 10",
-            (" OR ".join(f'"{w}"' for w in tokenize(q)),),
-        ).fetchall(),
-        "bm25s over the same documents (stored index)": lambda q: sandbox.search.search(None, q, 10),
+    return asks
+
+
+def _step_startup(corpus: Path, log: Path, serve: int) -> dict:
+    started = time.perf_counter()
+    import agenthop.server.explore.tools  # noqa: F401  the server's modules: the same at any corpus size
+    import agenthop.server.transport.mcp_app  # noqa: F401
+
+    imported = time.perf_counter()
+    _, session = _sandbox(corpus, log)
+    ready = time.perf_counter()
+    first = session.call("search_papers", {"query": "outside work method"})
+    first_s = time.perf_counter() - ready
+    conn = sqlite3.connect(f"file:{corpus}?mode=ro", uri=True)
+    asks = _asks(conn, serve, random.Random(1))
+    conn.close()
+    # A serving process's memory after searches of every kind (the index's pages it touched stay mapped).
+    for n, q in enumerate(asks):
+        extra = [{}, {"scope": "full_text"}, {"year_from": 2010}, {"venue": "ACL"}, {"sort": "citations"}][n % 5]
+        session.call("search_papers", {"query": q, "top_k": 10, **extra})
+    return {
+        "imports_s": round(imported - started, 2),
+        "sandbox_ready_s": round(ready - imported, 3),
+        "first_search_s": round(first_s, 3),
+        "first_search_notes": first.data.get("notes"),
+        "searches_after": len(asks),
+        "serving_peak_rss_mb": round(peak_rss_mb(), 1),
     }
+
+
+def _ms(values: list[float]) -> dict:
+    values = sorted(values)
+    return {
+        "p50_ms": round(statistics.median(values), 2),
+        "p90_ms": round(values[int(0.9 * len(values))], 2),
+        "p99_ms": round(values[min(len(values) - 1, int(0.99 * len(values)))], 2),
+    }
+
+
+def _bm25s_mmap(sandbox, work: Path):
+    """The stored bm25s index saved in bm25s's own layout and loaded memory-mapped (``BM25.load(mmap=True)``)."""
+    import bm25s
+    import numpy as np
+
+    stored = sandbox.search.index(None)
+    stored._bm25.save(str(work / "bm25s"), show_progress=False)
+    mapped = bm25s.BM25.load(str(work / "bm25s"), mmap=True, show_progress=False)
+    paper_ids = stored.paper_ids
+    del stored
+    sandbox.search._cache.clear()  # the in-memory copy goes: this engine reads the mapped arrays only
+
+    def search(query: str, k: int = 10) -> list[str]:
+        from agenthop.server.search import tokenize
+
+        terms = [t for t in tokenize(query) if t in mapped.vocab_dict]
+        if not terms:
+            return []
+        scores = mapped.get_scores(terms)
+        top = np.argpartition(-scores, k)[:k]
+        return [paper_ids[i] for i in top[np.argsort(-scores[top])]]
+
+    return search
+
+
+def _tantivy_alone(corpus: Path):
+    """tantivy's BM25 top 10 over the same index, without the ranking rules or the corpus file."""
+    from agenthop.server.explore.index import open_index
+    from agenthop.server.explore.search import PAPER_FIELDS, _any_word
+    from agenthop.server.search import tokenize
+
+    conn = sqlite3.connect(f"file:{corpus}?mode=ro", uri=True)
+    (corpus_id,) = conn.execute("SELECT value FROM meta WHERE key = 'corpus_id'").fetchone()
+    conn.close()
+    index, why = open_index(corpus, json.loads(corpus_id))
+    assert index is not None, why
+    searcher = index.papers.searcher()
+
+    def search(query: str) -> list:
+        return searcher.search(_any_word(index.papers_schema, PAPER_FIELDS, tokenize(query)), 10, count=False).hits
+
+    return search
+
+
+def _step_search(corpus: Path, log: Path, queries: int, seed: int, fallback: bool) -> dict:
+    from agenthop.server.explore.query import Filters
+    from agenthop.server.explore.search import explore_search
+    from agenthop.server.search import tokenize
+
+    sandbox, session = _sandbox(corpus, log)
+    conn = sqlite3.connect(f"file:{corpus}?mode=ro", uri=True)
+    asks = _asks(conn, queries, random.Random(seed))
+    with tempfile.TemporaryDirectory(dir=corpus.parent) as work:
+        mapped = _bm25s_mmap(sandbox, Path(work))
+        tantivy_alone = _tantivy_alone(corpus)
+
+        def call(**args):
+            return lambda q: session.call("search_papers", {"query": q, "top_k": 10, **args})
+
+        engines = {
+            "explore search_papers, title_abstract": call(),
+            "explore search_papers, title_abstract, year_from 2010": call(year_from=2010),
+            "explore search_papers, title_abstract, venue ACL": call(venue="ACL"),
+            "explore search_papers, title_abstract, sort citations": call(sort="citations"),
+            "explore search_papers, title_abstract, sort year, year_from 2010": call(sort="year", year_from=2010),
+            "explore search_papers, full_text (snippets)": call(scope="full_text"),
+            "explore search_papers, full_text, year_from 2010": call(scope="full_text", year_from=2010),
+            "tantivy alone (BM25 top 10, the same index)": tantivy_alone,
+            "bm25s memory-mapped (the stored index, BM25.load(mmap=True))": mapped,
+            'plain FTS5 (MATCH \'"a" OR "b"\' ORDER BY rank LIMIT 10)': lambda q: conn.execute(
+                "SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY rank LIMIT 10",
+                (" OR ".join(f'"{w}"' for w in tokenize(q)),),
+            ).fetchall(),
+        }
+        if fallback:  # explore search as it ran before the index: FTS5 and the ranking rules
+            engines["explore search without the index (FTS5 + ranking rules, as before)"] = lambda q: explore_search(
+                sandbox.corpus.conn, q, top_k=10, filters=Filters(), scope="title_abstract", index=None
+            )
+            engines["explore full_text without the index (FTS5, as before)"] = lambda q: explore_search(
+                sandbox.corpus.conn, q, top_k=10, filters=Filters(), scope="full_text", index=None
+            )
+        result = _time_engines(engines, asks)
+        result.update(_graph_tools(conn, session))
+    return {"queries": queries, **result, "peak_rss_mb": round(peak_rss_mb(), 1)}
+
+
+def _time_engines(engines: dict, asks: list[str]) -> dict:
     times: dict[str, list[float]] = {name: [] for name in engines}
     names = list(engines)
     for n, q in enumerate(asks):
@@ -227,6 +316,10 @@ def _step_search(corpus: Path, log: Path, queries: int, seed: int) -> dict:
             t0 = time.perf_counter()
             engines[name](q)
             times[name].append((time.perf_counter() - t0) * 1000)
+    return {"search": {name: _ms(v) for name, v in times.items()}}
+
+
+def _graph_tools(conn: sqlite3.Connection, session) -> dict:
     (top,) = conn.execute("SELECT paper_id FROM cited_by_counts ORDER BY n DESC LIMIT 1").fetchone()
     graph: dict[str, list[float]] = {
         "get_citing_papers (most cited, limit 10, sort citations)": [],
@@ -248,13 +341,22 @@ def _step_search(corpus: Path, log: Path, queries: int, seed: int) -> dict:
             session.call(tool, args, expect=None if "unknown" in name else "ok")
             graph[name].append((time.perf_counter() - t0) * 1000)
     cited = conn.execute("SELECT n FROM cited_by_counts WHERE paper_id = ?", (top,)).fetchone()[0]
-    return {
-        "queries": queries,
-        "search": {name: _ms(v) for name, v in times.items()},
-        "graph": {name: _ms(v) for name, v in graph.items()},
-        "most_cited_citers": cited,
-        "peak_rss_mb": round(peak_rss_mb(), 1),
-    }
+    return {"graph": {name: _ms(v) for name, v in graph.items()}, "most_cited_citers": cited}
+
+
+def _measure(corpus: Path, work: Path, args) -> dict:
+    out = {"startup": run_child(__file__, "startup", str(corpus), str(work / "log1.sqlite"), str(args.serve))}
+    print(f"startup: {out['startup']}", file=sys.stderr)
+    out["search"] = run_child(
+        __file__,
+        "search",
+        str(corpus),
+        str(work / "log2.sqlite"),
+        str(args.queries),
+        str(args.seed),
+        "1" if args.fallback else "0",
+    )
+    return out
 
 
 def main() -> None:
@@ -263,9 +365,9 @@ def main() -> None:
         if step == "import":
             result = _step_import(Path(a), Path(b))
         elif step == "startup":
-            result = _step_startup(Path(a), Path(b))
+            result = _step_startup(Path(a), Path(b), int(rest[0]))
         else:
-            result = _step_search(Path(a), Path(b), int(rest[0]), int(rest[1]))
+            result = _step_search(Path(a), Path(b), int(rest[0]), int(rest[1]), rest[2] == "1")
         print(json.dumps(result))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -273,31 +375,27 @@ def main() -> None:
     parser.add_argument("--stubs", type=int, default=400_000, help="metadata-only papers (outside works)")
     parser.add_argument("--cites", type=int, default=0, help="references of each metadata-only paper")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--serve", type=int, default=50, help="searches before the serving process's RSS is read")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--fallback", action="store_true", help="also time explore search without the index (FTS5, as before)"
+    )
     parser.add_argument("--dir", type=Path, default=None, help="work directory (default: a temporary one)")
+    parser.add_argument("--keep", type=Path, default=None, help="work in this directory and keep the built corpus")
     parser.add_argument(
         "--corpus", type=Path, default=None, help="measure start-up and search on this corpus (no generate, no import)"
     )
     args = parser.parse_args()
     if args.corpus is not None:
         with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-            out = {
-                "corpus": str(args.corpus),
-                "corpus_bytes": args.corpus.stat().st_size,
-                "startup": run_child(__file__, "startup", str(args.corpus), str(Path(tmp) / "log1.sqlite")),
-                "search": run_child(
-                    __file__,
-                    "search",
-                    str(args.corpus),
-                    str(Path(tmp) / "log2.sqlite"),
-                    str(args.queries),
-                    str(args.seed),
-                ),
-            }
+            out = {"corpus": str(args.corpus), "corpus_bytes": args.corpus.stat().st_size}
+            out.update(_measure(args.corpus, Path(tmp), args))
         print(json.dumps(out, indent=1))
         return
-    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-        tmp = Path(tmp)
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=False)
+    with tempfile.TemporaryDirectory(dir=args.dir) as scratch:
+        tmp = args.keep if args.keep is not None else Path(scratch)
         started = time.perf_counter()
         generate(tmp / "release", args.text, args.stubs, args.cites, args.seed)
         out = {
@@ -309,11 +407,7 @@ def main() -> None:
         print(f"generated in {out['generate_s']} s", file=sys.stderr)
         out["import"] = run_child(__file__, "import", str(tmp / "release"), str(tmp / "corpus.sqlite"))
         print(f"import: {out['import']}", file=sys.stderr)
-        out["startup"] = run_child(__file__, "startup", str(tmp / "corpus.sqlite"), str(tmp / "log1.sqlite"))
-        print(f"startup: {out['startup']}", file=sys.stderr)
-        out["search"] = run_child(
-            __file__, "search", str(tmp / "corpus.sqlite"), str(tmp / "log2.sqlite"), str(args.queries), str(args.seed)
-        )
+        out.update(_measure(tmp / "corpus.sqlite", tmp, args))
         print(json.dumps(out, indent=1))
 
 
