@@ -47,7 +47,7 @@ VENUES = [
 ]
 
 
-def generate(release: Path, text: int, stubs: int, cites: int, seed: int) -> None:
+def generate(release: Path, text: int, stubs: int, cites: int, seed: int, stub_abstracts: float = 0.0) -> None:
     rng = random.Random(seed)
     words, weights = vocabulary()
 
@@ -101,6 +101,8 @@ def generate(release: Path, text: int, stubs: int, cites: int, seed: int) -> Non
             }
             if k % 3 == 0:
                 record["ids"] = {"doi": f"10.8888/outside.{k}"}
+            if rng.random() < stub_abstracts:  # a work whose abstract a metadata source gave
+                record["abstract"] = " ".join(sentence(20) for _ in range(3))
             papers.write(json.dumps(record) + "\n")
             if k % 20 == 0:  # a second record of the same work, as another bibliography wrote it
                 papers.write(json.dumps({**record, "paper_id": f"ref:dup{k:08x}", "ids": {}}) + "\n")
@@ -374,6 +376,9 @@ def main() -> None:
     parser.add_argument("--text", type=int, default=100_000, help="papers with text")
     parser.add_argument("--stubs", type=int, default=400_000, help="metadata-only papers (outside works)")
     parser.add_argument("--cites", type=int, default=0, help="references of each metadata-only paper")
+    parser.add_argument(
+        "--stub-abstracts", type=float, default=0.0, help="share of metadata-only papers with a 3-sentence abstract"
+    )
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--serve", type=int, default=50, help="searches before the serving process's RSS is read")
     parser.add_argument("--seed", type=int, default=0)
@@ -397,10 +402,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=args.dir) as scratch:
         tmp = args.keep if args.keep is not None else Path(scratch)
         started = time.perf_counter()
-        generate(tmp / "release", args.text, args.stubs, args.cites, args.seed)
+        generate(tmp / "release", args.text, args.stubs, args.cites, args.seed, args.stub_abstracts)
         out = {
             "text": args.text,
             "stubs": args.stubs,
+            "stub_abstracts": args.stub_abstracts,
             "cites": args.cites,
             "generate_s": round(time.perf_counter() - started, 1),
         }
