@@ -19,7 +19,7 @@ Item mode does not use any of this.
 
 from __future__ import annotations
 
-import json
+import logging
 import sqlite3
 
 import tantivy
@@ -46,6 +46,7 @@ SECTION_FIELDS = {"header": 1.0, "text": 1.0}
 SORTS = ("relevance", "citations", "year")
 
 Occur = tantivy.Occur
+log = logging.getLogger("agenthop.server")
 
 
 def _term(schema, field: str, word: str, boost: float = 1.0) -> tantivy.Query:
@@ -119,9 +120,7 @@ def _papers_by_rowid(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, t
     for start in range(0, len(rowids), 500):
         chunk = rowids[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        for row in conn.execute(
-            f"SELECT rowid, paper_id, title, authors, has_text FROM papers WHERE rowid IN ({marks})", chunk
-        ):
+        for row in conn.execute(f"SELECT rowid, paper_id FROM papers WHERE rowid IN ({marks})", chunk):
             found[row[0]] = row
     return found
 
@@ -149,32 +148,53 @@ def _search_papers(
         field = {"citations": "citations", "year": "year"}.get(sort, "listing")
         query = _combine(clauses + _every_word(schema, list(PAPER_FIELDS), terms), None)
         hits = searcher.search(query, limit=top_k + 1, offset=offset, count=False, order_by_field=field).hits
-        rows = _papers_by_rowid(conn, _rowids(searcher, "rowid", hits))
-        ids = [rows[r][1] for r in _rowids(searcher, "rowid", hits[:top_k]) if r in rows]
-        return [ExploreHit(pid, 0.0) for pid in ids], len(hits) > top_k
+        rowids = _rowids(searcher, "rowid", hits[:top_k])
+        pids = {r[0]: r[1] for r in _papers_by_rowid(conn, rowids).values()}
+        return [ExploreHit(pids[r], 0.0) for r in rowids if r in pids], len(hits) > top_k
     match = _combine(clauses, _any_word(schema, PAPER_FIELDS, terms))
-    window = max(CANDIDATES, want + 1)
-    ranked = searcher.search(match, limit=window, count=False).hits
-    scores = dict(zip(_rowids(searcher, "rowid", ranked), (score for score, _ in ranked)))
-    title_match = _combine(clauses + _every_word(schema, ["title", "authors"], terms), None)
-    titled = searcher.search(title_match, limit=max(TITLE_CANDIDATES, want), count=False).hits
-    missing = [r for r in _rowids(searcher, "rowid", titled) if r not in scores]
+    ranked = searcher.search(match, limit=max(CANDIDATES, want + 1), count=False).hits
+    every_word = _every_word(schema, ["title", "authors"], terms)
+    titled = searcher.search(_combine(clauses + every_word, None), limit=max(TITLE_CANDIDATES, want), count=False).hits
+    found = dict(zip(_rowids(searcher, "rowid", ranked), ranked))  # rowid -> (score, address)
+    missing = [r for r in _rowids(searcher, "rowid", titled) if r not in found]
     if missing:  # scored by the same query as the others, so scores compare
         only = tantivy.Query.term_set_query(schema, "rowid", missing)
         rescored = searcher.search(_combine([(Occur.Must, only)], match), limit=len(missing), count=False).hits
-        scores.update(zip(_rowids(searcher, "rowid", rescored), (score for score, _ in rescored)))
-    rows = _papers_by_rowid(conn, list(scores))
-    wanted, query_title = set(terms), " ".join(terms)
+        found.update(zip(_rowids(searcher, "rowid", rescored), rescored))
+    rowids = list(found)
+    if not rowids:
+        return [], False
+    has_text = dict(zip(rowids, searcher.fast_field_values("has_text", [a for _, a in found.values()])))
+    # Which candidates hold every word in title or authors: asked of the index, not by tokenizing 300 titles.
+    among = tantivy.Query.term_set_query(schema, "rowid", rowids)
+    in_title = set(
+        _rowids(
+            searcher,
+            "rowid",
+            searcher.search(_combine([(Occur.Must, among), *every_word], None), len(rowids), count=False).hits,
+        )
+    )
+    exact = _exact_titles(conn, sorted(in_title), " ".join(terms))
 
-    def key(row):
-        rowid, pid, title, authors, has_text = row
-        words = set(tokenize(title)) | set(tokenize(" ".join(json.loads(authors or "[]"))))
-        exact = " ".join(tokenize(normalise_title(title))) == query_title
-        return (not exact, not wanted <= words, not has_text, -scores[rowid], pid)
+    def key(rowid: int) -> tuple:
+        return (rowid not in exact, rowid not in in_title, not has_text[rowid], -found[rowid][0], rowid)
 
-    ordered = sorted(rows.values(), key=key)
+    ordered = sorted(rowids, key=key)
     page = ordered[offset:want]
-    return [ExploreHit(r[1], scores[r[0]]) for r in page], len(ordered) > want
+    pids = {r[0]: r[1] for r in _papers_by_rowid(conn, page).values()}
+    return [ExploreHit(pids[r], found[r][0]) for r in page if r in pids], len(ordered) > want
+
+
+def _exact_titles(conn: sqlite3.Connection, rowids: list[int], query_title: str) -> set[int]:
+    """The papers among ``rowids`` whose title is the query (its words, after normalisation)."""
+    exact = set()
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for rowid, title in conn.execute(f"SELECT rowid, title FROM papers WHERE rowid IN ({marks})", chunk):
+            if " ".join(tokenize(normalise_title(title))) == query_title:
+                exact.add(rowid)
+    return exact
 
 
 def _search_sections(
@@ -263,7 +283,13 @@ def explore_search(
     terms, filters, note = read_year_words(terms, filters)
     notes = [note] if note else []
     run = _search_sections if scope == "full_text" else _search_papers
-    hits, more = run(conn, index, terms, quoted, filters, top_k=top_k, offset=offset, sort=sort)
+    try:
+        hits, more = run(conn, index, terms, quoted, filters, top_k=top_k, offset=offset, sort=sort)
+    except BaseException as exc:  # tantivy's errors are ValueError; a Rust panic is pyo3's PanicException
+        if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+            raise
+        log.exception("explore search failed on the search index %s; answering with FTS5", index.path)
+        return _without_index(conn, query, top_k, filters, scope, offset, sort, "could not use its search index")
     return SearchOutcome(hits, filters, terms, notes, quoted, more)
 
 
