@@ -40,6 +40,7 @@ from agenthop.server.search import tokenize
 
 CANDIDATES = 300  # matches ranked by BM25 before the rules above re-rank them
 TITLE_CANDIDATES = 50  # matches of every word in title/authors, fetched separately so none falls outside the window
+IN_TITLE_LIMIT = 2000  # up to this many papers holding every word in title/authors are read in one search
 MAX_RESULTS = 1000  # offset + top_k: how deep a relevance ranking pages
 PAPER_FIELDS = {"title": 2.0, "abstract": 1.0, "authors": 1.0}
 SECTION_FIELDS = {"header": 1.0, "text": 1.0}
@@ -87,8 +88,14 @@ def _filter_clauses(index: SearchIndex, schema, filters: Filters) -> list[tuple]
         clauses.append(
             (
                 Occur.Must,
+                # Through the year terms' postings: faster than the column when a scoring query is intersected with it.
                 tantivy.Query.range_query(
-                    schema, "year", tantivy.FieldType.Integer, filters.year_from, filters.year_to
+                    schema,
+                    "year",
+                    tantivy.FieldType.Integer,
+                    filters.year_from,
+                    filters.year_to,
+                    use_inverted_index=True,
                 ),
             )
         )
@@ -154,9 +161,11 @@ def _search_papers(
     match = _combine(clauses, _any_word(schema, PAPER_FIELDS, terms))
     ranked = searcher.search(match, limit=max(CANDIDATES, want + 1), count=False).hits
     every_word = _every_word(schema, ["title", "authors"], terms)
-    titled = searcher.search(_combine(clauses + every_word, None), limit=max(TITLE_CANDIDATES, want), count=False).hits
+    # Every paper holding every word in title or authors, best first: few (titles are short), so fetched whole.
+    titled = searcher.search(_combine(clauses + every_word, None), limit=IN_TITLE_LIMIT, count=False).hits
+    titled_rowids = _rowids(searcher, "rowid", titled)
     found = dict(zip(_rowids(searcher, "rowid", ranked), ranked))  # rowid -> (score, address)
-    missing = [r for r in _rowids(searcher, "rowid", titled) if r not in found]
+    missing = [r for r in titled_rowids[: max(TITLE_CANDIDATES, want)] if r not in found]
     if missing:  # scored by the same query as the others, so scores compare
         only = tantivy.Query.term_set_query(schema, "rowid", missing)
         rescored = searcher.search(_combine([(Occur.Must, only)], match), limit=len(missing), count=False).hits
@@ -165,15 +174,11 @@ def _search_papers(
     if not rowids:
         return [], False
     has_text = dict(zip(rowids, searcher.fast_field_values("has_text", [a for _, a in found.values()])))
-    # Which candidates hold every word in title or authors: asked of the index, not by tokenizing 300 titles.
-    among = tantivy.Query.term_set_query(schema, "rowid", rowids)
-    in_title = set(
-        _rowids(
-            searcher,
-            "rowid",
-            searcher.search(_combine([(Occur.Must, among), *every_word], None), len(rowids), count=False).hits,
-        )
-    )
+    in_title = set(titled_rowids) & found.keys()
+    if len(titled) == IN_TITLE_LIMIT:  # more papers hold every word: ask the index about the candidates themselves
+        among = tantivy.Query.term_set_query(schema, "rowid", rowids)
+        held = searcher.search(_combine([(Occur.Must, among), *every_word], None), len(rowids), count=False).hits
+        in_title = set(_rowids(searcher, "rowid", held))
     exact = _exact_titles(conn, sorted(in_title), " ".join(terms))
 
     def key(rowid: int) -> tuple:
