@@ -1,26 +1,28 @@
-"""Explore mode at scale (issue 33): import, file size, start-up, search latency and peak memory of a generated
-explore-only corpus, with explore search (FTS5 + ranking rules + filters) next to plain FTS5 and the bm25s engine on
-the same documents.
+"""Explore mode at scale (issues 33 and 48): import, file size, start-up, search latency and memory of a generated
+explore-only corpus, with explore search (the tantivy search index + ranking rules + filters) side by side with
+tantivy alone, bm25s memory-mapped and plain FTS5 on the same queries and documents.
 
-    python bench/bench_explore_scale.py --text 100000 --stubs 400000            # 100,000 papers with text
-    python bench/bench_explore_scale.py --text 1000 --stubs 1000000 --cites 3   # 1,000,000 metadata-only papers
-    python bench/bench_explore_scale.py --corpus big.sqlite                      # start-up and search of a built corpus
+    python bench/bench_explore_scale.py --text 100000 --stubs 900000 --stub-abstracts 0.3 --keep /tmp/big   # a million
+    python bench/bench_explore_scale.py --text 10000 --stubs 90000 --fallback     # 100,000 papers, FTS5 search as well
+    python bench/bench_explore_scale.py --corpus big.sqlite                        # start-up and search of a built corpus
 
 The release is written directly (corpus/papers.jsonl, corpus/citations.jsonl, paper_pool/papers.jsonl; converting
 from PDF/TEI/S2ORC is bench_build.py's subject): papers with text have a 7-word title, a 3-sentence abstract, two
 authors, a year (1995-2024), one of six venues and 4 sections of 3 sentences; metadata-only papers (outside works)
-have a title, a year and two authors, a third of them a DOI, and one in twenty a second record of the same work (same
-title, year and first author) for the import to merge. Each paper with text cites 20 papers (10 with text, 10
-outside works) with a citing sentence for half; each metadata-only paper cites ``--cites`` others. Words are drawn
-from bench_build's 30,000-word Zipf vocabulary.
+have a title, a year and two authors, a third of them a DOI, ``--stub-abstracts`` of them a 3-sentence abstract, and
+one in twenty a second record of the same work (same title, year and first author) for the import to merge. Each
+paper with text cites 20 papers (10 with text, 10 outside works) with a citing sentence for half; each metadata-only
+paper cites ``--cites`` others. Words are drawn from bench_build's 30,000-word Zipf vocabulary.
 
-Each step runs in its own child process, so its peak RSS (``ru_maxrss``) is its own: import; start-up (the sandbox a
-server builds: corpus opened, stored bm25s index loaded, then the first explore search); search (``--queries``
-queries of 2-3 words of a random title, interleaved: explore search_papers as a session runs it (arguments
-validated, the tool run; not the checkpoint log's fsync), in title_abstract
-and full_text scope and with a year filter; plain FTS5 ``MATCH ... ORDER BY rank LIMIT 10`` over the same index;
-bm25s over the same documents, the stored index as the server loads it); and cited-by / similar papers on the most
-cited work. Prints one JSON object.
+Each step runs in its own child process, so its peak RSS (``ru_maxrss``) is its own: import (tables, FTS5, the
+stored bm25s index, the search index); start-up (the sandbox a server builds, the first explore search, then
+``--serve`` more searches of every kind: the serving process's peak RSS); search (``--queries`` queries of 2-3 words
+of a random title, the engines interleaved and rotating which goes first: explore search_papers as a session runs it
+(arguments validated, the tool run; not the checkpoint log's fsync) in title_abstract and full_text scope, with a
+year or venue filter and sorted; tantivy's BM25 top 10 alone on the same index; bm25s memory-mapped (the stored
+index saved in bm25s's layout, ``BM25.load(mmap=True)``); plain FTS5 ``MATCH ... ORDER BY rank LIMIT 10``; with
+``--fallback``, explore search without the index as it ran before); and cited-by / similar papers on the most cited
+work. Prints one JSON object.
 """
 
 from __future__ import annotations
