@@ -263,3 +263,19 @@ def test_an_import_killed_while_indexing_never_leaves_half_an_index_served(tmp_p
         assert [r["paper_id"] for r in found.data["results"]] == ["ref:extra"] and found.data["notes"] == []
     finally:
         log.close()
+
+
+def test_an_error_of_the_index_answers_with_fts5_and_says_so(corpus, tmp_path, monkeypatch):
+    from agenthop.server.explore import search
+
+    def broken(*args, **kwargs):
+        raise ValueError("simulated: the index cannot answer")
+
+    monkeypatch.setattr(search, "_search_papers", broken)
+    log, session = _session(corpus, tmp_path / "log.sqlite")
+    try:
+        found = session.call("search_papers", {"query": "subword units"})
+        assert found.data["outcome"] == "ok" and [r["paper_id"] for r in found.data["results"]][:1] == [BPE]
+        assert any("could not use its search index" in n for n in found.data["notes"])
+    finally:
+        log.close()
