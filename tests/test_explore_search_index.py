@@ -162,7 +162,7 @@ def _session(corpus: Path, log: Path):
 def test_a_corpus_without_the_index_still_searches_and_says_how_to_build_it(corpus, tmp_path):
     old = tmp_path / "old.sqlite"
     shutil.copy(corpus, old)  # the corpus file alone, as one imported before the index
-    log, session = _session(old, tmp_path / "log1.sqlite")
+    log, session = _session(old, tmp_path / "log.sqlite")
     try:
         slow = session.call("search_papers", {"query": "subword units", "sort": "citations"})
         assert [r["paper_id"] for r in slow.data["results"]][:1] == [BPE]
@@ -170,17 +170,17 @@ def test_a_corpus_without_the_index_still_searches_and_says_how_to_build_it(corp
         assert "sort 'citations' needs the search index" in slow.text
         paged = session.call("search_papers", {"query": "attention", "top_k": 2, "offset": 2})
         assert [r["rank"] for r in paged.data["results"]] == [3, 4]
-    finally:
-        log.close()
-    cli = [sys.executable, "-m", "agenthop.server", "corpus", "index", str(old)]
-    built = subprocess.run(cli, capture_output=True, text=True, check=True)
-    assert built.stdout.strip() == f"wrote {old}.search: 7 papers, 6 sections"
-    again = subprocess.run(cli, capture_output=True, text=True, check=True)
-    assert "is up to date" in again.stdout
-    log, session = _session(old, tmp_path / "log2.sqlite")
-    try:
+
+        cli = [sys.executable, "-m", "agenthop.server", "corpus", "index", str(old)]
+        built = subprocess.run(cli, capture_output=True, text=True, check=True)
+        assert built.stdout.strip() == f"wrote {old}.search: 7 papers, 6 sections"
+        again = subprocess.run(cli, capture_output=True, text=True, check=True)
+        assert "is up to date" in again.stdout
+
+        # The running server uses the index from the next search on.
         fast = session.call("search_papers", {"query": "subword units", "sort": "citations"})
         assert [r["paper_id"] for r in fast.data["results"]][:1] == [BPE] and fast.data["notes"] == []
+        assert ", sorted by citations" in fast.text
     finally:
         log.close()
 

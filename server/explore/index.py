@@ -306,18 +306,32 @@ _OPENED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
+def _stamp(corpus_path: Path) -> tuple | None:
+    """What says an index folder was (re)built: its manifest's inode and modification time, None when there is none."""
+    try:
+        st = os.stat(index_dir(corpus_path) / "manifest.json")
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns
+
+
 def corpus_index(corpus) -> tuple[SearchIndex | None, str | None]:
-    """The index of a served corpus (a papers.Corpus), opened once per corpus object."""
+    """The index of a served corpus (a papers.Corpus), opened once per corpus object. When it cannot be served, a
+    later call looks again once the folder has changed, so an index built by `corpus index` while the server runs
+    is used from the next search on."""
     with _LOCK:
-        found = _OPENED.get(corpus)
-        if found is None:
-            found = _OPENED[corpus] = open_index(corpus.path, corpus.meta.get("corpus_id"))
-            if found[0] is None:
-                log.warning(
-                    "%s %s: explore search falls back to SQLite FTS5 (slow on large corpora); "
-                    "build it with: agenthop-server corpus index %s",
-                    corpus.path,
-                    found[1],
-                    corpus.path,
-                )
+        cached = _OPENED.get(corpus)
+        if cached is not None and (cached[0][0] is not None or cached[1] == _stamp(corpus.path)):
+            return cached[0]
+        stamp = _stamp(corpus.path)
+        found = open_index(corpus.path, corpus.meta.get("corpus_id"))
+        _OPENED[corpus] = (found, stamp)
+        if found[0] is None:
+            log.warning(
+                "%s %s: explore search falls back to SQLite FTS5 (slow on large corpora); "
+                "build it with: agenthop-server corpus index %s",
+                corpus.path,
+                found[1],
+                corpus.path,
+            )
         return found
