@@ -78,6 +78,19 @@ def test_the_import_writes_the_index_beside_the_corpus(corpus):
     assert not list(corpus.parent.glob(".corpus.sqlite.search*"))  # no temporary folder left behind
 
 
+def test_corpus_info_says_whether_the_index_serves_and_how_to_build_it(corpus, tmp_path):
+    from agenthop.server.corpus.info import describe, format_description
+
+    text = format_description(describe(corpus))
+    assert f"search index  {corpus}.search (7 papers, 6 sections)" in text.splitlines()
+    old = tmp_path / "old.sqlite"
+    shutil.copy(corpus, old)
+    assert (
+        "search index  none that serves this corpus (has no search index): explore search uses FTS5; "
+        f"build it with 'agenthop-server corpus index {old}'"
+    ) in format_description(describe(old)).splitlines()
+
+
 async def test_sort_by_citations_or_year_lists_papers_holding_every_word(explore):
     by_citations = await explore("search_papers", {"query": "neural translation", "sort": "citations", "top_k": 10})
     assert ids(by_citations)[0] == BAHDANAU and set(ids(by_citations)) == {BAHDANAU, BPE, "ref:bahdanau-2019"}
