@@ -292,3 +292,33 @@ def test_an_error_of_the_index_answers_with_fts5_and_says_so(corpus, tmp_path, m
         assert any("could not use its search index" in n for n in found.data["notes"])
     finally:
         log.close()
+
+
+async def test_over_streamable_http_sessions_search_the_index_at_once(corpus, tmp_path):
+    """Two explore sessions of one HTTP server search concurrently (the server's worker threads share the index)."""
+    import anyio
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    from agenthop.server.transport.http import ServerThread
+
+    found: dict[str, list[str]] = {}
+    with ServerThread(str(corpus), str(tmp_path / "log.sqlite")) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            sessions = [(await http.post("/sessions", json={})).json() for _ in range(2)]
+
+        async def search(session: dict, name: str, args: dict) -> None:
+            async with (
+                httpx2.AsyncClient(headers=session["headers"]) as http,
+                Client(streamable_http_client(session["mcp_url"], http_client=http)) as client,
+            ):
+                for _ in range(5):
+                    result = await client.call_tool("search_papers", args)
+                    assert not result.is_error, text(result)
+                    found.setdefault(name, ids(result))
+                    assert ids(result) == found[name]
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(search, sessions[0], "sorted", {"query": "neural", "sort": "year", "top_k": 10})
+            tasks.start_soon(search, sessions[1], "phrase", {"query": '"byte pair encoding"', "scope": "full_text"})
+    assert found["phrase"] == [BPE] and found["sorted"][0] == "ref:bahdanau-2019"
