@@ -16,7 +16,9 @@ IVENV  := .venv-inspect
 IBIN   := $(IVENV)/bin
 ISTAMP := $(IVENV)/.installed
 
-.PHONY: demo test install chromium slurm conformance axe corpus docs clean explore-bench explore-strict local-model-smoke
+# make check: the fast loop before each commit (no root, no npm): lint, format, types, and the tests of no slow kind
+# in parallel. make test is the whole suite, as CI runs it.
+.PHONY: demo check types test install chromium slurm conformance axe corpus docs clean explore-bench explore-strict local-model-smoke
 
 # PYTHONWARNINGS: setuptools' editable build warns, in a box, about folders named like the package (the repository's
 # own agenthop/ is one, by design); an InformationOnly UserWarning that says nothing to act on, so it is not shown.
@@ -75,7 +77,21 @@ $(AXE): tests/axe/package-lock.json
 
 axe: $(AXE)
 
+check: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	@$(MAKE) --no-print-directory types
+	$(BIN)/python -m pytest -q -n 2 -m "$(FAST)"
+
+FAST := not (slow or browser or cluster or conformance or rebuild or inspect)
+
+# mypy over every package, read through a tree of links laid out as installed (tools/type_tree.py says why).
+types: $(STAMP)
+	@$(BIN)/python tools/type_tree.py > /dev/null
+	cd build/types && ../../$(BIN)/mypy --config-file ../../pyproject.toml --cache-dir ../../.mypy_cache
+
 test: $(STAMP) $(ISTAMP) chromium slurm conformance axe
+	@$(MAKE) --no-print-directory types
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q -m "not inspect"

@@ -101,11 +101,11 @@ def flaw(cand: dict) -> dict | None:
             "reason": "artifact_odd_type",
             "detail": f"option {'ABCD'[i]} is a {_type_name(lone)}, the others a {_type_name(other)}",
         }
-    i = odd_magnitude(options)
-    if i is not None:
+    odd = odd_magnitude(options)
+    if odd is not None:
         return {
             "reason": "artifact_odd_type",
-            "detail": f"option {'ABCD'[i]}'s value is of another order of magnitude than the others'",
+            "detail": f"option {'ABCD'[odd]}'s value is of another order of magnitude than the others'",
         }
     for i, option in enumerate(options):
         why = artifacts.refuted(cand["question"], option)

@@ -10,9 +10,14 @@ pick within that set (an abstention earns chance, 1 / number of options), so a
 solver that knows nothing scores chance and every solver is compared with the same
 25%; ``decided`` says how often it committed to one option.
 
-Three families: option-only (sees the options), question-only (the question and the
+Four families: option-only (sees the options), question-only (the question and the
 options), seed-only (the seed paper's text, the question and the options: the
-offline baseline limited to the seed, the ensemble's shortcut check). An item is any
+offline baseline limited to the seed, the ensemble's shortcut check), and corpus
+(the retrieval solver, ``construct/retrieval.py``: word overlap of the sentences near
+the seed that contain each option with the question; no reasoning). The corpus
+solver is held to its own limit (``RETRIEVAL_LIMIT``), not to chance + 10: it reads
+the papers, so beating chance is expected; beating the limit says the items are
+lookups. An item is any
 dict with ``question``, ``options`` and ``correct_index`` (a candidate or a release
 record); the seed solver also needs a corpus view and ``seed`` or ``seed_paper_id``.
 """
@@ -22,13 +27,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 
 from agenthop.construct import baseline
+from agenthop.construct.retrieval import retrieval
 from agenthop.construct.stagefiles import digest
 from agenthop.construct.textspans import result_numbers
 from agenthop.runner.textmatch import STOPWORDS, content_words, tokens
@@ -36,6 +42,7 @@ from agenthop.scorer.stats import wilson
 
 Picks = tuple[int, ...]
 CHANCE_MARGIN = 0.10  # SPEC 8: chance is 25%; a release where a solver exceeds 35% is not a benchmark
+RETRIEVAL_LIMIT = 0.45  # a release the no-reasoning retrieval solver answers more often than this is lookups
 MIN_ITEMS = 20  # below this, a solver's interval spans most of [0, 1]: figures are shown, not acted on
 TWIN_JACCARD = 0.75  # two options whose words (numbers masked) overlap this much are a near-identical pair
 _NUM = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
@@ -147,7 +154,7 @@ def refuted(question: str, option: str) -> str | None:
     for m in _PERCENT.finditer(option):
         if float(m.group(1)) > 100:
             return f"a percentage above 100 ({m.group(0)})"
-    fixed = {}
+    fixed: dict[str, set[int | str]] = {}  # noun -> the counts the question gives it (a number word as its value)
     for n, noun in _COUNT.findall(question):
         fixed.setdefault(noun.lower().rstrip("s"), set()).add(_NUMBER_WORDS.get(n.lower(), n))
     for n, noun in _COUNT.findall(option):
@@ -197,7 +204,7 @@ def least_similar(item: dict) -> Picks:
 def odd_form(item: dict) -> Picks:
     """The odd one out by form: each feature on which one option differs from the other three votes for it."""
     feats = [form(o) for o in item["options"]]
-    votes = Counter()
+    votes: Counter[int] = Counter()
     for key in feats[0]:
         values = Counter(f[key] for f in feats)
         if len(values) == 2 and min(values.values()) == 1 and len(feats) >= 3:
@@ -297,7 +304,7 @@ def contradiction(item: dict) -> Picks:
 def seed_only(item: dict, view) -> Picks:
     """The offline baseline's answer from the seed paper alone: the ensemble's shortcut check, for every filter setting."""
     seed = item.get("seed") or item.get("seed_paper_id")
-    if view is None or seed not in view.papers:
+    if view is None or seed is None or seed not in view.papers:  # None is in no corpus
         return ()
     pick = baseline.choose(view, item["question"], item["options"], [seed])
     return () if pick is None else (pick,)
@@ -312,7 +319,7 @@ def seed_exclusion(item: dict, view) -> Picks:
     """The options holding no number the seed states, when that rules out some but not all: the gold is never a value
     the seed states (it would give the gold away), so a distractor that is one is excludable by any agent."""
     seed = item.get("seed") or item.get("seed_paper_id")
-    if view is None or seed not in view.papers:
+    if view is None or seed is None or seed not in view.papers:  # None is in no corpus
         return ()
     stated = seed_numbers(view, seed)
     alive = tuple(
@@ -324,7 +331,7 @@ def seed_exclusion(item: dict, view) -> Picks:
 @dataclass(frozen=True)
 class Solver:
     name: str
-    family: str  # option | question | seed
+    family: str  # option | question | seed | corpus
     run: Callable
     what: str
 
@@ -349,8 +356,15 @@ SOLVERS = (
     Solver(
         "seed_exclusion", "seed", seed_exclusion, "any option holding no number the seed states (rule out the others)"
     ),
+    Solver(
+        "retrieval",
+        "corpus",
+        retrieval,
+        "the option whose sentences near the seed share most words with the question (no reasoning)",
+    ),
 )
-FORM_SOLVERS = tuple(s.name for s in SOLVERS if s.family != "seed")
+FORM_SOLVERS = tuple(s.name for s in SOLVERS if s.family in ("option", "question"))
+CORPUS_SOLVERS = tuple(s.name for s in SOLVERS if s.family == "corpus")
 NAMES = tuple(s.name for s in SOLVERS) + ("form_vote", "option_classifier")
 
 
@@ -367,7 +381,7 @@ def solve(item: dict, view=None) -> dict[str, list[int]]:
     """Every solver's picks for one item (the seed solver only with a corpus view), plus the form vote."""
     picks: dict[str, Picks] = {}
     for s in SOLVERS:
-        if s.family == "seed":
+        if s.family in ("seed", "corpus"):
             if view is not None:
                 picks[s.name] = s.run(item, view)
         else:
@@ -467,7 +481,7 @@ def classifier_picks(items: Sequence[dict], folds: int = 5) -> list[list[int]]:
     out: list[list[int]] = [[] for _ in items]
     for f in range(folds):
         w = _fit_softmax(X[fold != f], mask[fold != f], y[fold != f])
-        for i in np.flatnonzero(fold == f):
+        for i in np.flatnonzero(fold == f).tolist():
             z = np.where(mask[i], X[i] @ w, -np.inf)
             out[i] = [int(j) for j in np.flatnonzero(np.isclose(z, z.max()))]
     return out
@@ -482,7 +496,9 @@ def score(items: Sequence[dict], picks: Sequence[dict[str, Sequence[int]]], name
     if not rows:
         return None
     total = sum(credit(p, c, n) for p, c, n in rows)
-    lo, hi = wilson(total, len(rows))
+    ci = wilson(total, len(rows))
+    assert ci is not None, "an interval over at least one row"
+    lo, hi = ci
     decided = [(p, c) for p, c, _ in rows if len(p) == 1]
     return {
         "n": len(rows),
@@ -498,26 +514,37 @@ def summarise(items: Sequence[dict], picks: Sequence[dict[str, Sequence[int]]] |
     """The audit of a set of items: each solver's accuracy with its interval, chance, and which solvers exceed the limit.
 
     ``picks`` defaults to each item's ``artifacts.picks`` (as the stage records them), else they are computed here."""
-    if picks is None:
-        picks = [it["artifacts"]["picks"] if "artifacts" in it else solve(it, view) for it in items]
-    picks = [dict(p) for p in picks]
-    for p, c in zip(picks, classifier_picks(items)):
+    given: Sequence[Mapping[str, Sequence[int]]] = (
+        picks
+        if picks is not None
+        else [it["artifacts"]["picks"] if "artifacts" in it else solve(it, view) for it in items]
+    )
+    every: list[dict[str, Sequence[int]]] = [dict(p) for p in given]  # copies: the classifier's picks join them
+    for p, c in zip(every, classifier_picks(items)):
         p["option_classifier"] = c
     chance = sum(1 / len(it["options"]) for it in items) / len(items) if items else 0.25
-    solvers = {name: s for name in NAMES if (s := score(items, picks, name)) is not None}
-    over = sorted(name for name, s in solvers.items() if s["accuracy"] > chance + CHANCE_MARGIN)
+    solvers = {name: s for name in NAMES if (s := score(items, every, name)) is not None}
+    over = sorted(
+        name for name, s in solvers.items() if s["accuracy"] > chance + CHANCE_MARGIN and name not in CORPUS_SOLVERS
+    )
+    # The retrieval solver reads the papers: its limit is its own, and a release over it is lookups, not form leaks.
+    lookups = sorted(name for name in CORPUS_SOLVERS if name in solvers and solvers[name]["accuracy"] > RETRIEVAL_LIMIT)
     # The seed solver's floor is by design: with models, SPEC's seed_only distractor is what the seed states, so the seed
     # alone points at a wrong option; whether ruling out what the seed states pays is seed_exclusion's to measure.
     under = sorted(
-        name for name, s in solvers.items() if s["accuracy"] < chance - CHANCE_MARGIN and name != "seed_only"
+        name
+        for name, s in solvers.items()
+        if s["accuracy"] < chance - CHANCE_MARGIN and name != "seed_only" and name not in CORPUS_SOLVERS
     )
     return {
         "items": len(items),
         "chance": round(chance, 4),
         "limit": round(chance + CHANCE_MARGIN, 4),
+        "retrieval_limit": RETRIEVAL_LIMIT,
         "scoring": "expected accuracy of a uniform pick among the options a solver names; an abstention earns chance",
         "solvers": solvers,
         "above_limit": over,
+        "over_retrieval_limit": lookups,
         "below_floor": under,
     }
 
@@ -534,7 +561,8 @@ def markdown(summary: dict) -> str:
     """The audit as a table: solver, what it sees, accuracy [95% CI], decided."""
     family = {s.name: s.family for s in SOLVERS} | {"form_vote": "option+question", "option_classifier": "option"}
     lines = [
-        f"Artifact audit over {summary['items']} items (chance {summary['chance']:.0%}, limit {summary['limit']:.0%}):",
+        f"Artifact audit over {summary['items']} items (chance {summary['chance']:.0%}, limit {summary['limit']:.0%}; "
+        f"the corpus solver's limit {summary.get('retrieval_limit', RETRIEVAL_LIMIT):.0%}):",
         "",
         "| Solver | Sees | Accuracy [95% CI] | Decided (right) |",
         "|---|---|---:|---:|",
@@ -542,7 +570,7 @@ def markdown(summary: dict) -> str:
     for name, s in summary["solvers"].items():
         flag = (
             " **over the limit**"
-            if name in summary["above_limit"]
+            if name in summary["above_limit"] or name in summary.get("over_retrieval_limit", [])
             else (" below the floor" if name in summary["below_floor"] else "")
         )
         lo, hi = s["ci95"]

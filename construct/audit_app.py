@@ -163,7 +163,8 @@ class AuditData:
 
     def save(self, body: dict) -> dict:
         cid = body.get("candidate")
-        if cid not in self.by_id:
+        # Checked as a string first: a JSON list or object is unhashable, and looking it up would be a server error.
+        if not isinstance(cid, str) or cid not in self.by_id:
             raise VerdictError(f"candidate: not a candidate under review, found {cid!r}")
         labels = body.get("labels")
         if labels is not None:

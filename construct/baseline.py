@@ -52,9 +52,10 @@ def choose(view: CorpusView, question: str, options: list[str], pids: list[str])
         for part in parts:
             hits = [score for score, norm in sents if part in f" {norm} "]
             scores.append(max(hits) if hits else None)
-        if not scores or any(s is None for s in scores):
+        found = [s for s in scores if s is not None]
+        if not scores or len(found) < len(scores):  # a part no sentence holds rules the option out
             continue
-        score = sum(scores) / len(scores)
+        score = sum(found) / len(found)
         if best is None or score > best_score:
             best, best_score = i, score
     return best

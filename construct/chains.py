@@ -225,10 +225,14 @@ async def run_chains(ctx, seeds: list[dict]) -> list[dict]:
         if "drop" in chain:
             return chain
         scores = []
-        for citing, cited in hops(chain):
-            messages = judge_messages(view, view.papers[citing], view.papers[cited], view.context(citing, cited))
+        asks = [
+            (spec, judge_messages(view, view.papers[a], view.papers[b], view.context(a, b)), f"{a}>{b}")
+            for a, b in hops(chain)
+        ]
+        ctx.prefetch(asks, "chains")  # batch mode: every hop of the chain in one batch round
+        for _, messages, call in asks:
             try:
-                scores.append(await ctx.ask(spec, messages, _judge_validator, "chains"))
+                scores.append(await ctx.ask(spec, messages, _judge_validator, "chains", call))
             except Unusable as exc:
                 return {**chain, "drop": {"reason": f"judge_{exc.reason}", "detail": exc.detail}}
         chain = {**chain, "judge": scores}

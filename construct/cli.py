@@ -15,6 +15,8 @@ import click
 
 from agenthop.construct.settings import Settings
 
+BATCH_PENDING_EXIT = 3  # stopped to wait for a batch's answers: not a failure, not a finished build
+
 STAGE_HELP = {
     "seeds": "Stage 1: choose seed papers.",
     "chains": "Stages 1-2: seeds, then citation chains with their pre-filters (and the judge, if given).",
@@ -181,6 +183,11 @@ def settings_options(fn):
             help="Post-filter: longest section allowed on a gold path.",
         ),
         click.option(
+            "--one-item-per-target",
+            is_flag=True,
+            help="Post-filter: each target paper serves at most one item (the smallest item ID is kept).",
+        ),
+        click.option(
             "--attempts",
             type=click.IntRange(min=1),
             default=3,
@@ -214,6 +221,32 @@ def settings_options(fn):
             type=click.Path(dir_okay=False, path_type=Path),
             default=None,
             help="Price table JSON overriding runner/prices.json.",
+        ),
+        click.option(
+            "--batch",
+            is_flag=True,
+            help="Model stages send nothing: write the requests not yet answered to OUT/work/batch/STAGE-NN.jsonl "
+            "(OpenAI Batch format) and stop, naming the file.",
+        ),
+        click.option(
+            "--batch-output",
+            "batch_outputs",
+            multiple=True,
+            type=click.Path(dir_okay=False, exists=True, path_type=Path),
+            help="A Batch output file answering a batch file this run wrote (repeat for each); the run goes on from it.",
+        ),
+        click.option(
+            "--responses",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help="Recorded responses (gzip JSONL, keyed by the hash of each request): read first, and every new "
+            "response added, so that --replay can rebuild the release with no model.",
+        ),
+        click.option(
+            "--replay",
+            is_flag=True,
+            help="No model, no network: answer every request from --responses; a request they do not hold (or "
+            "that changed since recorded) stops the run, naming the stage and custom_id.",
         ),
         click.option(
             "--dry-run",
@@ -251,6 +284,7 @@ def _settings(kw: dict) -> Settings:
         too_close=kw["too_close"],
         filters=tuple(kw["filters"]) or ("baseline",),
         max_section_chars=kw["max_section_chars"],
+        one_item_per_target=kw["one_item_per_target"],
         attempts=kw["attempts"],
         workers=kw["workers"],
         sampling=_sampling(kw),
@@ -268,10 +302,12 @@ def _sampling(kw: dict):
 
 
 def _run(until: str, kw: dict) -> None:
+    from agenthop.construct.batchfiles import BatchError, BatchPending
     from agenthop.construct.client import ModelSpec, ModelSpecError
     from agenthop.construct.corpus_view import CorpusView
     from agenthop.construct.estimate import estimate, render
     from agenthop.construct.pipeline import ConstructError, run_pipeline
+    from agenthop.construct.recorded import ReplayError
     from agenthop.runner.pricing import PriceTable
     from agenthop.server.corpus.schema import CorpusError
 
@@ -288,8 +324,25 @@ def _run(until: str, kw: dict) -> None:
             finally:
                 view.close()
             return
-        result = run_pipeline(kw["corpus"], kw["out"], s, until, prices=prices)
-    except (ModelSpecError, ConstructError, CorpusError, ValueError) as exc:
+        if kw["replay"] and kw["batch"]:
+            raise ConstructError("--replay answers from recorded responses and --batch writes requests: give one")
+        if kw["replay"] and kw["responses"] is None:
+            raise ConstructError("--replay needs the recorded responses: add --responses FILE")
+        mode = "replay" if kw["replay"] else "batch" if kw["batch"] else "direct"
+        result = run_pipeline(
+            kw["corpus"],
+            kw["out"],
+            s,
+            until,
+            prices=prices,
+            model_mode=mode,
+            responses=kw["responses"],
+            batch_outputs=tuple(kw["batch_outputs"]),
+        )
+    except BatchPending as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(BATCH_PENDING_EXIT)
+    except (ModelSpecError, ConstructError, CorpusError, ValueError, ReplayError, BatchError) as exc:
         raise click.ClickException(str(exc)) from exc
     from agenthop.construct.attrition import markdown
     from agenthop.construct.hints import why_empty

@@ -17,11 +17,26 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from agenthop.construct.batchfiles import (
+    BatchImport,
+    BatchPending,
+    Deferred,
+    asked_requests,
+    custom_id,
+    read_output,
+    stage_of,
+    write_batch,
+)
+from agenthop.construct.recorded import RecordedResponses
 from agenthop.construct.stagefiles import canonical, digest
 from agenthop.runner.pricing import PriceTable
 from agenthop.runner.retry import CallStats, HardModelError, RetryPolicy, call_with_retry
 from agenthop.runner.wire import Sampling
+
+if TYPE_CHECKING:
+    import openai
 
 BASELINE = "baseline"  # the deterministic generator and filter: no model, no call
 
@@ -108,6 +123,11 @@ class ResponseCache:
             row = self.conn.execute("SELECT text FROM responses WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
+    def get_with_usage(self, key: str) -> tuple[str, dict] | None:
+        with self.lock:
+            row = self.conn.execute("SELECT text, usage FROM responses WHERE key = ?", (key,)).fetchone()
+        return (row[0], json.loads(row[1])) if row else None
+
     def put(self, key: str, model: str, text: str, usage: dict) -> None:
         with self.lock:
             self.conn.execute(
@@ -128,12 +148,100 @@ class ModelClient:
     api_key_env: str = "OPENAI_API_KEY"
     temperature: float = 0.0
     sampling: Sampling | None = None  # the run's sampling options, over the temperature above (runner/wire.py)
+    # How a request with no cached answer is answered: "direct" sends it to its endpoint; "batch" keeps it for the
+    # stage's batch file (construct/batchfiles.py); "replay" answers from the recorded responses only, never a network.
+    mode: str = "direct"
+    recorded: RecordedResponses | None = None  # kept (and, unless replaying, added to) when given
+    batch_dir: Path | None = None
 
     def __post_init__(self):
+        if self.mode not in ("direct", "batch", "replay"):
+            raise ValueError(f"unknown model mode {self.mode!r}")
+        if self.mode == "replay" and self.recorded is None:
+            raise ValueError("a replay needs the recorded responses (--responses FILE)")
         self.cache = ResponseCache(self.cache_path)
         self.tallies: dict[tuple[str, str], Tally] = {}
-        self._clients: dict[str | None, object] = {}
+        self._clients: dict[str | None, openai.AsyncOpenAI] = {}
         self._slots: asyncio.Semaphore | None = None
+        self.pending: dict[str, dict] = {}  # custom_id -> request body, for the current stage's batch file
+        self._pending_keys: set[str] = set()
+        self.batch_dir = self.batch_dir or self.cache_path.parent / "batch"
+
+    def import_batch(self, outputs: list[Path]) -> list[str]:
+        """Store every usable answer of the Batch output files; return one line per asked request left unanswered."""
+        assert self.batch_dir is not None, "__post_init__ sets it"
+        asked = asked_requests(self.batch_dir)
+        result = BatchImport()
+        for path in outputs:
+            read_output(path, asked, result)
+        for cid, answer in result.answers.items():
+            body = asked[cid]
+            key = digest(canonical(body))
+            stage = stage_of(cid)
+            self.cache.put(key, body["model"], answer.text, answer.usage)
+            if self.recorded is not None:
+                self.recorded.add(
+                    key=key,
+                    custom_id=cid,
+                    stage=stage,
+                    model=body["model"],
+                    text=answer.text,
+                    usage=answer.usage,
+                )
+            self.tally(stage, body["model"]).calls += 1
+            self.tally(stage, body["model"]).add_usage(
+                answer.usage,
+                self.prices.cost(
+                    body["model"],
+                    answer.usage["prompt_tokens"],
+                    answer.usage["completion_tokens"],
+                    answer.usage["cached_tokens"],
+                ),
+            )
+        if self.recorded is not None:
+            self.recorded.save()
+        # Only requests still unanswered count: an earlier output may have answered what a later one failed.
+        unanswered = {c for c, body in asked.items() if self.cache.get(digest(canonical(body))) is None}
+        return result.problems(unanswered)
+
+    def flush_batch(self, stage: str) -> None:
+        """After a stage's candidates ran: if requests wait for answers, write them to a batch file and stop."""
+        if not self.pending:
+            return
+        requests, self.pending, self._pending_keys = self.pending, {}, set()
+        assert self.batch_dir is not None, "__post_init__ sets it"
+        raise BatchPending(stage, write_batch(self.batch_dir, stage, requests), len(requests))
+
+    def _known(self, key: str, cid: str, stage: str, model: str) -> str | None:
+        """The answer to a request from the cache or the recorded responses, or None (a replay refuses a miss)."""
+        if self.mode == "replay":
+            assert self.recorded is not None, "__post_init__ refuses a replay without recorded responses"
+            record = self.recorded.get(key)
+            if record is None:
+                raise self.recorded.refuse(key, cid, stage)
+            return record["response"]
+        hit = self.cache.get_with_usage(key)
+        if hit is None and self.recorded is not None:
+            record = self.recorded.get(key)
+            if record is not None:
+                hit = record["response"], record.get("usage") or {}
+                self.cache.put(key, model, *hit)
+        if hit is not None and self.recorded is not None:
+            # Every response a run uses is in its recorded responses, including those cached before they were kept.
+            self.recorded.add(key=key, custom_id=cid, stage=stage, model=model, text=hit[0], usage=hit[1])
+        return hit[0] if hit is not None else None
+
+    def known_or_deferred(self, spec: ModelSpec, messages: list[dict], *, stage: str, call_id: str) -> bool:
+        """In batch mode, keep an unanswered request for the batch file; True when the request has an answer."""
+        body = self.request(spec, messages)
+        key = digest(canonical(body))
+        cid = custom_id(stage, call_id)
+        if self._known(key, cid, stage, spec.name) is not None:
+            return True
+        if self.mode == "batch" and key not in self._pending_keys:
+            self.pending[cid] = body
+            self._pending_keys.add(key)
+        return False
 
     def tally(self, stage: str, model: str) -> Tally:
         return self.tallies.setdefault((stage, model), Tally())
@@ -142,7 +250,7 @@ class ModelClient:
         body = {"model": spec.name, "messages": messages, "temperature": self.temperature}
         return body | self.sampling.body(spec.name) if self.sampling is not None else body
 
-    def _client(self, spec: ModelSpec):
+    def _client(self, spec: ModelSpec) -> openai.AsyncOpenAI:
         if spec.base_url not in self._clients:
             import openai  # here: the offline pipeline never loads the API client
 
@@ -157,15 +265,25 @@ class ModelClient:
             )
         return self._clients[spec.base_url]
 
-    async def chat(self, spec: ModelSpec, messages: list[dict], *, stage: str) -> Reply:
-        """The model's reply text; from the cache when this exact request was answered before."""
+    async def chat(self, spec: ModelSpec, messages: list[dict], *, stage: str, call_id: str = "call") -> Reply:
+        """The model's reply text; from the cache when this exact request was answered before.
+
+        ``call_id`` names the call within the stage (candidate, role, attempt): with the stage, the ``custom_id``
+        of its batch line and of its recorded response.
+        """
         body = self.request(spec, messages)
         key = digest(canonical(body))
+        cid = custom_id(stage, call_id)
         tally = self.tally(stage, spec.name)
-        cached = self.cache.get(key)
+        cached = self._known(key, cid, stage, spec.name)
         if cached is not None:
             tally.cache_hits += 1
             return Reply(cached, True)
+        if self.mode == "batch":
+            if key not in self._pending_keys:
+                self.pending[cid] = body
+                self._pending_keys.add(key)
+            raise Deferred(cid)
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.workers)
         client = self._client(spec)
@@ -199,6 +317,8 @@ class ModelClient:
         await asyncio.to_thread(
             self.cache.put, key, spec.name, text, usage
         )  # stored before it is used; the other calls go on
+        if self.recorded is not None:
+            self.recorded.add(key=key, custom_id=cid, stage=stage, model=spec.name, text=text, usage=usage)
         return Reply(text, False)
 
     def totals(self) -> dict:
@@ -212,6 +332,8 @@ class ModelClient:
         }
 
     async def aclose(self) -> None:
+        if self.recorded is not None:
+            self.recorded.save()
         for client in self._clients.values():
             await client.close()
         self._clients.clear()

@@ -78,30 +78,39 @@ def _sources(view, cand: dict, kind: str, s) -> list[Paper] | None:
     return [view.papers[t] for t in cand["targets"]]
 
 
+def _option_messages(view, cand: dict, kind: str, papers: list[Paper], form: str) -> list[dict]:
+    messages = answer_messages(view, cand["question"], papers, form)
+    if kind == "same_paper":  # the right paper without the passages that hold the answer
+        evidence_sections = {lab["section"] for lab in cand["labels"] if lab["relevance"] == "direct"}
+        messages = [
+            messages[0],
+            {
+                **messages[1],
+                "content": messages[1]["content"].replace(
+                    "From the paper above",
+                    f"From the paper above, leaving aside its sections {sorted(evidence_sections)}",
+                ),
+            },
+        ]
+    return messages
+
+
 async def _model_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) -> dict:
     view, s = ctx.view, ctx.settings
     taken = [cand["answer"]]
     out = {}
+    form = answer_form(cand["answer"])
+    asks = {}
     for kind in kinds:
         papers = _sources(view, cand, kind, s)
         if papers is None:
             return {
                 "drop": {"reason": "no_sibling_with_text", "detail": "the citing paper cites no other paper with text"}
             }
-        form = answer_form(cand["answer"])
-        messages = answer_messages(view, cand["question"], papers, form)
-        if kind == "same_paper":  # the right paper without the passages that hold the answer
-            evidence_sections = {lab["section"] for lab in cand["labels"] if lab["relevance"] == "direct"}
-            messages = [
-                messages[0],
-                {
-                    **messages[1],
-                    "content": messages[1]["content"].replace(
-                        "From the paper above",
-                        f"From the paper above, leaving aside its sections {sorted(evidence_sections)}",
-                    ),
-                },
-            ]
+        asks[kind] = _option_messages(view, cand, kind, papers, form)
+    # Batch mode: the first request of every kind in one round (none depends on another's reply).
+    ctx.prefetch([(spec, m, f"{cand['id']}/{kind}") for kind, m in asks.items()], "distractors")
+    for kind, messages in asks.items():
 
         def validate(reply: str, form: str = form) -> str:
             answer = parse_json(reply).get("answer")
@@ -118,7 +127,7 @@ async def _model_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) -> 
             return answer.strip()
 
         try:
-            out[kind] = await ctx.ask(spec, messages, validate, "distractors")
+            out[kind] = await ctx.ask(spec, messages, validate, "distractors", f"{cand['id']}/{kind}")
         except Unusable as exc:
             return {"drop": {"reason": exc.reason, "detail": f"{kind}: {exc.detail}"}}
         taken.append(out[kind])

@@ -54,20 +54,35 @@ async def run_ensemble(ctx, cands: list[dict]) -> list[dict]:
     view, s = ctx.view, ctx.settings
     specs = [ModelSpec.parse(f) for f in s.filters]
 
-    async def answer(spec: ModelSpec, cand: dict, pids: list[str]) -> int | None:
+    def papers(cand: dict, check: str) -> list[str]:
+        return [cand["seed"]] if check == "shortcut" else [cand["seed"], *cand["targets"]]
+
+    def messages(cand: dict, check: str) -> list[dict]:
+        return choice_messages(view, cand["question"], cand["options"], [view.papers[p] for p in papers(cand, check)])
+
+    async def answer(spec: ModelSpec, cand: dict, check: str) -> int | None:
         if spec.offline:
-            return baseline.choose(view, cand["question"], cand["options"], pids)
-        messages = choice_messages(view, cand["question"], cand["options"], [view.papers[p] for p in pids])
+            return baseline.choose(view, cand["question"], cand["options"], papers(cand, check))
         try:
-            return await ctx.ask(spec, messages, _letter, "ensemble")
+            return await ctx.ask(spec, messages(cand, check), _letter, "ensemble", f"{cand['id']}/{check}/{spec.name}")
         except Unusable:
             return None
 
     async def one(cand: dict) -> dict:
-        votes = {"shortcut": {}, "consensus": {}}
+        votes: dict[str, dict[str, int | None]] = {"shortcut": {}, "consensus": {}}  # check -> model -> option
+        # Batch mode: every filter's two questions in one round.
+        ctx.prefetch(
+            [
+                (spec, messages(cand, c), f"{cand['id']}/{c}/{spec.name}")
+                for spec in specs
+                if not spec.offline
+                for c in votes
+            ],
+            "ensemble",
+        )
         for spec in specs:
-            votes["shortcut"][str(spec)] = await answer(spec, cand, [cand["seed"]])
-            votes["consensus"][str(spec)] = await answer(spec, cand, [cand["seed"], *cand["targets"]])
+            votes["shortcut"][str(spec)] = await answer(spec, cand, "shortcut")
+            votes["consensus"][str(spec)] = await answer(spec, cand, "consensus")
         hits = {check: sum(v == cand["correct_index"] for v in answers.values()) for check, answers in votes.items()}
         pattern = " ".join(
             f"{check}:"

@@ -9,6 +9,8 @@ completion tokens are typical reply sizes.
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from agenthop.construct.chains import enumerate_chains, hops, prefilter
 from agenthop.construct.client import ModelSpec
 from agenthop.construct.prompts import answer_messages, choice_messages, judge_messages, qa_messages
@@ -17,6 +19,17 @@ from agenthop.runner.pricing import PriceTable
 
 REPLY_TOKENS = {"chains": 40, "qa": 400, "distractors": 60, "ensemble": 10}
 SAMPLE = 20
+
+
+class StageRow(TypedDict):
+    """One stage and model's estimate; ``usd`` is None for a model the price table does not hold."""
+
+    stage: str
+    model: str
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    usd: float | None
 
 
 def _tokens(messages: list[dict]) -> int:
@@ -33,7 +46,7 @@ def estimate(view, s, prices: PriceTable) -> dict:
     kept = [c for c in chains if prefilter(view, c, s) is None]
     n_qa = len(kept) if s.max_qa is None else min(len(kept), s.max_qa)
     sample = kept[:SAMPLE]
-    rows = []
+    rows: list[StageRow] = []
 
     def add(stage: str, model: str | None, calls: int, prompt: float) -> None:
         spec = ModelSpec.parse(model) if model else None

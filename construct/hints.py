@@ -90,6 +90,28 @@ RELAX: dict[str, tuple[str | None, str]] = {
         "--generator",
         "the offline generator's question named the cited paper; a model generator may not",
     ),
+    "quotes_source": (
+        "--attempts",
+        "the model's question quoted the target or the citing sentence; more --attempts ({value}) give it more "
+        "chances to paraphrase, or use a stronger generator",
+    ),
+    "names_section": (
+        "--attempts",
+        "the model's question pointed at a section, table or figure; more --attempts ({value}) give it more chances",
+    ),
+    "answer_in_abstract": (
+        None,
+        "the target's abstract already states the answer the model chose: a headline, not a finding of the body; "
+        "no option relaxes this",
+    ),
+    "not_synthesis": (
+        "--attempts",
+        "the model joined two answers with ';' instead of relating the two targets; more --attempts ({value}) help",
+    ),
+    "one_target_evidence": (
+        "--attempts",
+        "the model's evidence came from one target of a two-target question; more --attempts ({value}) help",
+    ),
     "no_sibling_with_text": (
         None,
         "wrong options come from other references with text; add more of the cited papers to the folder",
@@ -107,6 +129,10 @@ RELAX: dict[str, tuple[str | None, str]] = {
         "a label names no section header: repoint it on the audit page (agenthop-construct review) and run again",
     ),
     "removed_by_auditor": (None, "an auditor removed it on the audit page"),
+    "target_taken": (
+        "--one-item-per-target",
+        "each target paper serves one item (--one-item-per-target); leave it out to ask several items of one paper",
+    ),
 }
 
 VALUES = {
@@ -120,6 +146,7 @@ VALUES = {
     "--max-target-age": "max_target_age",
     "--max-cited-together": "max_cited_together",
     "--min-strength": "min_strength",
+    "--attempts": "attempts",
 }
 
 

@@ -35,6 +35,7 @@ import math
 import re
 from collections import Counter
 from functools import lru_cache
+from typing import Any
 
 from agenthop.construct.slots import Slot, as_written, slots_in, unit_of
 from agenthop.construct.stagefiles import digest
@@ -210,7 +211,7 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
             )
 
         return sorted(pool, key=rank)
-    scored = {}
+    scored: dict[str, tuple[int, bool, float, str]] = {}
     for pid in _source_pids(view, cand, kind, siblings):
         for _, sent, s in paper_slots(view, pid):
             if (
@@ -229,7 +230,7 @@ def candidates_for(view, cand: dict, kind: str, slot: dict, siblings: list[str],
                     digest(f"{salt}:{pid}:{s.value}"),
                 )
                 scored[s.value] = min(scored.get(s.value, score), score)
-    return sorted(scored, key=scored.get)
+    return sorted(scored, key=scored.__getitem__)
 
 
 def _num(value: str) -> float:
@@ -500,7 +501,7 @@ def generate(
         if named:
             last = {"reason": "names_target", "detail": f"every question written names the target: {named}"}
             continue
-        record = {
+        record: dict[str, Any] = {
             "question": question,
             "answer": MT_SEPARATOR.join(s["value"] for s in slots),
             "evidence": [s["evidence"] for s in slots],

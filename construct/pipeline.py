@@ -15,6 +15,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypedDict
 
 from agenthop.construct import artifacts, attrition
 from agenthop.construct.artifact_filter import run_artifacts
@@ -26,6 +27,7 @@ from agenthop.construct.distractors import run_distractors
 from agenthop.construct.ensemble import run_ensemble
 from agenthop.construct.postfilter import run_postfilter
 from agenthop.construct.qa import run_qa
+from agenthop.construct.recorded import RecordedResponses
 from agenthop.construct.release_out import write_release
 from agenthop.construct.sanity import run_sanity
 from agenthop.construct.seeds import select_seeds
@@ -34,6 +36,7 @@ from agenthop.construct.stagefiles import StageFiles, canonical, digest, file_di
 from agenthop.construct.verdicts import VerdictStore, apply_verdicts
 from agenthop.runner.pricing import PriceTable
 from agenthop.runner.retry import RetryPolicy
+from agenthop.runner.wire import Sampling
 from agenthop.server.corpus.schema import read_meta
 
 STAGES = ("seeds", "chains", "qa", "distractors", "artifacts", "ensemble", "sanity", "audit", "postfilter")
@@ -49,6 +52,15 @@ def _models(s: Settings) -> list[ModelSpec]:
     return [m for m in specs if not m.offline]
 
 
+class _ClientOptions(TypedDict, total=False):
+    """ModelClient's options the pipeline sets; prices and policy only when given, else the client's defaults."""
+
+    workers: int
+    sampling: Sampling | None
+    prices: PriceTable
+    policy: RetryPolicy
+
+
 class Pipeline:
     def __init__(
         self,
@@ -59,6 +71,9 @@ class Pipeline:
         prices: PriceTable | None = None,
         policy: RetryPolicy | None = None,
         echo: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+        model_mode: str = "direct",
+        responses: Path | None = None,
+        batch_outputs: tuple[Path, ...] = (),
     ):
         self.out, self.settings, self.echo = Path(out), settings, echo
         self.view = CorpusView(corpus)
@@ -67,12 +82,26 @@ class Pipeline:
         self.verdicts = VerdictStore(self.out / "audit" / "verdicts.sqlite")
         client = None
         if _models(settings):
-            kwargs = {"workers": settings.workers, "sampling": settings.sampling}
+            kwargs: _ClientOptions = {"workers": settings.workers, "sampling": settings.sampling}
             if prices is not None:
                 kwargs["prices"] = prices
             if policy is not None:
                 kwargs["policy"] = policy
-            client = ModelClient(self.out / "work" / "model-cache.sqlite", **kwargs)
+            recorded = RecordedResponses(responses) if responses is not None else None
+            client = ModelClient(self.out / "work" / "model-cache.sqlite", mode=model_mode, recorded=recorded, **kwargs)
+            if batch_outputs:
+                problems = client.import_batch(list(batch_outputs))
+                if problems:
+                    # Named, kept unanswered: a batch run asks them again in its next file, a direct run sends them.
+                    self.echo(
+                        f"{len(problems)} request(s) of the batch files have no usable answer in --batch-output "
+                        "and will be asked again:\n  " + "\n  ".join(problems)
+                    )
+        elif model_mode != "direct" or batch_outputs:
+            raise ConstructError(
+                "--batch, --batch-output and --replay apply to model stages; give a model with --judge, --generator "
+                "or --filter"
+            )
         self.ctx = Context(self.view, settings, client, echo)
         self.ran: list[str] = []
 
@@ -101,7 +130,7 @@ class Pipeline:
             return run_sanity(view, kept("ensemble"))
         if stage == "audit":
             return apply_verdicts(kept("sanity"), self.verdicts)
-        records, repairs = run_postfilter(view, kept("audit"), s.max_section_chars)
+        records, repairs = run_postfilter(view, kept("audit"), s.max_section_chars, s.one_item_per_target)
         write_atomic(self.out / "repair.jsonl", jsonl(repairs))
         return records
 
@@ -113,6 +142,8 @@ class Pipeline:
         self.echo(f"{stage}: running")
         records = await self._compute(stage)
         self.files.write(stage, fp, records)
+        if self.ctx.client is not None and self.ctx.client.recorded is not None:
+            self.ctx.client.recorded.save()
         self.ran.append(stage)
         kept = sum("drop" not in r for r in records)
         self.echo(f"{stage}: {len(records)} in, {kept} kept")
@@ -122,7 +153,7 @@ class Pipeline:
         try:
             for stage in STAGES[: STAGES.index(until) + 1]:
                 await self.run_stage(stage)
-            result = {"ran": self.ran, "attrition": self.attrition()}
+            result: dict[str, Any] = {"ran": self.ran, "attrition": self.attrition()}
             write_atomic(
                 self.out / "attrition.json", json.dumps(result["attrition"], indent=1, ensure_ascii=False) + "\n"
             )
@@ -157,6 +188,17 @@ class Pipeline:
         summary = artifacts.summarise(self.files.kept(done[-1]), view=self.view)
         return {"stage": done[-1], **summary}
 
+    def stage_models(self) -> dict:
+        """The model of every stage by the name its requests carry ('baseline': no model; null: the stage has none)."""
+        s = self.settings
+        name = lambda m: ModelSpec.parse(m).name if m else None  # noqa: E731
+        return {
+            "chains": name(s.judge),
+            "qa": name(s.generator),
+            "distractors": name(s.generator),
+            "ensemble": [name(f) for f in s.filters],
+        }
+
     def write_release(self) -> dict:
         final = self.files.kept("postfilter")
         run_settings = {k: v for k, v in self.settings.to_json().items() if k not in ("attempts", "workers")}
@@ -166,7 +208,16 @@ class Pipeline:
             "settings": run_settings,
             "stage_outputs": {stage: file_digest(self.files.output(stage)) for stage in STAGES},
             "artifact_audit": self.audited(),
+            "models": self.stage_models(),
         }
+        recorded = self.ctx.client.recorded if self.ctx.client is not None else None
+        if recorded is not None:
+            recorded.save()
+            provenance["recorded_responses"] = {
+                "file": recorded.path.name,
+                "sha256": file_digest(recorded.path) if recorded.path.exists() else None,
+                "responses": len(recorded),
+            }
         counts = write_release(self.view, final, self.out / "release", provenance)
         self.echo(
             f"release: {counts['items']} items ({counts['ST']} single-target, {counts['MT']} multi-target) in {self.out / 'release'}"

@@ -12,6 +12,11 @@ Then each blank is asked once per release: of the candidates that blank the same
 (target, evidence sentence), the one with the smallest content-derived item ID is kept and the others are dropped
 (``repeated_blank``). Two items on one blank give each other away (the option both offer is the gold: 61% on the
 explore release before this rule) and are not independent observations.
+
+With ``one_item_per_target``, each target paper serves at most one item: of the candidates whose targets
+overlap, the one with the smallest item ID is kept and the others are dropped (``target_taken``). An agent
+that answered one item has read its target; a second item on the same paper, later in the run or in another
+agent's memory, no longer sends it anywhere new, which wastes the headroom a research question needs.
 """
 
 from __future__ import annotations
@@ -70,7 +75,22 @@ def repeated_blanks(cands: list[dict]) -> dict[int, dict]:
     return drops
 
 
-def run_postfilter(view, cands: list[dict], max_chars: int) -> tuple[list[dict], list[dict]]:
+def taken_targets(cands: list[dict]) -> dict[int, dict]:
+    """{index: drop} for every candidate one of whose targets a candidate with a smaller item ID already serves."""
+    served: dict[str, str] = {}
+    drops = {}
+    for i in sorted(range(len(cands)), key=lambda i: item_id(cands[i])):
+        first = next((served[t] for t in sorted(cands[i]["targets"]) if t in served), None)
+        if first is not None:
+            drops[i] = {"reason": "target_taken", "detail": f"{first} already serves this target paper"}
+            continue
+        served.update({t: item_id(cands[i]) for t in cands[i]["targets"]})
+    return drops
+
+
+def run_postfilter(
+    view, cands: list[dict], max_chars: int, one_item_per_target: bool = False
+) -> tuple[list[dict], list[dict]]:
     out, repairs = [], []
     for cand in cands:
         drop, repair = check(view, cand, max_chars)
@@ -80,4 +100,8 @@ def run_postfilter(view, cands: list[dict], max_chars: int) -> tuple[list[dict],
     kept = [i for i, c in enumerate(out) if "drop" not in c]
     for j, drop in repeated_blanks([out[i] for i in kept]).items():
         out[kept[j]] = {**out[kept[j]], "drop": drop}
+    if one_item_per_target:
+        kept = [i for i, c in enumerate(out) if "drop" not in c]
+        for j, drop in taken_targets([out[i] for i in kept]).items():
+            out[kept[j]] = {**out[kept[j]], "drop": drop}
     return out, repairs

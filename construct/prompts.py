@@ -82,9 +82,32 @@ def judge_messages(view: CorpusView, citing: Paper, cited: Paper, context: str) 
 
 
 QA_SHAPE = (
-    '{"question": "...", "answer": "...", "evidence": ["<verbatim sentence(s) from the target paper(s)>"], '
+    '{"question": "...", "answer": "...", "evidence": ["<sentence(s) copied word for word from the target paper(s)>"], '
     '"reasoning_type": "GROUND|METHOD|MOTIVE|RESULT", '
+    '"cognitive_skill": "retrieve|reason|contrast|assess|synthesize|justify", '
     '"labels": [{"paper_id": "...", "section": "<a section header of that target>", "relevance": "direct|supporting"}]}'
+)
+
+# The rules every question follows (Stage 3 of the paper: the generator may not name the target's title or methods,
+# so an agent cannot shortcut by matching them; and, since a question that quotes the sentence holding its answer is
+# a lookup, never quotes the target or the citing sentence, nor points at a section).
+QUESTION_RULES = (
+    "Rules for the question: write it in your own plain words, as a researcher who has read the seed paper would ask "
+    "it; describe what is asked without quoting any sentence of the target paper(s) or the citing sentence (no run of "
+    "eight or more of their words), without naming the target's title, the names it gives its methods, models or "
+    "datasets, or any of its section, table or figure names or numbers; give just enough context (what the seed uses "
+    "the cited work for) that only the cited work answers it. Ask about what the body of the paper reports (a result "
+    "with its setting, a method detail, a finding of its analysis, a motive), not about the headline its abstract "
+    "states, and never about a year, a training setting such as a learning rate, a footnote, a symbol or a citation.\n"
+    "Rules for the answer: a whole answer a reader could check, of the form the question asks for (a value with what it "
+    "measures, a short phrase, or one sentence), stated by the evidence, which you copy word for word from the target "
+    "paper's text (one or more whole sentences; never from its abstract).\n"
+    "Labels: the reasoning type is GROUND (a fact the paper states), METHOD (how something was done), MOTIVE (why, or "
+    "how it relates to earlier work) or RESULT (an outcome measured); the cognitive skill is what answering takes: "
+    "retrieve (find one stated fact), reason (infer from what is stated), contrast (compare two findings), assess "
+    "(judge a claim against the evidence), synthesize (combine findings into one answer) or justify (explain why). "
+    "Label the target sections that state the answer (direct) or that a reader needs to interpret it (supporting), "
+    "naming each by its header exactly as shown after '## '; every target needs a direct label."
 )
 
 
@@ -92,17 +115,20 @@ def qa_messages(
     view: CorpusView, seed: Paper, bridge: Paper | None, targets: list[Paper], contexts: list[str]
 ) -> list[dict]:
     route = (
-        f"The seed paper cites {bridge.title!r}, which cites the target(s)."
+        f"The seed paper cites {bridge.title!r}, which cites the target(s): the reader reaches them in two hops."
         if bridge
         else "The seed paper cites the target(s) directly."
     )
     multi = len(targets) > 1
     task = (
-        "Write one question whose answer needs both target papers together: ask for a relation between a fact of each "
-        "(which of two reported values is larger, what both used, how one builds on the other), so that reading either paper "
-        "alone cannot answer it; the evidence holds a sentence from each."
+        "Write one open-ended question whose answer needs the findings of BOTH target papers together: a comparison "
+        "(which of the two does more or better, and by how much), a difference (how their methods or findings differ), "
+        "or a combination (what follows from the two findings at once). Reading either paper alone must not answer "
+        "it. The answer is one sentence that relates the two findings, never two separate answers joined by ';'. The "
+        "evidence holds at least one sentence from each target; the cognitive skill is contrast, synthesize or reason."
         if multi
-        else "Write one question whose answer is a specific fact stated in the target paper."
+        else "Write one open-ended question whose answer is a finding the target paper states in its body, which the "
+        "seed paper relies on but does not itself give."
     )
     blocks = "\n\n".join(paper_block(view, t, TEXT_BUDGET // len(targets)) for t in targets)
     return [
@@ -114,17 +140,9 @@ def qa_messages(
         {
             "role": "user",
             "content": (
-                f"Seed paper:\n{paper_block(view, seed, 8000)}\n\n{route} The citing sentence(s): "
+                f"Seed paper:\n{paper_block(view, seed, 8000)}\n\n{route} The citing sentence(s) (do not quote them): "
                 + " | ".join(f'"{c}"' for c in contexts)
-                + f"\n\nTarget paper(s):\n{blocks}\n\n{task}\n"
-                "Rules: ask from the seed paper's point of view (what did the work it relies on find, do, or why); ask about a finding "
-                "(a result, a method detail, a dataset, or a motive), never about a year, a section, table or equation number, a "
-                "footnote, a symbol or a citation; give enough context that the target alone answers it; never write the "
-                "target's title or the names it gives its methods, models or datasets; the answer is short (one phrase) and is "
-                "supported by the evidence, which you copy word for word from the target's text; the reasoning type is GROUND (a fact "
-                "about the paper), METHOD (how something was done), MOTIVE (why, or how it relates to earlier work) or RESULT (an "
-                "outcome measured); label the target sections that state the answer (direct) or that a reader needs to interpret it "
-                f"(supporting), naming each by its header exactly as shown after '## '.\nReply with JSON only: {QA_SHAPE}"
+                + f"\n\nTarget paper(s):\n{blocks}\n\n{task}\n{QUESTION_RULES}\nReply with JSON only: {QA_SHAPE}"
             ),
         },
     ]
@@ -182,12 +200,16 @@ def answer_messages(view: CorpusView, question: str, papers: list[Paper], form: 
     else:
         ask = "Answer this question about a research paper from what you know; give your best specific answer."
     return [
-        {"role": "system", "content": "You answer questions about research papers in one short phrase. " + _DATA_NOTE},
+        {
+            "role": "system",
+            "content": "You answer questions about research papers in one short phrase (or one sentence when the "
+            "question asks how two findings relate). " + _DATA_NOTE,
+        },
         {
             "role": "user",
             "content": f"{ask}\nQuestion: {question}\n"
             + (f"Write the answer as {form}.\n" if form else "")
-            + 'Reply with JSON only: {"answer": "<one phrase, at most 25 words, with any numbers it needs>"}',
+            + 'Reply with JSON only: {"answer": "<a whole answer, at most 40 words, with any numbers it needs>"}',
         },
     ]
 

@@ -14,9 +14,19 @@ from agenthop.construct.client import ModelSpec
 from agenthop.construct.context import Unusable
 from agenthop.construct.prompts import BadReply, parse_json, qa_messages
 from agenthop.construct.stagefiles import digest
-from agenthop.construct.textspans import names_target, supported_by, verbatim_in
-from agenthop.server.corpus.release import REASONING_TYPES
+from agenthop.construct.textspans import (
+    names_section,
+    names_target,
+    quoted_run,
+    result_numbers,
+    supported_by,
+    verbatim_in,
+)
+from agenthop.runner.textmatch import content_words
+from agenthop.server.corpus.release import COGNITIVE_SKILLS, REASONING_TYPES
 from agenthop.server.sections import label_headers
+
+MT_SKILLS = ("contrast", "synthesize", "reason")  # what answering from two papers' findings together takes
 
 
 def validate_qa(view, chain: dict, reply: str) -> dict:
@@ -28,6 +38,15 @@ def validate_qa(view, chain: dict, reply: str) -> dict:
     if rtype not in REASONING_TYPES:
         raise BadReply(
             f"'reasoning_type' must be one of {', '.join(REASONING_TYPES)}, found {data.get('reasoning_type')!r}"
+        )
+    skill = str(data.get("cognitive_skill", "")).strip().lower()
+    multi = len(chain["targets"]) > 1
+    allowed = MT_SKILLS if multi else COGNITIVE_SKILLS
+    if skill not in allowed:
+        raise BadReply(
+            f"'cognitive_skill' must be one of {', '.join(allowed)}"
+            + (" for a question that needs both targets" if multi else "")
+            + f", found {data.get('cognitive_skill')!r}"
         )
     evidence = data.get("evidence")
     evidence = [evidence] if isinstance(evidence, str) else evidence
@@ -41,6 +60,26 @@ def validate_qa(view, chain: dict, reply: str) -> dict:
             )
     if not supported_by(answer, " ".join(evidence)):
         raise BadReply(f"the answer {answer[:80]!r} is not stated in the evidence", "answer_not_in_evidence")
+    if multi:
+        if len([p for p in answer.split(";") if p.strip()]) > 1:
+            raise BadReply(
+                "the answer joins two separate answers with ';': write one sentence that relates the two targets' "
+                "findings (a comparison, a difference or a combination)",
+                "not_synthesis",
+            )
+        alone = [t for t in chain["targets"] if not any(verbatim_in(e, texts[t]) for e in evidence)]
+        if alone:
+            raise BadReply(
+                f"the evidence holds no sentence of the target {alone[0]}: the answer must need both targets",
+                "one_target_evidence",
+            )
+    else:
+        abstract = view.papers[chain["targets"][0]].abstract
+        if (result_numbers(answer) or len(set(content_words(answer))) >= 2) and supported_by(answer, abstract):
+            raise BadReply(
+                "the target's abstract already states the answer: ask about a finding only its body reports",
+                "answer_in_abstract",
+            )
     labels = data.get("labels")
     if not isinstance(labels, list) or not labels:
         raise BadReply("'labels' must list the target sections holding the answer", "label_unresolved")
@@ -72,11 +111,28 @@ def validate_qa(view, chain: dict, reply: str) -> dict:
         why = names_target(question, view.papers[t].title, view.titles_naming)
         if why:
             raise BadReply(f"the question names the target paper ({why}); ask without naming it", "names_target")
+    contexts = [view.context(chain["bridge"] or chain["seed"], t) or "" for t in chain["targets"]]
+    if chain["bridge"]:
+        contexts.append(view.context(chain["seed"], chain["bridge"]) or "")
+    quote = quoted_run(question, [*texts.values(), *contexts])
+    if quote:
+        raise BadReply(
+            f"the question quotes the papers ({quote!r}): describe what is asked in your own words", "quotes_source"
+        )
+    for t in chain["targets"]:
+        pointer = names_section(question, [sec.header for sec in view.sections(t)])
+        if pointer:
+            raise BadReply(
+                f"the question points at a part of the target paper ({pointer}): ask without naming sections, "
+                "tables or figures",
+                "names_section",
+            )
     return {
         "question": question.strip(),
         "answer": answer.strip(),
         "evidence": evidence,
         "reasoning_type": rtype,
+        "cognitive_skill": skill,
         "labels": clean,
     }
 
@@ -106,7 +162,10 @@ async def run_qa(ctx, chains: list[dict]) -> list[dict]:
             contexts,
         )
         try:
-            return {**chain, **await ctx.ask(spec, messages, lambda reply: validate_qa(view, chain, reply), "qa")}
+            return {
+                **chain,
+                **await ctx.ask(spec, messages, lambda reply: validate_qa(view, chain, reply), "qa", chain["id"]),
+            }
         except Unusable as exc:
             return {**chain, "drop": {"reason": exc.reason, "detail": exc.detail}}
 

@@ -39,7 +39,9 @@ def _text_id(view, pid: str) -> str | None:
 
 
 def graph(view, item_id: str, seed: str) -> dict:
-    nodes, edges, contexts = {}, {}, {}
+    nodes: dict[str, dict] = {}
+    edges: dict[str, list[str]] = {}
+    contexts: dict[str, dict[str, str]] = {}  # citing -> cited -> the citation's context
 
     def node(pid: str) -> None:
         if pid not in nodes:
@@ -71,16 +73,25 @@ def graph(view, item_id: str, seed: str) -> dict:
 
 ID_RULE = (
     "st_ or mt_, then the first 10 hex digits of the SHA-256 of the canonical JSON of "
-    "[seed paper ID, bridge paper ID or null, target paper IDs, evidence sentences]"
+    "[seed paper ID, bridge paper ID or null, target paper IDs, evidence sentences, question, options in order]"
 )
 
 
 def item_id(cand: dict) -> str:
-    """An ID derived from the item's content alone: removing, adding or re-running other items never changes it."""
-    return (
-        f"{cand['kind'].lower()}_"
-        + digest(canonical([cand["seed"], cand["bridge"], cand["targets"], cand.get("evidence", [])]))[:10]
-    )
+    """An ID derived from the item's content alone: removing, adding or re-running other items never changes it.
+
+    It covers everything the agent sees (the question and every option, in order), so two releases that ask
+    different options never share an ID, whichever generator wrote them.
+    """
+    content = [
+        cand["seed"],
+        cand["bridge"],
+        cand["targets"],
+        cand.get("evidence", []),
+        cand.get("question"),
+        cand.get("options", []),
+    ]
+    return f"{cand['kind'].lower()}_" + digest(canonical(content))[:10]
 
 
 def item_ids(cands: list[dict]) -> list[str]:
@@ -91,13 +102,18 @@ def item_ids(cands: list[dict]) -> list[str]:
         dup = next(i for i in ids if ids.count(i) > 1)
         same = [c["id"] for c, i in zip(cands, ids) if i == dup]
         raise ValueError(
-            f"candidates {', '.join(same)} share the content-derived ID {dup} (same seed, bridge, targets and "
-            "evidence): the pipeline made one item twice; remove one with an audit verdict and report the bug"
+            f"candidates {', '.join(same)} share the content-derived ID {dup} (same seed, bridge, targets, "
+            "evidence, question and options): the pipeline made one item twice; remove one with an audit verdict and report the bug"
         )
     return ids
 
 
-def qa_record(view, item_id: str, cand: dict) -> dict:
+def citation_count(view, pid: str) -> int:
+    """Papers of the source corpus that cite ``pid`` (what Stage 1 counts), recorded with each gold paper."""
+    return len(set(view.citers(pid)) - {pid})
+
+
+def qa_record(view, item_id: str, cand: dict, citations_taken: str | None = None) -> dict:
     seed = view.papers[cand["seed"]]
     bridges = [cand["bridge"]] if cand["bridge"] else []
     return {
@@ -105,7 +121,7 @@ def qa_record(view, item_id: str, cand: dict) -> dict:
         "question_type": "multi-target" if cand["kind"] == "MT" else "single-target",
         "depth": cand["depth"],
         "reasoning_type": cand["reasoning_type"],
-        "cognitive_skill": SKILL[cand["kind"]],
+        "cognitive_skill": cand.get("cognitive_skill") or SKILL[cand["kind"]],  # a model's, else by the item's type
         "venue": seed.venue,
         "consensus_tier": cand["consensus_tier"],
         "question": cand["question"],
@@ -120,6 +136,8 @@ def qa_record(view, item_id: str, cand: dict) -> dict:
         "bridge_paper_ids": bridges,
         "bridge_arxiv_ids": [_text_id(view, b) or "" for b in bridges],
         "filter_agreement": cand["filter_agreement"],
+        "gold_citation_counts": [citation_count(view, t) for t in cand["targets"]],
+        "citation_counts_taken": citations_taken,
     }
 
 
@@ -155,8 +173,9 @@ def label_record(view, item_id: str, cand: dict) -> dict:
     }
 
 
-def write_release(view, cands: list[dict], out: Path, provenance: dict) -> dict:
-    """Write the release directory ``out``; return its counts."""
+def write_release(view, cands: list[dict], out: Path, provenance: dict, citations_taken: str | None = None) -> dict:
+    """Write the release directory ``out``; return its counts. ``citations_taken``: the date (YYYY-MM-DD) the
+    gold papers' citation counts were taken, written beside them."""
     tmp = out.with_name(out.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
     files = {
@@ -172,7 +191,7 @@ def write_release(view, cands: list[dict], out: Path, provenance: dict) -> dict:
         open(files[LABELS_FILE], "w", encoding="utf-8", newline="\n") as lab,
     ):
         for item_id, cand in zip(ids, cands):
-            qa.write(_line(qa_record(view, item_id, cand)))
+            qa.write(_line(qa_record(view, item_id, cand, citations_taken)))
             gr.write(_line(graph(view, item_id, cand["seed"])))
             lab.write(_line(label_record(view, item_id, cand)))
     with open(files[POOL_FILE], "w", encoding="utf-8", newline="\n") as pool:

@@ -39,6 +39,7 @@ class Settings:
     filters: tuple[str, ...] = (BASELINE,)
     # post-filter
     max_section_chars: int = 70_015
+    one_item_per_target: bool = False  # each target paper serves at most one item (headroom: no item repeats a paper)
     # running (not part of any stage's fingerprint: they change how, not what)
     attempts: int = field(default=3, metadata={"run": True})
     workers: int = field(default=8, metadata={"run": True})
@@ -81,6 +82,8 @@ MODEL_STAGES = {"chains", "qa", "distractors", "ensemble"}
 def stage_settings(s: Settings, stage: str) -> dict:
     keys = STAGE_SETTINGS[stage] + (("attempts",) if stage in MODEL_STAGES else ())
     out = {k: getattr(s, k) for k in keys}
+    if stage == "postfilter" and s.one_item_per_target:  # only when set, so earlier runs keep their fingerprints
+        out["one_item_per_target"] = True
     if stage in MODEL_STAGES and s.sampling is not None:  # only when set, so that earlier runs keep their fingerprints
         out["sampling"] = s.sampling.as_dict()
     return out

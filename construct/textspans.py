@@ -182,3 +182,43 @@ def verbatim_in(span: str, text: str) -> bool:
     """``span`` occurs in ``text`` up to whitespace."""
     squash = lambda s: " ".join((s or "").split())  # noqa: E731
     return bool(squash(span)) and squash(span) in squash(text)
+
+
+QUOTE_RUN = 8  # this many consecutive words shared with a source sentence make a quote, not a paraphrase
+
+
+def quoted_run(question: str, sources: list[str], n: int = QUOTE_RUN) -> str | None:
+    """The first run of ``n`` consecutive words of ``question`` that one of ``sources`` also holds, or None.
+
+    Words are compared normalised (case, punctuation), so a quote with its commas dropped is still a quote.
+    """
+    words = normalise(question).split()
+    if len(words) < n:
+        return None
+    runs = {" ".join(words[i : i + n]) for i in range(len(words) - n + 1)}
+    for source in sources:
+        padded = f" {normalise(source)} "
+        for run in sorted(runs):
+            if f" {run} " in padded:
+                return run
+    return None
+
+
+_SECTION_WORD = re.compile(
+    r"\b(?:section|sect\.|sec\.|§|appendix|table|figure|fig\.)\s*\d|\b(?:section|appendix)\b", re.I
+)
+
+
+def names_section(question: str, headers: list[str]) -> str | None:
+    """What in ``question`` points at a part of the paper: a section, table or figure, or a header of two or more
+    words ('Error Analysis'; a one-word header such as 'Results' is also a plain word and is allowed), or None."""
+    m = _SECTION_WORD.search(question)
+    if m:
+        return repr(m.group(0))
+    q_norm = f" {normalise(question)} "
+    for header in headers:
+        bare = re.sub(r"^\s*(?:[A-Z]|\d+(?:\.\d+)*)[.)]?\s+", "", header or "")
+        h_norm = normalise(bare)
+        if len(h_norm.split()) >= 2 and f" {h_norm} " in q_norm:
+            return f"the header {header!r}"
+    return None

@@ -72,7 +72,9 @@ class VerdictStore:
                     None if labels is None else canonical(labels),
                 ),
             )
-            return cur.lastrowid
+            seq = cur.lastrowid
+            assert seq is not None, "an INSERT sets lastrowid"
+            return seq
 
     def rows(self) -> list[dict]:
         with self.lock:

@@ -41,6 +41,7 @@ def item_dataset(items_file: Path, corpus_path: Path) -> MemoryDataset:
     samples = []
     for ref in refs:
         item = corpus.item(ref.id)
+        assert item is not None  # items the corpus lacks were refused above
         samples.append(
             Sample(
                 id=item.item_id,

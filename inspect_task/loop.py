@@ -71,7 +71,8 @@ async def run_sample(
             str(state.sample_id), label, caps, disabled_tools, _client_info(state, mcp_client)
         )
         record.run, record.session_id = label, info.session_id
-        termination, reason = "abandoned", "the sample was cancelled before its session ended"
+        termination: str | None = "abandoned"  # None: the session ended on its own (answer or budget)
+        reason = "the sample was cancelled before its session ended"
         try:
             ending = await _run_session(state, info, counter, closed_book, mcp_client, api)
             termination, reason = ending if ending is not None else (None, "")

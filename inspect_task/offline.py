@@ -37,7 +37,9 @@ def _reply(name: str, arguments: dict) -> ModelOutput:
 
 def navigator(messages, tools, tool_choice, config) -> ModelOutput:
     """mockllm's custom_outputs: list the seed's sections, read the first, submit (A)."""
-    seed = re.search(r"^ID:\s*(\S+)", messages[0].text, re.M).group(1)
+    found = re.search(r"^ID:\s*(\S+)", messages[0].text, re.M)
+    assert found is not None, "the task text names the seed paper's ID"
+    seed = found.group(1)
     turn = sum(1 for m in messages if m.role == "assistant")
     if turn == 0:
         return _reply("list_sections", {"paper_id": seed})

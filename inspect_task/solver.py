@@ -26,18 +26,19 @@ def agenthop_agent(
     # OpenAI and the server, which an eval of some other task should not pay for.
     from agenthop.inspect_task.loop import run_sample
 
-    settings = {
-        "corpus": Path(corpus),
-        "log": Path(log),
-        "run": run,
-        "caps": caps,
-        "disabled_tools": disabled_tools,
-        "closed_book": closed_book,
-        "mcp_client": mcp_client,
-    }
+    corpus_path, log_path = Path(corpus), Path(log)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        await run_sample(state, **settings)
+        await run_sample(
+            state,
+            corpus=corpus_path,
+            log=log_path,
+            run=run,
+            caps=caps,
+            disabled_tools=disabled_tools,
+            closed_book=closed_book,
+            mcp_client=mcp_client,
+        )
         return state
 
     return solve

@@ -10,7 +10,25 @@ scorer does) stays light.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agenthop._exports import lazy_exports
+
+# The names as the checker sees them (``X as X``: re-exported); at run time __getattr__ imports each on first use.
+if TYPE_CHECKING:
+    from agenthop.runner.api import RunResult as RunResult
+    from agenthop.runner.api import run_items as run_items
+    from agenthop.runner.retry import RetryPolicy as RetryPolicy
+    from agenthop.runner.run import NoItemsLeft as NoItemsLeft
+    from agenthop.runner.run import ResumeConflict as ResumeConflict
+    from agenthop.runner.run import RunError as RunError
+    from agenthop.runner.run import RunLogUnwritable as RunLogUnwritable
+    from agenthop.runner.session import ServerError as ServerError
+    from agenthop.runner.sharding import Shard as Shard
+    from agenthop.runner.sharding import ShardError as ShardError
+    from agenthop.runner.summary import RunSummary as RunSummary
+    from agenthop.server.caps import Caps as Caps
+    from agenthop.server.item_files import ItemsError as ItemsError
 
 _WHERE = {
     "run_items": "agenthop.runner.api",

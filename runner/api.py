@@ -331,6 +331,7 @@ async def _corpus_identity(plan: RunPlan) -> dict | None:
             await probe.aclose()
     from agenthop.server.corpus.schema import open_corpus, read_meta
 
+    assert plan.corpus is not None  # a plan that names no server names a corpus
     conn = open_corpus(plan.corpus)
     try:
         meta = read_meta(conn)
@@ -382,7 +383,11 @@ async def execute(plan: RunPlan) -> RunSummary:
             ).start()
         if pool is not None:
             await pool.prepare()
-        api = ServerAPI(plan.server_url or server_thread.base_url)
+        url = plan.server_url
+        if not url:
+            assert server_thread is not None  # started above: the plan names no server
+            url = server_thread.base_url
+        api = ServerAPI(url)
         writer = RecordWriter(out / RUNNER_FILE)
         state = load_state(out / RUNNER_FILE)
         orch = Orchestrator(s, api, writer, plan.prices, gold, None)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 from agenthop.runner.readfirst import ReadFirstGate
 from agenthop.runner.records import RecordWriter
@@ -29,7 +30,7 @@ class SessionOver(Exception):
     """The server ended the session (answer or budget); stop the agent."""
 
 
-def _readable(call: dict) -> dict:
+def _readable(call: Mapping[str, Any]) -> Mapping[str, Any]:
     """A tool call as emitted; JSON-string arguments that parse to an object are stored as that object."""
     args = call.get("arguments")
     if isinstance(args, str):
@@ -89,7 +90,7 @@ class Episode:
         prompt_tokens: int,
         completion_tokens: int,
         cached_tokens: int,
-        tool_calls: list[dict],
+        tool_calls: Sequence[Mapping[str, Any]],  # each {id, name, arguments}
         latency_ms: float,
         retries: int = 0,
         transient_errors: list[str] | None = None,
@@ -185,7 +186,10 @@ class Episode:
 
     async def _substitute(self, name: str, args: dict, paper: str) -> ToolResult:
         listing = await self.call("list_sections", {"paper_id": paper}, forced=True, flush_on_end=False)
-        done = [{"name": "list_sections", "arguments": {"paper_id": paper}, "outcome": listing.outcome}]
+        assert self.gate is not None  # only the read-first gate substitutes calls
+        done: list[dict[str, Any]] = [
+            {"name": "list_sections", "arguments": {"paper_id": paper}, "outcome": listing.outcome}
+        ]
         parts = [listing.text]
         final = listing
         best = self.gate.best_section(listing.structured.get("sections") or []) if listing.outcome == "ok" else None

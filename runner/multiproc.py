@@ -192,7 +192,11 @@ async def _child_run(n: int, plan, workers: int, pipe, events, next_index) -> No
         if server_thread is not None:
             server_thread.stop()
         return
-    api = ServerAPI(plan.server_url or server_thread.base_url)
+    url = plan.server_url
+    if not url:
+        assert server_thread is not None  # started above: the plan names no server
+        url = server_thread.base_url
+    api = ServerAPI(url)
     writer = RecordWriter(plan.out / RUNNER_FILE)
     orch = Orchestrator(s, api, writer, plan.prices)
     orch.on_item_done = lambda record, tokens, cost: events.put(("done", record, tokens, cost))

@@ -17,9 +17,11 @@ from __future__ import annotations
 import functools
 import json
 import re
+from typing import TypedDict
 
 from openai import AsyncOpenAI
-from openai.types.chat import ChatCompletion
+from openai.types.chat import ChatCompletion, ChatCompletionMessageFunctionToolCall, ChatCompletionMessageToolCallUnion
+from openai.types.chat.chat_completion_message_function_tool_call import Function
 
 from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, NUDGE, RunSettings
 from agenthop.runner.episode import Episode
@@ -66,6 +68,22 @@ def openai_tools(mcp_tools: list) -> list[dict]:
         }
         for t in mcp_tools
     ]
+
+
+class EmittedCall(TypedDict):
+    """A tool call as the model emitted it (the turn record's ``tool_calls``)."""
+
+    id: str
+    name: str
+    arguments: str | dict | None  # JSON text as sent; a text-mode call's parsed arguments, or its text if malformed
+
+
+def _function(call: ChatCompletionMessageToolCallUnion) -> Function:
+    """The function a tool call names. A custom tool call has none: AttributeError, as reading it would raise (the
+    response is then malformed: this agent offers only function tools)."""
+    if not isinstance(call, ChatCompletionMessageFunctionToolCall):
+        raise AttributeError(f"'{type(call).__name__}' object has no attribute 'function'")
+    return call.function
 
 
 def parse_arguments(raw) -> tuple[dict | None, str | None]:
@@ -152,7 +170,7 @@ async def run_raw(
             text = message.content or ""
             if text_mode:
                 parsed = parse_tool_calls(text, known)
-                emitted = [
+                emitted: list[EmittedCall] = [
                     {
                         "id": f"text_{ep.turn + 1}_{i}",
                         "name": c.name,
@@ -164,8 +182,8 @@ async def run_raw(
                 emitted = [
                     {
                         "id": tc.id or f"call_{ep.turn + 1}_{i}",
-                        "name": tc.function.name,
-                        "arguments": tc.function.arguments,
+                        "name": _function(tc).name,
+                        "arguments": _function(tc).arguments,
                     }
                     for i, tc in enumerate(message.tool_calls or [])
                 ]
@@ -212,6 +230,7 @@ async def run_raw(
                     ep.note_error(f"malformed text tool call {call.name}: {call.problem}")
                     content = malformed_text_message(call)
                 else:
+                    assert call.arguments is not None  # a call read without a problem has its arguments
                     content = (await ep.tool(call.name, call.arguments)).text
                 results.append((call.name, content))
                 if ep.ended:
@@ -232,14 +251,15 @@ async def run_raw(
                 ],
             }
         )
-        for call in emitted:
-            args, why = parse_arguments(call["arguments"])
+        for sent in emitted:
+            args, why = parse_arguments(sent["arguments"])
             if why is not None:
-                ep.note_error(f"malformed arguments for {call['name']} ({call['id']}): {why}")
-                content = malformed_message(call["name"], call["arguments"], why)
+                ep.note_error(f"malformed arguments for {sent['name']} ({sent['id']}): {why}")
+                content = malformed_message(sent["name"], sent["arguments"], why)
             else:
-                content = (await ep.tool(call["name"], args)).text
-            messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+                assert args is not None  # parse_arguments gives the arguments or why there are none
+                content = (await ep.tool(sent["name"], args)).text
+            messages.append({"role": "tool", "tool_call_id": sent["id"], "content": content})
             if ep.ended:
                 break
     return None

@@ -204,19 +204,21 @@ def load_state(path: str | Path) -> RunState:
     for rec in read_records(path):
         kind = rec.get("kind")
         sid = rec.get("session_id")
+        # The runner writes a string item_id on every record (the models require it): one without names no item.
+        item = rec.get("item_id")
         if kind == "attempt_start":
             if sid:
                 state.starts[sid] = rec
-                state.open_sessions.setdefault(sid, rec.get("item_id"))
+                if isinstance(item, str):
+                    state.open_sessions.setdefault(sid, item)
         elif kind == "turn":
             state.turns.append(rec)
-            if sid:
-                state.open_sessions.setdefault(sid, rec.get("item_id"))
+            if sid and isinstance(item, str):
+                state.open_sessions.setdefault(sid, item)
         elif kind in ("attempt_error", "item_end"):
             if sid:
                 closed.add(sid)
-            if kind == "item_end":
-                item = rec.get("item_id")
+            if kind == "item_end" and isinstance(item, str):
                 if rec.get("termination") == "error":
                     if item not in state.final:
                         state.errored[item] = rec

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from agenthop.runner.config import RunSettings
@@ -25,6 +26,9 @@ from agenthop.runner.session import ALL_TOOLS, Discovered, McpConnector, McpSess
 from agenthop.runner.summary import is_correct
 from agenthop.runner.textmatch import TaskParseError, parse_task
 from agenthop.server.log import AttemptError, AttemptStart, ItemEnd
+
+if TYPE_CHECKING:  # the model client is imported only by the agents that use one
+    from openai import AsyncOpenAI
 
 MANIFEST = "run.json"
 SERVER_LOG = "server-log.sqlite"
@@ -77,7 +81,7 @@ class RunLogUnwritable(RunError):
 
 
 def versions() -> dict:
-    out = {"python": platform.python_version()}
+    out: dict[str, str | None] = {"python": platform.python_version()}
     for pkg in ("agenthop", "mcp", "openai", "openai-agents"):
         try:
             out[pkg] = version(pkg)
@@ -248,7 +252,7 @@ def load_agent(agent: str) -> None:
 
 @dataclass
 class Lane:
-    client: object | None  # AsyncOpenAI for raw and sdk
+    client: AsyncOpenAI | None  # for the raw and sdk agents
     mcp: McpConnector
 
 
@@ -318,6 +322,7 @@ class Orchestrator:
         if s.agent == "sdk":
             from agenthop.runner.sdk_agent import make_sdk_parts, run_sdk
 
+            assert lane.client is not None  # a lane of the raw and sdk agents has a model client
             server, model, ref = make_sdk_parts(
                 info, s, lane.client, lane.mcp.client, lane.mcp.discovered, self.tool_lists
             )
@@ -336,6 +341,7 @@ class Orchestrator:
             if s.agent == "raw":
                 from agenthop.runner.raw_agent import run_raw
 
+                assert lane.client is not None  # a lane of the raw and sdk agents has a model client
                 return await run_raw(ep, mcp, lane.client, s, await self._tools(mcp))
             from agenthop.runner.baseline import run_baseline
 
@@ -451,7 +457,12 @@ class Orchestrator:
                 if termination is None and ep.ended and ep.answer is not None:
                     # The server acknowledged the answer in the result that ended the session (termination
                     # answer, with the budget spent): asking it again would only cost a round trip.
-                    state = {"ended": True, "termination": "answer", "answer": ep.answer, "budget_used": ep.budget_used}
+                    state: dict[str, Any] = {
+                        "ended": True,
+                        "termination": "answer",
+                        "answer": ep.answer,
+                        "budget_used": ep.budget_used,
+                    }
                 else:
                     state = await self.api.get_session(info.session_id)
                 if not state.get("ended"):
@@ -481,11 +492,11 @@ class Orchestrator:
             except RunLogUnwritable:
                 raise
             except Exception as exc:  # noqa: BLE001 - any failure ends the attempt
-                ep = holder[0] if holder else None
-                if ep is not None:
-                    ep.flush_turn()
-                    spent_tokens += ep.cumulative
-                    spent_cost = _add(spent_cost, self.cost(ep))
+                failed = holder[0] if holder else None
+                if failed is not None:
+                    failed.flush_turn()
+                    spent_tokens += failed.cumulative
+                    spent_cost = _add(spent_cost, self.cost(failed))
                 message = describe(exc) if not isinstance(exc, ServerError) else str(exc)
                 self.writer.write(
                     AttemptError(
@@ -513,9 +524,9 @@ class Orchestrator:
                     break  # the endpoint refuses this request every time: another attempt would send it again
                 if attempt < s.item_attempts:
                     await asyncio.sleep(s.retry.delay(attempt))
-        ep = holder[0] if holder else None
+        last = holder[0] if holder else None
         record = self._episode_end(
-            ep, item_id, info.session_id if info else None, attempt, "error", ep.budget_used if ep else 0, t0
+            last, item_id, info.session_id if info else None, attempt, "error", last.budget_used if last else 0, t0
         )
         self.writer.write(ItemEnd.model_validate(record))
         await self.durable()
@@ -577,7 +588,7 @@ class Orchestrator:
 
             for rec in read_checkpoint(log_path):
                 sid = rec.get("session_id")
-                if sid not in wanted:
+                if not isinstance(sid, str) or sid not in wanted:  # wanted holds strings only
                     continue
                 if rec.get("kind") == "session_end":
                     ends[sid] = rec

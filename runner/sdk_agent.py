@@ -165,7 +165,9 @@ class SessionMCPServer(MCPServerStreamableHttp):
     async def call_tool(
         self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
     ) -> CallToolResult:
-        result = await self.ep_ref.ep.tool(tool_name, dict(arguments or {}), meta=meta)
+        ep = self.ep_ref.ep
+        assert ep is not None  # the runner sets the episode before the agent runs
+        result = await ep.tool(tool_name, dict(arguments or {}), meta=meta)
         if result.raw is not None:
             return result.raw
         return CallToolResult(
@@ -216,7 +218,8 @@ class Meter(RunHooks):
             raise TokenLimitReached()
 
 
-def _unwrap(exc: BaseException) -> BaseException:
+def _unwrap(exc: BaseException | None) -> BaseException | None:
+    """The first of the runner's own endings in ``exc``'s chain of causes, or None."""
     seen = set()
     while exc is not None and id(exc) not in seen:
         if isinstance(exc, (TokenLimitReached, SessionOver, HardModelError, MaxTurnsExceeded)):
@@ -307,6 +310,10 @@ def make_sdk_parts(
     ref = EpisodeRef()
     server = SessionMCPServer(info, settings, ref, http_factory, discovered, tool_lists)
     model = RetryingModel(
-        OpenAIChatCompletionsModel(model=settings.model, openai_client=PlainChatClient(client)), settings, ref
+        # PlainChatClient stands in for AsyncOpenAI (it forwards every attribute but chat.completions.create to one);
+        # the SDK's annotation names the class, not the methods it uses.
+        OpenAIChatCompletionsModel(model=settings.model, openai_client=PlainChatClient(client)),  # type: ignore[arg-type]
+        settings,
+        ref,
     )
     return server, model, ref

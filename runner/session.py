@@ -312,20 +312,27 @@ class McpSession:
         if self._stack is not None:
             await self._stack.aclose()
 
+    def _connected(self) -> Client:
+        """The MCP client, which ``async with`` connects: the session is used inside it."""
+        assert self.client is not None, "use the session inside 'async with'"
+        return self.client
+
     async def list_tools(self) -> list:
-        tools = list((await self.client.list_tools()).tools)
+        tools = list((await self._connected().list_tools()).tools)
         if self.connector is not None:
             self.connector.discovered.compile(tools)
         return tools
 
     async def task_prompt(self) -> str:
-        return prompt_text(await self.client.get_prompt("research_task"))
+        return prompt_text(await self._connected().get_prompt("research_task"))
 
     async def call_tool(self, name: str, arguments: dict, meta: dict | None = None) -> ToolResult:
         if self.connector is not None:
-            self.connector.discovered.adopt(self.client.session)
+            self.connector.discovered.adopt(self._connected().session)
         try:
-            return to_tool_result(await self.client.call_tool(name, arguments, meta=meta))
+            # RequestParamsMeta is an open map (extra_items=Any), so any dict of str keys is one; the checker will
+            # not take a dict for a TypedDict.
+            return to_tool_result(await self._connected().call_tool(name, arguments, meta=meta))  # type: ignore[arg-type]
         except MCPError as exc:
             refused = refused_tool(exc)
             if refused is None:

@@ -60,7 +60,7 @@ def contains_phrase(text_norm: str, phrase: str) -> bool:
 
 # Question cues (substring -> weight) for the kind of evidence asked for, and the section headers
 # that tend to hold it, in order of preference.
-CUES = {
+CUES: dict[str, tuple[dict[str, float], tuple[str, ...]]] = {
     "RESULT": (
         {
             "results": 3,

@@ -19,7 +19,35 @@ document/report_md/report_html/plots/terminal (reports), view (trajectory viewer
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agenthop._exports import lazy_exports
+
+# The names as the checker sees them (``X as X``: re-exported); at run time __getattr__ imports each on first use.
+if TYPE_CHECKING:
+    from agenthop.scorer.errors import CorpusMismatchError as CorpusMismatchError
+    from agenthop.scorer.errors import ItemsFileError as ItemsFileError
+    from agenthop.scorer.errors import RunSpecError as RunSpecError
+    from agenthop.scorer.errors import ScorerError as ScorerError
+    from agenthop.scorer.gold import Gold as Gold
+    from agenthop.scorer.logs import Call as Call
+    from agenthop.scorer.logs import Run as Run
+    from agenthop.scorer.logs import Session as Session
+    from agenthop.scorer.logs import to_dataframe as to_dataframe
+    from agenthop.scorer.panel_scoring import panel as panel
+    from agenthop.scorer.reports import write_reports as write_reports
+    from agenthop.scorer.results import SCORER_VERSION as SCORER_VERSION
+    from agenthop.scorer.results import SUMMARY_SCHEMA_VERSION as SUMMARY_SCHEMA_VERSION
+    from agenthop.scorer.results import Headline as Headline
+    from agenthop.scorer.results import PairResult as PairResult
+    from agenthop.scorer.results import RunScore as RunScore
+    from agenthop.scorer.results import ScoreResult as ScoreResult
+    from agenthop.scorer.runs import load_run as load_run
+    from agenthop.scorer.runs import load_runs as load_runs
+    from agenthop.scorer.scoring import compare as compare
+    from agenthop.scorer.scoring import score as score
+    from agenthop.scorer.scoring import write_viewer as write_viewer
+    from agenthop.scorer.summary import score_run as score_run
 
 _WHERE = {
     "score": "agenthop.scorer.scoring",

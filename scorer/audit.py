@@ -11,6 +11,8 @@ correct, incorrect_inspected, incorrect_exposed, incorrect_neither.
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from agenthop.scorer.items import ItemOutcome
 from agenthop.scorer.logs import EXECUTED_OUTCOMES, Call
 
@@ -46,7 +48,7 @@ def inspected_papers(item: ItemOutcome) -> set[str]:
 
 
 def exposed_papers(item: ItemOutcome) -> set[str]:
-    out = set()
+    out: set[str] = set()
     for c in item.calls:
         out.update(e.paper_id for e in c.exposed)
     return out
@@ -57,7 +59,9 @@ def audit_category(item: ItemOutcome) -> str:
         return "unobservable"
     if item.correct:
         return "correct"
-    return "incorrect_" + contact(item)
+    found = contact(item)
+    assert found is not None  # observed, checked above
+    return "incorrect_" + found
 
 
 CONTACTS = ("inspected", "exposed", "neither")
@@ -81,7 +85,7 @@ def first_exposures(item: ItemOutcome) -> list[dict]:
         for c in item.calls:
             for e in c.exposed:
                 if e.paper_id == pid:
-                    first = (c.seq, e.rank, c.tool)
+                    first = (c.number, e.rank, c.tool)
                     break
             if first:
                 break
@@ -91,7 +95,7 @@ def first_exposures(item: ItemOutcome) -> list[dict]:
             )
             continue
         seq, rank, tool = first
-        later = any(is_inspection(c) and c.paper_id == pid and c.seq > seq for c in item.calls)
+        later = any(is_inspection(c) and c.paper_id == pid and c.number > seq for c in item.calls)
         out.append(
             {
                 "paper_id": pid,
@@ -106,9 +110,15 @@ def first_exposures(item: ItemOutcome) -> list[dict]:
     return out
 
 
+class _Band(TypedDict):
+    exposed: int
+    inspected_later: int
+    share_inspected: float | None
+
+
 def summarize_exposure(per_item: list[list[dict]]) -> dict:
     """Aggregate first exposures of gold papers over observed items."""
-    bands = {b: {"exposed": 0, "inspected_later": 0, "share_inspected": None} for b in RANK_BANDS}
+    bands: dict[str, _Band] = {b: {"exposed": 0, "inspected_later": 0, "share_inspected": None} for b in RANK_BANDS}
     ranks: list[int] = []
     by_tool: dict[str, int] = {}
     n_targets = 0

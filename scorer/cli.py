@@ -30,6 +30,9 @@ FLAGS = {
     "out": "--out",
     "tiers": "--tiers",
     "external": "--external",
+    "people": "PEOPLE_LOG",
+    "models": "--model",
+    "study_id": "--study-id",
 }
 SERVER_LOG_HELP = (
     "Checkpoint log of a server the run(s) used (agenthop-runner --server URL): a run directory without "
@@ -170,13 +173,13 @@ def compare_cmd(run_a, run_b, corpus, seed, resamples, items, out, server_log):
 @click.option(
     "--tiers",
     type=click.Path(exists=True, dir_okay=False),
-    help="TOML or CSV file giving runs a tier (or family) label, a model and a role (docs/scoring.md).",
+    help="TOML or CSV file giving runs a tier, a family, a model and a role (docs/scoring.md).",
 )
 @click.option(
     "--external",
     type=click.Path(exists=True, dir_okay=False),
-    help="CSV of external benchmark scores per model (a model column, then one column per benchmark), "
-    "for the correlation table (docs/scoring.md).",
+    help="CSV of external benchmark scores per model (a model column, then one column per benchmark; a score may "
+    "end in * for a proxy or † for a context-managed variant), for Table 16 (docs/scoring.md).",
 )
 @click.option("--items", type=click.Path(exists=True, dir_okay=False), help="Expected item set (as for score).")
 @click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False), help=SERVER_LOG_HELP)
@@ -214,6 +217,41 @@ def panel_cmd(runs, corpus, out, tiers, external, items, server_log, jobs, seed,
     except ScorerError as exc:
         raise fail(exc) from exc
     click.echo(f"panel of {len(result['runs'])} runs written to {out}")
+
+
+@main.command("study")
+@click.argument("people_log")
+@click.option("--model", "models", multiple=True, help="A model run to set beside the people (repeat for several).")
+@click.option("--corpus", default="corpus.sqlite", show_default=True, help="Corpus file with the gold labels.")
+@click.option(
+    "--out", required=True, type=click.Path(file_okay=False), help="Directory for study.json, study.md, study.html."
+)
+@click.option("--study-id", "study_id", default=None, help="The study to report when the log holds several.")
+@click.option("--server-log", "server_log", type=click.Path(exists=True, dir_okay=False), help=SERVER_LOG_HELP)
+@click.option("--seed", default=0, show_default=True, type=int, help="Bootstrap seed (paired tests).")
+@click.option("--resamples", default=10000, show_default=True, type=click.IntRange(min=1), help="Bootstrap resamples.")
+def study_cmd(people_log, models, corpus, out, study_id, server_log, seed, resamples):
+    """People beside models: a study's participants (PEOPLE_LOG, the log of agenthop-server play --study) and model
+    runs on the same items, side by side, with paired tests: study.json, study.md, study.html."""
+    from agenthop.scorer.study import study_report
+
+    try:
+        result = study_report(
+            people_log,
+            models,
+            corpus,
+            out=out,
+            study_id=study_id,
+            server_log=server_log,
+            seed=seed,
+            resamples=resamples,
+        )
+    except ScorerError as exc:
+        raise fail(exc) from exc
+    click.echo(
+        f"study {result['study']}: {len(result['participants'])} participants and {len(models)} model run(s) on "
+        f"{len(result['items'])} items; report written to {Path(out) / 'study.html'}"
+    )
 
 
 @main.command("view")

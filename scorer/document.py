@@ -7,7 +7,7 @@ a number: it reads ``n/a`` with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from agenthop.scorer import glossary
@@ -48,7 +48,7 @@ class Marked:
 @dataclass
 class Table:
     header: list[str]
-    rows: list[list[str]]
+    rows: Sequence[Sequence[str | Anchor]]  # an Anchor cell is a glossary term others link to; the rest is text
     caption: str | None = None
     left: int = 0  # leading columns of text (run names): left-aligned and not wrapped in HTML
     groups: list[tuple[str, int]] | None = None  # header groups over the columns (label, span), e.g. a scope's columns
@@ -214,9 +214,10 @@ def stopping_tables(stop: dict) -> list[Table]:
 def budget_bands(bands: dict, caps: list[dict]) -> dict:
     """The budget bands a run's items could fall in: a band starting above every session's budget cap is left out."""
     budgets = [(e.get("value") or {}).get("budget") for e in caps]
-    if not budgets or any(not isinstance(b, int) for b in budgets):
+    caps_given = [b for b in budgets if isinstance(b, int)]
+    if not budgets or len(caps_given) < len(budgets):  # no sessions, or one without a budget cap
         return bands
-    top = max(budgets)
+    top = max(caps_given)
     return {k: v for k, v in bands.items() if v["n"] or int(k.split("-")[0].rstrip("+")) <= top}
 
 

@@ -10,7 +10,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 #: The parameters a message may name, as ``{name}`` in its template.
-PARAMETERS = ("server_log", "items", "corpus", "jobs", "runs", "out", "tiers", "external")
+PARAMETERS = (
+    "server_log",
+    "items",
+    "corpus",
+    "jobs",
+    "runs",
+    "out",
+    "tiers",
+    "external",
+    "people",
+    "models",
+    "study_id",
+)
 
 
 class ScorerError(Exception):

@@ -38,10 +38,13 @@ class GoldItem:
     correct_index: int
     distractor_types: list | None
     gold_paper_ids: list[str]
-    gold_arxiv_ids: list[str]
+    gold_arxiv_ids: list[str | None]  # None: the corpus knows no arXiv ID (no text) for that gold paper
     bridge_paper_ids: list[str]
     seed_paper_id: str
     labels: list[Label] = field(default_factory=list)
+    seed_year: int | None = None
+    #: Gold paper ID -> its citation count recorded at construction (None: the release recorded none).
+    gold_citations: dict[str, int] | None = None
 
     @property
     def cell(self) -> str:
@@ -116,13 +119,31 @@ class Gold:
                     row = conn.execute("SELECT arxiv_id FROM papers WHERE paper_id = ?", (pid,)).fetchone()
                     fixed.append(row[0] if row else None)
                 item.gold_arxiv_ids = fixed
+        for item_id, year in conn.execute(
+            "SELECT i.item_id, p.year FROM items i JOIN papers p ON p.paper_id = i.seed_paper_id"
+        ):
+            if item_id in self.items:
+                self.items[item_id].seed_year = year
+        self.citations_taken: list[str] = []
+        if "gold_citation_counts" in tables:  # releases written before construction recorded counts lack it
+            taken: set[str | None] = set()
+            for item_id, pid, n, when in conn.execute(
+                "SELECT item_id, paper_id, citations, taken FROM gold_citation_counts ORDER BY item_id, position"
+            ):
+                counted = self.items.get(item_id)
+                if counted is not None:
+                    counted.gold_citations = {**(counted.gold_citations or {}), pid: int(n)}
+                    taken.add(when)
+            self.citations_taken = sorted(t for t in taken if t)
         if "gold_recall_labels" in tables:
             for item_id, arxiv_id, section, relevance in conn.execute(
                 "SELECT item_id, arxiv_id, section, relevance FROM gold_recall_labels ORDER BY item_id, position"
             ):
-                item = self.items.get(item_id)
-                if item is not None:
-                    item.labels.append(Label(arxiv_id=arxiv_id, section=section, relevance=(relevance or "").lower()))
+                labelled = self.items.get(item_id)
+                if labelled is not None:
+                    labelled.labels.append(
+                        Label(arxiv_id=arxiv_id, section=section, relevance=(relevance or "").lower())
+                    )
 
     def section_text(self, arxiv_id: str | None, index: int | None) -> str | None:
         if arxiv_id is None or index is None:
@@ -153,6 +174,7 @@ class Gold:
             "schema_version": self.meta.get("schema_version"),
             "meta": self.meta,
             "n_items": len(self.items),
+            "citations_taken": self.citations_taken,
         }
 
     def close(self) -> None:

@@ -55,7 +55,7 @@ class ItemOutcome:
 
     @property
     def termination(self) -> str:
-        if not self.observed:
+        if self.session is None:  # not observed
             return "unobservable"
         if self.item_end is not None:
             return self.item_end.termination
@@ -88,7 +88,7 @@ class ItemOutcome:
         return None, None
 
     def budget(self) -> int | None:
-        if not self.observed:
+        if self.session is None:  # not observed
             return None
         if self.session.end is not None:
             return self.session.end.budget_used

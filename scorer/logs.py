@@ -47,6 +47,7 @@ from agenthop.server.log import structs as log_structs
 from agenthop.server.log.structs import (
     AttemptError,
     AttemptStart,
+    Delivered,
     ItemEnd,
     Record,
     RunStart,
@@ -86,6 +87,19 @@ class Call(log_structs.CallRecord, tag="call"):
             return self.delivered.paper_id
         pid = self.arguments.get("paper_id")
         return pid if isinstance(pid, str) else None
+
+    @property
+    def number(self) -> int:
+        """The call's seq. Every call of a session has one; only a call that named an unknown session has none, and
+        such a call was refused: it executed nothing, exposed and delivered nothing."""
+        assert self.seq is not None, f"a call of {self.session_id} without seq"
+        return self.seq
+
+    @property
+    def delivered_section(self) -> Delivered:
+        """What a read that delivered text delivered; for the reads selected by ``delivered is not None``."""
+        assert self.delivered is not None, f"call {self.seq} of {self.session_id} delivered nothing"
+        return self.delivered
 
 
 @dataclass
@@ -174,8 +188,12 @@ def _corpus_id(value) -> str | None:
 
 _DECODER = msgspec.json.Decoder()
 #: Typed decoders: JSON straight into the record Structs, validated on the way.
-_CHECKPOINT = msgspec.json.Decoder(SessionStart | Call | SessionEnd)
-_RUNNER = msgspec.json.Decoder(RunStart | AttemptStart | Turn | AttemptError | ItemEnd)
+_CHECKPOINT: msgspec.json.Decoder[SessionStart | Call | SessionEnd] = msgspec.json.Decoder(
+    SessionStart | Call | SessionEnd
+)
+_RUNNER: msgspec.json.Decoder[RunStart | AttemptStart | Turn | AttemptError | ItemEnd] = msgspec.json.Decoder(
+    RunStart | AttemptStart | Turn | AttemptError | ItemEnd
+)
 
 
 class _Kind(msgspec.Struct):
@@ -241,7 +259,7 @@ def read_checkpoint_records(path: Path, run: str | None = None, kinds: tuple[str
 
 def read_typed_records(
     path: Path, run: str | None = None, kinds: tuple[str, ...] | None = None
-) -> Iterator[Record | None]:
+) -> Iterator[Call | SessionStart | SessionEnd | None]:
     """The records of a checkpoint log as ``SessionStart``, ``Call`` and ``SessionEnd`` Structs, in write order;
     None for a record of a kind this version does not know. A record that does not fit its model raises RunSpecError."""
     for record_id, kind, text in _rows(path, run, kinds, "id, kind, record"):
@@ -322,7 +340,7 @@ def read_runner_records(path: Path) -> tuple[list[Record], int]:
     return records, skipped
 
 
-def build_sessions(records: Iterable[Record | None]) -> tuple[dict[str, Session], int]:
+def build_sessions(records: Iterable[Call | SessionStart | SessionEnd | None]) -> tuple[dict[str, Session], int]:
     """Group checkpoint records into sessions (record order is write order); also count the records."""
     sessions: dict[str, Session] = {}
     n = 0
@@ -345,7 +363,9 @@ def build_sessions(records: Iterable[Record | None]) -> tuple[dict[str, Session]
         else:
             sess.end = rec
     for sess in sessions.values():
-        sess.calls.sort(key=lambda c: c.seq)
+        # A call that named an unknown session is logged under its ID with no seq: after the numbered calls, in log
+        # order (the sort is stable).
+        sess.calls.sort(key=lambda c: (c.seq is None, c.seq or 0))
     return sessions, n
 
 

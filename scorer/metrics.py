@@ -10,7 +10,7 @@ from agenthop.scorer.items import ItemOutcome
 from agenthop.scorer.logs import Call
 from agenthop.scorer.stats import wilson
 from agenthop.scorer.trajectory import trajectory
-from agenthop.server.sections import label_matches_section
+from agenthop.server.sections import label_headers, label_matches_section
 
 BUDGET_BANDS = ((0, 5), (6, 10), (11, 15), (16, 20), (21, 25), (26, 30), (31, None))
 
@@ -33,7 +33,7 @@ def gold_reads(it: ItemOutcome, gold: Gold) -> list[tuple[Call, bool]]:
     first_arxiv: dict[str, str | None] = {}
     out = []
     for c in delivered_reads(it):
-        d = c.delivered
+        d = c.delivered_section
         pid = d.paper_id
         if pid not in g.gold_paper_ids:
             continue
@@ -50,11 +50,31 @@ def gold_reads(it: ItemOutcome, gold: Gold) -> list[tuple[Call, bool]]:
     return out
 
 
+def label_match(it: ItemOutcome, gold: Gold) -> str:
+    """How the item's delivered gold reads met a ``direct`` label (the paper's Table 11 groups): ``header`` when a
+    read section's header is the label, else ``content`` when a subsection label stood verbatim inside the read
+    section (its parent), else ``none``."""
+    kinds = set()
+    for c, hit in gold_reads(it, gold):
+        if not hit:
+            continue
+        d = c.delivered_section
+        arxiv = it.gold.gold_arxiv(d.paper_id) or d.arxiv_id
+        headers = list(gold.section_headers(d.arxiv_id or arxiv))
+        headers = headers if d.header in headers else [*headers, d.header]
+        for lab in it.gold.direct_labels(arxiv):
+            if label_matches_section(
+                lab.section, d.header, gold.section_text(d.arxiv_id or arxiv, d.section_index), headers
+            ):
+                kinds.add("header" if label_headers(lab.section, headers) else "content")
+    return "header" if "header" in kinds else "content" if kinds else "none"
+
+
 def recall(it: ItemOutcome, gold: Gold) -> tuple[int, int, list[str], list[str]]:
     """(paper recall, section recall, gold papers delivered, gold papers with a direct-label hit)."""
     reads = gold_reads(it, gold)
-    reached = {c.delivered.paper_id for c, _ in reads}
-    direct_hit = {c.delivered.paper_id for c, hit in reads if hit}
+    reached = {c.delivered_section.paper_id for c, _ in reads}
+    direct_hit = {c.delivered_section.paper_id for c, hit in reads if hit}
     n_gold = len(it.gold.gold_paper_ids)
     paper = int(n_gold > 0 and len(reached) == n_gold)
     section = int(n_gold > 0 and len(direct_hit) == n_gold)
@@ -86,6 +106,8 @@ def item_row(it: ItemOutcome, gold: Gold, cpt_source: str | None) -> dict:
         "venue": g.venue,
         "consensus_tier": g.consensus_tier,
         "cognitive_skill": g.cognitive_skill,
+        "seed_year": g.seed_year,
+        "gold_citations": None if g.gold_citations is None else max(g.gold_citations.values(), default=None),
         "observed": it.observed,
         "session_id": it.session.session_id if it.session else None,
         "n_sessions": it.n_sessions,
@@ -98,6 +120,7 @@ def item_row(it: ItemOutcome, gold: Gold, cpt_source: str | None) -> dict:
         "gold_papers": list(g.gold_paper_ids),
         "gold_delivered": reached,
         "gold_direct_hit": hit,
+        "label_match": label_match(it, gold) if it.observed else None,
         "audit": audit.audit_category(it),
         "contact": audit.contact(it),
         "exposures": exposures,

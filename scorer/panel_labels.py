@@ -1,8 +1,8 @@
-"""The tiers file of a panel: a tier (or family) label, a model name and a role per run, from TOML or CSV.
+"""The tiers file of a panel: a tier, a family, a model name and a role per run, from TOML or CSV.
 
-TOML: one table per run name, ``["run name"]`` with any of ``tier``, ``model``, ``role``;
+TOML: one table per run name, ``["run name"]`` with any of ``tier``, ``family``, ``model``, ``role``;
 or ``"run name" = "tier"`` for a tier alone. CSV: a header naming ``run`` and any of
-``tier``, ``model``, ``role``, then one row per run. Roles: full, closed_book, no_search,
+``tier``, ``family``, ``model``, ``role``, then one row per run. Roles: full, closed_book, no_search,
 read_first, other_ablation. A run named in the file but not in the panel, an unknown
 column or role, or a file that does not parse is an error naming it.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 from agenthop.scorer.errors import ScorerError
 from agenthop.scorer.panel_tables import ROLES
 
-FIELDS = ("tier", "model", "role")
+FIELDS = ("tier", "family", "model", "role")
 
 
 def _bad(path, what: str) -> ScorerError:
@@ -47,7 +47,7 @@ def read_labels(path: str | Path) -> dict[str, dict]:
         rows = list(csv.DictReader(text.splitlines()))
         header = rows[0].keys() if rows else []
         if "run" not in header:
-            raise _bad(path, "the CSV header must name a 'run' column (and any of tier, model, role).")
+            raise _bad(path, "the CSV header must name a 'run' column (and any of tier, family, model, role).")
         labels = {}
         for n, row in enumerate(rows, start=2):
             if not row["run"]:

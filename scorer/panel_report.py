@@ -25,7 +25,6 @@ from agenthop.scorer.document import (
     pct,
 )
 from agenthop.scorer.panel_plots import missing_plots, panel_plots
-from agenthop.scorer.panel_tables import MAIN_COLUMNS
 from agenthop.scorer.reports import write_json
 from agenthop.scorer.trajectory import SCOPE_LABELS, STOP_LABELS
 
@@ -34,8 +33,11 @@ LEGEND = (
     "● tier leader (best in its tier, a tier of one run included; shaded in the HTML report), ★ panel best (best "
     "of all full-tool runs; bold in the HTML report); tied values are all marked. A conversion cell is marked "
     "● only where the exact McNemar test on the items both the tier leader and the runner-up recalled separates "
-    "them (p < {alpha}); conversion has no ★. Rows are ranked by accuracy within each tier; runs of equal accuracy "
-    "share a rank, written 2=, and keep the order given."
+    "them (p < {alpha}); conversion has no ★. As in the paper, rows are grouped by tier and ranked by accuracy "
+    "within each family (families in a tier by their best accuracy; a run without a family is a family of its own); "
+    "the rank is the run's rank by accuracy in its tier, runs of equal accuracy share it (written 2=). Failure "
+    "columns: share of items ended by the token cap, the turn cap and the budget. Section recall over all items and "
+    "non-submission are additions."
 )
 CONTACT_LABELS = {
     "inspected": "gold paper inspected",
@@ -64,7 +66,7 @@ def _main_cell(row: dict, col: str) -> Marked | str:
     if col == "calls_per_turn":
         return num(v, 2, NO_TURNS)
     if col == "mean_tokens":
-        return num(v, 0, NO_TOKENS)
+        return num(None if v is None else v / 1000, 1, NO_TOKENS)
     if col == "mean_turns":
         return num(v, 2, NO_TURNS)
     if col == "mean_budget":
@@ -74,21 +76,27 @@ def _main_cell(row: dict, col: str) -> Marked | str:
 
 MAIN_HEADER = [
     "tier",
+    "family",
     "run",
     "model",
     "rank in tier",
     "n",
-    "accuracy",
-    "paper recall ST",
-    "paper recall MT",
-    "section recall",
+    "recall ST",
+    "recall MT",
+    "SecRec ST",
+    "SecRec MT",
     "conversion ST",
     "conversion MT",
     "calls/turn",
-    "tokens",
-    "turns",
-    "budget",
-    "non-submission",
+    "avg tokens (k)",
+    "avg turns",
+    "avg budget",
+    "max tokens",
+    "max turns",
+    "max budget",
+    "accuracy",
+    "section recall (addition)",
+    "non-submission (addition)",
 ]
 
 
@@ -102,14 +110,21 @@ def main_section(p: dict) -> Section:
         Table(
             MAIN_HEADER,
             [
-                [r["tier"], r["run"], r["model"] or "unknown", _rank(r), str(r["n"])]
-                + [_main_cell(r, c) for c in MAIN_COLUMNS]
+                [r["tier"], r.get("family") or "", r["run"], r["model"] or "unknown", _rank(r), str(r["n"])]
+                + [_main_cell(r, c) for c in m["columns"] + m["additions"]]
                 for r in m["rows"]
             ],
-            "One row per full-tool run, grouped by tier, ranked by accuracy within it.",
-            left=3,
+            "One row per model (its Run 0; a run of the model that is no replicate of it has a row of its own), "
+            "grouped by tier, ranked by accuracy within each family.",
+            left=4,
         )
     )
+    for x in m["set_aside"]:
+        sec.paragraphs.append(
+            f"Run {x['run']} of {x['model']} is not a replicate of its Run 0 {x['run0']} ("
+            + "; ".join(x["reasons"])
+            + "): it has a row of its own, and the per-model tables (16, 18, 19) use Run 0."
+        )
     ties = [
         f"{r['run']} ties with {', '.join(r['tied_with'])} ({pct(r['accuracy'])})"
         for r in m["rows"]
@@ -150,6 +165,26 @@ def main_section(p: dict) -> Section:
         )
     else:
         sec.paragraphs.append("Conversion tests need a tier with two or more runs whose conversion is measured.")
+    walk = m["mt_conversion_walk"]
+    if walk:
+        sec.tables.append(
+            Table(
+                ["higher", "lower", "items both recalled", "only higher right", "only lower right", "exact McNemar p"],
+                [
+                    [
+                        t["higher"],
+                        t["lower"],
+                        str(t["n_common_recalled"]),
+                        str(t["higher_only"]),
+                        str(t["lower_only"]),
+                        f"{t['mcnemar_exact_p']:.4g}",
+                    ]
+                    for t in walk
+                ],
+                "The paper's Table 12, top: adjacent pairs among the six highest multi-target conversions.",
+                left=2,
+            )
+        )
     return sec
 
 
@@ -189,8 +224,9 @@ def cell_section(p: dict) -> Section:
         sec.paragraphs.append("Not computed: no full-tool run has items.")
         return sec
     sec.paragraphs.append(
-        f"Accuracy ± Wilson 95% half-width (items). Easiest cell {c['easiest']}, hardest "
-        f"{c['hardest']} (by accuracy pooled over the full-tool runs); drop = easiest - hardest."
+        "Accuracy ± Wilson 95% half-width (items); Δ = ST-d1 - MT-d2, the paper's column. An addition: the drop "
+        f"from the panel's easiest cell {c['easiest']} to its hardest {c['hardest']} (by accuracy pooled over the "
+        "runs)."
     )
     for role, tied in (("easiest", c.get("easiest_tied")), ("hardest", c.get("hardest_tied"))):
         if tied:
@@ -201,7 +237,7 @@ def cell_section(p: dict) -> Section:
             )
     sec.tables.append(
         Table(
-            ["run"] + c["cells"] + [f"drop {c['easiest']} → {c['hardest']}"],
+            ["run"] + c["cells"] + ["Δ ST-d1 - MT-d2", f"drop {c['easiest']} → {c['hardest']} (addition)"],
             [
                 [r["run"]]
                 + [
@@ -212,7 +248,7 @@ def cell_section(p: dict) -> Section:
                     )
                     for k in c["cells"]
                 ]
-                + [pp(r["drop"])]
+                + [pp(r["drop"]), pp(r["drop_easiest_hardest"])]
                 for r in c["rows"]
             ],
             left=1,
@@ -301,6 +337,36 @@ def bigram_section(p: dict) -> Section:
             f"{b['test']} candidates, significant at Bonferroni-corrected p < {b['alpha']}."
         ],
     )
+    panel = b["panel"]
+    sec.paragraphs.append(
+        f"The paper's table: bigrams present in at least {panel['threshold']} of the {panel['n_models']} models, "
+        "ranked by the panel-mean accuracy difference |Δ| (the mean of the models' differences); Sig. count: the "
+        "models where the difference is significant after Bonferroni; Models: the models with the bigram in at least "
+        "one trajectory. The per-run significant pairs follow."
+    )
+    for title, key in (("Productive (positive Δ)", "productive"), ("Anti-productive (negative Δ)", "anti_productive")):
+        if panel[key]:
+            sec.tables.append(
+                Table(
+                    ["bigram", "Δ (pp)", "Sig. count", "Models"],
+                    [
+                        [
+                            " → ".join(x["bigram"]),
+                            pp(x["mean_difference"]),
+                            f"{x['significant_models']}/{panel['n_models']}",
+                            f"{x['models']}/{panel['n_models']}",
+                        ]
+                        for x in panel[key]
+                    ],
+                    title + ".",
+                    left=1,
+                )
+            )
+    if not panel["productive"] and not panel["anti_productive"]:
+        sec.paragraphs.append(
+            f"No bigram is present in at least {panel['threshold']} of the {panel['n_models']} models with a "
+            "difference defined."
+        )
     rows, quiet = [], []
     for r in b["rows"]:
         sig = [x for x in r["bigrams"] if x["significant"]]
@@ -331,9 +397,10 @@ def trigram_section(p: dict) -> Section:
         "Top trigram (the paper's Table 14)",
         tables=[
             Table(
-                ["run", "top trigram", "count", "of trigrams", "concentration", "top-5 share"],
+                ["tier", "run", "top trigram", "count", "of trigrams", "concentration", "top-5 share (addition)"],
                 [
                     [
+                        r["tier"],
                         r["run"],
                         " → ".join(r["top"]) if r["top"] else "none (no trajectory of three calls)",
                         str(r["top_count"]),
@@ -343,8 +410,9 @@ def trigram_section(p: dict) -> Section:
                     ]
                     for r in p["trigrams"]["rows"]
                 ],
-                "Concentration: the top trigram's share of all the run's trigrams.",
-                left=2,
+                "Concentration: the top trigram's share of all the run's trigrams; grouped by tier, ranked by "
+                "concentration within it.",
+                left=3,
             )
         ],
     )
@@ -375,12 +443,55 @@ def non_submission_section(p: dict) -> Section:
     )
 
 
+LABEL_GROUP_LABELS = {
+    "header": "Read a direct-labelled section (header match)",
+    "content": "Read the labelled content inside its parent section",
+    "none": "Read no direct-labelled content",
+}
+
+
+def label_groups_section(p: dict) -> Section:
+    g = p["label_groups"]
+    sec = Section(
+        "Evidence groups of recall-credited trajectories (the paper's Table 11)",
+        paragraphs=[
+            f"The {g['n']} recall-credited trajectories (paper recall 1) of {g['runs']} models' Table 2 runs, by how "
+            "their reads met a direct label: a read section's header is the label; else a subsection label stood "
+            "verbatim inside the read (parent) section; else neither. Conversion: right answers among them. Zero-tool: "
+            "the same model's closed-book accuracy on the same items."
+        ],
+    )
+    sec.tables.append(
+        Table(
+            ["group", "n", "share", "conversion", "zero-tool"],
+            [
+                [
+                    LABEL_GROUP_LABELS[k],
+                    str(r["n"]),
+                    pct(r["share"]),
+                    pct(r["conversion"]),
+                    f"{pct(r['closed_book_accuracy'])} ({r['closed_book_n']})"
+                    if r["closed_book_n"]
+                    else "n/a (no items)"
+                    if not r["n"]
+                    else "n/a (no closed-book run)",
+                ]
+                for k, r in ((k, g["rows"][k]) for k in g["groups"])
+            ],
+            left=1,
+        )
+    )
+    if "missing" in g:
+        sec.paragraphs.append(f"{g['missing'][0].upper()}{g['missing'][1:]}.")
+    return sec
+
+
 def contact_section(p: dict) -> Section:
     c = p["contact"]
     sec = Section(
-        "Evidence contact (the paper's Table 11)",
+        "Evidence contact (an addition beside Table 11)",
         paragraphs=[
-            f"Pooled over {c['runs']} full-tool runs ({c['n']} observed item-runs): a gold paper inspected (an executed "
+            f"Pooled over {c['runs']} Table 2 runs ({c['n']} observed item-runs): a gold paper inspected (an executed "
             "read), else exposed (shown in a search or reference list), else neither; accuracy in each, and the "
             "closed-book accuracy of the same model on the same items."
         ],
@@ -420,55 +531,94 @@ def closed_book_section(p: dict) -> Section:
         sec.paragraphs.append(f"Not computed: {c['missing']}.")
         return sec
     sec.paragraphs.append(
-        "Each closed-book run (one answer from the question alone, no tools): accuracy with its Wilson "
-        "95% interval and by question type; beside it the full-tool run of the same model on the items "
-        f"both have, and the lift. Chance is {pct(c['chance'])} (four options)."
+        "Per model: zero-tool (its closed-book run: one answer from the question alone, no tools), full-tool (its "
+        "Table 2 accuracy) and Δ = full - zero; grouped by tier, ranked by full-tool accuracy. Chance is "
+        f"{pct(c['chance'])} (four options). Additions: the closed-book Wilson 95% interval, its accuracy by question "
+        "type, the two accuracies on the items both runs have and their difference, and a pooled row."
     )
     body = [
         [
-            r["run"],
+            r["tier"],
             r["model"] or "unknown",
-            str(r["n"]),
-            pct(r["accuracy"]),
+            pct(r["zero"]),
+            pct(r["full"]),
+            pp(r["delta"]),
+            r["run"],
+            r["full_run"],
             _ci(r["ci95"]),
             pct(r["by_type"]["ST"]["accuracy"], "n/a (no items)"),
             pct(r["by_type"]["MT"]["accuracy"], "n/a (no items)"),
-            r["full_run"] or "n/a (no full-tool run of the model)",
-            f"{pct(r['closed_book_on_common'])} → {pct(r['full_on_common'])} ({r['n_common']})"
-            if r["full_run"]
-            else "n/a",
-            pp(r["lift"]),
+            f"{pct(r['closed_book_on_common'])} → {pct(r['full_on_common'])} ({r['n_common']})",
+            pp(r["lift_on_common"]),
         ]
         for r in c["rows"]
     ]
     pooled = c["pooled"]
     body.append(
-        ["all closed-book runs", "", str(pooled["n"]), pct(pooled["accuracy"]), _ci(pooled["ci95"]), "", "", "", "", ""]
+        ["", "all closed-book runs", pct(pooled["accuracy"]), "", "", "", "", _ci(pooled["ci95"]), "", "", "", ""]
     )
     sec.tables.append(
         Table(
             [
-                "run",
+                "tier",
                 "model",
-                "items",
-                "accuracy",
+                "zero",
+                "full",
+                "Δ",
+                "closed-book run",
+                "Table 2 run",
                 "95% CI",
                 "ST",
                 "MT",
-                "full-tool run",
-                "closed-book → full on common items",
-                "lift",
+                "on common items",
+                "lift on common items",
             ],
             body,
             left=2,
         )
     )
+    differ = [r["model"] for r in c["rows"] if not r["same_items"]]
+    if differ:
+        sec.paragraphs.append(
+            "The closed-book and Table 2 runs of " + ", ".join(differ) + " have different items: their Δ compares "
+            "different item sets; the lift on common items compares like with like."
+        )
+    for r in c["unpaired"]:
+        sec.paragraphs.append(f"Closed-book run {r['run']} ({pct(r['accuracy'])}) is not in the table: {r['reason']}.")
+    return sec
+
+
+def closed_book_strata_section(p: dict) -> Section:
+    c = p["closed_book_strata"]
+    sec = Section("Closed-book accuracy by stratum (the paper's Table 19)")
+    if "axes" not in c:
+        sec.paragraphs.append(f"Not computed: {c['missing']}.")
+        return sec
+    sec.paragraphs.append(
+        f"Zero-tool accuracy over the {c['n_items']} items of the closed-book runs, one column per tier (right "
+        "answers over the tier's closed-book item-runs in the stratum). Citations: the construction-time count, the "
+        "maximum over an item's gold papers, in rank-based quartiles (ranges give the counts); year: the seed paper's."
+    )
+    body = []
+    for axis, title in (("citations", "Citations"), ("year", "Year"), ("venue", "Venue")):
+        for i, r in enumerate(c["axes"].get(axis, [])):
+            stratum = r["stratum"]
+            if axis == "citations":
+                stratum += " (no items)" if r["low"] is None else f" ({r['low']:,}–{r['high']:,})"
+            body.append(
+                [title if i == 0 else "", stratum, str(r["n"])]
+                + [pct(r["cells"][t]["accuracy"], "n/a") for t in c["tiers"]]
+            )
+    sec.tables.append(Table(["axis", "stratum", "n"] + c["tiers"], body, left=2))
+    for key in ("citations_missing", "citations_partial"):
+        if key in c:
+            sec.paragraphs.append(f"Citation quartiles: {c[key]}.")
     return sec
 
 
 def closed_book_exposure_section(p: dict) -> Section:
     c = p["closed_book_by_exposure"]
-    sec = Section("Closed-book accuracy by exposure stratum (the paper's Table 19)")
+    sec = Section("Closed-book accuracy by evidence contact (an addition)")
     if "missing" in c:
         sec.paragraphs.append(f"Not computed: {c['missing']}.")
         return sec
@@ -506,6 +656,13 @@ def _signed_ci(ci) -> str:
     return "[n/a]" if not ci else f"[{ci[0]:+.2f}, {ci[1]:+.2f}]"
 
 
+MARK_SIGNS = {"proxy": "*", "context_managed": "†"}
+
+
+def _score(value, mark) -> str:
+    return "—" if value is None else f"{value:g}{MARK_SIGNS.get(mark, '')}"
+
+
 def external_section(p: dict) -> Section:
     x = p["external"]
     sec = Section("Correlation with external benchmarks (the paper's Table 16)")
@@ -513,17 +670,37 @@ def external_section(p: dict) -> Section:
         sec.paragraphs.append(f"Not computed: {x['missing']}.")
         return sec
     sec.paragraphs.append(
-        "Per benchmark, over the models with both a score and a full-tool run (accuracy: the mean over "
-        "the model's full-tool runs): Spearman's rho and Pearson's r with 95% intervals (Fisher's z; "
-        "rho's variance 1.06 / (n - 3)) and two-sided p."
+        "Each model's external scores (as given, in the file's column order; * a proxy from a sibling checkpoint, † a "
+        "context-managed variant, — not known) beside its AgentHop accuracy (its Table 2 run), grouped by tier and "
+        "ranked by accuracy."
+    )
+    benches = x["benchmarks"]
+    sec.tables.append(
+        Table(
+            ["tier", "model"] + benches + ["AgentHop"],
+            [
+                [g["tier"], g["model"]]
+                + [_score(g["scores"][b], g["marks"].get(b)) for b in benches]
+                + [pct(g["accuracy"])]
+                for g in x["grid"]
+            ],
+            left=2,
+        )
+    )
+    sec.paragraphs.append(
+        "Per benchmark, over the models with both a score and a Table 2 run: Spearman's rho and n, the paper's "
+        "figures. Additions: its two-sided p (exact over every ordering up to 8 models, else the t approximation), "
+        "Pearson's r, and 95% intervals from Fisher's z (rho's variance 1.06 / (n - 3); none at ±1)."
     )
     sec.tables.append(
         Table(
-            ["benchmark", "models", "Spearman rho [95% CI]", "Pearson r [95% CI]", "note"],
+            ["benchmark", "rho", "n", "proxies", "rho [95% CI] (p)", "Pearson r [95% CI] (p)", "note"],
             [
                 [
                     r["benchmark"],
+                    "n/a" if r["spearman"] is None else f"{r['spearman']:+.2f}",
                     str(r["n"]),
+                    str(r["proxies"]),
                     _corr(r["spearman"], r["spearman_p"], r["spearman_ci95"]),
                     _corr(r["pearson"], r["pearson_p"], r["pearson_ci95"]),
                     r.get("missing") or r.get("note") or "",
@@ -544,49 +721,70 @@ def external_section(p: dict) -> Section:
 
 REPLICATE_HEADER = {
     "accuracy": "accuracy",
+    "section_recall": "section recall",
+    "conversion": "conversion",
+    "tokens_k": "tokens (k)",
     "paper_recall_st": "paper recall ST",
     "paper_recall_mt": "paper recall MT",
-    "section_recall": "section recall",
     "conversion_st": "conversion ST",
     "conversion_mt": "conversion MT",
     "non_submission": "non-submission",
 }
 
 
+def _rep(value, col: str) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.1f}" if col == "tokens_k" else f"{value:.3f}"
+
+
 def replicates_section(p: dict) -> Section:
     x = p["replicates"]
     sec = Section("Replicates (the paper's Table 17)")
+    for r in x.get("set_aside", []):
+        sec.paragraphs.append(
+            f"Run {r['run']} of {r['model']} is not a replicate of Run 0 {r['run0']}: " + "; ".join(r["reasons"]) + "."
+        )
     if "missing" in x:
-        sec.paragraphs.append(f"Not computed: {x['missing']}.")
+        sec.paragraphs.insert(0, f"Not computed: {x['missing']}.")
         return sec
-    sec.paragraphs.append(
-        "Each model with several full-tool runs: one row per run, then the mean ± standard deviation "
-        "(n - 1) and the range over its runs."
+    sec.paragraphs.insert(
+        0,
+        "Each model with replicates of its Run 0 (the run Table 2 shows; same items, caps and protocol): per metric "
+        "its value in each run, then the mean, the population standard deviation and the range (max - min), as "
+        "fractions (tokens in thousands). The second table, an addition: more columns, and the sample standard "
+        "deviation (n - 1).",
     )
-    cols = x["columns"]
+    cols, adds = x["columns"], x["additions"]
+    width = max(len(m["rows"]) for m in x["models"])
+    body = []
     for m in x["models"]:
-        body = [[r["run"], str(r["n"])] + [pct(r[c]) for c in cols] for r in m["rows"]]
-        body.append(
-            ["mean ± sd", ""]
-            + [
-                "n/a"
-                if m["spread"][c]["mean"] is None
-                else f"{pct(m['spread'][c]['mean'])} ± {100 * (m['spread'][c]['std'] or 0):.1f}"
-                for c in cols
-            ]
+        pad = [""] * (width - len(m["rows"]))
+        for i, c in enumerate(cols):
+            sp = m["spread"][c]
+            body.append(
+                [m["model"] if i == 0 else "", REPLICATE_HEADER[c]]
+                + [_rep(r[c], c) for r in m["rows"]]
+                + pad
+                + [_rep(sp["mean"], c), _rep(sp["std"], c), _rep(sp["range"], c)]
+            )
+    sec.tables.append(
+        Table(
+            ["model", "metric"] + [f"Run {i}" for i in range(width)] + ["mean", "std", "range"],
+            body,
+            "Runs: " + "; ".join(f"{m['model']}: " + ", ".join(r["run"] for r in m["rows"]) for m in x["models"]) + ".",
+            left=2,
         )
-        body.append(
-            ["range", ""]
-            + [
-                "n/a"
-                if m["spread"][c]["min"] is None
-                else f"{pct(m['spread'][c]['min'])} – {pct(m['spread'][c]['max'])}"
-                for c in cols
-            ]
-        )
-        sec.tables.append(
-            Table(["run", "items"] + [REPLICATE_HEADER[c] for c in cols], body, f"Model {m['model']}.", left=1)
-        )
+    )
+    extra = []
+    for m in x["models"]:
+        for i, c in enumerate(cols + adds):
+            sp = m["spread"][c]
+            extra.append(
+                [m["model"] if i == 0 else "", REPLICATE_HEADER[c]]
+                + [_rep(sp["mean"], c), _rep(sp["sample_std"], c), _rep(sp["min"], c), _rep(sp["max"], c)]
+            )
+    sec.tables.append(Table(["model", "metric", "mean", "sample sd", "min", "max"], extra, "Additions.", left=2))
     return sec
 
 
@@ -641,9 +839,20 @@ def runs_section(p: dict) -> Section:
         "Runs in the panel",
         tables=[
             Table(
-                ["run", "tier", "model", "role", "items"],
-                [[r["run"], r["tier"] or "none", r["model"] or "unknown", r["role"], str(r["n"])] for r in p["runs"]],
-                left=4,
+                ["run", "tier", "family", "model", "role", "Run 0", "items"],
+                [
+                    [
+                        r["run"],
+                        r["tier"] or "none",
+                        r.get("family") or "none",
+                        r["model"] or "unknown",
+                        r["role"],
+                        "yes" if r.get("run0") else "no",
+                        str(r["n"]),
+                    ]
+                    for r in p["runs"]
+                ],
+                left=5,
             )
         ],
         paragraphs=[
@@ -664,8 +873,10 @@ def panel_document(p: dict) -> Document:
         bigram_section(p),
         trigram_section(p),
         non_submission_section(p),
+        label_groups_section(p),
         contact_section(p),
         closed_book_section(p),
+        closed_book_strata_section(p),
         closed_book_exposure_section(p),
         after_wrong_section(p),
         figures_section(missing_plot),

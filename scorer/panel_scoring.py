@@ -63,9 +63,9 @@ def panel(
 ) -> dict:
     """The panel of ``runs`` (panel.json as a dict); with ``out``, also panel.json, panel.md and panel.html there.
 
-    tiers: a TOML or CSV file giving runs a tier (or family) label, a model name and a role (panel_labels.py);
-        without it, a run's tier comes from ``tier`` or ``family`` in its run.json, its model and role from
-        run.json (ablations) as the runner wrote it.
+    tiers: a TOML or CSV file giving runs a tier, a family, a model name and a role (panel_labels.py); without
+        it, a run's tier comes from ``tier`` (else ``family``) in its run.json, its family from ``family``, its
+        model and role from run.json (ablations) as the runner wrote it.
     items, server_log, jobs: as for ``score``. seed, resamples: the ablation table's paired bootstraps.
     external: a CSV of external benchmark scores per model (panel_external.py), for the correlation table.
     """
@@ -97,6 +97,7 @@ def panel(
             entries.append(entry)
     finally:
         workers.close()
+    assert provenance is not None, "every run given was scored, and at least one was given"
     result = build_panel(entries, provenance, seed=seed, resamples=resamples, external=scores)
     if out is not None:
         write_panel_reports(result, out)

@@ -9,26 +9,58 @@ the panel document (panel.json), table by table. Definitions: docs/scoring.md,
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from fractions import Fraction
+from typing import Any, NotRequired, TypedDict
 
 from agenthop.scorer import stats
 from agenthop.scorer.audit import CONTACTS
 from agenthop.scorer.comparisons import multi_run
+from agenthop.scorer.document import participants
 from agenthop.scorer.gold import CELLS
 from agenthop.scorer.logs import TOOLS
-from agenthop.scorer.panel_closed_book import closed_book_accuracy, closed_book_by_exposure
+from agenthop.scorer.panel_closed_book import closed_book_accuracy, closed_book_by_exposure, label_groups
 from agenthop.scorer.panel_external import external_correlations
+from agenthop.scorer.panel_runs import model_key, split_runs
+from agenthop.scorer.panel_strata import closed_book_strata
+from agenthop.scorer.panel_trajectories import panel_bigrams, transitions, trigrams_by_tier
 from agenthop.scorer.results import SCORER_VERSION, SUMMARY_SCHEMA_VERSION, slim
-from agenthop.scorer.trajectory import AFTER_NONGOLD, transition_matrix
+from agenthop.scorer.trajectory import AFTER_NONGOLD
 
-PANEL_SCHEMA_VERSION = 1
+PANEL_SCHEMA_VERSION = 2
 
 #: What a run is, for the main table (full) and the ablation table (closed_book -> no_search -> full).
 ROLES = ("full", "closed_book", "no_search", "read_first", "other_ablation")
 #: Main-table columns where higher is better (the ones tier leaders and the panel best are marked in).
-QUALITY = ("accuracy", "paper_recall_st", "paper_recall_mt", "section_recall", "conversion_st", "conversion_mt")
-MAIN_COLUMNS = QUALITY + ("calls_per_turn", "mean_tokens", "mean_turns", "mean_budget", "non_submission")
+QUALITY = (
+    "accuracy",
+    "paper_recall_st",
+    "paper_recall_mt",
+    "section_recall_st",
+    "section_recall_mt",
+    "conversion_st",
+    "conversion_mt",
+)
+#: The paper's Table 2 columns, in its order (failure ratios: share of items ended by each cap), then additions.
+MAIN_COLUMNS = (
+    "paper_recall_st",
+    "paper_recall_mt",
+    "section_recall_st",
+    "section_recall_mt",
+    "conversion_st",
+    "conversion_mt",
+    "calls_per_turn",
+    "mean_tokens",
+    "mean_turns",
+    "mean_budget",
+    "pct_token_cap",
+    "pct_turn_cap",
+    "pct_budget",
+    "accuracy",
+)
+#: Columns the paper's Table 2 does not have, kept after its own.
+MAIN_ADDITIONS = ("section_recall", "non_submission")
 #: Terminations a non-submitted item can have, in the order of the paper's Table 15 (caps first).
 NON_SUBMISSION = (
     "token_limit",
@@ -55,6 +87,8 @@ ITEM_KEYS = (
     "trajectory",
     "gold_papers",
 )
+#: Item-row fields added after summary schema 2 was first written; older summaries lack them (None).
+NEW_ITEM_KEYS = ("venue", "seed_year", "gold_citations", "label_match")
 UNTIERED = "all runs"
 
 
@@ -75,18 +109,39 @@ def role_of(summary: dict) -> str:
     return "read_first" if abl.get("read_first") else "full"
 
 
+def people_tier(summary: dict) -> str | None:
+    """'people' for a run of people's attempts on /play (the panel then sets them beside the model tiers)."""
+    return "people" if participants(summary) else None
+
+
 def panel_entry(summary: dict, label: dict | None = None) -> dict:
     """What the panel keeps of one run's summary. ``label``: tier/model/role given for it (a --tiers file)."""
     label = label or {}
     manifest = summary["run"].get("manifest") or {}
-    items = {r["item_id"]: {k: r[k] for k in ITEM_KEYS} for r in summary["item_results"]}
+    items = {
+        r["item_id"]: {**{k: r[k] for k in ITEM_KEYS}, **{k: r.get(k) for k in NEW_ITEM_KEYS}}
+        for r in summary["item_results"]
+    }
+    by_type = summary["metrics"]["by_type"]
+    sessions = summary["sessions"]
     return {
         "name": summary["run"]["name"],
-        "tier": label.get("tier") or manifest.get("tier") or manifest.get("family"),
+        "tier": label.get("tier") or manifest.get("tier") or manifest.get("family") or people_tier(summary),
+        "family": label.get("family") or manifest.get("family"),
         "model": label.get("model") or summary["run"].get("model"),
         "role": label.get("role") or role_of(summary),
+        "agent": manifest.get("agent"),
+        "replicate_of": summary["run"].get("replicate_of") or manifest.get("replicate_of"),
+        "caps": sorted((c["value"] for c in sessions["caps"]), key=json.dumps),
+        "disabled_tools": sorted((d["value"] for d in sessions["disabled_tools"]), key=json.dumps),
+        "search": sorted((x["value"] for x in sessions["search"]), key=json.dumps),
         "n": summary["items"]["n"],
-        "headline": {**summary["headline"], "non_submission": summary["resources"]["pct_no_submission"]},
+        "headline": {
+            **summary["headline"],
+            "section_recall_st": by_type.get("ST", {}).get("section_recall"),
+            "section_recall_mt": by_type.get("MT", {}).get("section_recall"),
+            "non_submission": summary["resources"]["pct_no_submission"],
+        },
         "overall": summary["metrics"]["overall"],
         "by_cell": summary["metrics"]["by_cell"],
         "stopping": summary["trajectory"]["stopping"],
@@ -137,7 +192,58 @@ def conversion_test(a: dict, b: dict, qtype: str) -> dict:
     }
 
 
-def main_table(full: list[dict]) -> dict:
+def family_order(rows: list[dict]) -> list[dict]:
+    """The paper's Table 2 order: tiers in the order given; inside a tier, families by their best accuracy, best
+    first; inside a family, runs by accuracy, best first. Unmeasured accuracy goes last; ties keep the order given.
+    A run without a family is a family of its own."""
+    tiers = list(dict.fromkeys(r["tier"] for r in rows))
+
+    def acc(r):
+        return -1.0 if r["accuracy"] is None else r["accuracy"]
+
+    best: dict[tuple, float] = {}
+    for r in rows:
+        key = (r["tier"], r["family_key"])
+        best[key] = max(best.get(key, -1.0), acc(r))
+    first_seen: dict[tuple, int] = {}
+    for i, r in enumerate(rows):
+        first_seen.setdefault((r["tier"], r["family_key"]), i)
+    position = {id(r): i for i, r in enumerate(rows)}
+    return sorted(
+        rows,
+        key=lambda r: (
+            tiers.index(r["tier"]),
+            -best[(r["tier"], r["family_key"])],
+            first_seen[(r["tier"], r["family_key"])],
+            -acc(r),
+            position[id(r)],
+        ),
+    )
+
+
+def _rank(rows: list[dict], r: dict) -> int | None:
+    if r["accuracy"] is None:
+        return None
+    return 1 + sum(1 for o in rows if o["accuracy"] is not None and o["accuracy"] > r["accuracy"])
+
+
+def mt_conversion_walk(run0: list[dict], top: int = 6) -> list[dict]:
+    """The paper's Table 12, top panel: adjacent pairs among the ``top`` highest multi-target conversions, each an
+    exact McNemar test on the multi-target items both runs recalled."""
+    ranked = sorted(
+        (e for e in run0 if e["headline"]["conversion_mt"] is not None), key=lambda e: -e["headline"]["conversion_mt"]
+    )[:top]
+    out = []
+    for a, b in zip(ranked, ranked[1:]):
+        test = {"qtype": "MT", "higher": a["name"], "lower": b["name"], **conversion_test(a, b, "MT")}
+        test["higher_only"], test["lower_only"] = test.pop("leader_only"), test.pop("runner_up_only")
+        out.append(test)
+    return out
+
+
+def main_table(full: list[dict], set_aside: list[dict] | None = None) -> dict:
+    """The paper's Table 2 over each model's Run 0 and the runs set aside as no replicate of it (``full``)."""
+    aside = {x["run"]: x for x in set_aside or []}
     tiers: dict[str, list[dict]] = {}
     for e in full:
         tiers.setdefault(e["tier"] or UNTIERED, []).append(e)
@@ -145,9 +251,12 @@ def main_table(full: list[dict]) -> dict:
         {
             "run": e["name"],
             "tier": e["tier"] or UNTIERED,
+            "family": e.get("family"),
+            "family_key": e.get("family") or f"run:{e['name']}",
             "model": e["model"],
+            "run0": e["name"] not in aside,
             "n": e["n"],
-            **{c: e["headline"][c] for c in MAIN_COLUMNS},
+            **{c: e["headline"].get(c) for c in MAIN_COLUMNS + MAIN_ADDITIONS},
             "marks": {},
         }
         for e in full
@@ -161,8 +270,7 @@ def main_table(full: list[dict]) -> dict:
     tests = []
     for tier, members in tiers.items():
         tier_rows = [by_run[e["name"]] for e in members]
-        # A tier of one run is led by that run (the paper marks the best of every family); with one group, its
-        # leader is the panel best, marked above.
+        # The paper highlights each tier's leader; with one group its leader is the panel best, marked above.
         for col in QUALITY if len(tiers) > 1 else ():
             if col.startswith("conversion"):
                 continue
@@ -188,29 +296,27 @@ def main_table(full: list[dict]) -> dict:
             if test["separates"]:
                 by_run[leader["name"]]["marks"].setdefault(col, []).append("tier_leader")
     order = list(tiers)
-    # Tiers in the order given; within a tier, by accuracy, best first (unmeasured last), ties in the order given.
-    rows.sort(key=lambda r: (order.index(r["tier"]), r["accuracy"] is None, -(r["accuracy"] or 0)))
-    for tier in order:
-        tier_rows = [r for r in rows if r["tier"] == tier]
-        for r in tier_rows:
-            same = [o["run"] for o in tier_rows if o is not r and o["accuracy"] == r["accuracy"]]
-            r["rank"] = (
-                1
-                + sum(
-                    1
-                    for o in tier_rows
-                    if o["accuracy"] is not None and r["accuracy"] is not None and o["accuracy"] > r["accuracy"]
-                )
-                if r["accuracy"] is not None
-                else None
-            )
-            r["tied_with"] = same
+    rows = family_order(rows)
+    for r in rows:
+        tier_rows = [o for o in rows if o["tier"] == r["tier"]]
+        family_rows = [o for o in tier_rows if o["family_key"] == r["family_key"]]
+        r["rank"] = _rank(tier_rows, r)
+        r["family_rank"] = _rank(family_rows, r)
+        r["tied_with"] = [o["run"] for o in tier_rows if o is not r and o["accuracy"] == r["accuracy"]]
+    for r in rows:
+        del r["family_key"]
     return {
         "tiers": order,
+        "columns": list(MAIN_COLUMNS),
+        "additions": list(MAIN_ADDITIONS),
         "rows": rows,
         "conversion_tests": tests,
+        "mt_conversion_walk": mt_conversion_walk(full),
         "alpha": ALPHA,
-        "order": "tiers in the order given; rows by accuracy within each tier, best first; ties share a rank",
+        "set_aside": set_aside or [],
+        "order": "tiers in the order given; inside a tier, families by their best accuracy, best first; inside a "
+        "family, runs by accuracy, best first (a run without a family is a family of its own); ties keep the "
+        "order given",
     }
 
 
@@ -241,8 +347,22 @@ def cell_accuracy(full: list[dict]) -> dict:
             m = e["by_cell"][c]
             ci = m["accuracy_ci95"]
             cells[c] = {"n": m["n"], "accuracy": m["accuracy"], "half_width": (ci[1] - ci[0]) / 2 if ci else None}
-        a, b = (cells[easiest]["accuracy"], cells[hardest]["accuracy"]) if present else (None, None)
-        rows.append({"run": e["name"], "cells": cells, "drop": a - b if a is not None and b is not None else None})
+        a, b = (
+            (cells[easiest]["accuracy"], cells[hardest]["accuracy"])
+            if easiest is not None and hardest is not None  # both are there when any cell is
+            else (None, None)
+        )
+        st1, mt2 = cells["ST-d1"]["accuracy"], cells["MT-d2"]["accuracy"]
+        rows.append(
+            {
+                "run": e["name"],
+                "cells": cells,
+                # The paper's column is always ST-d1 - MT-d2; the drop between the panel's easiest and hardest
+                # cells is an addition.
+                "drop": st1 - mt2 if st1 is not None and mt2 is not None else None,
+                "drop_easiest_hardest": a - b if a is not None and b is not None else None,
+            }
+        )
     return {
         "cells": list(CELLS),
         "pooled_accuracy": pooled,
@@ -251,6 +371,7 @@ def cell_accuracy(full: list[dict]) -> dict:
         "easiest_tied": easiest_tied if len(easiest_tied) > 1 else [],
         "hardest_tied": hardest_tied if len(hardest_tied) > 1 else [],
         "tie_rule": "cells of equal pooled accuracy: the first in the order ST-d1, ST-d2, MT-d1, MT-d2",
+        "drop_cells": ["ST-d1", "MT-d2"],
         "rows": rows,
     }
 
@@ -353,10 +474,24 @@ def closed_book_partners(entries: list[dict]) -> dict[str, dict]:
     return out
 
 
+class ContactRow(TypedDict):
+    """One evidence-contact row: counts first, then the rates computed from them."""
+
+    n: int
+    correct: int
+    closed_book_n: int
+    closed_book_correct: int
+    share: NotRequired[float | None]
+    accuracy: NotRequired[float | None]
+    closed_book_accuracy: NotRequired[float | None]
+
+
 def contact(full: list[dict], partners: dict[str, dict]) -> dict:
     """Evidence contact pooled over the full-tool runs' observed items, with closed-book accuracy on the same
     (model, item) pairs when a closed-book run of the model is in the panel."""
-    rows = {c: {"n": 0, "correct": 0, "closed_book_n": 0, "closed_book_correct": 0} for c in CONTACTS}
+    rows: dict[str, ContactRow] = {
+        c: {"n": 0, "correct": 0, "closed_book_n": 0, "closed_book_correct": 0} for c in CONTACTS
+    }
     for e in full:
         cb = partners.get(e["model"])
         for iid, r in e["items"].items():
@@ -423,16 +558,6 @@ def difficulty(full: list[dict]) -> dict:
     }
 
 
-def transitions(full: list[dict]) -> dict:
-    return {
-        "tools": list(TOOLS),
-        "rows": [
-            {"run": e["name"], **transition_matrix([r["trajectory"] for r in e["items"].values() if r["observed"]])}
-            for e in full
-        ],
-    }
-
-
 def accuracy_vs_recall(full: list[dict]) -> dict:
     return {
         "rows": [
@@ -474,11 +599,12 @@ def ablation(entries: list[dict], seed: int = 0, resamples: int = 10000) -> dict
     for model, runs in models.items():
         if set(runs) == {"full"}:
             continue
-        row = {
+        missing: list[str] = []
+        row: dict[str, Any] = {
             "model": model,
             **{r: runs[r]["name"] if r in runs else None for r in ("closed_book", "no_search", "full")},
             "accuracy": {r: runs[r]["overall"]["accuracy"] for r in runs},
-            "missing": [],
+            "missing": missing,
         }
         for key, a, b in (("tools", "closed_book", "no_search"), ("search", "no_search", "full")):
             if a in runs and b in runs:
@@ -486,7 +612,7 @@ def ablation(entries: list[dict], seed: int = 0, resamples: int = 10000) -> dict
             else:
                 row[f"lift_{key}"] = None
                 need = " and ".join(r.replace("_", "-") for r in (a, b) if r not in runs)
-                row["missing"].append(
+                missing.append(
                     f"the lift from {'tools' if key == 'tools' else 'keyword search'} needs a {need} run of {model}"
                 )
         rows.append(row)
@@ -499,36 +625,70 @@ def ablation(entries: list[dict], seed: int = 0, resamples: int = 10000) -> dict
     return out
 
 
-#: The columns of the per-replicate table (the paper's Table 17): the main table's quality columns and non-submission.
-REPLICATE_COLUMNS = QUALITY + ("non_submission",)
+#: The paper's Table 17 metrics (tokens in thousands), then the project's additions.
+REPLICATE_COLUMNS = ("accuracy", "section_recall", "conversion", "tokens_k")
+REPLICATE_ADDITIONS = ("paper_recall_st", "paper_recall_mt", "conversion_st", "conversion_mt", "non_submission")
 
 
-def replicates(full: list[dict]) -> dict:
-    """Models with two or more full-tool runs: one row per run (replicate), then mean, standard deviation (n - 1)
-    and range of each column over the model's runs."""
-    groups: dict[str, list[dict]] = {}
-    for e in full:
-        if e["model"]:
-            groups.setdefault(e["model"], []).append(e)
+def _replicate_values(e: dict) -> dict:
+    tokens = e["headline"]["mean_tokens"]
+    return {
+        "accuracy": e["overall"]["accuracy"],
+        "section_recall": e["overall"]["section_recall"],
+        "conversion": e["overall"]["conversion"],
+        "tokens_k": None if tokens is None else tokens / 1000,
+        **{c: e["headline"][c] for c in REPLICATE_ADDITIONS},
+    }
+
+
+def spread(values: list[float | None]) -> dict:
+    """Mean, population standard deviation and range (max - min), the paper's; the sample sd (n - 1) is an
+    addition. Undefined (None) without values; the sds also with one value (a spread needs two)."""
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return {"n": 0, "mean": None, "std": None, "range": None, "sample_std": None, "min": None, "max": None}
+    mean = sum(vals) / len(vals)
+    several = len(vals) > 1
+    return {
+        "n": len(vals),
+        "mean": mean,
+        "std": (sum((v - mean) ** 2 for v in vals) / len(vals)) ** 0.5 if several else None,
+        "range": max(vals) - min(vals) if several else None,
+        "sample_std": stats.mean_std(vals)["std"],
+        "min": min(vals),
+        "max": max(vals),
+    }
+
+
+def replicates(split: dict) -> dict:
+    """The paper's Table 17: each model with replicates of its Run 0 (same items, caps and protocol; others are set
+    aside with the reason), one row per run (Run 0 first), then mean, population sd and range of each metric."""
     models = []
-    for model, runs in groups.items():
-        if len(runs) < 2:
+    for run0 in split["run0"]:
+        reps = split["replicates"].get(model_key(run0), [])
+        if not reps:
             continue
-        rows = [{"run": e["name"], "n": e["n"], **{c: e["headline"][c] for c in REPLICATE_COLUMNS}} for e in runs]
-        spread = {}
-        for c in REPLICATE_COLUMNS:
-            values = [r[c] for r in rows if r[c] is not None]
-            spread[c] = {
-                **stats.mean_std(values),
-                "min": min(values) if values else None,
-                "max": max(values) if values else None,
+        runs = [run0, *reps]
+        rows = [
+            {"run": e["name"], "label": f"Run {i}", "n": e["n"], **_replicate_values(e)} for i, e in enumerate(runs)
+        ]
+        models.append(
+            {
+                "model": model_key(run0),
+                "rows": rows,
+                "spread": {c: spread([r[c] for r in rows]) for c in REPLICATE_COLUMNS + REPLICATE_ADDITIONS},
             }
-        models.append({"model": model, "rows": rows, "spread": spread})
-    out = {"columns": list(REPLICATE_COLUMNS), "models": models}
+        )
+    out = {
+        "columns": list(REPLICATE_COLUMNS),
+        "additions": list(REPLICATE_ADDITIONS),
+        "models": models,
+        "set_aside": split["set_aside"],
+    }
     if not models:
         out["missing"] = (
-            "per-replicate rows need two or more full-tool runs of one model (the same model name in "
-            "run.json or the tiers file)"
+            "per-replicate rows need two or more full-tool runs of one model (the same model name in run.json or the "
+            "tiers file) on the same items with the same caps and protocol"
         )
     return out
 
@@ -543,39 +703,68 @@ def build_panel(
     *,
     seed: int = 0,
     resamples: int = 10000,
-    external: dict[str, dict[str, float]] | None = None,
+    external: dict | None = None,
 ) -> dict:
     """The panel document (panel.json) from the runs' entries (``panel_entry``), in the order given.
 
-    ``external``: model -> {benchmark: score} (panel_external.read_external), for the correlation table.
+    ``external``: panel_external.read_external's scores (or a plain model -> {benchmark: score}), for Table 16.
+    Each model's Run 0 (panel_runs.split_runs) is the run of the model that Table 2 and every per-run table show,
+    beside any run of the model that is no replicate of it; its checked replicates appear in Table 17 only.
     """
     full = [e for e in entries if e["role"] == "full"]
+    split = split_runs(full)
+    run0 = split["run0"]
+    # A full-tool run that is no replicate of its model's Run 0 (other caps, items or protocol) is a configuration
+    # of its own: it keeps its row in Table 2 and the per-run tables; the per-model tables (16, 18, 19) use Run 0.
+    aside = {x["run"] for x in split["set_aside"]}
+    table2_runs = [e for e in full if any(e is x for x in run0) or e["name"] in aside]
     partners = closed_book_partners(entries)
+    main = main_table(table2_runs, split["set_aside"])
+    order = {r["run"]: i for i, r in enumerate(main["rows"])}
+    shown = sorted(table2_runs, key=lambda e: order[e["name"]])  # per-run tables in Table 2's order
+    run0_shown = [e for e in shown if e["name"] not in aside]
+    tier_of = {r["run"]: r["tier"] for r in main["rows"]}
+    bigram_rows = bigrams(shown)
+    trigram_table = trigrams(shown)
+    for r in trigram_table["rows"]:
+        r["tier"] = tier_of[r["run"]]
+    trigram_table["rows"] = trigrams_by_tier(trigram_table["rows"], main["tiers"])
     panel = {
         "schema_version": PANEL_SCHEMA_VERSION,
         "summary_schema_version": SUMMARY_SCHEMA_VERSION,
         "scorer_version": SCORER_VERSION,
         "corpus": corpus,
         "runs": [
-            {"run": e["name"], "tier": e["tier"], "model": e["model"], "role": e["role"], "n": e["n"]} for e in entries
+            {
+                "run": e["name"],
+                "tier": e["tier"],
+                "family": e.get("family"),
+                "model": e["model"],
+                "role": e["role"],
+                "n": e["n"],
+                "run0": any(e is x for x in run0),
+            }
+            for e in entries
         ],
-        "main_table": main_table(full),
-        "stopping": stopping(full),
-        "cell_accuracy": cell_accuracy(full),
+        "main_table": main,
+        "stopping": stopping(shown),
+        "cell_accuracy": cell_accuracy(shown),
         "ablation": ablation(entries, seed, resamples),
-        "difficulty": difficulty(full),
-        "bigrams": bigrams(full),
-        "trigrams": trigrams(full),
+        "difficulty": difficulty(shown),
+        "bigrams": {**bigram_rows, "panel": panel_bigrams(bigram_rows["rows"], len(shown))},
+        "trigrams": trigram_table,
         "non_submission": non_submission(entries),
-        "contact": contact(full, partners),
-        "after_wrong_paper": after_wrong_paper(full),
-        "accuracy_vs_recall": accuracy_vs_recall(full),
-        "transitions": transitions(full),
-        "robustness": robustness(full),
-        "replicates": replicates(full),
-        "closed_book": closed_book_accuracy(entries, full),
-        "closed_book_by_exposure": closed_book_by_exposure(full, partners),
-        "external": external_correlations(full, external),
+        "label_groups": label_groups(shown, partners),
+        "contact": contact(shown, partners),
+        "after_wrong_paper": after_wrong_paper(shown),
+        "accuracy_vs_recall": accuracy_vs_recall(shown),
+        "transitions": transitions(shown),
+        "robustness": robustness(shown),
+        "replicates": replicates(split),
+        "closed_book": closed_book_accuracy(entries, run0_shown, main["tiers"]),
+        "closed_book_strata": closed_book_strata(entries, run0_shown, main["tiers"]),
+        "closed_book_by_exposure": closed_book_by_exposure(shown, partners),
+        "external": external_correlations(run0_shown, external, main["tiers"]),
     }
     if not full:
         panel["missing"] = "no full-tool run: the main table and the per-run analyses need at least one"

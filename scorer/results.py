@@ -13,7 +13,7 @@ from pathlib import Path
 
 #: The version of summary.json's layout, and of the scorer that wrote it (both are in every summary).
 SUMMARY_SCHEMA_VERSION = 2
-SCORER_VERSION = "3.0.0"
+SCORER_VERSION = "3.1.0"
 
 #: What a slim summary keeps: enough for the terminal tables and the comparison across runs.
 SLIM_KEYS = ("run", "items", "headline", "metrics", "resources", "exposure", "audit", "warnings")
@@ -82,6 +82,7 @@ class RunScore:
     def full_summary(self) -> dict:
         if self.complete:
             return self.summary
+        assert self.report_dir is not None  # only a run scored to disk keeps a slim summary
         return json.loads((self.report_dir / "summary.json").read_text(encoding="utf-8"))
 
 

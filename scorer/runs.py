@@ -36,7 +36,7 @@ def load_runs(spec: str | Path, server_log: str | Path | None = None) -> list[Ru
     return [load_run(single, server_log) for single in expand_spec(spec)]
 
 
-def expand_spec(spec: str | Path) -> list[str]:
+def expand_spec(spec: str | Path | shards.ShardGroup) -> list[str | shards.ShardGroup]:
     """The single-run specs a RUN argument stands for, without loading any records.
 
     A directory or ``PATH::LABEL`` is one run; a log file without a label is one run per label.
@@ -52,7 +52,9 @@ def expand_spec(spec: str | Path) -> list[str]:
     return [f"{path}::{lab}" for lab in labels] if len(labels) > 1 else [str(spec)]
 
 
-def load_run(path: str | Path, server_log: str | Path | None = None, *, starts_only: bool = False) -> Run:
+def load_run(
+    path: str | Path | shards.ShardGroup, server_log: str | Path | None = None, *, starts_only: bool = False
+) -> Run:
     """Load exactly one run; a log file with several run labels needs ``::LABEL``.
 
     ``starts_only``: read only run.json and the ``session_start`` records (which corpus, caps, client), not the calls.

@@ -134,6 +134,7 @@ def _start_worker(corpus, expected, server_log) -> None:
 
 
 def _score_in_worker(spec: str, report_dir: Path | None, links: ViewLinks | None) -> RunScore:
+    assert _WORKER is not None  # the pool ran _start_worker in this process first
     return _WORKER.score(spec, report_dir, links)
 
 
@@ -250,6 +251,7 @@ def score(
     if target is not None and comparison is not None:
         write_comparison_reports(comparison, target)
     if view:
+        assert target is not None  # view without out was refused above
         _write_view(specs, corpus, target / VIEW_DIR, expected, server_log)
     return ScoreResult(runs=scored, comparison=comparison, out=target)
 

@@ -54,10 +54,17 @@ def _key(path: Path, manifest: dict, shard: dict) -> tuple:
     return (manifest.get("run") or path.name, shard.get("count"), shard.get("items_sha256"))
 
 
+def _shard_info(path: Path) -> tuple[dict, dict]:
+    """``shard_info`` of a directory already found to be a shard's."""
+    info = shard_info(path)
+    assert info is not None, f"{path} is not a shard's run directory"
+    return info
+
+
 def _group(dirs: list[Path]) -> ShardGroup:
-    infos = [(d, *shard_info(d)) for d in dirs]
+    infos = [(d, *_shard_info(d)) for d in dirs]
     label, count, digest = _key(*infos[0])
-    by_index: dict[int, Path] = {}
+    by_index: dict[object, Path] = {}  # keyed by the manifests' index as written: 1..count when well formed
     for d, _, shard in infos:
         index = shard.get("index")
         if index in by_index:
@@ -140,7 +147,7 @@ def shard_parent(path: Path) -> ShardGroup | None:
     children = sorted(d for d in path.iterdir() if shard_info(d) is not None)
     if not children:
         return None
-    if len({_key(d, *shard_info(d)) for d in children}) != 1:
+    if len({_key(d, *_shard_info(d)) for d in children}) != 1:
         raise RunSpecError(
             "{path} holds shard directories of more than one run; pass the shard directories of one run.",
             "runs",

@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 Z95 = 1.959963984540054
 
@@ -18,8 +19,9 @@ def preload():
     return stats
 
 
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float] | None:
-    """Wilson score interval for k successes out of n (None when n == 0)."""
+def wilson(k: float, n: int, z: float = Z95) -> tuple[float, float] | None:
+    """Wilson score interval for k successes out of n (None when n == 0); k may be an expected count (a sum of
+    partial credits)."""
     if n <= 0:
         return None
     p = k / n
@@ -45,7 +47,7 @@ def _percentile_ci(values: np.ndarray, level: float = 0.95) -> tuple[float, floa
 
 
 def paired_bootstrap(
-    a: Sequence[int], b: Sequence[int], *, resamples: int = 10000, seed: int = 0, chunk: int = 1000
+    a: npt.ArrayLike, b: npt.ArrayLike, *, resamples: int = 10000, seed: int = 0, chunk: int = 1000
 ) -> dict:
     """Percentile 95% interval of mean(b) - mean(a), resampling items (paired)."""
     d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
@@ -62,7 +64,7 @@ def paired_bootstrap(
 
 
 def cluster_bootstrap(
-    a: Sequence[int], b: Sequence[int], clusters: Sequence, *, resamples: int = 10000, seed: int = 0, chunk: int = 1000
+    a: npt.ArrayLike, b: npt.ArrayLike, clusters: Sequence, *, resamples: int = 10000, seed: int = 0, chunk: int = 1000
 ) -> dict:
     """Percentile 95% interval of mean(b) - mean(a), resampling whole clusters of items."""
     d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)

@@ -8,6 +8,7 @@ already ended (``session_ended``).
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from agenthop.scorer.items import ItemOutcome
 from agenthop.scorer.logs import NAV_TOOLS, TOOLS, Call
@@ -66,7 +67,7 @@ def bigram_accuracy(trajs: list[list[str]], correct: list[bool]) -> list[dict]:
     n = len(trajs)
     total_correct = sum(correct)
     seen = Counter(bg for s in sets for bg in s)
-    out = []
+    out: list[dict[str, Any]] = []
     for bg, n_with in seen.items():
         c_with = sum(1 for s, ok in zip(sets, correct) if ok and bg in s)
         n_wo = n - n_with
@@ -99,7 +100,7 @@ def _delivered_gold_index(tr: list[Call], gold: set[str], complete: bool) -> int
     reached: set[str] = set()
     for i, c in enumerate(tr):
         if _delivered_gold(c, gold):
-            reached.add(c.delivered.paper_id)
+            reached.add(c.delivered_section.paper_id)
             if not complete or reached >= gold:
                 return i
     return None
@@ -155,12 +156,12 @@ def mt_fail(item: ItemOutcome) -> str | None:
     if item.gold.qtype != "MT" or not item.observed or not gold:
         return None
     tr = trajectory(item)
-    if {c.delivered.paper_id for c in tr if _delivered_gold(c, gold)} >= gold:
+    if {c.delivered_section.paper_id for c in tr if _delivered_gold(c, gold)} >= gold:
         return None  # every gold paper delivered: paper recall succeeded
     first = _delivered_gold_index(tr, gold, complete=False)
     if first is None:
         return "zero_gold"
-    reached = {tr[first].delivered.paper_id}  # with two gold papers, reaching the other one would be recall
+    reached = {tr[first].delivered_section.paper_id}  # with two gold papers, reaching the other one would be recall
     moved = False
     for c in tr[first + 1 :]:
         if c.tool in ("think", "submit_answer"):
@@ -199,10 +200,11 @@ def categorical(values: list[str | None], correct: list[bool], order: tuple[str,
     """Counts, shares and accuracy of each category over the items that have one."""
     pairs = [(v, ok) for v, ok in zip(values, correct) if v is not None]
     n = len(pairs)
-    out = {"n": n, "categories": {}}
+    categories: dict[str, dict] = {}
+    out = {"n": n, "categories": categories}
     for cat in order:
         hits = [ok for v, ok in pairs if v == cat]
-        out["categories"][cat] = {
+        categories[cat] = {
             "n": len(hits),
             "share": len(hits) / n if n else None,
             "accuracy": sum(hits) / len(hits) if hits else None,

@@ -100,6 +100,8 @@ def _marks(it: ItemOutcome, gold: Gold) -> dict[int, list[dict]]:
     firsts = {(e["paper_id"], e["seq"]) for e in audit.first_exposures(it) if e["exposed"]}
     marks: dict[int, list[dict]] = {}
     for c in it.calls:
+        if c.seq is None:
+            continue  # it named an unknown session and was refused: it exposed and read nothing, so it has no marks
         out = marks.setdefault(c.seq, [])
         shown: set[str] = set()
         for e in c.exposed:
@@ -111,9 +113,8 @@ def _marks(it: ItemOutcome, gold: Gold) -> dict[int, list[dict]]:
         if audit.is_inspection(c) and c.paper_id in golds:
             out.append({"kind": "inspected", "paper_id": c.paper_id})
     for c, hit in metrics.gold_reads(it, gold):
-        marks[c.seq].append(
-            {"kind": "delivered", "paper_id": c.delivered.paper_id, "direct_hit": hit, "header": c.delivered.header}
-        )
+        d = c.delivered_section
+        marks[c.number].append({"kind": "delivered", "paper_id": d.paper_id, "direct_hit": hit, "header": d.header})
     return marks
 
 
@@ -185,7 +186,10 @@ def _session_data(key: str, it: ItemOutcome, row: dict, gold: Gold, corpus: Corp
         "client": start.client if start else None,
         "caps": msgspec.to_builtins(start.caps) if start else None,
         "reproduced": reproducible,
-        "calls": [_call(c, marks.get(c.seq, []), texts, it.item_id, reproducible) for c in it.calls],
+        "calls": [
+            _call(c, marks.get(c.seq, []) if c.seq is not None else [], texts, it.item_id, reproducible)
+            for c in it.calls
+        ],
     }
 
 

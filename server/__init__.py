@@ -15,7 +15,35 @@ HTTP, the session API), ``play/`` (the /play page), ``corpus/`` (building corpus
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agenthop._exports import lazy_exports
+
+# The names as the checker sees them (``X as X``: re-exported); at run time __getattr__ imports each on first use.
+if TYPE_CHECKING:
+    from agenthop.server.caps import Caps as Caps
+    from agenthop.server.log.checkpoint import LOG_FORMAT_VERSION as LOG_FORMAT_VERSION
+    from agenthop.server.log.checkpoint import LogError as LogError
+    from agenthop.server.log.checkpoint import default_log_path as default_log_path
+    from agenthop.server.log.checkpoint import read_log as read_log
+    from agenthop.server.log.checkpoint import read_records as read_records
+    from agenthop.server.log.checkpoint import run_labels as run_labels
+    from agenthop.server.log.records import AttemptError as AttemptError
+    from agenthop.server.log.records import AttemptStart as AttemptStart
+    from agenthop.server.log.records import CallRecord as CallRecord
+    from agenthop.server.log.records import ItemEnd as ItemEnd
+    from agenthop.server.log.records import RunStart as RunStart
+    from agenthop.server.log.records import SessionEnd as SessionEnd
+    from agenthop.server.log.records import SessionStart as SessionStart
+    from agenthop.server.log.records import Turn as Turn
+    from agenthop.server.log.records import log_schema as log_schema
+    from agenthop.server.play.routes import PlayOptions as PlayOptions
+    from agenthop.server.play.routes import PlayOptionsError as PlayOptionsError
+    from agenthop.server.play.serve import serve_play as serve_play
+    from agenthop.server.transport.http import ExposureError as ExposureError
+    from agenthop.server.transport.http import ServerThread as ServerThread
+    from agenthop.server.transport.serving import ServeError as ServeError
+    from agenthop.server.transport.serving import serve as serve
 
 _WHERE = {
     # serving

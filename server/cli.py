@@ -7,6 +7,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import Literal
 
 import click
 
@@ -463,7 +464,7 @@ def serve(
     corpus_path: Path,
     item: str | None,
     run_label: str | None,
-    transport: str,
+    transport: Literal["stdio", "http"],  # click.Choice above
     host: str,
     port: int,
     log_path: Path,
@@ -569,6 +570,14 @@ def _item_ids(ctx, param, path: Path | None) -> tuple[str, ...] | None:
 )
 @click.option("--run", "run_label", default=None, help="Run label of every play session [default: human-PARTICIPANT].")
 @click.option(
+    "--study",
+    "study_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Study file (TOML): enrolment with a code and consent, each participant's items in a seeded order, an "
+    "optional time limit per item (docs/web.md, Study mode). Replaces --items; no --participant or --reveal.",
+)
+@click.option(
     "--log",
     "log_path",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -587,6 +596,7 @@ def play(
     participant: str | None,
     reveal: bool,
     run_label: str | None,
+    study_path: Path | None,
     log_path: Path,
     budget: int,
     max_turns: int,
@@ -602,7 +612,20 @@ def play(
     from agenthop.server.play.routes import PlayOptions, PlayOptionsError
     from agenthop.server.play.serve import open_browser, serve_play
 
-    options = PlayOptions(items=items, participant=participant, reveal=reveal, run=run_label)
+    study = None
+    if study_path is not None:
+        from agenthop.server.play.routes import check_participant
+        from agenthop.server.play.study import StudyError, load_study
+
+        if items is not None or participant is not None or reveal:
+            raise click.UsageError(
+                "--study gives the items and the participants: drop --items, --participant, --reveal"
+            )
+        try:
+            study = load_study(study_path, check_participant=check_participant)
+        except StudyError as exc:
+            raise click.ClickException(f"--study: {exc}") from exc
+    options = PlayOptions(items=items, participant=participant, reveal=reveal, run=run_label, study=study)
     log_path = log_path or default_log_path()
 
     def ready(url: str) -> None:
@@ -611,6 +634,12 @@ def play(
             f"Play with reveal {'ON' if reveal else 'off'}; log {log_path.resolve()}. Ctrl+C stops the server.",
             err=True,
         )
+        if study is not None:
+            click.echo(
+                f"Study {study.id}: {study.per_participant} item(s) per participant, participants enrol with the "
+                f"study code{' under the names the study file lists' if study.participants else ''}.",
+                err=True,
+            )
         if no_browser:
             return
         if not open_browser(url):

@@ -43,7 +43,18 @@ from agenthop.server.corpus_watch import CorpusWatch
 from agenthop.server.explore.tools import EXPLORE_ONLY, tool_for
 from agenthop.server.log import jsontext
 from agenthop.server.log.checkpoint import CheckpointLog, LogError
-from agenthop.server.log.records import ArgumentsAltered, CallRecord, SessionEnd, SessionStart
+from agenthop.server.log.records import (
+    Answer,
+    ArgumentsAltered,
+    CallRecord,
+    Delivered,
+    Exposed,
+    SessionEnd,
+    SessionStart,
+    Termination,
+    Transport,
+)
+from agenthop.server.log.records import Caps as RecordCaps
 from agenthop.server.search import PARAMETERS as SEARCH_PARAMETERS
 from agenthop.server.tools import TOOLS, Scope, ToolOutput
 
@@ -195,11 +206,11 @@ class Session:
     run: str | None = None
     disabled_tools: frozenset[str] = frozenset()
     client: dict = field(default_factory=dict)
-    transport: str = "http"
+    transport: Transport = "http"
     spent: int = 0
     rejections_in_a_row: int = 0
-    termination: str | None = None
-    answer: str | None = None
+    termination: Termination | None = None
+    answer: Answer | None = None
     corpus_watch: CorpusWatch | None = None
     on_end: Callable[[Session], None] | None = None  # the registry's hook: ended sessions leave the live set
     retired: bool = False  # dropped from memory: a request must look the session up again (from the log)
@@ -255,8 +266,23 @@ class Session:
             "time": time.time(),
         }
 
-    def _end_record(self, seq: int, termination: str, reason: str | None, answer: str | None, spent: int) -> SessionEnd:
+    def _end_record(
+        self, seq: int, termination: Termination, reason: str | None, answer: Answer | None, spent: int
+    ) -> SessionEnd:
         return SessionEnd(**self._fields(seq), termination=termination, answer=answer, budget_used=spent, reason=reason)
+
+    def _outside_end_record(self, termination: str, reason: str | None) -> SessionEnd:
+        """The end record for ``end``, whose termination comes from outside as a plain string: the model validates it
+        (ValidationError if it is not a Termination), as it validates every field."""
+        return SessionEnd.model_validate(
+            {
+                **self._fields(self._seq),
+                "termination": termination,
+                "answer": None,
+                "budget_used": self.spent,
+                "reason": reason,
+            }
+        )
 
     def _write(self, *records) -> None:
         """Write records in one transaction; the sequence number advances only once they are on disk."""
@@ -269,7 +295,7 @@ class Session:
                 SessionStart(
                     **self._fields(self._seq),
                     mode="explore" if self.item_id is None else "item",
-                    caps=self.caps.as_dict(),
+                    caps=RecordCaps.model_validate(self.caps.as_dict()),
                     disabled_tools=sorted(self.disabled_tools),
                     client=jsontext.finite(self.client)[0],
                     transport=self.transport,
@@ -289,11 +315,12 @@ class Session:
                 raise SessionRetired(self.session_id)
             if self.ended:
                 return False
-            self._write(self._end_record(self._seq, termination, reason, None, self.spent))
-            self._ended(termination, None)
+            end = self._outside_end_record(termination, reason)
+            self._write(end)
+            self._ended(end.termination, None)
             return True
 
-    def _ended(self, termination: str, answer: str | None) -> None:
+    def _ended(self, termination: Termination, answer: Answer | None) -> None:
         self.termination, self.answer = termination, answer
         if self.on_end is not None:
             self.on_end(self)
@@ -322,7 +349,10 @@ class Session:
             before = self.spent
             tool = tool_for(tool_name, explore=self.item_id is None)
             output, executed, valid = self._dispatch(tool_name, tool, arguments)
-            cost = tool.cost if executed else 0
+            cost = 0
+            if executed:
+                assert tool is not None  # _dispatch runs only a tool it found
+                cost = tool.cost
             latency_ms = (time.perf_counter() - started) * 1000
             after = before + cost
             remaining = None if self.caps.budget is None else self.caps.budget - after
@@ -355,8 +385,8 @@ class Session:
                 budget_before=before,
                 budget_after=after,
                 latency_ms=round(latency_ms, 3),
-                exposed=output.exposed,
-                delivered=output.delivered,
+                exposed=[Exposed.model_validate(e) for e in output.exposed],
+                delivered=Delivered.model_validate(output.delivered) if output.delivered is not None else None,
                 output_chars=len(text),
                 message=None if output.outcome == "ok" else output.text,
             )
@@ -486,6 +516,17 @@ class Session:
         )
 
 
+PLAY_CLIENT = "human"  # client.name of a /play attempt: a person's, answering only to /play and the person's key
+PLAY_ONLY = (
+    "This session is a person's attempt on /play: it answers only to /play, in the browser that holds the "
+    "participant's key, and not to MCP or the session API. Create a session of your own with POST /sessions."
+)
+
+
+def is_play_session(session: Session) -> bool:
+    return session.client.get("name") == PLAY_CLIENT
+
+
 class SessionRetired(Exception):
     """The session object was dropped from memory while a request held it; look the session up again."""
 
@@ -572,7 +613,7 @@ class SessionRegistry:
         caps: Caps | None = None,
         disabled_tools: frozenset[str] = frozenset(),
         client: dict | None = None,
-        transport: str = "http",
+        transport: Transport = "http",
         session_id: str | None = None,
     ) -> Session:
         """Create a session and write its session_start record; raises LogError if that cannot be written."""
@@ -692,7 +733,7 @@ class SessionRegistry:
             return session
         records = self.log.session_records(session_id)
         state = state_from_records(records)
-        if not self._revivable(session_id, state):
+        if state is None or not self._revivable(session_id, state):
             return None
         start = next(r for r in records if r.get("kind") == "session_start")
         caps = Caps(**start["caps"])

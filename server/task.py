@@ -3,9 +3,11 @@ explore-mode text."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from agenthop.server.caps import Caps
 from agenthop.server.papers import Item
-from agenthop.server.tools import TOOLS
+from agenthop.server.tools import TOOLS, Tool
 
 LETTERS = "ABCD"
 NAVIGATION = ("search_papers", "get_paper_info", "get_references", "list_sections", "read_section")
@@ -25,7 +27,11 @@ def _tools_text(tools: list[str], *, explore: bool = False) -> str:
     if explore:
         from agenthop.server.explore.tools import tool_for
 
-        described = {name: tool_for(name, explore=True) for name in tools}
+        described: dict[str, Tool[Any]] = {}
+        for name in tools:
+            tool = tool_for(name, explore=True)
+            assert tool is not None, f"no tool named {name!r}"  # a session's tools are tools of its mode
+            described[name] = tool
     elif all(name in TOOLS for name in tools):
         described = {name: TOOLS[name] for name in tools}
     else:  # an explore session looking at an item: its explore-only tools too

@@ -10,12 +10,13 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from agenthop.server.explore.lookup import explore_graph, explore_paper
+from agenthop.server.log.records import Answer, Outcome
 from agenthop.server.papers import Corpus, Paper, PaperHeading
 from agenthop.server.sections import alias, resolve
 
@@ -89,12 +90,12 @@ class SubmitArgs(_Args):
 
 @dataclass
 class ToolOutput:
-    outcome: str
+    outcome: Outcome
     text: str
     data: dict = field(default_factory=dict)
-    exposed: list[dict] = field(default_factory=list)
-    delivered: dict | None = None
-    answer: str | None = None
+    exposed: list[dict] = field(default_factory=list)  # records.Exposed, as dicts
+    delivered: dict | None = None  # records.Delivered, as a dict
+    answer: Answer | None = None
 
 
 @dataclass(frozen=True)
@@ -106,14 +107,19 @@ class Scope:
     item_id: str | None
 
 
+ArgsT = TypeVar("ArgsT", bound=_Args)
+
+
 @dataclass(frozen=True)
-class Tool:
+class Tool(Generic[ArgsT]):
+    """One tool; ``run`` takes the arguments that ``args`` validates, so each tool is typed by its own arguments."""
+
     name: str
     title: str
     cost: int
-    args: type[_Args]
+    args: type[ArgsT]
     description: str
-    run: Callable[[Scope, _Args], ToolOutput]
+    run: Callable[[Scope, ArgsT], ToolOutput]
     read_only: bool = True
 
 
@@ -250,7 +256,7 @@ def _with_cited_by(scope: Scope, p: Paper, text: str, paper: dict) -> ToolOutput
             lines += [f"[{entry['rank']}] {entry['paper_id']}", f"    {_paper_line(ref.paper)}"]
             if ref.context:
                 lines.append(f'    Cites it as: "{ref.context}"')
-    data = {"paper": paper, "cited_by": {"count": count, "papers": papers}}
+    data: dict[str, Any] = {"paper": paper, "cited_by": {"count": count, "papers": papers}}
     if others:
         data["also_recorded_as"] = others
     return ToolOutput(
@@ -302,7 +308,8 @@ def _paper_with_text(scope: Scope, paper_id: str) -> tuple[Paper, list[tuple[str
     p = _lookup(scope, paper_id)
     if isinstance(p, ToolOutput):
         return p
-    headers = scope.corpus.section_headers(p.arxiv_id) if p.has_text else []
+    # has_text implies an arXiv id (schema.py); a paper that breaks it has no sections to find either way.
+    headers = scope.corpus.section_headers(p.arxiv_id) if p.has_text and p.arxiv_id is not None else []
     if not headers:
         return ToolOutput(
             "no_text",
@@ -348,12 +355,13 @@ def read_section(scope: Scope, args: ReadArgs) -> ToolOutput:
     if isinstance(found, ToolOutput):
         return found
     p, sections = found
+    assert p.arxiv_id is not None  # _paper_with_text found sections under it
     headers = [h for h, _ in sections]
-    found = resolve(args.section, headers)
-    if found.index is None:
-        candidates = [{"alias": alias(i), "header": headers[i]} for i in found.candidates]
+    match = resolve(args.section, headers)
+    if match.index is None:
+        candidates = [{"alias": alias(i), "header": headers[i]} for i in match.candidates]
         listing = "; ".join(f"({c['alias']}) {c['header']}" for c in candidates)
-        if found.ambiguous:
+        if match.ambiguous:
             text = f"Section '{args.section}' matches several sections of this paper: {listing}. Name one by its alias."
             return ToolOutput(
                 "ambiguous", text, {"paper_id": p.paper_id, "candidates": candidates, "error": "ambiguous section"}
@@ -362,16 +370,17 @@ def read_section(scope: Scope, args: ReadArgs) -> ToolOutput:
         return ToolOutput(
             "not_found", text, {"paper_id": p.paper_id, "candidates": candidates, "error": "unknown section"}
         )
-    body = scope.corpus.section_text(p.arxiv_id, found.index)
-    section = {"alias": alias(found.index), "header": headers[found.index], "chars": len(body)}
+    body = scope.corpus.section_text(p.arxiv_id, match.index)
+    section_alias, header = alias(match.index), headers[match.index]
+    section = {"alias": section_alias, "header": header, "chars": len(body)}
     # The end line keeps what the server appends apart from the paper's words. The text travels in both channels
     # (text content and structuredContent): clients hand their model one or the other (Agents SDK: use_structured_content).
-    text = f"{section_banner(section['alias'], section['header'], p.title)}\n\n{body}\n\n{section_end(section['alias'], section['header'])}"
+    text = f"{section_banner(section_alias, header, p.title)}\n\n{body}\n\n{section_end(section_alias, header)}"
     delivered = {
         "paper_id": p.paper_id,
         "arxiv_id": p.arxiv_id,
-        "section_index": found.index,
-        "header": headers[found.index],
+        "section_index": match.index,
+        "header": headers[match.index],
     }
     return ToolOutput("ok", text, {"paper_id": p.paper_id, "section": section, "text": body}, delivered=delivered)
 
@@ -386,9 +395,14 @@ def submit_answer(scope: Scope, args: SubmitArgs) -> ToolOutput:
     )
 
 
-TOOLS: dict[str, Tool] = {
-    t.name: t
-    for t in [
+def by_name(tools: list[Tool[Any]]) -> dict[str, Tool[Any]]:
+    """The tools keyed by name. Takes a list of ``Tool[Any]``: tools of different arguments have no narrower common
+    type, as each ``run`` takes only its own arguments."""
+    return {t.name: t for t in tools}
+
+
+TOOLS: dict[str, Tool[Any]] = by_name(
+    [
         Tool(
             "search_papers",
             "Search papers",
@@ -446,4 +460,4 @@ TOOLS: dict[str, Tool] = {
             read_only=False,
         ),
     ]
-}
+)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -10,6 +12,43 @@ import pytest
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
 sys.path.insert(0, str(TESTS))  # so tests can import release_fixture, fake_openai, ...
+
+
+# The slow kinds of test, each needing a tool from outside Python. `make check` leaves them out; `make test` (CI) runs
+# them all. Where a tool is missing, a test of its kind is skipped with the reason, except in CI (CI set), where it
+# fails: a green CI must never hide a missing install step.
+TOOLS = {
+    "browser": (
+        lambda: bool(shutil.which("chromium") or shutil.which("chromium-browser")),
+        "Chromium is not installed (make chromium, or apt-get install -y chromium)",
+    ),
+    "cluster": (
+        lambda: all(shutil.which(d) or Path("/usr/sbin", d).exists() for d in ("slurmctld", "slurmd", "sbatch")),
+        "Slurm is not installed (make slurm installs Debian's slurmctld, slurmd and slurm-client)",
+    ),
+    "conformance": (
+        lambda: (TESTS / "conformance" / "node_modules" / ".bin" / "conformance").exists(),
+        "the MCP conformance suite is not installed (make conformance, which needs npm)",
+    ),
+}
+#: Fixtures that make a test one of those kinds wherever it is.
+KIND_OF_FIXTURE = {"slurm_cluster": "cluster", "browser_page": "browser"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for fixture, kind in KIND_OF_FIXTURE.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(kind)
+
+
+@pytest.fixture(autouse=True)
+def _tool_of_its_kind(request):
+    for kind, (present, missing) in TOOLS.items():
+        if request.node.get_closest_marker(kind) and not present():
+            if os.environ.get("CI"):
+                pytest.fail(f"{missing}; CI must run every kind of test")
+            pytest.skip(missing)
 
 
 @pytest.fixture

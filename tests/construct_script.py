@@ -95,8 +95,9 @@ class ConstructScript:
             evidence.append(sentence)
             answers.append(" ".join(sentence.rstrip(".").split()[:6]))
             labels.append({"paper_id": t, "section": sec.header, "relevance": "direct"})
-        question = f"Following the seed paper's citations (case {digest(canonical(chain))[:8]}), how does the cited work's first section begin?"
-        answer = "; ".join(answers)
+        question = f"Following the seed paper's citations (case {digest(canonical(chain))[:8]}), how does the cited work open its text?"
+        # A multi-target answer is one sentence relating both targets' findings, never two answers joined by ';'.
+        answer = answers[0] if len(answers) == 1 else f"{answers[0]}, whereas {answers[1]}"
         if outcome == "bad_label":
             labels[0]["section"] = "A Header No Paper Has"
         elif outcome == "not_in_evidence":
@@ -108,7 +109,14 @@ class ConstructScript:
         self.questions[question] = chain
         self.gold[question] = answer
         return _reply(
-            {"question": question, "answer": answer, "evidence": evidence, "reasoning_type": "GROUND", "labels": labels}
+            {
+                "question": question,
+                "answer": answer,
+                "evidence": evidence,
+                "reasoning_type": "GROUND",
+                "cognitive_skill": "retrieve" if len(targets) == 1 else "contrast",
+                "labels": labels,
+            }
         )
 
     def _chain_of(self, prompt: str) -> tuple:
@@ -125,14 +133,14 @@ class ConstructScript:
             self.failed_once.add(chain)
             return HTTPError(500)
         ids = re.findall(r'<paper id="([^"]+)">', prompt)
-        n = len(self.gold[question].split("; "))
-        # An answer of the gold's form: the opening words of a sentence of the paper given (with no paper, one the
-        # model "knows": the seed's), one per part, so no option stands out by form and the artifact audit keeps it.
+        n = len(self.gold[question].split())
+        # An answer of the gold's form: words of sentences of the paper given (with no paper, ones the model "knows":
+        # the seed's), as many as the gold has, so no option stands out by form and the artifact audit keeps it.
         source = ids[0] if ids else chain[0]
         pool = [s for sec in self.view.sections(source) for s in sentences(sec.text) if len(s.split()) >= 12]
         start = 0 if ids else 1
-        parts = [" ".join(pool[(start + 2 * i) % len(pool)].rstrip(".").split()[2:8]) for i in range(n)]
-        return _reply({"answer": "; ".join(parts)})
+        words = [w for i in range(4) for w in pool[(start + 2 * i) % len(pool)].rstrip(".").split()[2:8]]
+        return _reply({"answer": " ".join(words[:n])})
 
     def ensemble(self, body: dict) -> object:
         prompt = body["messages"][1]["content"]

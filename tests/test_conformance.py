@@ -17,6 +17,7 @@ from agenthop.server.transport.http import ServerThread
 
 NPM_DIR = Path(__file__).parent / "conformance"
 SUITE = NPM_DIR / "node_modules" / ".bin" / "conformance"
+pytestmark = pytest.mark.conformance
 
 # Scenarios that test what any server offers; each must pass.
 GENERIC = {

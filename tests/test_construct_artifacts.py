@@ -168,6 +168,12 @@ class SeedView:
     def sections(self, pid):
         return (Section("3 Results", self._text),) if pid == "seed" else ()
 
+    def references(self, pid):  # the retrieval solver's neighbourhood: the seed alone
+        return []
+
+    def has_text(self, pid):
+        return pid == "seed"
+
 
 def test_the_seed_solver_is_the_offline_baseline_reading_the_seed_alone():
     question = "On the JOBS dataset, what completes this statement: the parser ___?"
@@ -365,7 +371,7 @@ class FormScript(ConstructScript):
         gold = self.gold[question]
         if chain not in self.roles:  # the first two single-target chains get the flawed roles
             taken = sum(r != "balanced" for r in self.roles.values())
-            self.roles[chain] = ["twin", "by_form"][taken] if taken < 2 and "; " not in gold else "balanced"
+            self.roles[chain] = ["twin", "by_form"][taken] if taken < 2 and len(chain) == 2 else "balanced"
         role = self.roles[chain]
         ids = re.findall(r'<paper id="([^"]+)">', prompt)
         if role == "twin" and not ids:  # no_context: the gold again, one word longer
@@ -381,15 +387,12 @@ class FormScript(ConstructScript):
                 }
             )
         pid = ids[0] if ids else sorted(self.view.papers)[int(digest(question)[:6], 16) % len(self.view.papers)]
-        parts = gold.split("; ")
-        return _reply(
-            {
-                "answer": "; ".join(
-                    self._six_words(pid, f"{question}:{pid}:{k}", any(c.isdigit() for c in part))
-                    for k, part in enumerate(parts)
-                )
-            }
-        )
+        # As many words as the gold (a multi-target gold is one sentence relating two findings): six at a time.
+        digits, words, k = any(c.isdigit() for c in gold), [], 0
+        while len(words) < len(gold.split()):
+            words += self._six_words(pid, f"{question}:{pid}:{k}", digits and k == 0).split()
+            k += 1
+        return _reply({"answer": " ".join(words[: max(len(gold.split()), 6)])})
 
 
 def test_with_models_the_stage_drops_a_form_flaw_and_the_ensemble_never_rates_an_item_its_form_answers_gold(tmp_path):
@@ -480,3 +483,47 @@ def test_on_a_generated_release_no_solver_beats_chance_by_ten_points(questions, 
         else:
             beyond = {k: v["ci95"] for k, v in summary["solvers"].items() if v["ci95"][0] > summary["limit"]}
             assert beyond == {}, (stage, beyond)
+
+
+# -- the retrieval solver: word overlap near the seed, no reasoning -----------------------------------------------------
+
+
+class GraphView:
+    """Papers with one section each and a citation graph: what the retrieval solver reads."""
+
+    def __init__(self, texts: dict[str, str], refs: dict[str, list[str]]):
+        self.papers = {pid: Paper(pid) for pid in texts}
+        self._texts, self._refs = texts, refs
+
+    def sections(self, pid):
+        return (Section("4 Results", self._texts[pid]),) if self._texts.get(pid) else ()
+
+    def references(self, pid):
+        return [(c, None) for c in self._refs.get(pid, [])]
+
+    def has_text(self, pid):
+        return bool(self._texts.get(pid))
+
+
+def test_the_retrieval_solver_picks_the_option_whose_sentence_near_the_seed_shares_the_questions_words():
+    view = GraphView(
+        {
+            "seed": "We build on a semantic parser for geography questions.",
+            "bridge": "The parser of the target reaches 88.0 on a held-out split.",
+            "target": "On the GEO benchmark the neural parser reaches 91.2 accuracy with the copying mechanism.",
+            "far": "On the GEO benchmark the neural parser reaches 75.3 accuracy with the copying mechanism.",
+        },
+        {"seed": ["bridge"], "bridge": ["target"]},  # "far" is in the corpus but not near the seed
+    )
+    question = "What accuracy does the neural parser with copying reach on the GEO benchmark?"
+    options = ["91.2", "88.0", "75.3", "60.1"]
+    assert artifacts.retrieval(item(options, question=question, seed="seed"), view) == (0,)
+    # Nothing near the seed states any option: an abstention, which earns chance.
+    assert artifacts.retrieval(item(["12.5", "13.5", "14.5", "15.5"], question=question, seed="seed"), view) == ()
+    # Run with the other solvers on every item, and reported with its Wilson interval against its own limit.
+    items = [item(options, correct=c, question=question, seed="seed") for c in (0, 0, 0, 1)]
+    summary = artifacts.summarise(items, view=view)
+    got = summary["solvers"]["retrieval"]
+    assert got["accuracy"] == 0.75 and got["ci95"] == [round(x, 4) for x in wilson(3, 4)]
+    assert summary["over_retrieval_limit"] == ["retrieval"] and "retrieval" not in summary["above_limit"]
+    assert "retrieval" in artifacts.markdown(summary) and "45%" in artifacts.markdown(summary)

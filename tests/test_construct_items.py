@@ -285,8 +285,14 @@ def test_no_form_only_solver_beats_chance_by_ten_points(release):
     view = CorpusView(ROOT / "corpus.sqlite")
     summary = artifacts.summarise(items, view=view)
     view.close()
-    over = {name: s["accuracy"] for name, s in summary["solvers"].items() if s["accuracy"] > 0.35}
+    over = {
+        name: s["accuracy"]
+        for name, s in summary["solvers"].items()
+        if s["accuracy"] > 0.35 and name not in artifacts.CORPUS_SOLVERS
+    }
     assert not over, over
+    # The retrieval solver reads the papers: it is reported with its interval, held to its own limit elsewhere.
+    assert summary["solvers"]["retrieval"]["n"] == len(items) and len(summary["solvers"]["retrieval"]["ci95"]) == 2
 
 
 def test_item_ids_come_from_content_and_survive_removing_an_item(release, tmp_path):
@@ -319,6 +325,26 @@ def test_item_ids_come_from_content_and_survive_removing_an_item(release, tmp_pa
     assert "SHA-256" in json.loads((copy / "release" / "construct" / "provenance.json").read_text())["item_ids"]
     cand = {"kind": "ST", "seed": "s", "bridge": None, "targets": ["t"], "evidence": ["e"]}
     assert item_id(cand) == item_id(dict(cand)) != item_id({**cand, "evidence": ["f"]})
+
+
+def test_item_ids_cover_the_question_and_every_option():
+    # Two releases once shared 19 IDs whose items asked different options: the ID must hash what the agent sees.
+    cand = {
+        "kind": "ST",
+        "seed": "s",
+        "bridge": None,
+        "targets": ["t"],
+        "evidence": ["e"],
+        "question": "What did the cited work find?",
+        "options": ["12.5%", "14.0%", "9.1%", "30.2%"],
+    }
+    ids = {
+        item_id(cand),
+        item_id({**cand, "options": ["12.5%", "14.0%", "9.1%", "30.3%"]}),
+        item_id({**cand, "options": ["14.0%", "12.5%", "9.1%", "30.2%"]}),
+        item_id({**cand, "question": "What did the cited work report?"}),
+    }
+    assert len(ids) == 4 and item_id(dict(cand)) == item_id(cand)
 
 
 def test_a_background_citation_with_a_year_is_skipped(acl_view):
@@ -726,3 +752,27 @@ def test_wrong_paper_values_come_from_the_siblings_then_the_works_they_cite():
     view.references = lambda pid: {"w": [("x", None), ("t", None)], "x": [("y", None)]}.get(pid, [])
     cand = {"seed": "s", "bridge": None, "targets": ["t"]}
     assert sibling_sources(view, cand, ["w"]) == ["w", "x"]  # the target is off limits; two steps away is too far
+
+
+def test_one_item_per_target_keeps_the_smallest_id_on_each_target_paper(release, tmp_path):
+    out, items, _ = release
+    shared = Counter(t for it in items for t in it["gold_paper_ids"])
+    assert any(n > 1 for n in shared.values())  # the default release asks several items of some target papers
+    copy = tmp_path / "run"
+    shutil.copytree(out, copy)
+    result = run_pipeline(
+        ROOT / "corpus.sqlite", copy, Settings(min_refs=5, one_item_per_target=True), echo=lambda line: None
+    )
+    assert result["ran"] == ["postfilter"]  # only the post-filter's settings changed
+    after = [json.loads(line) for line in (copy / "release" / "qa" / "full.jsonl").read_text().splitlines()]
+    targets = [t for it in after for t in it["gold_paper_ids"]]
+    assert len(targets) == len(set(targets))
+    # Greedy by item ID: an item is kept exactly when no item with a smaller ID that was kept shares a target.
+    kept_ids, served = set(), set()
+    for it in sorted(items, key=lambda it: it["id"]):
+        if not served & set(it["gold_paper_ids"]):
+            kept_ids.add(it["id"])
+            served |= set(it["gold_paper_ids"])
+    assert {it["id"] for it in after} == kept_ids
+    row = next(r for r in result["attrition"]["rows"] if r["stage"] == "postfilter")
+    assert row["reasons"] == {"target_taken": len(items) - len(after)}

@@ -240,3 +240,33 @@ def test_command_line_errors_say_what_to_change(tmp_path):
     assert result.exit_code == 2 and "the first year comes after the last" in result.output
     result = runner.invoke(construct_main, ["attrition", "--out", str(tmp_path)])
     assert result.exit_code == 1 and "run 'agenthop-construct run --corpus C --out" in result.output
+
+
+def test_the_release_records_each_gold_papers_citation_count_in_its_source_corpus(built, tmp_path):
+    """Stage 1 judges seeds by how many corpus papers cite them; the release keeps that count for every gold paper,
+    and the corpus the importer builds keeps it (the panel's Table 19 uses them). Counts within the source corpus
+    are as of that corpus, named in the provenance, so they carry no date: a rebuild on another day is the same."""
+    out, _, _ = built
+    release = out / "release"
+    citing: dict[str, set[str]] = {}
+    for line in (release / "corpus" / "citations.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        for ref in rec["references"]:
+            if ref["paper_id"] != rec["paper_id"]:
+                citing.setdefault(ref["paper_id"], set()).add(rec["paper_id"])
+    items = [json.loads(line) for line in (release / "qa" / "full.jsonl").read_text().splitlines()]
+    for item in items:
+        assert item["gold_citation_counts"] == [len(citing.get(g, ())) for g in item["gold_paper_ids"]]
+        assert item["citation_counts_taken"] is None
+    assert any(n > 0 for item in items for n in item["gold_citation_counts"])
+    corpus = tmp_path / "corpus.sqlite"
+    import_release(release, corpus, echo=lambda _: None)
+    gold = Gold(corpus)
+    try:
+        first = items[0]
+        assert gold.items[first["id"]].gold_citations == dict(
+            zip(first["gold_paper_ids"], first["gold_citation_counts"])
+        )
+        assert gold.provenance()["citations_taken"] == []
+    finally:
+        gold.close()

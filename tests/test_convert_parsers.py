@@ -12,6 +12,7 @@ from agenthop.server.corpus.convert.s2orc import iter_s2orc
 from agenthop.server.corpus.convert.sources import detect, read_papers
 from agenthop.server.corpus.convert.tei import parse_tei
 from agenthop.server.corpus.convert.text import sentence_around
+from agenthop.server.corpus.convert.xmltree import parse
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -154,6 +155,15 @@ def test_bad_inputs_name_the_file_and_the_problem(tmp_path, content, fragment):
     with pytest.raises(ConvertError) as info:
         list(read_papers([bad]))
     assert str(bad) in str(info.value) and fragment in str(info.value)
+
+
+def test_a_truncated_gzip_file_is_a_convert_error_naming_it(tmp_path):
+    whole = gzip.compress((FIXTURES / "tei" / "N18-3011.tei.xml").read_bytes())
+    cut = tmp_path / "paper.tei.xml.gz"
+    cut.write_bytes(whole[:32])  # the stream ends before gzip's end-of-stream marker: EOFError, not OSError
+    with pytest.raises(ConvertError) as info:
+        parse(cut)
+    assert str(info.value).startswith(f"{cut}: cannot be read (")
 
 
 def test_format_flag_refuses_a_file_of_another_format():

@@ -3,8 +3,10 @@ the pydantic models the writers use, and both accept and reject exactly the same
 
 from __future__ import annotations
 
+import ast
 import json
 import typing
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -170,6 +172,46 @@ def test_the_structs_have_the_models_fields_in_order():
             assert f.required == info.is_required(), (model.__name__, f.name)
             if not f.required:
                 assert f.default == info.default, (model.__name__, f.name)
+
+
+def _type_checking_block() -> list[ast.stmt]:
+    """The class statements under structs.py's ``if TYPE_CHECKING:``."""
+    tree = ast.parse(Path(log_structs.__file__).read_text(encoding="utf-8"))
+    (block,) = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+        if any(isinstance(stmt, ast.ClassDef) for stmt in node.body)
+    ]
+    return block.body
+
+
+def test_the_declarations_the_type_checker_reads_are_the_derived_structs():
+    # The checker cannot run struct(): it reads class statements generated from the same models. A model changed
+    # without regenerating them fails here, with the text to paste.
+    declared = [ast.dump(stmt) for stmt in _type_checking_block()]
+    derived = [ast.dump(stmt) for stmt in ast.parse(log_structs.static_declarations()).body]
+    assert declared == derived, log_structs.static_declarations()
+    names = {stmt.name for stmt in _type_checking_block() if isinstance(stmt, ast.ClassDef)}
+    assert {model.__name__ for model in MODELS} <= names
+
+
+def test_the_declarations_follow_a_changed_model():
+    class Probe(log_records._Model):
+        kind: typing.Literal["probe"] = "probe"
+        seq: int
+        note: str | None = None
+        caps: log_records.Caps
+
+    original = log_structs.MODELS
+    try:
+        log_structs.MODELS = (Probe,)
+        text = log_structs.static_declarations()
+    finally:
+        log_structs.MODELS = original
+    assert 'class Probe(Record, tag_field="kind", tag="probe"):' in text
+    assert "    note: str | None\n" in text and "    caps: Caps\n" in text
+    assert text.index("class Caps(Record):") < text.index("class Probe(")
 
 
 def test_both_readers_accept_and_reject_the_same_records(fixture_corpus, tmp_path):

@@ -136,7 +136,11 @@ def test_an_attempt_cut_short_by_a_restart_is_not_played_and_the_page_is_told_wh
     log = tmp_path / "log.sqlite"
     with ServerThread(str(fixture_corpus), str(log)) as server, httpx2.Client(base_url=server.base_url) as http:
         lost = _start(http, "erin", "st_0001")["session_id"]
-    with ServerThread(str(fixture_corpus), str(log)) as server, httpx2.Client(base_url=server.base_url) as http:
+        cookies = dict(http.cookies)  # the log keeps erin's key: the same browser carries on after the restart
+    with (
+        ServerThread(str(fixture_corpus), str(log)) as server,
+        httpx2.Client(base_url=server.base_url, cookies=cookies) as http,
+    ):
         listing = http.get("/play/api/items", params={"participant": "erin"}).json()
         state = http.get(f"/play/api/sessions/{lost}")
         restarted = _start(http, "erin")

@@ -13,7 +13,7 @@ from scorer_fixtures import build_corpus, write_baseline_run, write_items_file, 
 from agenthop.scorer.cli import main
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium)")
+pytestmark = pytest.mark.browser
 
 FLAGS = [
     "--headless",

@@ -94,11 +94,15 @@ def manifest(name, model, tier=None, closed_book=False, disabled=()):
     return {**m, "tier": tier} if tier else m
 
 
-def write_run(root, name, scripts: dict, man: dict | None = None, corpus_id: str | None = None):
+def write_run(root, name, scripts: dict, man: dict | None = None, corpus_id: str | None = None, caps=None):
     run_dir, log, _ = new_run_dir(root, name, man)
     for iid, script in scripts.items():
         s = SessionWriter(
-            log, iid, run=name, corpus={"corpus_id": corpus_id, "schema_version": 1} if corpus_id else None
+            log,
+            iid,
+            run=name,
+            corpus={"corpus_id": corpus_id, "schema_version": 1} if corpus_id else None,
+            caps=caps,
         )
         script(s)
     log.close()
@@ -162,6 +166,21 @@ def test_main_table_values_and_marks(main_panel):
     assert rows["P"]["conversion_mt"] == 1.0 and rows["Q"]["conversion_mt"] is None
     assert {k: rows[k]["paper_recall_mt"] for k in rows} == {"P": 1.0, "Q": 0.0, "R": 0.0, "S": 0.0}
     assert {k: rows[k]["non_submission"] for k in rows} == {"P": 0.0, "Q": 0.0, "R": 0.1, "S": 0.0}
+    # SecRec per type: every run read B's labelled "Experiments" on its nine ST items; on mt_0001 only P read both
+    # gold papers' labelled sections (B's and K's "Experiments").
+    assert {k: (rows[k]["section_recall_st"], rows[k]["section_recall_mt"]) for k in rows} == {
+        "P": (1.0, 1.0),
+        "Q": (1.0, 0.0),
+        "R": (1.0, 0.0),
+        "S": (1.0, 0.0),
+    }
+    # Failure ratios: R's mt_0001 ended at the turn cap, 1 of its 10 items; no run hit the token cap or the budget.
+    assert {k: (rows[k]["pct_token_cap"], rows[k]["pct_turn_cap"], rows[k]["pct_budget"]) for k in rows} == {
+        "P": (0.0, 0.0, 0.0),
+        "Q": (0.0, 0.0, 0.0),
+        "R": (0.0, 0.1, 0.0),
+        "S": (0.0, 0.0, 0.0),
+    }
     assert rows["P"]["marks"]["accuracy"] == ["tier_leader", "panel_best"]
     assert rows["R"]["marks"]["accuracy"] == ["tier_leader"]
     assert "accuracy" not in rows["Q"]["marks"] and "accuracy" not in rows["S"]["marks"]
@@ -215,7 +234,11 @@ def test_cell_accuracy_with_wilson_half_widths_and_drop(main_panel):
     p, n = 2 / 9, 9
     half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
     assert rows["Q"]["cells"]["ST-d1"]["half_width"] == pytest.approx(half)
-    assert {r: rows[r]["drop"] for r in rows} == pytest.approx({"P": 0.0, "Q": 2 / 9, "R": 5 / 9, "S": 4 / 9})
+    # The paper's column is ST-d1 - MT-d2, and no run has an MT-d2 item; the easiest-hardest drop is an addition.
+    assert all(rows[r]["drop"] is None for r in rows)
+    assert {r: rows[r]["drop_easiest_hardest"] for r in rows} == pytest.approx(
+        {"P": 0.0, "Q": 2 / 9, "R": 5 / 9, "S": 4 / 9}
+    )
 
 
 def test_item_difficulty_in_thirds(main_panel):
@@ -394,7 +417,7 @@ def test_panel_command_writes_three_files_with_tiers_from_a_file(tmp_path, corpu
         < md.index("## Item difficulty")
         < md.index("## Bigrams")
     )
-    assert "| open | a | m1 | 1 | 3 | 100.0% ★ |" in md  # one tier: its leader is the panel best, marked once
+    assert "| open |  | a | m1 | 1 | 3 | 100.0% ★ |" in md  # one tier: its leader is the panel best, marked once
     html = (out / "panel.html").read_text()
     assert 'data-plot="panel-coverage"' in html and 'data-plot="panel-transitions"' in html
 
@@ -415,7 +438,7 @@ def test_runs_from_different_corpora_are_refused_naming_both(tmp_path, corpus):
         ("t.toml", 'a = "x"\n[b]\ntier = "y"\nrole = "judge"\n', "run 'b': role 'judge' is not one of full"),
         ("t.toml", "a = [1\n", "is not valid TOML"),
         ("t.csv", "name,tier\na,x\n", "the CSV header must name a 'run' column"),
-        ("t.toml", '[a]\nfamily = "x"\n', "run 'a' has unknown key(s) family"),
+        ("t.toml", '[a]\nfamilly = "x"\n', "run 'a' has unknown key(s) familly"),
     ],
 )
 def test_bad_tiers_files_are_named(tmp_path, name, text, message):
@@ -458,7 +481,7 @@ def test_a_tier_of_one_run_has_its_leader_marked(main_entries):
 
 def test_rows_are_ranked_by_accuracy_within_each_tier_and_ties_share_a_rank(main_entries):
     q, p_, r, s = main_entries
-    r2 = {**r, "name": "R2"}  # a copy of R: 50%, tied with R
+    r2 = {**r, "name": "R2", "model": "model-R2"}  # a copy of R under another model: 50%, tied with R
     panel = build_panel([q, p_, s, r2, r], {})
     m = panel["main_table"]
     assert m["tiers"] == ["big", "small"]
@@ -470,9 +493,12 @@ def test_rows_are_ranked_by_accuracy_within_each_tier_and_ties_share_a_rank(main
         ("S", 3, []),
     ]
     md = report_md.render(panel_document(panel))
-    assert "| small | R2 | model-R | 1= | 10 | 50.0% ● |" in md and "| small | S | model-S | 3 | 10 | 40.0% |" in md
+    assert (
+        "| small |  | R2 | model-R2 | 1= | 10 | 100.0% ●★ |" in md
+        and "| small |  | S | model-S | 3 | 10 | 100.0% ●★ |" in md
+    )
     assert "Ties in accuracy (same rank, order as given): R ties with R2 (50.0%)." in md
-    assert "Rows are ranked by accuracy within each tier" in md
+    assert "ranked by accuracy within each family" in md
 
 
 def _entry(name, cells):
@@ -493,7 +519,9 @@ def test_table_10_ties_for_the_easiest_cell_are_stated_and_broken_by_cell_order(
     c = cell_accuracy([a, b])
     assert (c["easiest"], c["hardest"]) == ("ST-d1", "MT-d1")
     assert c["easiest_tied"] == ["ST-d1", "ST-d2"] and c["hardest_tied"] == ["MT-d1", "MT-d2"]
-    assert [r["drop"] for r in c["rows"]] == pytest.approx([6 / 9 - 1 / 2, 5 / 9 - 0])
+    assert [r["drop_easiest_hardest"] for r in c["rows"]] == pytest.approx([6 / 9 - 1 / 2, 5 / 9 - 0])
+    # The paper's column does not depend on ties: always ST-d1 - MT-d2.
+    assert [r["drop"] for r in c["rows"]] == pytest.approx([6 / 9 - 1 / 4, 5 / 9 - 1 / 4])
     untied = cell_accuracy([_entry("a", {"ST-d1": (6, 9), "ST-d2": (1, 9), "MT-d1": (2, 9), "MT-d2": (3, 9)})])
     assert untied["easiest_tied"] == [] and untied["hardest_tied"] == []
 
@@ -535,7 +563,10 @@ def test_html_marks_shade_tier_leaders_bold_the_panel_best_and_keep_text_columns
     # P leads tier big and the panel in accuracy: shaded and bold, symbols kept for screen readers and plain text.
     assert '<td class="tier-leader panel-best"><strong>100.0% ●★</strong></td>' in main
     assert '<td class="tier-leader">50.0% ●</td>' in main  # R leads tier small
-    assert '<td class="text">big</td><td class="text">P</td><td class="text">model-P</td><td>1</td>' in main
+    assert (
+        '<td class="text">big</td><td class="text"></td><td class="text">P</td><td class="text">model-P</td><td>1</td>'
+        in main
+    )
     assert re.search(r"th\.text, td\.text \{ text-align: left; white-space: nowrap; \}", html)
     assert re.search(r"td\.tier-leader \{ background: #[0-9a-f]{6}; \}", html)
 
@@ -586,7 +617,10 @@ def test_table_16_correlation_with_external_benchmarks(main_entries, tmp_path):
     assert rows["Y"]["n"] == 2 and rows["Y"]["spearman"] is None and "three or more models" in rows["Y"]["missing"]
     assert p["external"]["unmatched"] == ["not-in-panel"] and p["external"]["without_scores"] == []
     md = report_md.render(panel_document(p))
-    assert f"| X | 4 | +0.80 [{x['spearman_ci95'][0]:+.2f}, {x['spearman_ci95'][1]:+.2f}] (p = " in md
+    # Four models: the exact permutation p (8 of the 24 orderings reach |rho| >= 0.8).
+    assert x["spearman_p"] == pytest.approx(1 / 3) and x["spearman_p_method"] == "exact permutation"
+    ci = x["spearman_ci95"]
+    assert f"| X | +0.80 | 4 | 0 | +0.80 [{ci[0]:+.2f}, {ci[1]:+.2f}] (p = 0.333) |" in md
     assert "Models in the scores file without a full-tool run in the panel: not-in-panel." in md
     assert "Not computed: the correlation with external benchmarks needs a CSV" in report_md.render(
         panel_document(build_panel(main_entries, {}))
@@ -617,11 +651,12 @@ def test_table_17_per_replicate_rows_with_mean_sd_and_range(main_entries):
     (model,) = panel["replicates"]["models"]
     assert model["model"] == "model-P" and [x["run"] for x in model["rows"]] == ["P", "Q"]
     acc = model["spread"]["accuracy"]
-    # 1.0 and 0.2: mean 0.6, sample sd sqrt((0.4^2 + 0.4^2) / 1).
+    # 1.0 and 0.2: mean 0.6, population sd 0.4 (the paper's), range 0.8; sample sd sqrt(0.32) an addition.
     assert (acc["n"], acc["mean"], acc["min"], acc["max"]) == (2, pytest.approx(0.6), 0.2, 1.0)
-    assert acc["std"] == pytest.approx(math.sqrt(0.32))
+    assert acc["std"] == pytest.approx(0.4) and acc["range"] == pytest.approx(0.8)
+    assert acc["sample_std"] == pytest.approx(math.sqrt(0.32))
     md = report_md.render(panel_document(panel))
-    assert "| mean ± sd |  | 60.0% ± 56.6 |" in md and "| range |  | 20.0% – 100.0% |" in md
+    assert "| model-P | accuracy | 1.000 | 0.200 | 0.600 | 0.400 | 0.800 |" in md
     assert "Not computed: per-replicate rows need two or more full-tool runs of one model" in report_md.render(
         panel_document(build_panel(main_entries, {}))
     )
@@ -644,13 +679,15 @@ def test_table_18_closed_book_accuracy_with_the_full_run_beside(ablation_panel):
         0.3,
         0.8,
     )
-    assert row["lift"] == pytest.approx(0.5)
+    # The paper's columns: zero 30%, full = the Table 2 run's accuracy 80%, delta = full - zero.
+    assert (row["zero"], row["full"], row["same_items"]) == (0.3, 0.8, True)
+    assert row["delta"] == pytest.approx(0.5) and row["lift_on_common"] == pytest.approx(0.5)
     assert (c["pooled"]["n"], c["pooled"]["accuracy"]) == (10, 0.3)
     md = report_md.render(panel_document(ablation_panel))
-    assert "| cb | m | 10 | 30.0% |" in md and "| 30.0% → 80.0% (10) | +50.0 pp |" in md
+    assert "| all runs | m | 30.0% | 80.0% | +50.0 pp | cb | full |" in md and "| 30.0% → 80.0% (10) | +50.0 pp |" in md
 
 
-def test_table_19_closed_book_accuracy_by_exposure_stratum(ablation_panel):
+def test_closed_book_accuracy_by_evidence_contact_an_addition(ablation_panel):
     (row,) = ablation_panel["closed_book_by_exposure"]["rows"]
     strata = {
         k: (v["closed_book"]["n"], v["closed_book"]["correct"], v["full"]["correct"]) for k, v in row["strata"].items()
@@ -659,3 +696,4 @@ def test_table_19_closed_book_accuracy_by_exposure_stratum(ablation_panel):
     assert strata == {"inspected": (8, 2, 8), "exposed": (1, 0, 0), "neither": (1, 1, 0)}
     md = report_md.render(panel_document(ablation_panel))
     assert "| full | cb | 8 | 25.0% | 100.0% | 1 | 0.0% | 0.0% | 1 | 100.0% | 0.0% |" in md
+    assert "## Closed-book accuracy by evidence contact (an addition)" in md

@@ -11,7 +11,11 @@ import pytest
 from scorer_fixtures import write_main_run
 
 from agenthop.scorer import RunSpecError, load_run
+from agenthop.scorer.logs import build_sessions, read_typed_records
+from agenthop.server.caps import Caps
+from agenthop.server.log.checkpoint import CheckpointLog
 from agenthop.server.log.structs import CallRecord, ItemEnd, RunStart, SessionStart
+from agenthop.server.sessions import SessionRegistry
 
 
 def test_a_loaded_run_holds_the_shared_record_types(tmp_path):
@@ -22,6 +26,19 @@ def test_a_loaded_run_holds_the_shared_record_types(tmp_path):
     assert any(isinstance(r, ItemEnd) for r in run.runner_records)
     read = next(c for c in session.calls if c.tool == "read_section")
     assert read.delivered.paper_id == read.paper_id and read["delivered"] is read.delivered and read.kind == "call"
+
+
+def test_calls_to_an_unknown_session_group_without_a_sequence_number(tmp_path):
+    # The server logs a call that names an unknown session under that ID with seq null; two of them used to stop
+    # the scorer (sorting by seq compared None with None).
+    log = CheckpointLog(tmp_path / "log.sqlite")
+    registry = SessionRegistry(log, Caps(budget=None, max_turns=None, max_tokens=None))
+    for tool in ("think", "search_papers"):
+        registry.log_sessionless_call("no-such-session", tool, {}, "unknown session")
+    sessions, n = build_sessions(read_typed_records(tmp_path / "log.sqlite"))
+    assert n == 2
+    assert [c.tool for c in sessions["no-such-session"].calls] == ["think", "search_papers"]  # log order
+    assert all(c.seq is None and c.outcome == "invalid" for c in sessions["no-such-session"].calls)
 
 
 def test_a_checkpoint_record_that_does_not_fit_its_model_stops_the_scorer(tmp_path):

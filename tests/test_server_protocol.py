@@ -391,3 +391,17 @@ async def test_an_item_session_sees_only_its_own_item_in_resources_and_completio
         == ["st_0001", "st_0002", "mt_0001"]
     )
     assert explored["item_id"] == "st_0002"
+
+
+async def test_an_unknown_resource_in_explore_mode_names_the_citation_templates(fixture_corpus, tmp_path):
+    with ServerThread(str(fixture_corpus), str(tmp_path / "log.sqlite")) as server:
+        async with httpx2.AsyncClient(base_url=server.base_url) as http:
+            created = (await http.post("/sessions", json={})).json()
+        async with (
+            httpx2.AsyncClient() as h,
+            Client(streamable_http_client(created["mcp_url"], http_client=h)) as client,
+        ):
+            with pytest.raises(MCPError) as caught:
+                await client.read_resource("agenthop://paper/x/ris")
+    message = caught.value.error.message
+    assert "agenthop://paper/{paper_id}/bibtex" in message and "agenthop://paper/{paper_id}/csl-json" in message

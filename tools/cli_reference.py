@@ -25,9 +25,10 @@ WIDTH = 100  # the terminal width the help is rendered at: fixed, so the page do
 
 
 def programs() -> dict[str, click.Command]:
-    """The four commands, by the name they are installed under (pyproject.toml [project.scripts])."""
+    """The five commands, by the name they are installed under (pyproject.toml [project.scripts])."""
     from agenthop.construct.cli import main as construct
     from agenthop.runner.cli import main as runner
+    from agenthop.runner.shell.cli import main as shell_client
     from agenthop.scorer.cli import main as scorer
     from agenthop.server.cli import main as server
 
@@ -36,6 +37,7 @@ def programs() -> dict[str, click.Command]:
         "agenthop-runner": runner,
         "agenthop-scorer": scorer,
         "agenthop-construct": construct,
+        "agenthop-cli": shell_client,
     }
 
 

@@ -11,13 +11,14 @@ import tempfile
 from pathlib import Path
 
 from agenthop.server.corpus.importer import import_release
+from agenthop.server.corpus.summaries import DemoSummary
 from agenthop.server.corpus.synth import write_release
 
 DEMO = {"papers": 80, "items": 64, "seed": 7}
 SPLIT_FIELDS = ("id", "question_type", "depth", "reasoning_type")
 
 
-def build_demo(out: Path, split: Path, *, echo=lambda _: None) -> dict:
+def build_demo(out: Path, split: Path, *, echo=lambda _: None) -> DemoSummary:
     with tempfile.TemporaryDirectory(prefix="agenthop-demo-") as tmp:
         release = Path(tmp) / "agenthop-demo"
         write_release(release, **DEMO)

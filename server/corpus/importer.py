@@ -46,7 +46,7 @@ from agenthop.server.corpus.release import (
     REASONING_TYPES,
     RELEVANCES,
 )
-from agenthop.server.corpus.schema import INDEXES, create_index, create_schema
+from agenthop.server.corpus.schema import GOLD_CITATION_COUNTS_DDL, INDEXES, create_index, create_schema
 from agenthop.server.explore import index as search_index
 from agenthop.server.papers import explore_texts
 from agenthop.server.search import stored_index_parts
@@ -566,6 +566,7 @@ class _Importer:
                 f"a list of {len(bridge_paper_ids)} (one per bridge paper)",
                 describe(bridge_arxiv_ids),
             )
+        citations, taken = self._citation_counts(rec, where, len(gold_paper_ids))
         if depth == 1 and bridge_paper_ids:
             raise where.error("bridge_paper_ids", "an empty list at depth 1", describe(bridge_paper_ids))
         if depth == 2 and not bridge_paper_ids:
@@ -632,7 +633,31 @@ class _Importer:
                 _canon(bridge_arxiv_ids),
             ),
         )
+        if citations is not None:
+            self.conn.execute(GOLD_CITATION_COUNTS_DDL)
+            self.conn.executemany(
+                "INSERT INTO gold_citation_counts(item_id, position, paper_id, citations, taken) VALUES (?, ?, ?, ?, ?)",
+                [(item_id, i, pid, n, taken) for i, (pid, n) in enumerate(zip(gold_paper_ids, citations))],
+            )
         self.items[item_id] = where.place
+
+    @staticmethod
+    def _citation_counts(rec: dict, where: Where, n_gold: int) -> tuple[list[int] | None, str | None]:
+        """The optional gold_citation_counts (one count per gold paper, as construction recorded them) and
+        citation_counts_taken (the date, YYYY-MM-DD); (None, None) for a release without them."""
+        counts = rec.get("gold_citation_counts")
+        if counts is None:
+            return None, None
+        if not isinstance(counts, list) or len(counts) != n_gold or any(type(n) is not int or n < 0 for n in counts):
+            raise where.error(
+                "gold_citation_counts",
+                f"null or a list of {n_gold} non-negative integers (one per gold paper)",
+                describe(counts),
+            )
+        taken = rec.get("citation_counts_taken")
+        if taken is not None and not (isinstance(taken, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", taken)):
+            raise where.error("citation_counts_taken", "null or a date YYYY-MM-DD", describe(taken))
+        return counts, taken
 
     def _category(self, rec: dict, key: str, allowed: tuple[str, ...] | None, where: Where, item_id: str) -> str | None:
         """An optional category: "" and unknown values are stored as unknown (NULL) and counted; case is normalised."""

@@ -13,11 +13,12 @@ from pathlib import Path
 from agenthop.server.corpus.convert.quality import QUALITY_META_KEY, render
 from agenthop.server.corpus.problems import describe_warning
 from agenthop.server.corpus.schema import open_corpus, read_meta
+from agenthop.server.corpus.summaries import CorpusCounts, CorpusDescription
 
 _CELLS = ("ST-d1", "ST-d2", "MT-d1", "MT-d2")
 
 
-def describe(path: str | Path) -> dict:
+def describe(path: str | Path) -> CorpusDescription:
     """Schema version, corpus id, provenance and live counts of a corpus file.
 
     Raises :class:`agenthop.server.corpus.schema.CorpusError` for a missing,
@@ -49,7 +50,7 @@ def describe(path: str | Path) -> dict:
             "SELECT MIN(n), AVG(n), MAX(n) FROM (SELECT COUNT(*) AS n FROM item_nodes GROUP BY item_id)"
         ).fetchone()
         licences = _licences(conn)
-        counts = {
+        counts: CorpusCounts = {
             "papers": one("SELECT COUNT(*) FROM papers"),
             "papers_with_text": one("SELECT COUNT(*) FROM papers WHERE has_text = 1"),
             "papers_with_external_ids": one("SELECT COUNT(*) FROM papers WHERE ids != '{}'"),
@@ -129,7 +130,7 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def format_description(info: dict) -> str:
+def format_description(info: CorpusDescription) -> str:
     """The text ``agenthop-server corpus info PATH`` prints."""
     c = info["counts"]
     prov = info.get("provenance") or {}

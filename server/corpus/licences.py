@@ -76,4 +76,4 @@ def _base(name: str) -> str:
 
 def is_open(name: str | None) -> bool:
     """Is a licence's short name (as :func:`read_licence` gives it) an open one?"""
-    return bool(name) and _base(name) in _OPEN
+    return name is not None and name != "" and _base(name) in _OPEN

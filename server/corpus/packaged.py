@@ -135,6 +135,7 @@ class PackagedSamples(Source):
                 yield POOL, at, record
             elif kept != fingerprint:
                 self.notes.append(("pool_copies_differ", {"where": where.place, "arxiv_id": arxiv_id}))
+        assert isinstance(sample, dict)  # _parts raised otherwise
         yield GRAPH, where.within("graph."), dict(graph, sample_id=sample["id"])
         yield ITEM, where, {k: v for k, v in sample.items() if k not in SAMPLE_PARTS}
 

@@ -14,6 +14,10 @@ from typing import Any
 class ReleaseError(Exception):
     """The release cannot be imported; the message names place, field, expected and found."""
 
+    # Set by the readers when they know them, so the importer can tell which record an error stands for.
+    key: str | None = None  # the record's key (an item id), when the record was read far enough to have one
+    raw: str = ""  # the start of a line that is not JSON, where the importer looks for the key
+
 
 class BadLabelError(ReleaseError):
     """A recall label names no section (or no pool paper); an import may drop such labels instead."""

@@ -137,6 +137,20 @@ CREATE TABLE gold_recall_labels (
 ) WITHOUT ROWID;
 """
 
+# Each gold paper's citation count as construction recorded it (the release's optional gold_citation_counts), for the
+# panel's closed-book strata. Created by the importer only for a release that records counts, so a corpus without
+# them (the committed demo corpus among them) keeps its tables; readers treat a missing table as no counts.
+GOLD_CITATION_COUNTS_DDL = """
+CREATE TABLE IF NOT EXISTS gold_citation_counts (
+    item_id    TEXT NOT NULL,
+    position   INTEGER NOT NULL,      -- the gold paper's position in gold_paper_ids
+    paper_id   TEXT NOT NULL,
+    citations  INTEGER NOT NULL,
+    taken      TEXT,                  -- the date the count was taken (YYYY-MM-DD), NULL when not recorded
+    PRIMARY KEY (item_id, position)
+) WITHOUT ROWID;
+"""
+
 # Built after the bulk load (sorting once is cheaper than inserting large rows in key order); the
 # importer builds one earlier when one of its own checks needs it. Table -> index. (Item tables are
 # clustered by item instead: they are written item by item.)

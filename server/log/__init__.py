@@ -14,7 +14,29 @@ The runner and the scorer import the log from this package and nowhere else in t
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agenthop._exports import lazy_exports
+
+# The names as the checker sees them (``X as X``: re-exported); at run time __getattr__ imports each on first use.
+if TYPE_CHECKING:
+    from agenthop.server.log.checkpoint import LOG_FORMAT_VERSION as LOG_FORMAT_VERSION
+    from agenthop.server.log.checkpoint import CheckpointLog as CheckpointLog
+    from agenthop.server.log.checkpoint import LogError as LogError
+    from agenthop.server.log.checkpoint import default_log_path as default_log_path
+    from agenthop.server.log.checkpoint import read_log as read_log
+    from agenthop.server.log.checkpoint import read_records as read_records
+    from agenthop.server.log.checkpoint import run_labels as run_labels
+    from agenthop.server.log.records import AttemptError as AttemptError
+    from agenthop.server.log.records import AttemptStart as AttemptStart
+    from agenthop.server.log.records import CallRecord as CallRecord
+    from agenthop.server.log.records import ItemEnd as ItemEnd
+    from agenthop.server.log.records import RunStart as RunStart
+    from agenthop.server.log.records import SessionEnd as SessionEnd
+    from agenthop.server.log.records import SessionStart as SessionStart
+    from agenthop.server.log.records import Turn as Turn
+    from agenthop.server.log.records import log_schema as log_schema
+    from agenthop.server.log.records import record_dict as record_dict
 
 _WHERE = {
     "CheckpointLog": "agenthop.server.log.checkpoint",

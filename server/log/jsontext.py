@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from typing import Any, TypeVar, overload
 
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 NON_FINITE_NAMES = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
@@ -53,13 +54,20 @@ def wire_safe(value):
     return value
 
 
-def finite(value) -> tuple[object, bool]:
+K = TypeVar("K")
+
+
+@overload
+def finite(value: dict[K, Any]) -> tuple[dict[K, Any], bool]: ...
+@overload
+def finite(value: object) -> tuple[object, bool]: ...
+def finite(value: object) -> tuple[object, bool]:
     """(value with NaN and Infinity replaced by their names as strings, whether any was replaced)."""
     if isinstance(value, float) and not math.isfinite(value):
         return NON_FINITE_NAMES[repr(value)], True
     if isinstance(value, dict):
-        items = [(k, finite(v)) for k, v in value.items()]
-        return {k: v for k, (v, _) in items}, any(changed for _, (_, changed) in items)
+        pairs = [(k, finite(v)) for k, v in value.items()]
+        return {k: v for k, (v, _) in pairs}, any(changed for _, (_, changed) in pairs)
     if isinstance(value, list | tuple):
         items = [finite(v) for v in value]
         return [v for v, _ in items], any(changed for _, changed in items)

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+Transport = Literal["stdio", "http"]
 Termination = Literal["answer", "budget", "token_limit", "max_turns", "empty_response", "error", "abandoned"]
 Answer = Literal["A", "B", "C", "D"]
 #: Outcomes of a call. ``server_error`` (the corpus became unreadable while serving, or the tool failed unexpectedly) is refused and free, like
@@ -97,7 +98,7 @@ class SessionStart(_CheckpointRecord):
     caps: Caps
     disabled_tools: list[str]
     client: dict[str, Any]
-    transport: Literal["stdio", "http"]
+    transport: Transport
     corpus: dict[str, Any]
     search: dict[str, Any]
 

@@ -21,12 +21,14 @@ What this module adds is what a runner adds for a model:
 * the item list of a study and "the next item this participant has not played",
   read from the checkpoint log.
 
-Each participant's attempts belong to the browser that first used the name on this server process: it gets
-a random key in a cookie (``agenthop-play-<participant>``, HttpOnly, SameSite=Strict), and every request
-that lists that participant's attempts, starts one or acts on one must carry it. Knowing a name (or a
-session ID) is not enough. The key moves to another browser only when a person types it there
-(``POST /play/api/key``). Keys live in memory: a restart forgets them, as it ends every attempt. With a
-participant fixed by the server (``--participant``) there is nobody to tell apart, and no key is asked.
+Each participant's attempts belong to one browser (server/play/keys.py): it gets a random key in a cookie
+(``agenthop-play-<participant>``, HttpOnly, SameSite=Strict), and every request that lists that participant's
+attempts, starts one or acts on one must carry it. Knowing a name (or a session ID) is not enough: a play session
+answers to nothing but these routes (MCP and the session API refuse it). A listing holds a free name in memory only;
+the first attempt keeps the name in the log database for good, so a restart keeps it. The key moves to another
+browser only when a person types it there (``POST /play/api/key``). With a participant fixed by the server
+(``--participant``) there is nobody to tell apart, and no key is asked. Study mode (study.py, study_gate.py) adds
+enrolment with a code and consent, each participant's own items in a seeded order, and a time limit.
 
 No gold reaches the page: the corpus connection the tools use cannot read gold
 tables, and this module opens one that can only when the server was started
@@ -36,14 +38,12 @@ papers are shown).
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import re
 import secrets
 import sqlite3
 import threading
-from collections import OrderedDict
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -57,15 +57,24 @@ import agenthop
 from agenthop.server.caps import Caps
 from agenthop.server.corpus.schema import open_corpus
 from agenthop.server.log.checkpoint import LogError
-from agenthop.server.sessions import META_TURN, Session
+from agenthop.server.play.keys import KeyStore, digest
+from agenthop.server.play.study import Study
+from agenthop.server.play.study_gate import StudyGate
+from agenthop.server.sessions import META_TURN, PLAY_CLIENT, Session
 from agenthop.server.task import LETTERS, task_text
 from agenthop.server.tools import TOOLS
 from agenthop.server.transport.mcp_app import Sandbox
 from agenthop.server.transport.web import BodyError, json_body
 
-HUMAN_CLIENT = "human"
+HUMAN_CLIENT = PLAY_CLIENT
 PARTICIPANT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-ASSETS = {"play.js": "text/javascript", "play.css": "text/css", "icon.svg": "image/svg+xml"}
+ASSETS = {
+    "play.js": "text/javascript",
+    "play.css": "text/css",
+    "icon.svg": "image/svg+xml",
+    "study.js": "text/javascript",
+    "study.css": "text/css",
+}
 # The page needs nothing but its own origin: no inline code, no other hosts, no framing.
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
@@ -105,12 +114,14 @@ class PlayOptions:
     ``participant``: fixes the participant for every session (None: the page asks).
     ``reveal``: show the correct option and gold papers once a session has ended (off for studies).
     ``run``: the run label of every play session (None: ``human-<participant>``).
+    ``study``: study mode: enrolment with a code and consent, each participant's own items and order, a time limit.
     """
 
     items: tuple[str, ...] | None = None
     participant: str | None = None
     reveal: bool = False
     run: str | None = None
+    study: Study | None = None  # study mode (server/play/study.py): its items replace ``items``
 
 
 def check_participant(value: object) -> str:
@@ -160,6 +171,8 @@ class PlaySession:
     session: Session
     participant: str
     turns: int = 0
+    started: float = field(default_factory=time.time)  # when the attempt started: a study's time limit counts from it
+    timed_out: bool = False  # ended by a study's time limit (the page says so rather than "you gave up")
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     # What each action returned, so that a page opened again (a closed tab, another browser) can show the attempt.
     history: list[dict] = field(default_factory=list)
@@ -201,7 +214,12 @@ class Play:
     def __init__(self, sandbox: Sandbox, options: PlayOptions):
         self.sandbox = sandbox
         self.options = options
-        self.items = list(options.items) if options.items is not None else sandbox.corpus.item_ids()
+        if options.study is not None and (options.reveal or options.participant is not None):
+            raise PlayOptionsError("study", "a study neither reveals answers nor fixes one participant")
+        if options.study is not None:
+            self.items = list(options.study.items)
+        else:
+            self.items = list(options.items) if options.items is not None else sandbox.corpus.item_ids()
         unknown = [i for i in self.items if sandbox.corpus.item(i) is None]
         if unknown:
             raise PlayOptionsError(
@@ -213,32 +231,55 @@ class Play:
             except PlayError as exc:
                 raise PlayOptionsError("participant", str(exc)) from exc
         self.reveal = Reveal(sandbox.corpus.path) if options.reveal else None
-        # participant -> SHA-256 of the key of the browser that holds their attempts. Bounded like the live sessions
-        # (least recently used out first), so that names nobody uses again do not grow the server's memory.
-        self._keys: OrderedDict[str, bytes] = OrderedDict()
-        self._keys_kept = max(1, sandbox.sessions.live_kept)
-        self._keys_lock = threading.Lock()
+        # Who holds each name (server/play/keys.py): lasting claims in the log database, listings' in memory.
+        self.keys = KeyStore(sandbox.sessions.log.path, sandbox.sessions.live_kept, sandbox.sessions.log.write_wait_s)
+        self.study = None if options.study is None else StudyGate(options.study, self.keys, self._cell_of, PlayError)
+
+    def _cell_of(self, item_id: str) -> tuple[str, int]:
+        item = self.sandbox.corpus.item(item_id)
+        assert item is not None  # the play list was checked against the corpus at start-up
+        return item.question_type, item.depth
+
+    def items_for(self, participant: str) -> list[str]:
+        """The items this participant may play, in order: the study's assignment, else the server's list."""
+        return self.study.items_for(participant) if self.study is not None else self.items
 
     # --- whose browser -------------------------------------------------------------------------------
 
-    def owner_key(self, participant: str, presented: str | None) -> str | None:
-        """The key this request proves it holds for ``participant`` (claiming the name when nobody holds it yet),
-        or None when the server fixes the participant. PlayError 403 when another browser holds the name."""
+    def owner_key(self, participant: str, presented: str | None, *, lasting: bool = False, study: str | None = None):
+        """The key this request proves it holds for ``participant``, or None when the server fixes the participant.
+
+        A free name is claimed: in memory only for a listing, for good (``lasting``: an attempt, an enrolment) in the
+        log database. PlayError 403 when another browser holds the name, or when the log holds attempts under it
+        that no kept key can vouch for. Reads and may write the log database: call it off the event loop."""
         if self.options.participant is not None:
             return None
         presented = presented if presented and KEY_FORM.fullmatch(presented) else None
-        with self._keys_lock:
-            held = self._keys.get(participant)
-            if held is None:  # the first browser to use the name (a key it kept from before a restart is taken again)
-                key = presented or secrets.token_urlsafe(32)
-                self._keys[participant] = hashlib.sha256(key.encode()).digest()
-                while len(self._keys) > self._keys_kept:
-                    self._keys.popitem(last=False)
-                return key
-            self._keys.move_to_end(participant)
-        if presented is not None and hmac.compare_digest(held, hashlib.sha256(presented.encode()).digest()):
-            return presented
-        raise PlayError(
+        with self.keys.lock:
+            held = self.keys.kept(participant)
+            if held is not None:
+                if self.keys.matches(held, presented):
+                    return presented
+                raise self._in_use(participant)
+            held = self.keys.provisional(participant)
+            if held is not None and not self.keys.matches(held, presented):
+                raise self._in_use(participant)
+            if held is None and self._attempts(participant):
+                raise PlayError(
+                    403,
+                    f"participant {participant} has attempts in this log from a server that kept no key for the name "
+                    "(an older version, or a fixed --participant), so nobody can prove it is theirs: choose another name",
+                )
+            key = presented or secrets.token_urlsafe(32)
+            if lasting:
+                self.keys.keep(participant, digest(key), study)
+            elif held is None:
+                self.keys.reserve(participant, digest(key))
+            return key
+
+    @staticmethod
+    def _in_use(participant: str) -> PlayError:
+        return PlayError(
             403,
             f"participant {participant} is in use in another browser on this server, and only that browser "
             f"can list, start or act on {participant}'s attempts. To continue as {participant} here, enter "
@@ -253,14 +294,10 @@ class Play:
             raise PlayError(
                 400, "key: paste the key the other browser shows under 'Your key' (32-64 letters, digits, '_' or '-')"
             )
-        with self._keys_lock:
-            held = self._keys.get(participant)
-        if held is None or not hmac.compare_digest(held, hashlib.sha256(key.strip().encode()).digest()):
-            raise PlayError(
-                403,
-                f"that is not {participant}'s key on this server (keys are forgotten when the server restarts: "
-                f"then the name is free again)",
-            )
+        with self.keys.lock:
+            held = self.keys.kept(participant) or self.keys.provisional(participant)
+        if held is None or not self.keys.matches(held, key.strip()):
+            raise PlayError(403, f"that is not {participant}'s key on this server")
         return key.strip()
 
     @property
@@ -302,6 +339,7 @@ class Play:
             "version": agenthop.__version__,
             "log": str(Path(self.sandbox.sessions.log.path).resolve()),
             "corpus": str(Path(self.sandbox.corpus.path).resolve()),
+            "study": self.study.study.public() if self.study is not None else None,
         }
 
     async def item_list(self, participant: str) -> dict:
@@ -311,7 +349,7 @@ class Play:
         tries = await anyio.to_thread.run_sync(self._attempts, participant)
         live = self._live(tries)
         rows = []
-        for item_id in self.items:
+        for item_id in await anyio.to_thread.run_sync(self.items_for, participant):
             item = self.sandbox.corpus.item(item_id)
             status = self._status(item_id, tries.get(item_id, []), live)
             rows.append(
@@ -341,10 +379,18 @@ class Play:
         item_id = body.get("item")
         tries = await anyio.to_thread.run_sync(self._attempts, participant)
         live = self._live(tries)
-        if item_id is None:
-            item_id = next(
-                (i for i in self.items if self._status(i, tries.get(i, []), live) in ("not_played", "cut_short")), None
+        mine = await anyio.to_thread.run_sync(self.items_for, participant)
+        upcoming = next(
+            (i for i in mine if self._status(i, tries.get(i, []), live) in ("not_played", "cut_short")), None
+        )
+        if self.study is not None and item_id is not None and item_id not in live and item_id != upcoming:
+            raise PlayError(
+                409,
+                f"in study {self.study.study.id} your items come in the order set for you: "
+                + (f"the next one is {upcoming}" if upcoming else "you have played them all"),
             )
+        if item_id is None:
+            item_id = upcoming
             if item_id is None:
                 unfinished = sorted(live)
                 raise PlayError(
@@ -356,7 +402,7 @@ class Play:
                         else ""
                     ),
                 )
-        elif not isinstance(item_id, str) or item_id not in self.items:
+        elif not isinstance(item_id, str) or item_id not in mine:
             raise PlayError(404, f"item {str(item_id)[:100]!r} is not in this server's play list")
         if item_id in live:
             return await self.state(live[item_id])
@@ -366,7 +412,9 @@ class Play:
                 f"participant {participant} has finished item {item_id} and this server shows the correct "
                 "answer after an attempt: another attempt would not measure anything; choose another item",
             )
-        client = {"name": HUMAN_CLIENT, "participant": participant, "version": agenthop.__version__}
+        client: dict[str, object] = {"name": HUMAN_CLIENT, "participant": participant, "version": agenthop.__version__}
+        if self.study is not None:
+            client["study"] = await anyio.to_thread.run_sync(self.study.client_info, participant, item_id)
         run = self.options.run or f"human-{participant}"
         # session_start is an fsync'd write: off the event loop.
         session = await anyio.to_thread.run_sync(
@@ -374,7 +422,7 @@ class Play:
                 self.sandbox.scope(item_id), run=run, caps=self.caps, client=client, transport="http"
             )
         )
-        session.attached["play"] = PlaySession(session, participant)
+        session.attached["play"] = PlaySession(session, participant, started=time.time())
         return await self.state(session.session_id)
 
     async def _get(self, session_id: str) -> PlaySession:
@@ -388,15 +436,22 @@ class Play:
             raise PlayError(404, await anyio.to_thread.run_sync(self._lost, session_id))
         play = session.attached.get("play")
         if play is None:
-            turns = await anyio.to_thread.run_sync(self._turns, session_id)
-            play = session.attached.setdefault("play", PlaySession(session, session.client.get("participant"), turns))
+            turns, started = await anyio.to_thread.run_sync(self._turns, session_id)
+            play = session.attached.setdefault(
+                "play", PlaySession(session, session.client.get("participant"), turns, started=started)
+            )
+        if self.study is not None and not session.ended and self.study.time_left(play.started) == 0:
+            async with play.lock:  # the study's time for the item ran out: the attempt ends before anything else
+                if not session.ended:
+                    play.timed_out = await self.sandbox.end(session, "abandoned", self.study.time_up_reason())
         return play
 
-    def _turns(self, session_id: str) -> int:
-        turns = [
-            r.get("turn") for r in self.sandbox.sessions.log.session_records(session_id) if r.get("kind") == "call"
-        ]
-        return max((t for t in turns if isinstance(t, int)), default=0)
+    def _turns(self, session_id: str) -> tuple[int, float]:
+        """(turns so far, start time) of a session, from the log."""
+        records = self.sandbox.sessions.log.session_records(session_id)
+        turns = [r.get("turn") for r in records if r.get("kind") == "call"]
+        started = next((r["time"] for r in records if r.get("kind") == "session_start"), time.time())
+        return max((t for t in turns if isinstance(t, int)), default=0), started
 
     def _lost(self, session_id: str) -> str:
         """Why a session cannot be had from this process, in words a person can act on."""
@@ -435,6 +490,10 @@ class Play:
             "answer": session.answer,
             "reads": play.reads,
         }
+        if self.study is not None:
+            out["time_limit_s"] = self.study.study.time_limit_s
+            out["time_left_s"] = None if session.ended else self.study.time_left(play.started)
+            out["time_up"] = play.timed_out
         if session.ended and self.reveal is not None:
             out["reveal"] = await anyio.to_thread.run_sync(self.reveal.of, session.item_id)
         return out
@@ -526,8 +585,9 @@ def _with_key(response: Response, participant: str, key: str | None) -> Response
 def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
     play = Play(sandbox, options)
 
-    def key_for(request: Request, participant: str) -> str | None:
-        key = play.owner_key(participant, request.cookies.get(KEY_COOKIE + participant))
+    async def key_for(request: Request, participant: str, *, lasting: bool = False) -> str | None:
+        presented = request.cookies.get(KEY_COOKIE + participant)
+        key = await anyio.to_thread.run_sync(lambda: play.owner_key(participant, presented, lasting=lasting))
         request.state.play_key = (participant, key)
         return key
 
@@ -535,7 +595,7 @@ def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
         """(session ID, participant, key) of a session this request's browser holds; PlayError 403 otherwise."""
         session_id = request.path_params["session_id"]
         participant = (await play._get(session_id)).participant
-        return session_id, participant, key_for(request, participant)
+        return session_id, participant, await key_for(request, participant)
 
     async def page(request: Request) -> Response:
         return Response(_static("index.html"), media_type="text/html; charset=utf-8", headers=HEADERS)
@@ -551,7 +611,9 @@ def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
 
     async def items(request: Request) -> Response:
         participant = play.participant(request.query_params.get("participant"))
-        key = key_for(request, participant)
+        if play.study is not None:
+            await anyio.to_thread.run_sync(play.study.require_enrolled, participant)
+        key = await key_for(request, participant)
         listing = await play.item_list(participant)
         return _with_key(_json({**listing, "key": key}), participant, key)
 
@@ -564,7 +626,9 @@ def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
     async def create(request: Request) -> Response:
         body = await _object_body(request)
         participant = play.participant(body.get("participant"))
-        key = key_for(request, participant)
+        if play.study is not None:
+            await anyio.to_thread.run_sync(play.study.require_enrolled, participant)
+        key = await key_for(request, participant, lasting=True)  # an attempt makes the name this browser's for good
         return _with_key(_json(await play.create(body), 201), participant, key)
 
     async def state(request: Request) -> Response:
@@ -579,7 +643,31 @@ def play_routes(sandbox: Sandbox, options: PlayOptions) -> list[Route]:
         session_id, participant, key = await owned(request)
         return _with_key(_json(await play.give_up(session_id)), participant, key)
 
-    return [
+    async def enrol(request: Request) -> Response:
+        """Study mode: the code, the consent and a name make the name this browser's; the same again is harmless."""
+        gate = play.study
+        assert gate is not None  # the route exists only in study mode
+        body = await _object_body(request)
+        participant = play.participant(body.get("participant"))
+        gate.check_enrolment(participant, body.get("code"), body.get("consent"))
+        presented = request.cookies.get(KEY_COOKIE + participant)
+        study_id = gate.study.id
+        key = await anyio.to_thread.run_sync(
+            lambda: play.owner_key(participant, presented, lasting=True, study=study_id)
+        )
+        request.state.play_key = (participant, key)
+        if not await anyio.to_thread.run_sync(gate.enrolled, participant):
+            raise PlayError(403, f"{participant} already takes part on this server outside study {study_id}")
+        return _with_key(_json({"participant": participant, "key": key, "study": study_id}), participant, key)
+
+    async def study_info(request: Request) -> Response:
+        # The study page's own settings (study.js), apart from /play/api/config, which play.js reads.
+        return _json({"study": play.study.study.public() if play.study is not None else None})
+
+    study_routes = [Route("/play/api/study", _api(study_info), methods=["GET"])]
+    if play.study is not None:
+        study_routes.append(Route("/play/api/study/enrol", _api(enrol), methods=["POST"]))
+    return study_routes + [
         Route("/play", page, methods=["GET"]),
         Route("/play/assets/{name}", asset, methods=["GET"]),
         Route("/play/api/config", _api(config), methods=["GET"]),

@@ -8,9 +8,9 @@ cannot be echoed in a UTF-8 reply (the stdio writer died of it). Each of these i
 an Invalid Request (-32600), and so is a frame that is not one object (a batch, ``[]``, ``42``), has no
 ``"jsonrpc": "2.0"`` or a method that is not a string, all of which the legacy HTTP transport answered -32602 and
 stdio -32700; a ``params`` that is not an object is -32602 with the request's id. ``frame_error`` names the problem; ``stdio_frames``
-applies it to every line and ``LegacyFrameCheck`` to every 2025-era POST /mcp body
-(2026-07-28 requests, which carry an ``Mcp-Method`` header, are already answered
--32600 by the SDK).
+applies it to every line and ``LegacyFrameCheck`` to every POST /mcp body (for
+2026-07-28 requests, which carry an ``Mcp-Method`` header, the SDK answered these
+-32600 with a null id).
 
 Two more repairs live here. The legacy HTTP transport's parser refuses a lone
 surrogate escape anywhere in a body (-32700, and a tool call never reached the
@@ -170,7 +170,7 @@ def original_params(request) -> dict | None:
 
 
 class LegacyFrameCheck:
-    """Pure ASGI middleware: a 2025-era POST /mcp whose body ``frame_error`` refuses gets 400 and that error.
+    """Pure ASGI middleware: a POST /mcp whose body ``frame_error`` refuses gets 400 and that error.
 
     The body is read here (as the SDK would) and replayed to the route unchanged when it passes.
     """
@@ -184,9 +184,9 @@ class LegacyFrameCheck:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
             await self.app(scope, receive, send)
             return
-        if any(name == b"mcp-method" for name, _ in scope["headers"]):  # 2026-07-28: the SDK answers these itself
-            await self.app(scope, receive, send)
-            return
+        # 2026-07-28 requests (an Mcp-Method header): the SDK checks the envelope and the headers itself, but answers
+        # a frame that is not a request with a null id; frame_error answers those with the id, as the 2025 era does.
+        modern = any(name == b"mcp-method" for name, _ in scope["headers"])
         messages, size, more = [], 0, True
         while more and size <= self.max_body:
             message = await receive()
@@ -200,11 +200,13 @@ class LegacyFrameCheck:
                 value = json.loads(b"".join(m.get("body", b"") for m in messages))
             except (ValueError, RecursionError):
                 value = _NOT_JSON  # the SDK answers what is not JSON
-            error = (
-                (frame_error(value) or missing_session_error(value, scope["headers"]))
-                if value is not _NOT_JSON
-                else None
-            )
+            error = None
+            if value is not _NOT_JSON:
+                error = (
+                    frame_error(value)
+                    if modern
+                    else frame_error(value) or missing_session_error(value, scope["headers"])
+                )
             if error is not None:
                 body = error_body(error)
                 await send(
@@ -219,7 +221,7 @@ class LegacyFrameCheck:
                 )
                 await send({"type": "http.response.body", "body": body})
                 return
-            if value is not _NOT_JSON and jsontext.wire_safe(value) != value:
+            if not modern and value is not _NOT_JSON and jsontext.wire_safe(value) != value:
                 # The SDK's parser refuses lone surrogate escapes (-32700), where stdio and the 2026 era read them: it gets
                 # the frame with U+FFFD in their place (a method so named is "Method not found"), and the tool call
                 # handler reads the name and arguments as sent (original_params), so the call is refused and logged

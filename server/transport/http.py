@@ -23,6 +23,7 @@ from agenthop.server.caps import Caps
 from agenthop.server.log import jsontext
 from agenthop.server.log.checkpoint import CheckpointLog, LogError
 from agenthop.server.play.routes import PlayOptions, play_routes
+from agenthop.server.sessions import PLAY_CLIENT, PLAY_ONLY, is_play_session
 from agenthop.server.tools import TOOLS
 from agenthop.server.transport.frame_checks import LegacyFrameCheck
 from agenthop.server.transport.front import front_routes
@@ -147,6 +148,9 @@ def _parse_session_request(body: object, defaults: Caps, explore: Caps) -> dict:
     client = body.get("client", {})
     if not isinstance(client, dict) or len(json.dumps(client)) > 10_000:
         raise ValueError("field 'client' must be a JSON object (at most 10 KB)")
+    if client.get("name") == PLAY_CLIENT:
+        # /play counts a participant's attempts by this name: a harness that used it could fill in a person's list
+        raise ValueError(f"client name {PLAY_CLIENT!r} is reserved for attempts made on /play; name your own client")
     # Omitted caps: the server's item caps, or its explore caps (unlimited unless --explore-budget).
     base = defaults if item is not None else explore
     caps = Caps(
@@ -221,14 +225,18 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
         )
 
     async def get_session(request: Request) -> JSONResponse:
-        # Ended sessions leave memory after a while; their state is then read from the log (off the event loop).
+        # Ended sessions leave memory after a while; they are then rebuilt from the log (off the event loop).
         try:
-            state = await anyio.to_thread.run_sync(sandbox.sessions.state, request.path_params["session_id"])
+            session = await anyio.to_thread.run_sync(
+                sandbox.sessions.revive, request.path_params["session_id"], sandbox.scope
+            )
         except LogError as exc:
             return _error(503, f"cannot read the session from the log: {exc}")
-        if state is None:
+        if session is None:
             return _error(404, "unknown session")
-        return SafeJSONResponse(state)
+        if is_play_session(session):
+            return _error(403, PLAY_ONLY)
+        return SafeJSONResponse(session.state())
 
     async def end_session(request: Request) -> JSONResponse:
         try:
@@ -239,6 +247,8 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
             return _error(503, f"cannot read the session from the log: {exc}")
         if session is None:
             return _error(404, "unknown session")
+        if is_play_session(session):
+            return _error(403, PLAY_ONLY)
         try:
             body = await json_body(request)
         except BodyError as exc:
@@ -301,10 +311,15 @@ class LoopbackGuard:
     """Pure ASGI middleware against DNS rebinding for the whole app (the SDK guards only /mcp).
 
     When the server binds a loopback address, every HTTP request must name a
-    loopback Host with the port it serves and, if it sends an Origin, a loopback
-    origin (any port, as the SDK allows); anything else gets 421 or 403 before it
-    reaches a route. Two Host or two Origin headers are refused as ambiguous, as two
-    Authorization headers are (the SDK's own check on /mcp already refused them).
+    loopback Host with the port it serves and, if it sends an Origin, this very
+    origin: ``http``, a loopback name and the port served, compared exactly (the SDK
+    allows any port, but a page on another local port is another origin, and
+    SameSite cookies do not tell ports apart). A request a browser marks as sent by
+    another site or another port (``Sec-Fetch-Site``) is refused too, unless it is a
+    top-level navigation: a GET sent with ``mode: no-cors`` carries no Origin.
+    Anything else gets 421 or 403 before it reaches a route. Two Host or two Origin
+    headers are refused as ambiguous, as two Authorization headers are (the SDK's own
+    check on /mcp already refused them).
     """
 
     NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -313,11 +328,20 @@ class LoopbackGuard:
         self.app = app
         bound = f"[{host}]" if ":" in host else host
         names = (*self.NAMES, bound) if bound not in self.NAMES else self.NAMES
+        self.port = port
         self.hosts = frozenset(f"{name}:{port}" for name in names)
-        self.origins = tuple(f"http://{name}:" for name in names)
+        self.origins = frozenset(f"http://{name}:{port}" for name in names) | (
+            frozenset(f"http://{name}" for name in names) if port == 80 else frozenset()
+        )
 
     def _origin_ok(self, origin: str) -> bool:
-        return any(origin.startswith(p) and origin[len(p) :].isdigit() for p in self.origins)
+        return origin.lower() in self.origins
+
+    @staticmethod
+    def _foreign_fetch(headers: dict[str, str]) -> bool:
+        """A subresource request the browser says another site or port sent (a navigation may come from anywhere)."""
+        site = headers.get("sec-fetch-site", "").strip().lower()
+        return site in ("same-site", "cross-site") and headers.get("sec-fetch-mode", "").strip().lower() != "navigate"
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http":
@@ -336,7 +360,16 @@ class LoopbackGuard:
                 await _error(421, message)(scope, receive, send)
                 return
             if origin and not self._origin_ok(origin):
-                await _error(403, "invalid Origin header: cross-origin requests are refused")(scope, receive, send)
+                await _error(
+                    403,
+                    "invalid Origin header: cross-origin requests are refused (this server's origin is "
+                    f"http://127.0.0.1:{self.port}; another port is another origin)",
+                )(scope, receive, send)
+                return
+            if self._foreign_fetch(headers):
+                await _error(403, "cross-origin requests are refused (Sec-Fetch-Site names another origin)")(
+                    scope, receive, send
+                )
                 return
         await self.app(scope, receive, send)
 

@@ -26,7 +26,15 @@ from agenthop.server.log.jsontext import wire_safe
 from agenthop.server.papers import Corpus
 from agenthop.server.result_schema import EXPLORE_OUTPUT_SCHEMAS, OUTPUT_SCHEMAS
 from agenthop.server.search import SearchEngine
-from agenthop.server.sessions import CallResult, Session, SessionRegistry, SessionRetired, meta_counts
+from agenthop.server.sessions import (
+    PLAY_ONLY,
+    CallResult,
+    Session,
+    SessionRegistry,
+    SessionRetired,
+    is_play_session,
+    meta_counts,
+)
 from agenthop.server.task import explore_text, task_text
 from agenthop.server.tools import TOOLS, Scope
 from agenthop.server.transport import client_log
@@ -83,6 +91,8 @@ class Sandbox:
         session = self.sessions.get(session_id)
         if session is None:
             return None, session_id, f"Unknown session '{session_id[:64]}'. Create a new one with POST /sessions."
+        if is_play_session(session):  # its ID alone must not act on it, nor put a record in it
+            return None, None, PLAY_ONLY
         return session, session_id, None
 
     async def resolve(self, ctx: ServerRequestContext) -> tuple[Session | None, str | None, str | None]:
@@ -97,6 +107,8 @@ class Sandbox:
                     f"Session '{named[:64]}' cannot be looked up: the checkpoint log cannot be read ({exc}). "
                     "Try again shortly."
                 )
+            if session is not None and is_play_session(session):
+                return None, None, PLAY_ONLY
             if session is not None:
                 problem = None
         return session, named, problem
@@ -223,8 +235,9 @@ def _invalid_params(message: str, data: dict | None = None) -> MCPError:
 def _unknown_resource(uri: str) -> MCPError:
     # -32602 with the URI as data: resource-not-found as the current spec (and the SDK) define it, on both eras.
     return _invalid_params(
-        f"Unknown resource '{uri[:200]}'. The server offers agenthop://corpus, agenthop://items and "
-        f"{ITEM_TEMPLATE} (one item).",
+        f"Unknown resource '{uri[:200]}'. The server offers agenthop://corpus, agenthop://items, "
+        f"{ITEM_TEMPLATE} (one item), and a citation of one paper as {CITATION_TEMPLATES['bibtex'][0]} or "
+        f"{CITATION_TEMPLATES['csl-json'][0]}.",
         {"uri": uri[:500]},
     )
 

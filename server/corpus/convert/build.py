@@ -21,6 +21,7 @@ from agenthop.server.corpus.convert.writer import POOL_FILE, pool_record, write_
 from agenthop.server.corpus.licences import names_a_licence, read_licence
 from agenthop.server.corpus.problems import ReleaseError
 from agenthop.server.corpus.release import GRAPHS_FILE, LABELS_FILE, QA_FILE
+from agenthop.server.corpus.summaries import BuildSummary
 
 _MAX_LISTED = 20
 RELEASE_NAME = "corpus-build"  # the release directory's name, which the corpus's provenance records as its source
@@ -218,7 +219,7 @@ def build_corpus(
     licence: str | None = None,
     open_only: bool = False,
     echo: Callable[[str], None] = print,
-) -> dict:
+) -> BuildSummary:
     """Convert, then import through ``import_release`` (the one validation path). No corpus is written on error.
 
     ``skip_bad`` leaves out input files that cannot be converted (each reported with its reason, counted in
@@ -275,7 +276,11 @@ def build_corpus(
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     _count_skipped_pdfs(converted, pdfs)
-    summary = {"converted": converted, "imported": imported, "seconds": round(time.monotonic() - started, 2)}
+    summary: BuildSummary = {
+        "converted": converted,
+        "imported": imported,
+        "seconds": round(time.monotonic() - started, 2),
+    }
     return summary if pdfs is None else {"pdfs": pdfs, **summary}
 
 

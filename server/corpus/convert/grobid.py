@@ -138,12 +138,15 @@ class _Converter:
                 delay = max(delay, _retry_after(response, delay))
                 continue
             if response.status_code != 200:
-                return self._failed(pdf, _answer(response))  # 204 no content, 400 bad input, 500 parse failure: final
+                self._failed(pdf, _answer(response))  # 204 no content, 400 bad input, 500 parse failure: final
+                return None
             wrong = check_tei(response.content)
             if wrong is not None:
-                return self._failed(pdf, f"GROBID answered 200 but the body is {wrong}")
+                self._failed(pdf, f"GROBID answered 200 but the body is {wrong}")
+                return None
             return self._finished(self.cache.put(pdf, digest, response.content))
-        return self._failed(pdf, f"{reason}; gave up after {self.options.retries + 1} attempts")
+        self._failed(pdf, f"{reason}; gave up after {self.options.retries + 1} attempts")
+        return None
 
     def _failed(self, pdf: Path, reason: str) -> None:
         failure = PdfFailure(pdf, reason)

@@ -134,10 +134,10 @@ def _add_id(ids: dict[str, str], el: ET.Element) -> None:
     """An <article-id> or <pub-id>: its DOI, PMCID or arXiv ID, unless one of that kind is already known."""
     kind = (el.get("pub-id-type") or "").lower()
     value = clean(el.text)
-    if kind == "doi" and doi_of(value):
-        ids.setdefault("doi", doi_of(value))
-    elif kind in ("pmc", "pmcid") and pmcid_of(value):
-        ids.setdefault("pmcid", pmcid_of(value))
+    if kind == "doi" and (doi := doi_of(value)):
+        ids.setdefault("doi", doi)
+    elif kind in ("pmc", "pmcid") and (pmcid := pmcid_of(value)):
+        ids.setdefault("pmcid", pmcid)
     elif kind == "arxiv" and value:
         ids.setdefault("arxiv", value)
     elif kind == "pmid" and value.isdigit():

@@ -301,7 +301,7 @@ def split_entries(lines: list[Line]) -> list[Entry]:
             raw.append((label, [ln.text]))
         else:
             raw[-1][1].append(ln.text)
-    entries = []
+    entries: list[Entry] = []
     for label, parts in raw:
         text = _join(parts)
         if len(text) > 15:

@@ -98,7 +98,13 @@ def _first(value) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-def _ids(*sources: dict) -> dict[str, str]:
+def _dict(value: object) -> dict:
+    """``value`` if the JSON holds an object there, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _ids(*sources: object) -> dict[str, str]:
+    """The known identifiers in ``sources``, the first of each kind; a source that is not an object holds none."""
     ids: dict[str, str] = {}
     for src in sources:
         if not isinstance(src, dict):
@@ -108,12 +114,12 @@ def _ids(*sources: dict) -> dict[str, str]:
             value = _first(value)
             if not value:
                 continue
-            if kind == "doi" and doi_of(value):
-                ids.setdefault("doi", doi_of(value))
-            elif kind == "arxiv" and arxiv_of(value):
-                ids.setdefault("arxiv", arxiv_of(value))
-            elif kind in ("pmc", "pmcid") and pmcid_of(value):
-                ids.setdefault("pmcid", pmcid_of(value))
+            if kind == "doi" and (doi := doi_of(value)):
+                ids.setdefault("doi", doi)
+            elif kind == "arxiv" and (arxiv := arxiv_of(value)):
+                ids.setdefault("arxiv", arxiv)
+            elif kind in ("pmc", "pmcid") and (pmcid := pmcid_of(value)):
+                ids.setdefault("pmcid", pmcid)
             elif kind in ("acl", "acl_anthology", "aclanthology") and value.strip():
                 ids.setdefault("acl", value.strip())
     return ids
@@ -171,23 +177,23 @@ def _unarxive_year(meta: dict) -> int | None:
 def _unarxive_reference(key: str, bib: dict) -> Reference:
     raw = clean(bib.get("bib_entry_raw")) if isinstance(bib.get("bib_entry_raw"), str) else ""
     ids: dict[str, str] = {}
-    found = bib.get("ids") if isinstance(bib.get("ids"), dict) else {}
-    if arxiv_of(found.get("arxiv_id") or ""):
-        ids["arxiv"] = arxiv_of(found["arxiv_id"])
+    found = _dict(bib.get("ids"))
+    if arxiv := arxiv_of(found.get("arxiv_id") or ""):
+        ids["arxiv"] = arxiv
     for arxiv_id in bib.get("contained_arXiv_ids") or []:
         if isinstance(arxiv_id, dict):
             arxiv_id = arxiv_id.get("id")
-        if isinstance(arxiv_id, str) and arxiv_of(arxiv_id):
-            ids.setdefault("arxiv", arxiv_of(arxiv_id))
-    if doi_of(found.get("doi") or ""):
-        ids["doi"] = doi_of(found["doi"])
+        if isinstance(arxiv_id, str) and (arxiv := arxiv_of(arxiv_id)):
+            ids.setdefault("arxiv", arxiv)
+    if doi := doi_of(found.get("doi") or ""):
+        ids["doi"] = doi
     for link in bib.get("contained_links") or []:
-        if isinstance(link, dict) and doi_of(link.get("url")):
-            ids.setdefault("doi", doi_of(link["url"]))
+        if isinstance(link, dict) and (doi := doi_of(link.get("url"))):
+            ids.setdefault("doi", doi)
     if str(found.get("pubmed_id") or "").isdigit():
         ids["pmid"] = str(found["pubmed_id"])
-    if found.get("pmc_id") and pmcid_of(str(found["pmc_id"])):
-        ids["pmcid"] = pmcid_of(str(found["pmc_id"]))
+    if found.get("pmc_id") and (pmcid := pmcid_of(str(found["pmc_id"]))):
+        ids["pmcid"] = pmcid
     return Reference(key=key, ids=ids, raw=raw, year=year_in(raw))
 
 
@@ -202,7 +208,7 @@ def _readable(text: str, record: dict, numbers: dict[str, int]) -> tuple[str, li
         out.append(text[last : found.start()])
         size += found.start() - last
         kind, key = found.group(1), found.group(2)
-        entry = entries.get(key) if isinstance(entries.get(key), dict) else {}
+        entry = _dict(entries.get(key))
         if kind == "cite":
             shown = f"[{numbers[key]}]" if key in numbers else "[?]"
             spans.append({"ref_id": key, "start": size, "end": size + len(shown)})
@@ -219,7 +225,7 @@ def _readable(text: str, record: dict, numbers: dict[str, int]) -> tuple[str, li
 
 
 def _paper(record: dict, where: str) -> Paper:
-    meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+    meta = _dict(record.get("metadata"))
     unarxive = is_unarxive(record)
     text = next(
         (record[k] for k in _TEXT_KEYS if isinstance(record.get(k), dict) and record[k].get("body_text") is not None),
@@ -251,8 +257,8 @@ def _paper(record: dict, where: str) -> Paper:
         paper.year = _unarxive_year(meta)
         if isinstance(record.get("abstract"), dict):
             paper.abstract = _abstract([record["abstract"]])
-        if arxiv_of(meta["id"]):
-            paper.ids.setdefault("arxiv", arxiv_of(meta["id"]))
+        if arxiv := arxiv_of(meta["id"]):
+            paper.ids.setdefault("arxiv", arxiv)
 
     bibs = text.get("bib_entries") or {}
     refs: dict[str, Reference] = {}
@@ -265,16 +271,13 @@ def _paper(record: dict, where: str) -> Paper:
                 refs[ref.key] = ref
                 paper.references.append(ref)
                 continue
+            bib_title, bib_authors, bib_venue = bib.get("title"), bib.get("authors"), bib.get("venue")
             ref = Reference(
                 key=str(key),
-                title=clean(bib.get("title")) if isinstance(bib.get("title"), str) else "",
+                title=clean(bib_title) if isinstance(bib_title, str) else "",
                 year=year_of(bib.get("year")),
-                authors=[a for a in (_author(x) for x in bib.get("authors")) if a]
-                if isinstance(bib.get("authors"), list)
-                else [],
-                venue=clean(bib.get("venue"))
-                if isinstance(bib.get("venue"), str) and bib.get("venue").strip()
-                else None,
+                authors=[a for a in (_author(x) for x in bib_authors) if a] if isinstance(bib_authors, list) else [],
+                venue=clean(bib_venue) if isinstance(bib_venue, str) and bib_venue.strip() else None,
                 ids=_ids(bib.get("other_ids")),
                 link=str(bib["link"]) if bib.get("link") not in (None, "") else None,
             )
@@ -293,7 +296,8 @@ def _paper(record: dict, where: str) -> Paper:
     for para in _paragraph_list(text, "body_text", where) + _paragraph_list(text, "back_matter", where):
         if not isinstance(para, dict):
             continue
-        body = para.get("text") if isinstance(para.get("text"), str) else ""
+        raw_body = para.get("text")
+        body = raw_body if isinstance(raw_body, str) else ""
         if unarxive:
             body, spans = _readable(body, record, numbers)
             para = {**para, "cite_spans": spans}
@@ -317,17 +321,17 @@ def _paper(record: dict, where: str) -> Paper:
         for span in para.get("cite_spans") or []:
             if not isinstance(span, dict):
                 continue
-            ref = refs.get(str(span.get("ref_id")))
+            cited = refs.get(str(span.get("ref_id")))
             start, end = span.get("start"), span.get("end")
             if (
-                ref is None
-                or ref.context is not None
+                cited is None
+                or cited.context is not None
                 or not isinstance(start, int)
                 or not isinstance(end, int)
                 or not 0 <= start < end <= len(body)
             ):
                 continue
             # Spans index the raw paragraph; collapse whitespace only after cutting the sentence.
-            ref.context = clean(sentence_around(body, start, end))
+            cited.context = clean(sentence_around(body, start, end))
     paper.sections = outline.finish()
     return paper

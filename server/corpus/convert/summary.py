@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agenthop.server.corpus.summaries import BuildSummary
 
-def build_summary_lines(summary: dict, saved: Path) -> list[str]:
+
+def build_summary_lines(summary: BuildSummary, saved: Path) -> list[str]:
     """What was built, from what, and what to look at; ``saved`` is where the full JSON summary was written."""
     conv, imp = summary.get("converted", {}), summary.get("imported", {})
     counts = imp.get("counts", {})

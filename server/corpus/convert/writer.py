@@ -124,7 +124,9 @@ def item_graph(store: CitationStore, item_id: str, seed: str) -> dict:
 
     def node(pid: str) -> None:
         if pid not in nodes:
-            record = _paper_record(store.paper(pid))
+            row = store.paper(pid)
+            assert row is not None  # the store names only papers it holds
+            record = _paper_record(row)
             nodes[pid] = {
                 "title": record["title"],
                 "arxivId": record["text_id"],
@@ -188,6 +190,7 @@ def _release_item(store: CitationStore, item: dict, where: str) -> tuple[dict, d
         raise ConvertError(
             f"{where}: field 'seed_paper_id': expected a paper ID of the built corpus, found {json.dumps(seed)}"
         )
+    assert isinstance(seed, str)  # seed_row was found under it
     item = dict(item)
     item.setdefault("seed_title", seed_row[1])
     if not item.get("seed_arxiv_id"):

@@ -30,8 +30,8 @@ def parse(path: Path) -> ET.Element:
             return ET.parse(fh).getroot()
     except ET.ParseError as exc:
         raise ConvertError(xml_error(path, exc)) from None
-    except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError without a strerror
-        raise ConvertError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except (OSError, EOFError) as exc:  # a bad gzip header is an OSError without a strerror; a cut stream, an EOFError
+        raise ConvertError(f"{path}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
 
 
 def xml_error(path: Path, exc: ET.ParseError) -> str:

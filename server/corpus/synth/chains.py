@@ -59,6 +59,7 @@ class ChainFinder:
                     break
         if found is None:
             raise RuntimeError("corpus too small to build an item; use more papers")
+        assert seed is not None  # set together with found
         used_seeds.add(seed.idx)
         bridge_idx, gold_idx = found
         chain = Chain(
@@ -86,6 +87,7 @@ class ChainFinder:
         in_chain = {seed.idx, *(g.idx for g in chain.golds)} | ({chain.bridge.idx} if chain.bridge else set())
         hood = neighbourhood(papers, seed)
         cands = [i for i in hood if i not in in_chain and papers[i].has_text]
+        w: Paper | None
         if cands:
             first = [i for i in cands if i in seed.refs]
             same = [i for i in (first or cands) if papers[i].task == chain.golds[0].task]
@@ -144,13 +146,13 @@ class ChainFinder:
         """Make a chain for this seed by editing references, or None if the graph cannot give one."""
         need = 2 if mt else 1
         self.draft.forced_edits += 1
+        golds: list[int] = []
         if depth == 1:
-            golds = []
             for _ in range(need):
-                g = self._older_text(seed, {seed.idx, *golds})
-                if g is None:
+                older = self._older_text(seed, {seed.idx, *golds})
+                if older is None:
                     return None
-                golds.append(g.idx)
+                golds.append(older.idx)
             for g in golds:
                 if (seed.idx, g) in self.forbidden:
                     return None
@@ -159,12 +161,11 @@ class ChainFinder:
         b = self._older_text(seed, {seed.idx})
         if b is None:
             return None
-        golds = []
         for _ in range(need):
-            g = self._older_text(b, {seed.idx, b.idx, *golds})
-            if g is None or (seed.idx, g.idx) in self.protected:
+            older = self._older_text(b, {seed.idx, b.idx, *golds})
+            if older is None or (seed.idx, older.idx) in self.protected:
                 return None
-            golds.append(g.idx)
+            golds.append(older.idx)
         self._force_ref(seed, b)
         for g in golds:
             self._force_ref(b, self.papers[g])

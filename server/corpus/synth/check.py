@@ -33,8 +33,8 @@ def check_release(release_dir: Path) -> list[str]:
     problems: list[str] = []
     full_text = {a: "\n\n".join(s["text"] for s in p["sections"]) for a, p in pool.items()}
     meta_text: list[str] = []
-    for g in graphs.values():
-        for node in g["nodes"].values():
+    for graph in graphs.values():
+        for node in graph["nodes"].values():
             meta_text.append(node["title"])
             meta_text.append(node["abstract"] or "")
     all_meta = "\n".join(meta_text)

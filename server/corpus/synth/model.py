@@ -67,14 +67,41 @@ class Paper:
         "component",
         "phenomenon",
     )
+    # Declared here, without values (a slot cannot have a class-level default), so that the checker knows each
+    # slot's type; papers.make_papers sets every one of them before any other piece reads the paper.
+    idx: int
+    pid: str  # the paper's id: a sha1 hex digest
+    arxiv: str | None  # None for metadata-only papers
+    has_text: bool
+    area: str  # a key of vocabulary.AREAS
+    task: str
+    methods: list[str]
+    facets: list[str]
+    datasets: list[str]
+    acr: str | None  # the method's acronym, if it has one
+    title: str
+    abstract: str  # "" when a metadata-only paper lacks one
+    authors: list[str]
+    year: int | None  # None when a metadata-only paper lacks one
+    venue: str
+    order: int  # rank in a total order consistent with years: papers cite only lower orders
+    refs: list[int]
+    text_seed: int
+    skeleton: list[tuple[str, str, int]]
+    facts: list[tuple[int, str, str | None]]
+    blank_arxiv: bool  # a metadata-only paper whose record carries an empty arXiv id
+    ctx_place: list[int]
+    subheads: list[str]
+    component: str
+    phenomenon: str
 
     def __init__(self, idx: int):
         self.idx = idx
-        self.refs: list[int] = []  # cited papers' idx, in reference-list order
-        self.facts: list[tuple[int, str, str | None]] = []  # (section index, sentence, subsection header)
-        self.skeleton: list[tuple[str, str, int]] = []  # (header, section type, target length)
-        self.subheads: list[str] = []  # subsection headings planted in its text
-        self.ctx_place: list[int] = []  # per reference: the index of the section that cites it
+        self.refs = []  # cited papers' idx, in reference-list order
+        self.facts = []  # (section index, sentence, subsection header)
+        self.skeleton = []  # (header, section type, target length)
+        self.subheads = []  # subsection headings planted in its text
+        self.ctx_place = []  # per reference: the index of the section that cites it
 
 
 class DirectFact(NamedTuple):

@@ -51,6 +51,7 @@ def question(
             ).format(t=topic(g, rng))
             that = "that work"
         else:
+            assert bridge is not None  # a depth-2 chain runs through a bridge
             lead = rng.choice(
                 [
                     "The seed paper builds on a study of {b}, which in turn draws on earlier work on {t}.",
@@ -64,6 +65,7 @@ def question(
     if depth == 1:
         lead = f"The seed paper cites one work on {t1} and another on {t2}."
     else:
+        assert bridge is not None  # a depth-2 chain runs through a bridge
         lead = f"The seed paper builds on a study of {topic(bridge, rng)}, which cites one work on {t1} and another on {t2}."
     s1 = kinds[0].short.format(qual=quals[0])
     s2 = kinds[1].short.format(qual=quals[1])

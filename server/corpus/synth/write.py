@@ -25,6 +25,7 @@ from agenthop.server.corpus.release import (
     REASONING_TYPES,
     RELEASE_FILES,
 )
+from agenthop.server.corpus.summaries import SynthSummary
 from agenthop.server.corpus.synth.graph import citation_sentences, draw_references, neighbourhood, place_citations
 from agenthop.server.corpus.synth.items import ItemPlanner
 from agenthop.server.corpus.synth.model import Draft, Item, Paper
@@ -32,7 +33,7 @@ from agenthop.server.corpus.synth.papers import make_papers
 from agenthop.server.corpus.synth.text import cap, render_sections
 
 
-def write_release(out_dir: Path, *, papers: int, items: int, seed: int) -> dict:
+def write_release(out_dir: Path, *, papers: int, items: int, seed: int) -> SynthSummary:
     """Generate a synthetic benchmark in the release layout (SPEC 2.1) under ``out_dir``.
 
     ``papers`` papers get section text (about 1.45 times as many metadata-only papers are
@@ -78,7 +79,7 @@ class ReleaseWriter:
         self.draft = draft
         self.papers = draft.papers
 
-    def write(self, out_dir: Path) -> dict:
+    def write(self, out_dir: Path) -> SynthSummary:
         for rel in RELEASE_FILES:
             (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
         tally = self._write_graphs(out_dir / GRAPHS_FILE)
@@ -159,7 +160,7 @@ class ReleaseWriter:
                 f.write(_dumps({"arxiv_id": p.arxiv, "title": p.title, "sections": secs}) + "\n")
         return section_lengths
 
-    def _stats(self, out_dir: Path, tally: _GraphTally, section_lengths: list[int]) -> dict:
+    def _stats(self, out_dir: Path, tally: _GraphTally, section_lengths: list[int]) -> SynthSummary:
         papers = self.papers
         items = self.draft.items
         cells = dict.fromkeys(CELLS, 0)
@@ -274,23 +275,23 @@ class ReleaseWriter:
             )
 
         if item.bridge is None:
-            for g in item.golds:
-                cites(seed, papers[g], "Cites the target work and says what the seed takes from it")
+            for gold_idx in item.golds:
+                cites(seed, papers[gold_idx], "Cites the target work and says what the seed takes from it")
         else:
             bridge = papers[item.bridge]
             cites(seed, bridge, "Cites the bridge paper the seed builds on")
-            for g in item.golds:
-                cites(bridge, papers[g], "Cites the target work and says what the bridge takes from it")
+            for gold_idx in item.golds:
+                cites(bridge, papers[gold_idx], "Cites the target work and says what the bridge takes from it")
         for d in item.direct:
             if rng.random() < 0.35:
-                g = d.paper
-                mi = [s for _, s, _ in g.skeleton].index("method")
+                gold = d.paper
+                mi = [s for _, s, _ in gold.skeleton].index("method")
                 if mi != d.section:
                     out.append(
                         {
-                            "paper": g.title,
-                            "arxiv_id": g.arxiv,
-                            "section": g.skeleton[mi][0],
+                            "paper": gold.title,
+                            "arxiv_id": gold.arxiv,
+                            "section": gold.skeleton[mi][0],
                             "relevance": "supporting",
                             "what_it_contains": "Describes the approach the fact refers to",
                         }

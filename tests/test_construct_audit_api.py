@@ -1,0 +1,44 @@
+"""The audit page's verdict endpoint over HTTP: a candidate that is not a string (a JSON list or object) is a 400 that
+names the field, as an unknown candidate is, and saves nothing."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from agenthop.construct.audit_app import AuditServer
+from agenthop.construct.verdicts import VerdictStore
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus.sqlite"
+
+
+def _post(url: str, body: dict) -> tuple[int, dict]:
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+@pytest.mark.parametrize("candidate", [["c-1"], {"id": "c-1"}, None, 7, "c-unknown"])
+def test_a_candidate_that_is_not_one_under_review_is_a_clear_400(tmp_path, candidate):
+    out = tmp_path / "run"
+    (out / "work").mkdir(parents=True)
+    # The verdict is refused before the candidate's fields are read, so an ID is all the stage file needs.
+    (out / "work" / "sanity.jsonl").write_text(json.dumps({"id": "c-1"}) + "\n", encoding="utf-8")
+    with AuditServer(CORPUS, out) as server:
+        status, reply = _post(
+            server.url + "/api/verdicts", {"candidate": candidate, "auditor": "alice", "verdict": "pass", "axes": {}}
+        )
+    assert status == 400
+    assert reply == {"error": f"candidate: not a candidate under review, found {candidate!r}"}
+    store = VerdictStore(out / "audit" / "verdicts.sqlite")
+    assert store.rows() == []
+    store.close()
