@@ -100,7 +100,7 @@ def _search_index(path: Path, corpus_id: str | None) -> dict:
     return {"path": str(folder), "served": True, "papers": manifest["papers"], "sections": manifest["sections"]}
 
 
-def _search_index_line(info: dict) -> str:
+def _search_index_line(info: CorpusDescription) -> str:
     index = info.get("search_index") or {}
     if index.get("served"):
         return f"search index  {index['path']} ({index['papers']} papers, {index['sections']} sections)"

@@ -76,7 +76,8 @@ def _phrase_clauses(schema, fields: list[str], found: list[list[str]]) -> list[t
         if len(words) == 1:
             each = [(Occur.Should, _term(schema, f, words[0])) for f in fields]
         else:
-            each = [(Occur.Should, tantivy.Query.phrase_query(schema, f, words)) for f in fields]
+            phrase: list[str | tuple[int, str]] = list(words)
+            each = [(Occur.Should, tantivy.Query.phrase_query(schema, f, phrase)) for f in fields]
         clauses.append((Occur.Must, tantivy.Query.boolean_query(each)))
     return clauses
 
@@ -230,8 +231,10 @@ def _search_sections(
     best: dict[int, tuple[int, float]] = {}  # paper rowid -> (its best section's rowid, score)
     window, seen = max(CANDIDATES * 3, 3 * want), 0
     while True:  # a paper's sections may fill the window: look further until the page is full or matches run out
-        kwargs = {"order_by_field": order} if order else {}
-        hits = searcher.search(query, limit=window, offset=seen, count=False, **kwargs).hits
+        if order is None:
+            hits = searcher.search(query, limit=window, offset=seen, count=False).hits
+        else:
+            hits = searcher.search(query, limit=window, offset=seen, count=False, order_by_field=order).hits
         papers = _rowids(searcher, "paper", hits)
         for (score, _), paper, section in zip(hits, papers, _rowids(searcher, "rowid", hits)):
             best.setdefault(paper, (section, score if order is None else 0.0))
