@@ -2,6 +2,7 @@
 
     python bench/bench_explore.py                       # 3 rounds, 300 queries
     python bench/bench_explore.py --rounds 1 --queries 50
+    python bench/bench_explore.py --corpus explore.sqlite --queries 300   # the search step alone, on a built corpus
 
 The sources are ``explore/sources`` (1,148 ACL papers as GROBID TEI, the largest real source in the repository).
 ``corpus build`` is two steps, each run in its own child process so that its peak resident memory
@@ -59,6 +60,9 @@ def _step_import(release: Path, corpus: Path) -> dict:
 
 
 def _step_search(release: Path, corpus_path: Path, queries: int, seed: int) -> dict:
+    from agenthop.server.explore.index import corpus_index
+    from agenthop.server.explore.query import Filters
+    from agenthop.server.explore.search import explore_search
     from agenthop.server.papers import Corpus, explore_documents
     from agenthop.server.search import SearchEngine, tokenize
 
@@ -66,6 +70,7 @@ def _step_search(release: Path, corpus_path: Path, queries: int, seed: int) -> d
     corpus = Corpus(corpus_path)
     engine = SearchEngine(corpus)  # loads the stored explore index, as a server does when it starts
     load_s = time.perf_counter() - started
+    index, why = corpus_index(corpus)
     ids, texts = explore_documents(corpus.conn)
     fts = sqlite3.connect(":memory:")
     started = time.perf_counter()
@@ -77,24 +82,47 @@ def _step_search(release: Path, corpus_path: Path, queries: int, seed: int) -> d
     # Queries look for papers one can read: explore search ranks those before metadata-only works by design.
     readable = {pid for (pid,) in corpus.conn.execute("SELECT paper_id FROM papers WHERE has_text = 1")}
     sought = [i for i, pid in enumerate(ids) if pid in readable]
-    times: dict[str, list[float]] = {"bm25s": [], "fts5": []}
-    found_first = {"bm25s": 0, "fts5": 0}
+
+    def explore(with_index: bool):
+        def search(query: str) -> list[str]:
+            found = explore_search(
+                corpus.conn,
+                query,
+                top_k=5,
+                filters=Filters(),
+                scope="title_abstract",
+                index=index if with_index else None,
+            )
+            return [h.paper_id for h in found.hits]
+
+        return search
+
+    engines = {
+        "bm25s": lambda query: [h.paper_id for h in engine.search(None, query, 5)],
+        "fts5": lambda query: [
+            ids[r]
+            for (r,) in fts.execute(
+                "SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT 5",
+                (" OR ".join(f'"{t}"' for t in tokenize(query)),),
+            )
+        ],
+        # explore search_papers' ranking as it was before the search index (FTS5 + the ranking rules), and on it
+        "explore_fts5": explore(False),
+    }
+    if index is not None:
+        engines["explore_index"] = explore(True)
+    times: dict[str, list[float]] = {name: [] for name in engines}
+    found_first = dict.fromkeys(engines, 0)
+    names = list(engines)
     for q in range(queries):
         doc = rng.choice(sought)
         words = tokenize(titles[doc])
         if len(words) < 2:
             continue
         query = " ".join(rng.sample(words, k=min(len(words), rng.randint(2, 3))))
-        match = " OR ".join(f'"{t}"' for t in tokenize(query))
-        for name in ("bm25s", "fts5") if q % 2 == 0 else ("fts5", "bm25s"):
+        for name in names[q % len(names) :] + names[: q % len(names)]:  # rotate which engine goes first
             t0 = time.perf_counter()
-            if name == "bm25s":
-                top = [h.paper_id for h in engine.search(None, query, 5)]
-            else:
-                top = [
-                    ids[r]
-                    for (r,) in fts.execute("SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT 5", (match,))
-                ]
+            top = engines[name](query)
             times[name].append((time.perf_counter() - t0) * 1000)
             found_first[name] += bool(top) and top[0] == ids[doc]
     out = {
@@ -102,6 +130,7 @@ def _step_search(release: Path, corpus_path: Path, queries: int, seed: int) -> d
         "queries": len(times["bm25s"]),
         "stored_index_load_s": round(load_s, 2),
         "fts5_build_s": round(fts_build_s, 2),
+        "search_index": why or "served",
         "paper_ranked_first": found_first,
     }
     for name, values in times.items():
@@ -129,7 +158,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--corpus", type=Path, default=None, help="search this built corpus (no convert, no import)")
     args = parser.parse_args()
+    if args.corpus is not None:
+        print(
+            json.dumps(
+                run_child(__file__, "search", "-", str(args.corpus), str(args.queries), str(args.seed)), indent=2
+            )
+        )
+        return
     work = Path(tempfile.mkdtemp(prefix="agenthop-bench-explore-"))
     try:
         release, corpus = str(work / "release"), str(work / "explore.sqlite")

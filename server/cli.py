@@ -342,6 +342,35 @@ def _for_a_person() -> bool:
     return sys.stdout.isatty()
 
 
+@corpus.command("index")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Rebuild even when the index is there and fits the corpus.")
+def corpus_index(path: Path, force: bool) -> None:
+    """Build explore mode's search index beside a corpus file (PATH.search/), when it is missing or stale.
+
+    `corpus import` and `corpus build` build it; this is for a corpus imported before the index existed, or whose
+    index was deleted. Writes under a temporary name and renames it into place: a server never sees half an index.
+    """
+    from agenthop.server.corpus.schema import CorpusError, open_corpus, read_meta
+    from agenthop.server.explore import index as search_index
+
+    try:
+        conn = open_corpus(path)
+        corpus_id = read_meta(conn).get("corpus_id")
+        conn.close()
+    except CorpusError as exc:
+        raise click.ClickException(str(exc)) from exc
+    reason = search_index.why_not_served(search_index.index_dir(path), corpus_id)
+    if reason is None and not force:
+        click.echo(f"{search_index.index_dir(path)} is up to date (--force rebuilds it)")
+        return
+    try:
+        manifest = search_index.build_for_corpus(path, echo=lambda m: click.echo(m, err=True))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"wrote {search_index.index_dir(path)}: {manifest['papers']} papers, {manifest['sections']} sections")
+
+
 @corpus.command("info")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")

@@ -77,7 +77,8 @@ async def test_explore_sessions_list_the_explore_arguments_and_tools(explore):
         "get_citation",
     ]
     search = tools["search_papers"].input_schema["properties"]
-    assert set(search) == {"query", "top_k", "year_from", "year_to", "venue", "author", "scope"}
+    assert set(search) == {"query", "top_k", "year_from", "year_to", "venue", "author", "scope", "sort", "offset"}
+    assert search["sort"]["enum"] == ["relevance", "citations", "year"] and search["sort"]["default"] == "relevance"
     assert search["scope"]["enum"] == ["title_abstract", "full_text"] and search["scope"]["default"] == "title_abstract"
     assert "required" not in tools["search_papers"].input_schema  # a filter alone is a search too
     refs = tools["get_references"].input_schema["properties"]

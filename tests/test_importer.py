@@ -215,7 +215,8 @@ def test_overwrites_existing_out_on_success_and_reports_progress(tmp_path):
     import_release(release, out, echo=messages.append)
     assert connect(out).execute("SELECT COUNT(*) FROM items").fetchone() == (3,)
     assert any(POOL_FILE in m for m in messages) and any(m.startswith("wrote") for m in messages)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.sqlite", "release"]
+    # The corpus and explore search's index beside it; no temporary file or folder is left behind.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.sqlite", "corpus.sqlite.search", "release"]
 
 
 def test_blank_lines_and_missing_optional_fields_are_accepted(tmp_path):

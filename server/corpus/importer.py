@@ -47,6 +47,7 @@ from agenthop.server.corpus.release import (
     RELEVANCES,
 )
 from agenthop.server.corpus.schema import GOLD_CITATION_COUNTS_DDL, INDEXES, create_index, create_schema
+from agenthop.server.explore import index as search_index
 from agenthop.server.papers import explore_texts
 from agenthop.server.search import stored_index_parts
 from agenthop.server.sections import label_is_resolvable, normalise
@@ -1075,6 +1076,7 @@ def import_release(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = _create_temp(out)
     conn: sqlite3.Connection | None = None
+    index_tmp: Path | None = None
     findings = Findings()
     try:
         conn = _connect(tmp)
@@ -1110,13 +1112,19 @@ def import_release(
         conn.execute("COMMIT")
         conn.execute("PRAGMA analysis_limit = 1000")  # enough statistics for the planner, in milliseconds
         conn.execute("ANALYZE")
+        echo("building the explore search index")
+        index_tmp = search_index.build(conn, search_index.index_dir(out), summary["corpus_id"], echo)
         conn.close()
         conn = None
         os.replace(tmp, out)
+        search_index.install(index_tmp, search_index.index_dir(out))  # renamed in after the corpus: see index.install
+        index_tmp = None
     except BaseException:
         if conn is not None:
             conn.close()
         tmp.unlink(missing_ok=True)
+        if index_tmp is not None:
+            shutil.rmtree(index_tmp, ignore_errors=True)
         raise
 
     summary = {"out": str(out), **summary, "seconds": round(time.monotonic() - started, 2)}

@@ -7,6 +7,7 @@ tables), so describing a corpus can never print gold data.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from agenthop.server.corpus.convert.quality import QUALITY_META_KEY, render
@@ -83,7 +84,30 @@ def describe(path: str | Path) -> CorpusDescription:
         "provenance": meta.get("provenance", {}),
         "counts": counts,
         "build_quality": meta.get(QUALITY_META_KEY),
+        "search_index": _search_index(path, meta.get("corpus_id")),
     }
+
+
+def _search_index(path: Path, corpus_id: str | None) -> dict:
+    """Explore search's index beside the file: whether it serves this corpus, and its counts."""
+    from agenthop.server.explore.index import index_dir, why_not_served
+
+    folder = index_dir(path)
+    why = why_not_served(folder, corpus_id)
+    if why is not None:
+        return {"path": str(folder), "served": False, "why": why}
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    return {"path": str(folder), "served": True, "papers": manifest["papers"], "sections": manifest["sections"]}
+
+
+def _search_index_line(info: CorpusDescription) -> str:
+    index = info.get("search_index") or {}
+    if index.get("served"):
+        return f"search index  {index['path']} ({index['papers']} papers, {index['sections']} sections)"
+    return (
+        f"search index  none that serves this corpus ({index.get('why')}): explore search uses FTS5; "
+        f"build it with 'agenthop-server corpus index {info['path']}'"
+    )
 
 
 def _licences(conn) -> dict[str, int]:
@@ -130,7 +154,7 @@ def format_description(info: CorpusDescription) -> str:
         "",
         f"papers        {c['papers']} ({c['papers_with_text']} with text, {c['papers_with_external_ids']} with external IDs, "
         f"{c['papers_in_no_item']} in no item's graph; pool {c['pool_papers']} records, {c['sections']} sections)",
-        f"edges         {c['edges']} ({c['edges_with_context']} with a citation context); explore search index "
+        f"edges         {c['edges']} ({c['edges_with_context']} with a citation context); bm25s index "
         f"{'stored' if c['explore_index_stored'] else 'not stored (built on the first explore search)'}",
         f"items         {c['items']}" + ("" if c["items"] else " (explore mode only)"),
     ]
@@ -141,6 +165,7 @@ def format_description(info: CorpusDescription) -> str:
             + ", ".join(f"{n} {name}" for name, n in c["papers_with_text_by_licence"].items())
             + " (papers with text)",
         )
+    lines.insert(len(lines) - 1, _search_index_line(info))
     if info.get("build_quality"):
         lines += [
             "",

@@ -77,6 +77,7 @@ class CorpusDescription(TypedDict):
     provenance: dict[str, Any]
     counts: CorpusCounts
     build_quality: Any  # the quality table a build recorded (None for an imported release)
+    search_index: dict[str, Any]  # explore search's index beside the file: path, served, why or its counts
 
 
 class DemoSummary(TypedDict):

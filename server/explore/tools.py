@@ -18,9 +18,10 @@ from pydantic_core import PydanticCustomError
 from agenthop.server.corpus.explore_tables import ACL_DOI
 from agenthop.server.explore import citation
 from agenthop.server.explore.graph import Neighbour
+from agenthop.server.explore.index import corpus_index
 from agenthop.server.explore.lookup import explore_graph
 from agenthop.server.explore.lookup import explore_paper as find_paper
-from agenthop.server.explore.search import ExploreHit, Filters, SearchOutcome, explore_search
+from agenthop.server.explore.search import MAX_RESULTS, ExploreHit, Filters, SearchOutcome, explore_search
 from agenthop.server.papers import Paper, PaperHeading
 from agenthop.server.sections import alias
 from agenthop.server.tools import ABSTRACT_PREVIEW, TOOLS, PaperArgs, PaperId, Scope, Tool, ToolOutput, _Args, is_blank
@@ -87,6 +88,18 @@ class ExploreSearchArgs(_Args):
             )
         ),
     ] = "title_abstract"
+    sort: Annotated[
+        Literal["relevance", "citations", "year"],
+        Field(
+            description=(
+                "'relevance' (default); 'citations': most cited in this corpus first, or 'year': newest first, among the "
+                "papers holding every word of the query."
+            )
+        ),
+    ] = "relevance"
+    offset: Annotated[
+        int, Field(ge=0, le=MAX_RESULTS - 10, description="Skip this many results (paging: the next page's offset).")
+    ] = 0
 
     @field_validator("venue", "author")
     @classmethod
@@ -137,7 +150,18 @@ def search_papers(scope: Scope, args: ExploreSearchArgs) -> ToolOutput:
     filters = Filters(args.year_from, args.year_to, args.venue, args.author)
     graph = explore_graph(scope.corpus)
     if graph.available:
-        found = explore_search(scope.corpus.conn, args.query, top_k=args.top_k, filters=filters, scope=args.scope)
+        index, missing = corpus_index(scope.corpus)
+        found = explore_search(
+            scope.corpus.conn,
+            args.query,
+            top_k=args.top_k,
+            filters=filters,
+            scope=args.scope,
+            index=index,
+            offset=args.offset,
+            sort=args.sort,
+            missing_index=missing,
+        )
     else:  # a corpus built before issue 33: its stored bm25s index, with no filters, full text or merged works
         found = SearchOutcome(
             [],
@@ -160,23 +184,27 @@ def search_papers(scope: Scope, args: ExploreSearchArgs) -> ToolOutput:
             "venue": found.filters.venue,
             "author": found.filters.author,
         },
+        "sort": args.sort,
+        "offset": args.offset,
         "notes": found.notes,
         "results": [],
+        "more": found.more,
     }
     head = f"'{args.query}'" if args.query.strip() else "papers"
     where = " in the full text" if args.scope == "full_text" else ""
     with_filters = f" ({applied})" if applied else ""
     notes = [f"[{n}]" for n in found.notes]
     if not found.hits:
-        return ToolOutput(
-            "ok",
-            "\n".join([*notes, f"No papers match {head}{where}{with_filters}. Try other keywords or fewer filters."]),
-            structured,
-        )
+        none = f"No papers match {head}{where}{with_filters}. Try other keywords or fewer filters."
+        if args.offset:
+            none = f"No more papers match {head}{where}{with_filters} after the first {args.offset}."
+        return ToolOutput("ok", "\n".join([*notes, none]), structured)
     papers = scope.corpus.papers([h.paper_id for h in found.hits])
     counts = graph.cited_by_counts([h.paper_id for h in found.hits])
-    lines = [*notes, f"Search results for {head}{where}{with_filters} ({len(found.hits)}):", ""]
-    for rank, hit in enumerate(found.hits, 1):
+    order = "" if args.sort == "relevance" else f", sorted by {args.sort}"
+    shown = f"{len(found.hits)}" if not args.offset else f"{args.offset + 1}-{args.offset + len(found.hits)}"
+    lines = [*notes, f"Search results for {head}{where}{with_filters}{order} ({shown}):", ""]
+    for rank, hit in enumerate(found.hits, args.offset + 1):
         p = papers[hit.paper_id]
         short = p.abstract[:ABSTRACT_PREVIEW] + ("..." if len(p.abstract) > ABSTRACT_PREVIEW else "")
         entry = {
@@ -204,6 +232,8 @@ def search_papers(scope: Scope, args: ExploreSearchArgs) -> ToolOutput:
         else:
             lines.append(f"    Abstract: {short or '(none)'}")
         structured["results"].append(entry)
+    if found.more and args.offset + len(found.hits) <= MAX_RESULTS - 10:
+        lines += ["", f"[More: call search_papers with offset {args.offset + len(found.hits)}.]"]
     return ToolOutput(
         "ok",
         "\n".join(lines),
@@ -443,9 +473,10 @@ EXPLORE_TOOLS: dict[str, Tool] = {
             "Search papers",
             1,
             ExploreSearchArgs,
-            "Search the corpus: keywords over titles, abstracts and authors (BM25, SQLite FTS5), or over the full text "
-            "with scope 'full_text' (each result shows the passage that matched). Filters: year_from, year_to, venue, "
-            "author. Results give authors, venue, year, how often the corpus cites the paper, and whether its full text "
+            "Search the corpus: keywords over titles, abstracts and authors (BM25), or over the full text with scope "
+            "'full_text' (each result shows the passage that matched); a \"quoted phrase\" must appear as written. "
+            "Filters: year_from, year_to, venue, author; sort by 'relevance' (default), 'citations' or 'year'; page with "
+            "offset. Results give authors, venue, year, how often the corpus cites the paper, and whether its full text "
             "can be read (works known only from bibliographies have none). Costs 1 point.",
             search_papers,
         ),
