@@ -12,7 +12,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from server_helpers import build_fixture_corpus, text
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 SPECTER_TEI = "paper:1ed3c473f7cade3d"  # GROBID found no identifier in SPECTER's PDF: a hash of its normalised title
 GRAPH_TEI = "paper:bfd6511f1cda14f9"  # the same for the Semantic Scholar literature-graph paper

@@ -196,6 +196,7 @@ async def test_each_item_sees_its_neighbourhood_and_its_own_citation_sentences(c
         ] == "not_found" and f"Paper '{pid}' is not in the papers available to you" in text(result)
 
 
+@pytest.mark.slow
 async def test_a_scripted_run_is_scored_by_agenthop_scorer(corpus, tmp_path):
     log = tmp_path / "log.sqlite"
     with ServerThread(str(corpus), str(log)) as server:

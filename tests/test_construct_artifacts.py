@@ -300,6 +300,7 @@ def test_too_few_items_are_not_rebalanced():
     st.integers(60, 150),
     st.sampled_from(["percent", "decimal", "count", "phrase"]),
 )
+@pytest.mark.slow
 def test_after_the_stage_no_form_solver_beats_chance_by_more_than_ten_points_whatever_the_bias(seed, weights, n, style):
     """A generated release with a bias in the gold's rank among the values (hypothesis weighs each rank 1-4: from
     balanced to the gold being one rank 57% of the time) and any option style: what the stage keeps leaves no option-
@@ -458,6 +459,7 @@ def questions(construct_run):
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(seed=st.integers(0, 10_000))
+@pytest.mark.slow
 def test_on_a_generated_release_no_solver_beats_chance_by_ten_points(questions, seed):
     """The offline generator's options for the committed corpus's questions, shuffled and drawn under any seed: after
     the artifact stage no solver that sees no evidence (the option classifier included) is above chance + 10 points

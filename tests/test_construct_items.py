@@ -148,6 +148,7 @@ def test_slots_are_typed_by_kind_and_form():
     )  # a fraction is its own magnitude
 
 
+@pytest.mark.slow
 def test_every_option_has_the_gold_type_and_a_genuine_wrong_source(release):
     out, items, cands = release
     assert len(items) >= 20  # 22 on the committed corpus, whose targets state few values: each blank is asked once
@@ -215,6 +216,7 @@ def test_of_two_items_on_one_blank_the_smaller_id_is_kept():
     assert min((2, 3), key=lambda i: item_id(cands[i])) not in drops
 
 
+@pytest.mark.slow
 def test_the_gold_is_as_often_smallest_largest_or_between(release):
     # Each single-target question's options put the gold at the rank the Q/A stage chose for it (0-3 options below
     # it), the rank the items before it used least that its values could meet: over the release, the four ranks are

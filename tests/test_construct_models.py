@@ -56,6 +56,7 @@ def tree_digest(root: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 def test_every_scripted_failure_is_its_drop_reason_counted_exactly(tmp_path):
     script = ConstructScript(CORPUS)
     out = tmp_path / "run"

@@ -44,6 +44,7 @@ def built(tmp_path_factory):
     return out, result, lines
 
 
+@pytest.mark.slow
 def test_the_offline_release_imports_clean_with_the_attrition_of_every_stage(built):
     out, result, _ = built
     report = check_release(out / "release", echo=lambda line: None)

@@ -167,6 +167,7 @@ def test_a_terminal_gets_a_short_build_summary_and_the_json_in_a_file(tmp_path, 
 
 
 @pytest.mark.parametrize("command", ["play", "review"])
+@pytest.mark.slow
 def test_ctrl_c_stops_play_and_review_without_aborted(command, tmp_path, demo_corpus):
     if command == "play":
         (tmp_path / "items.txt").write_text("st_0001\n")

@@ -265,6 +265,7 @@ def _run_session(portal, client, call_one, spec, log_path, new_session, *, body_
 
 @settings(max_examples=150, **HYPOTHESIS)
 @given(spec=sessions)
+@pytest.mark.slow
 def test_hostile_calls_in_process_are_refused_or_charged_exactly(inproc, spec):
     portal, client, sandbox, log_path = inproc
 
@@ -306,6 +307,7 @@ def over_http(fixture_corpus, tmp_path_factory):
 
 @settings(max_examples=40, **HYPOTHESIS)
 @given(spec=sessions)
+@pytest.mark.slow
 def test_hostile_calls_over_http_are_refused_or_charged_exactly(over_http, spec):
     portal, client, mcp_http, http, log_path = over_http
 

@@ -30,6 +30,7 @@ KILL_AFTER = 60  # acknowledged calls before the SIGKILL
 
 
 @pytest.mark.anyio
+@pytest.mark.slow
 async def test_sigkill_mid_stream_loses_no_acknowledged_call(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
     acked: list[tuple[str, str]] = []  # (session_id, tag) of every call whose result came back

@@ -36,6 +36,7 @@ def test_the_cli_binds_loopback_by_default():
     assert host.default == "127.0.0.1"
 
 
+@pytest.mark.slow
 async def test_default_server_listens_on_loopback_only_and_env_token_guards_every_request(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
     # No --host and no --auth-token: the bind address is the CLI default and the token comes from the environment.

@@ -12,7 +12,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from agenthop.server.log.checkpoint import read_records
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 N_SESSIONS = 64
 RAW_ROUNDS = 2

@@ -327,6 +327,7 @@ async def test_a_session_another_server_process_left_open_is_unknown_on_every_ro
     assert call.is_error and "Unknown session" in call.content[0].text
 
 
+@pytest.mark.slow
 def test_many_ended_sessions_do_not_grow_server_memory(fixture_corpus, tmp_path):
     """RSS of a real server process grows by less than 0.8 kB per session over 1,000 sessions created and ended
     (today every session stays for the life of the process)."""

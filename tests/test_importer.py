@@ -610,6 +610,7 @@ def test_cli_info_rejects_bad_files(tmp_path):
 # --- the synthetic generator ------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_synthetic_release_round_trip(tmp_path):
     from agenthop.server.corpus.synth import write_release
 

@@ -110,6 +110,7 @@ def defined_names(source: Path) -> set[str]:
     return names
 
 
+@pytest.mark.slow
 def test_every_import_of_the_project_names_a_module_and_a_name_it_has():
     """A module moved, or a name moved to another module, and still imported from the old place fails at run
     time, often only in a lazy import on a rare path: this finds it without running anything, in the package

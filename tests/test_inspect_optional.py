@@ -10,6 +10,8 @@ import subprocess
 import sys
 from importlib.metadata import entry_points
 
+import pytest
+
 CHILD = r"""
 import importlib, pkgutil, sys
 
@@ -35,6 +37,7 @@ except ImportError as exc:
 """
 
 
+@pytest.mark.slow
 def test_everything_but_the_inspect_task_imports_without_inspect_ai():
     done = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -52,6 +52,7 @@ async def _crawl(client, item_papers) -> tuple[list[str], list[str]]:
     return unmetered, metered
 
 
+@pytest.mark.slow
 async def test_no_output_of_any_session_reveals_gold_or_unmetered_text(canary_corpus, tmp_path):
     sections = _section_texts(canary_corpus)
     conn = open_corpus(canary_corpus)

@@ -24,6 +24,7 @@ UNWRITABLE = Path("/proc")  # no one can create files here, root included (a chm
 
 
 @pytest.mark.anyio
+@pytest.mark.slow
 async def test_stdio_server_without_log_flag_logs_to_the_per_user_directory_and_says_so(fixture_corpus, tmp_path):
     data_home = tmp_path / "data-home"
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(data_home)}

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from grobid_standin import GrobidStandIn, Reply, digest
 
 ROOT = Path(__file__).parent.parent
@@ -32,6 +33,7 @@ def build(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_the_documented_fallback_summary_is_the_one_given(tmp_path):
     shutil.copytree(ROOT / "tests" / "fixtures" / "pdf", tmp_path / "pdfs")
     done = build(tmp_path, "pdfs/", "--out", "my-papers.sqlite")

@@ -17,6 +17,8 @@ from grobid_standin import NOT_A_PDF, Busy, GrobidStandIn, Hang, Reply, digest
 from agenthop.server.corpus.convert.grobid import GrobidOptions, convert_pdfs
 from agenthop.server.corpus.convert.model import ConvertError
 
+pytestmark = pytest.mark.slow
+
 FIXTURES = Path(__file__).parent / "fixtures"
 PAPERS = ["2020.acl-main.207", "N18-3011", "s12984-016-0129-6"]  # the same papers as fixtures/tei/
 QUICK = {"backoff": 0.01}  # retries without waiting seconds in tests

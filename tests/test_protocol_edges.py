@@ -84,6 +84,7 @@ class StdioServer:
         self.proc.wait()
 
 
+@pytest.mark.slow
 def test_hostile_stdio_frames_get_answers_and_the_process_lives(fixture_corpus, tmp_path):
     log = tmp_path / "log.sqlite"
     server = StdioServer(fixture_corpus, log)
@@ -225,6 +226,7 @@ def test_frames_without_method_or_with_bad_ids_are_invalid_requests_over_http_in
     assert still.json()["result"]["structuredContent"]["outcome"] == "ok"
 
 
+@pytest.mark.slow
 def test_a_valid_stdio_session_still_works_end_to_end(fixture_corpus, tmp_path):
     """The stdin the server now reads itself: ordinary calls, UTF-8 text and a clean exit when stdin closes."""
     log = tmp_path / "log.sqlite"
@@ -439,6 +441,7 @@ def test_lone_surrogates_in_method_tool_name_or_arguments_are_answered_and_logge
     ]
 
 
+@pytest.mark.slow
 def test_a_request_before_initialize_is_told_that_initialize_is_missing_over_stdio(fixture_corpus, tmp_path):
     server = StdioServer(fixture_corpus, tmp_path / "log.sqlite")
     try:  # no _meta: a 2025-era client that skipped the handshake

@@ -89,6 +89,7 @@ def test_every_public_name_has_an_entry_with_an_example():
             assert "```python" in body, f"{package}: the entry {heading} has no example"
 
 
+@pytest.mark.slow
 def test_the_examples_run(workdir):
     plain = examples()
     assert len(plain) >= 20
@@ -123,6 +124,7 @@ async def test_the_stdio_server_example_serves_an_mcp_client(workdir):
     assert (start.run, start.item_id, start.caps.budget, call.tool) == ("mine", "st_0001", 20, "think")
 
 
+@pytest.mark.slow
 def test_the_play_example_serves_the_page(workdir):
     ((_, code),) = examples("http-server")
     proc = subprocess.Popen(

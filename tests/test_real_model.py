@@ -278,6 +278,7 @@ def test_an_empty_reply_is_nudged_and_a_second_one_ends_the_item(demo_corpus, tm
     assert summary["resources"]["termination_counts"] == {"empty_response": 1}
 
 
+@pytest.mark.slow
 def test_a_runaway_generation_is_bounded_by_the_generated_token_cap(demo_corpus, tmp_path, recordings):
     """The model's second reply never ends (it imitates tool responses until it is stopped). With the default cap the
     request carries max_tokens 16,384, the server stops at it (finish_reason length) and the reply is a text turn.

@@ -51,6 +51,7 @@ def baseline_report(demo, tmp_path_factory):
     return root / "report"
 
 
+@pytest.mark.slow
 def test_the_markdown_report_leads_with_the_result_and_ends_with_provenance(baseline_report):
     md = (baseline_report / "report.md").read_text()
     titles = re.findall(r"^## (.+)$", md, flags=re.M)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from agenthop.runner.cli import main
@@ -12,6 +13,7 @@ from agenthop.server.corpus.schema import open_corpus
 from agenthop.server.log.checkpoint import read_records as read_checkpoint
 
 
+@pytest.mark.slow
 def test_baseline_beats_chance_on_demo_corpus(demo, tmp_path):
     corpus, split = demo
     out = tmp_path / "baseline"

@@ -35,6 +35,8 @@ from agenthop.server.log.checkpoint import read_records as read_checkpoint
 from agenthop.server.sessions import META_TOKENS, META_TURN
 from agenthop.server.transport.http import ServerThread
 
+pytestmark = pytest.mark.slow
+
 
 def demo_ids(split: Path, n: int) -> list[str]:
     return [json.loads(line)["id"] for line in split.read_text().splitlines() if line.strip()][:n]

@@ -37,6 +37,8 @@ from agenthop.scorer.summary import score_run
 from agenthop.server.caps import Caps
 from agenthop.server.log.checkpoint import read_records as read_checkpoint
 
+pytestmark = pytest.mark.slow
+
 # What differs between two runs of the same deterministic agent: identities, clocks and run labels.
 VOLATILE = {"session_id", "time", "latency_ms", "wall_time_s", "run", "cost_usd"}
 

@@ -54,6 +54,7 @@ MODULES = {
 
 
 @pytest.mark.parametrize("agent", ["raw", "sdk"])
+@pytest.mark.slow
 def test_agent_libraries_are_loaded_before_run_start(demo_corpus, tmp_path, agent):
     items = tmp_path / "items.txt"
     items.write_text("st_0001\n")

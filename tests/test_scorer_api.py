@@ -49,6 +49,7 @@ def files(directory: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 def test_score_in_memory_then_write_reports_equals_the_cli(env, tmp_path):
     result = score([env["main"], env["rep"]], env["corpus"], items=env["items"])
     assert isinstance(result, ScoreResult) and result.out is None
@@ -88,6 +89,7 @@ def test_score_in_memory_then_write_reports_equals_the_cli(env, tmp_path):
     assert lib == cli
 
 
+@pytest.mark.slow
 def test_streamed_reports_are_the_same_in_one_process_and_in_workers(env, tmp_path):
     seen = []
     one = score(

@@ -80,6 +80,7 @@ def test_score_single_run_writes_versioned_summary_and_reports(env, tmp_path):
     assert html.count("<svg") >= 5 and "<script" not in html and "http://" not in html.replace("http://www.w3.org", "")
 
 
+@pytest.mark.slow
 def test_explicit_score_command_is_the_default(env, tmp_path):
     r1 = invoke("score", env["main"], "--corpus", env["corpus"], "--out", tmp_path / "a")
     r2 = invoke(env["main"], "--corpus", env["corpus"], "--out", tmp_path / "b")
@@ -106,6 +107,7 @@ def test_not_measured_is_never_printed_as_a_number(env, tmp_path):
     assert "n/a (no turn data)" in r.output
 
 
+@pytest.mark.slow
 def test_several_runs_comparison_and_replicates(env, tmp_path):
     perfect = write_perfect_run(tmp_path)
     out = tmp_path / "out"
@@ -129,6 +131,7 @@ def test_several_runs_comparison_and_replicates(env, tmp_path):
     assert "Cronbach" in (out / "comparison.md").read_text()
 
 
+@pytest.mark.slow
 def test_replicate_of_in_manifest(env, tmp_path):
     rep1 = write_main_run(tmp_path, name="rep1", manifest={"replicate_of": "main"})
     other = write_perfect_run(tmp_path)
@@ -178,6 +181,7 @@ def test_compare_command(env, tmp_path):
     assert json.loads((tmp_path / "cmp2" / "comparison.json").read_text()) == pair
 
 
+@pytest.mark.slow
 def test_checkpoint_file_with_labels(env, tmp_path):
     path = tmp_path / "log.sqlite"
     log = CheckpointLog(path)

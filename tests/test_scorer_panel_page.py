@@ -127,6 +127,7 @@ def panel_dir(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_behaviours_show_in_the_panel(panel_dir):
     p = json.loads((panel_dir / "panel.json").read_text())
     assert [(r["run"], r["role"]) for r in p["runs"]] == [

@@ -99,6 +99,7 @@ def test_real_server_records_validate(schema, tmp_path):
         v.validate(rec)
 
 
+@pytest.mark.slow
 def test_real_runner_records_validate_and_score(schema, tmp_path):
     """The offline baseline agent's run directory (real runner + server) validates and scores consistently."""
     import sqlite3

@@ -2,6 +2,7 @@
 
 import re
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -235,6 +236,7 @@ def query_for(draw, headers: list[str]):
 
 @given(st.data())
 @settings(max_examples=3000, deadline=None, derandomize=True, database=None)
+@pytest.mark.slow
 def test_resolution_matches_the_reference_except_where_several_headers_fit_equally(data):
     headers = data.draw(st.lists(header, min_size=1, max_size=12))
     query = data.draw(query_for(headers))
@@ -256,6 +258,7 @@ DEPARTING_PREFIXES = ["Apdx_1: ", "Apdx_A : ", "Apdx : ", "Apdx_B.2 : ", "apdx_c
 
 @given(st.data())
 @settings(max_examples=1500, deadline=None, derandomize=True, database=None)
+@pytest.mark.slow
 def test_where_the_normalisations_differ_the_difference_is_a_documented_departure(data):
     """An Apdx variant the reference does not strip (a digit or a space after Apdx_, or a space before the colon), or
     a single-letter "A." numbering: AgentHop reads the header behind it; the reference reads the prefix as words."""
@@ -275,6 +278,7 @@ def test_where_the_normalisations_differ_the_difference_is_a_documented_departur
 
 @given(st.data())
 @settings(max_examples=1500, deadline=None, derandomize=True, database=None)
+@pytest.mark.slow
 def test_a_roman_numeral_then_a_number_and_non_ascii_letters_resolve_as_in_the_reference(data):
     """'IV 3 Results' reads Results in both; the dotless ı and the long ſ are not the ASCII i and s in either."""
     headers = data.draw(st.lists(header, min_size=1, max_size=12))

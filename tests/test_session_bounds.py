@@ -9,11 +9,14 @@ import gc
 import tracemalloc
 
 import httpx2
+import pytest
 from hardening_common import RAW_META, raw_call_body, raw_headers
 from release_fixture import pid
 
 from agenthop.server.log.checkpoint import read_records
 from agenthop.server.transport.http import ServerThread
+
+pytestmark = pytest.mark.slow
 
 
 def _call(http: httpx2.Client, sid: str, name: str, args: dict, request_id: int = 1) -> dict:
