@@ -1,7 +1,7 @@
-"""The artifact audit on the real-paper release: every no-evidence solver's accuracy with its Wilson 95% interval, on
+"""The artifact check on the real-paper release: every no-evidence solver's accuracy with its Wilson 95% interval, on
 the release `make explore-bench` builds from explore.sqlite ("after", the figures its provenance records) beside the
 release the code issue 32 was filed against builds from the same corpus ("before", commit ca3a8ce, with the settings
-the issue measured: --min-refs 2), both audited by this checkout's solvers.
+the issue measured: --min-refs 2), both checked by this checkout's solvers.
 
     make explore.sqlite explore-bench
     python bench/bench_artifacts.py                      # before = ca3a8ce
@@ -53,11 +53,11 @@ def build_at(rev: str, corpus: Path, out: Path, options: list[str], scratch: Pat
     )
 
 
-def audit(release: Path, view: CorpusView) -> dict:
-    """The release's own recorded audit when it has one, else this checkout's solvers on its items."""
+def artifact_check(release: Path, view: CorpusView) -> dict:
+    """The release's own recorded artifact check when it has one, else this checkout's solvers on its items."""
     provenance = json.loads((release / "construct" / "provenance.json").read_text())
-    if provenance.get("artifact_audit"):
-        return provenance["artifact_audit"]
+    if provenance.get("artifact_check"):
+        return provenance["artifact_check"]
     items = [json.loads(line) for line in (release / "qa" / "full.jsonl").read_text().splitlines() if line.strip()]
     return artifacts.summarise(items, view=view)
 
@@ -86,12 +86,12 @@ def main() -> None:
     view = CorpusView(args.corpus)
     work = Path(tempfile.mkdtemp(prefix="bench-artifacts-"))
     try:
-        after = audit(args.after / "release", view)
+        after = artifact_check(args.after / "release", view)
         rows = {r["stage"]: r for r in json.loads((args.after / "attrition.json").read_text())["rows"]}
         before = None
         if args.before != "none":
             build_at(args.before, args.corpus, work / "before", args.before_options.split(), work / "src")
-            before = audit(work / "before" / "release", view)
+            before = artifact_check(work / "before" / "release", view)
         print(f"corpus {args.corpus.name}; chance {after['chance']:.0%}, limit {after['limit']:.0%}")
         art = rows.get("artifacts", {"entered": 0, "dropped": 0, "reasons": {}})
         print(

@@ -121,7 +121,7 @@ def main() -> None:
         f"  pipeline time per model call (model stages minus the script's own time): median {statistics.median(per_call):.2f} ms"
     )
     print(
-        f"  offline pipeline (baseline generator and filter), same chains: median {statistics.median(offline):.2f} s; "
+        f"  offline pipeline (offline generator and filter), same chains: median {statistics.median(offline):.2f} s; "
         f"model pipeline: median {statistics.median(m['wall'] for m in zero):.2f} s"
     )
     print("0.5 s model, wall / ideal (calls x 0.5 s / workers):")

@@ -1,5 +1,5 @@
 """The real-paper release (`make explore-bench`): built twice from scratch, the same bytes both times; items kept per
-stage beside the published pipeline's Table 5; time per item; the artifact audit's solvers; and, with --agents, the
+stage beside the published pipeline's Table 5; time per item; the artifact check's solvers; and, with --agents, the
 offline baseline agent with tools and closed-book (no tools), scored.
 
     python bench/bench_explore_release.py [--corpus explore.sqlite] [--strict] [--agents] [--draw 20 --draw-seed 32]

@@ -3,7 +3,7 @@
 1. Seed exclusion: rule out every option that holds a number the seed paper states, and pick among the rest. The
 offline generator never blanks a value the seed states (the seed would give the gold away); while distractors could
 be such numbers (SPEC 8's seed_only was one by definition), every ruled-out option was wrong. An agent always has the
-seed, so this needs neither the targets nor tools. The artifact audit runs it too (``seed_exclusion``).
+seed, so this needs neither the targets nor tools. The artifact check runs it too (``seed_exclusion``).
 2. Cross-item: the option the other items with the same blanked sentence also offer. The post-filter now asks each
 blank once (``repeated_blank``), so on a current release it abstains; this script keeps measuring it.
 

@@ -1,7 +1,7 @@
 """The construction pipeline: a corpus built by ``corpus build`` -> a benchmark release the one importer accepts.
 
 Eight stages (docs/construct.md): seeds, chains, Q/A, distractors, ensemble filter,
-sanity check, audit, post-filter. Each stage reads the previous stage's output
+sanity check, human audit, post-filter. Each stage reads the previous stage's output
 file and writes its own atomically under ``OUT/work/``; a stage whose inputs and
 settings are unchanged is skipped. Every model call goes through
 ``agenthop.construct.client.ModelClient``, which caches responses by request
@@ -10,5 +10,5 @@ imports this package.
 
 With no model, ``offline_items`` writes the questions and options from typed slots
 (``slots``: a reported value and its kind and form), so every option is a value of
-the gold's type from a genuine wrong source, and ``artifacts`` audits the result.
+the gold's type from a genuine wrong source, and ``artifacts`` checks the result.
 """

@@ -1,8 +1,8 @@
-"""Stage 5 (between distractors and the ensemble), the artifact audit: drop items whose form gives the answer away.
+"""Stage 5 (between distractors and the ensemble), the artifact check: drop items whose form gives the answer away.
 
 Every candidate is answered by the solvers of ``artifacts`` (no evidence), and its
 picks are kept on the record (``artifacts.picks``) for the ensemble's tier and the
-release's audit. Two kinds of drop:
+release's artifact check. Two kinds of drop:
 
 1. Flaws anyone sees without knowing the gold (so dropping them cannot teach a
    solver which option is right): exactly one near-identical pair of options
@@ -18,7 +18,7 @@ release's audit. Two kinds of drop:
    a rule is more than ``TRIGGER`` above chance over at least ``MIN_ITEMS`` items;
    fewer items give intervals too wide to act on. A rule that half the items
    could not bring back (the gold is always the largest, say) is left for the
-   audit to report: such a release is not a benchmark, and emptying it would
+   artifact check to report: such a release is not a benchmark, and emptying it would
    hide why. A rule far *below* chance is reported, not rebalanced: its mirror
    ("never the largest") is worth at most 1/3 with four options, and the
    solvers that exploit it are in the battery themselves (``middle_value``,
@@ -193,6 +193,6 @@ def run_artifacts(view, cands: list[dict], echo=None) -> list[dict]:
     if outside and echo is not None:
         echo(
             f"  artifacts: rules more than {artifacts.CHANCE_MARGIN:.0%} from chance after the stage: {', '.join(outside)} "
-            "(see the audit under the attrition table)"
+            "(see the artifact check under the attrition table)"
         )
     return records

@@ -1,6 +1,6 @@
-"""The artifact audit's solvers: answer an item without its evidence, and score how well each does over a release.
+"""The artifact check's solvers: answer an item without its evidence, and score how well each does over a release.
 
-This is the partial-input baseline of the NLI and reading-comprehension literature
+This is the partial-input control of the NLI and reading-comprehension literature
 (hypothesis-only: Gururangan et al. 2018, Poliak et al. 2018; question-only and
 passage-only: Kaushik and Lipton 2018; choices-only: Balepur et al. 2024), run on
 every release. A solver sees part of an item and returns the options it would
@@ -12,7 +12,7 @@ solver that knows nothing scores chance and every solver is compared with the sa
 
 Four families: option-only (sees the options), question-only (the question and the
 options), seed-only (the seed paper's text, the question and the options: the
-offline baseline limited to the seed, the ensemble's shortcut check), and corpus
+offline filter limited to the seed, the ensemble's shortcut check), and corpus
 (the retrieval solver, ``construct/retrieval.py``: word overlap of the sentences near
 the seed that contain each option with the question; no reasoning). The corpus
 solver is held to its own limit (``RETRIEVAL_LIMIT``), not to chance + 10: it reads
@@ -33,7 +33,7 @@ from itertools import combinations
 
 import numpy as np
 
-from agenthop.construct import baseline
+from agenthop.construct import offline_filter
 from agenthop.construct.retrieval import retrieval
 from agenthop.construct.stagefiles import digest
 from agenthop.construct.textspans import result_numbers
@@ -302,11 +302,11 @@ def contradiction(item: dict) -> Picks:
 
 
 def seed_only(item: dict, view) -> Picks:
-    """The offline baseline's answer from the seed paper alone: the ensemble's shortcut check, for every filter setting."""
+    """The offline filter's answer from the seed paper alone: the ensemble's shortcut check, for every filter setting."""
     seed = item.get("seed") or item.get("seed_paper_id")
     if view is None or seed is None or seed not in view.papers:  # None is in no corpus
         return ()
-    pick = baseline.choose(view, item["question"], item["options"], [seed])
+    pick = offline_filter.choose(view, item["question"], item["options"], [seed])
     return () if pick is None else (pick,)
 
 
@@ -352,7 +352,7 @@ SOLVERS = (
     Solver("twin_larger", "option", twin_larger, "the near-identical pair's member with the larger numbers"),
     Solver("question_overlap", "question", question_overlap, "the option sharing most words with the question"),
     Solver("contradiction", "question", contradiction, "any option the question's text does not rule out"),
-    Solver("seed_only", "seed", seed_only, "the offline baseline reading the seed paper alone"),
+    Solver("seed_only", "seed", seed_only, "the offline filter reading the seed paper alone"),
     Solver(
         "seed_exclusion", "seed", seed_exclusion, "any option holding no number the seed states (rule out the others)"
     ),
@@ -487,7 +487,7 @@ def classifier_picks(items: Sequence[dict], folds: int = 5) -> list[list[int]]:
     return out
 
 
-# -- the release-level audit ---------------------------------------------------------------------------------------
+# -- the release-level check ---------------------------------------------------------------------------------------
 
 
 def score(items: Sequence[dict], picks: Sequence[dict[str, Sequence[int]]], name: str) -> dict | None:
@@ -511,7 +511,7 @@ def score(items: Sequence[dict], picks: Sequence[dict[str, Sequence[int]]], name
 
 
 def summarise(items: Sequence[dict], picks: Sequence[dict[str, Sequence[int]]] | None = None, view=None) -> dict:
-    """The audit of a set of items: each solver's accuracy with its interval, chance, and which solvers exceed the limit.
+    """The artifact check of a set of items: each solver's accuracy with its interval, chance, and which solvers exceed the limit.
 
     ``picks`` defaults to each item's ``artifacts.picks`` (as the stage records them), else they are computed here."""
     given: Sequence[Mapping[str, Sequence[int]]] = (
@@ -558,10 +558,10 @@ def describe(name: str) -> str:
 
 
 def markdown(summary: dict) -> str:
-    """The audit as a table: solver, what it sees, accuracy [95% CI], decided."""
+    """The artifact check as a table: solver, what it sees, accuracy [95% CI], decided."""
     family = {s.name: s.family for s in SOLVERS} | {"form_vote": "option+question", "option_classifier": "option"}
     lines = [
-        f"Artifact audit over {summary['items']} items (chance {summary['chance']:.0%}, limit {summary['limit']:.0%}; "
+        f"Artifact check over {summary['items']} items (chance {summary['chance']:.0%}, limit {summary['limit']:.0%}; "
         f"the corpus solver's limit {summary.get('retrieval_limit', RETRIEVAL_LIMIT):.0%}):",
         "",
         "| Solver | Sees | Accuracy [95% CI] | Decided (right) |",

@@ -1,6 +1,6 @@
 """The attrition table in the layout of the paper's Table 5: each stage's count, and its drops by reason.
 
-Below it, the artifact audit of the surviving items (``construct/artifacts.py``): each solver that sees no
+Below it, the artifact check of the surviving items (``construct/artifacts.py``): each solver that sees no
 evidence, its accuracy and Wilson interval, the figures the release's provenance records.
 """
 
@@ -15,7 +15,7 @@ ROWS = (  # stage file, row name, what its count counts
     ("chains", "Candidate chains"),
     ("qa", "Q/A pairs"),
     ("distractors", "Q/A pairs with distractors"),
-    ("artifacts", "Artifact audit"),
+    ("artifacts", "Artifact check"),
     ("ensemble", "Ensemble filter"),
     ("sanity", "Sanity check"),
     ("audit", "Human audit"),
@@ -89,8 +89,8 @@ def markdown(att: dict) -> str:
         else:
             lines.append(f"| {row['name']} | {row['entered']} | {row['dropped']} | {reasons} | {row['kept']} |")
     out = "\n".join(lines) + "\n"
-    audit = att.get("artifact_audit")
-    if audit and audit.get("items"):  # no item, no solver to judge: an empty table would only add noise
-        where = "the release" if audit["stage"] == "postfilter" else f"the items kept after {audit['stage']}"
-        out += f"\nOn {where}. " + artifacts.markdown(audit)
+    check = att.get("artifact_check")
+    if check and check.get("items"):  # no item, no solver to judge: an empty table would only add noise
+        where = "the release" if check["stage"] == "postfilter" else f"the items kept after {check['stage']}"
+        out += f"\nOn {where}. " + artifacts.markdown(check)
     return out

@@ -22,7 +22,7 @@ STAGE_HELP = {
     "chains": "Stages 1-2: seeds, then citation chains with their pre-filters (and the judge, if given).",
     "qa": "Stages 1-3: ... then one question per chain.",
     "distractors": "Stages 1-4: ... then three wrong options per question.",
-    "artifacts": "Stages 1-5: ... then the artifact audit: drop items a solver that sees no evidence answers by form.",
+    "artifacts": "Stages 1-5: ... then the artifact check: drop items a solver that sees no evidence answers by form.",
     "ensemble": "Stages 1-6: ... then the ensemble filter (shortcut and consensus).",
     "sanity": "Stages 1-7: ... then the structural sanity check.",
     "audit": "Stages 1-8: ... then apply the auditors' verdicts (give them with 'review').",
@@ -142,10 +142,11 @@ def settings_options(fn):
         ),
         click.option(
             "--generator",
-            default="baseline",
+            default="offline",
             show_default=True,
             metavar="MODEL",
-            help="Q/A and distractors: 'baseline' (no model) or NAME or NAME@BASE_URL.",
+            help="Q/A and distractors: 'offline' (no model; 'baseline', its old name, still works) or NAME or "
+            "NAME@BASE_URL.",
         ),
         click.option("--max-qa", type=click.IntRange(min=1), default=None, help="Q/A: sample at most N chains."),
         click.option(
@@ -173,7 +174,7 @@ def settings_options(fn):
             "filters",
             multiple=True,
             metavar="MODEL",
-            help="Ensemble: a filter model (repeat for each; default: the baseline filter).",
+            help="Ensemble: a filter model (repeat for each; default: the offline filter, no model).",
         ),
         click.option(
             "--max-section-chars",
@@ -282,7 +283,7 @@ def _settings(kw: dict) -> Settings:
         min_strength=kw["min_strength"],
         same_paper=kw["same_paper"],
         too_close=kw["too_close"],
-        filters=tuple(kw["filters"]) or ("baseline",),
+        filters=tuple(kw["filters"]) or ("offline",),
         max_section_chars=kw["max_section_chars"],
         one_item_per_target=kw["one_item_per_target"],
         attempts=kw["attempts"],
@@ -370,7 +371,7 @@ def _run(until: str, kw: dict) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
 def main() -> None:
-    """Build a benchmark release from a corpus: seeds, chains, Q/A, distractors, ensemble filter, sanity check, audit, post-filter."""
+    """Build a benchmark release from a corpus: seeds, chains, Q/A, distractors, ensemble filter, sanity check, human audit, post-filter."""
 
 
 def _stage_command(name: str, until: str, help_text: str):
@@ -385,7 +386,7 @@ def _stage_command(name: str, until: str, help_text: str):
 _stage_command(
     "run",
     "postfilter",
-    "Run every stage and write the release (offline with the baseline generator and filter unless models are given).",
+    "Run every stage and write the release (with the offline generator and filter, no model, unless models are given).",
 )
 for _stage, _help in STAGE_HELP.items():
     _stage_command(_stage, _stage, _help)
@@ -429,8 +430,8 @@ def attrition(out: Path, as_json: bool) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8770, show_default=True, help="Port (0: any free port).")
 def review(corpus: Path, out: Path, host: str, port: int) -> None:
-    """Serve the audit page: review the candidates that passed the sanity check, and save verdicts."""
-    from agenthop.construct.audit_app import serve
+    """Serve the review page: review the candidates that passed the sanity check, and save verdicts."""
+    from agenthop.construct.review_app import serve
 
     try:
         serve(corpus, out, host=host, port=port, echo=lambda line: print(line, file=sys.stderr, flush=True))

@@ -38,7 +38,14 @@ from agenthop.runner.wire import Sampling
 if TYPE_CHECKING:
     import openai
 
-BASELINE = "baseline"  # the deterministic generator and filter: no model, no call
+OFFLINE = "offline"  # the deterministic generator and filter: no model, no call
+# Their old name, still accepted wherever a model is named (the command line, Settings); read as OFFLINE.
+OFFLINE_OLD_NAME = "baseline"
+
+
+def offline_name(model: str) -> str:
+    """The model as given, with the offline generator's old name ('baseline') read as 'offline'."""
+    return OFFLINE if model.strip() == OFFLINE_OLD_NAME else model
 
 
 class ModelSpecError(ValueError):
@@ -54,7 +61,7 @@ class ModelSpec:
 
     @classmethod
     def parse(cls, text: str) -> ModelSpec:
-        name, _, url = text.strip().partition("@")
+        name, _, url = offline_name(text).strip().partition("@")
         if not name:
             raise ModelSpecError(
                 f"model {text!r} has no name; write NAME or NAME@BASE_URL, e.g. gpt-4.1-mini@https://api.openai.com/v1"
@@ -65,7 +72,7 @@ class ModelSpec:
 
     @property
     def offline(self) -> bool:
-        return self.name == BASELINE
+        return self.name == OFFLINE
 
     def __str__(self) -> str:
         return self.name if self.base_url is None else f"{self.name}@{self.base_url}"

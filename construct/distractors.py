@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 
-from agenthop.construct import baseline, offline_items
+from agenthop.construct import offline_filter, offline_items
 from agenthop.construct.client import ModelSpec
 from agenthop.construct.context import Unusable
 from agenthop.construct.corpus_view import Paper
@@ -26,7 +26,7 @@ def _too_close(option: str, taken: list[str], limit: float) -> str | None:
     return next((t for t in taken if closeness(option, t) >= limit), None)
 
 
-def _baseline_options(view, cand: dict, kinds: list[str], s) -> dict:
+def _offline_options(view, cand: dict, kinds: list[str], s) -> dict:
     gold = cand["answer"]
     n_parts = len(cand["targets"])
     taken = [gold]
@@ -45,7 +45,7 @@ def _baseline_options(view, cand: dict, kinds: list[str], s) -> dict:
             spans = [
                 span
                 for pid in sources
-                for _, sentence, span in baseline.fact_sentences(view, pid, f"{s.seed}:{cand['id']}")
+                for _, sentence, span in offline_filter.fact_sentences(view, pid, f"{s.seed}:{cand['id']}")
                 if sentence not in cand["evidence"]
             ]
             if not spans:
@@ -156,7 +156,7 @@ async def run_distractors(ctx, cands: list[dict]) -> list[dict]:
         if spec.offline and "slots" in cand and not s.same_paper:
             wrong = offline_items.options(view, cand, siblings(view, cand, s.seed), s.seed)
         elif spec.offline:
-            wrong = _baseline_options(view, cand, kinds, s)
+            wrong = _offline_options(view, cand, kinds, s)
         else:
             wrong = await _model_options(ctx, cand, kinds, spec)
         if "drop" in wrong:

@@ -7,7 +7,7 @@ models must converge on the gold). With n models and a tolerance t = n // 3
 recover the gold from the seed, and for lack of consensus when fewer than n - t
 agree on it. Tiers: gold = no shortcut and full consensus; silver = some
 shortcut and full consensus; bronze = consensus short of full. The artifact
-audit counts as one more shortcut check that never drops: an item whose form
+check counts as one more shortcut check that never drops: an item whose form
 vote (the option most no-evidence solvers pick, ``artifacts.form_vote``) is the
 gold is silver at best, since its form points to its answer. A model whose
 replies cannot be read after every attempt counts as not choosing the gold.
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from agenthop.construct import baseline
+from agenthop.construct import offline_filter
 from agenthop.construct.client import ModelSpec
 from agenthop.construct.context import Unusable
 from agenthop.construct.prompts import BadReply, choice_messages, parse_json
@@ -62,7 +62,7 @@ async def run_ensemble(ctx, cands: list[dict]) -> list[dict]:
 
     async def answer(spec: ModelSpec, cand: dict, check: str) -> int | None:
         if spec.offline:
-            return baseline.choose(view, cand["question"], cand["options"], papers(cand, check))
+            return offline_filter.choose(view, cand["question"], cand["options"], papers(cand, check))
         try:
             return await ctx.ask(spec, messages(cand, check), _letter, "ensemble", f"{cand['id']}/{check}/{spec.name}")
         except Unusable:

@@ -126,9 +126,9 @@ RELAX: dict[str, tuple[str | None, str]] = {
     ),
     "label_unresolved": (
         None,
-        "a label names no section header: repoint it on the audit page (agenthop-construct review) and run again",
+        "a label names no section header: repoint it on the review page (agenthop-construct review) and run again",
     ),
-    "removed_by_auditor": (None, "an auditor removed it on the audit page"),
+    "removed_by_auditor": (None, "an auditor removed it on the review page"),
     "target_taken": (
         "--one-item-per-target",
         "each target paper serves one item (--one-item-per-target); leave it out to ask several items of one paper",

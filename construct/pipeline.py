@@ -176,13 +176,13 @@ class Pipeline:
             if self.files.output(stage).exists():
                 records[stage] = self.files.records(stage)
         table = attrition.table(records)
-        audited = self.audited()
-        if audited is not None:
-            table["artifact_audit"] = audited
+        checked = self.artifact_check()
+        if checked is not None:
+            table["artifact_check"] = checked
         return table
 
-    def audited(self) -> dict | None:
-        """The artifact audit of the items that survive the last stage run (the release's, once the post-filter ran)."""
+    def artifact_check(self) -> dict | None:
+        """The artifact check of the items that survive the last stage run (the release's, once the post-filter ran)."""
         done = [s for s in STAGES[STAGES.index("artifacts") :] if self.files.output(s).exists()]
         if not done:
             return None
@@ -190,7 +190,7 @@ class Pipeline:
         return {"stage": done[-1], **summary}
 
     def stage_models(self) -> dict:
-        """The model of every stage by the name its requests carry ('baseline': no model; null: the stage has none)."""
+        """The model of every stage by the name its requests carry ('offline': no model; null: the stage has none)."""
         s = self.settings
         name = lambda m: ModelSpec.parse(m).name if m else None  # noqa: E731
         return {
@@ -214,7 +214,7 @@ class Pipeline:
             "source_corpus": self.corpus_id,
             "settings": run_settings,
             "stage_outputs": {stage: file_digest(self.files.output(stage)) for stage in STAGES},
-            "artifact_audit": self.audited(),
+            "artifact_check": self.artifact_check(),
             "models": self.stage_models(),
         }
         recorded = self.ctx.client.recorded if self.ctx.client is not None else None

@@ -4,7 +4,7 @@ A label resolves when ``agenthop.server.sections.label_is_resolvable`` says so:
 the same rule the importer checks and the scorer credits by. A candidate with an
 unresolved label, or a target without a direct label, is dropped and listed in
 ``OUT/repair.jsonl`` with the headers it could name, for an auditor to repoint
-on the audit page (the next run then keeps it). A candidate whose seed, bridge or
+on the review page (the next run then keeps it). A candidate whose seed, bridge or
 target holds a section longer than ``max_section_chars`` is dropped (the
 published 99.9th percentile: such sections are parser collapses).
 

@@ -103,7 +103,7 @@ def item_ids(cands: list[dict]) -> list[str]:
         same = [c["id"] for c, i in zip(cands, ids) if i == dup]
         raise ValueError(
             f"candidates {', '.join(same)} share the content-derived ID {dup} (same seed, bridge, targets, "
-            "evidence, question and options): the pipeline made one item twice; remove one with an audit verdict and report the bug"
+            "evidence, question and options): the pipeline made one item twice; remove one on the review page (agenthop-construct review) and report the bug"
         )
     return ids
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from agenthop.construct.client import BASELINE
+from agenthop.construct.client import OFFLINE, offline_name
 from agenthop.runner.wire import Sampling
 
 
@@ -30,13 +30,13 @@ class Settings:
     judge_min: int = 4
     max_target_age: int | None = 15  # a target this many years older than its citing paper is too early
     # Q/A and distractors
-    generator: str = BASELINE
+    generator: str = OFFLINE
     max_qa: int | None = None
     min_strength: int = 3  # offline generator: least finding strength (0-4) of a blanked sentence
     same_paper: bool = False
     too_close: float = 0.9
     # ensemble
-    filters: tuple[str, ...] = (BASELINE,)
+    filters: tuple[str, ...] = (OFFLINE,)
     # post-filter
     max_section_chars: int = 70_015
     one_item_per_target: bool = False  # each target paper serves at most one item (headroom: no item repeats a paper)
@@ -45,6 +45,13 @@ class Settings:
     workers: int = field(default=8, metadata={"run": True})
     # model calls' sampling options (None: temperature 0, nothing else sent); part of the model stages' fingerprints
     sampling: Sampling | None = None
+
+    def __post_init__(self) -> None:
+        # The offline generator's old name ('baseline') is the same setting: the same fingerprints, the same release.
+        if self.judge is not None:
+            object.__setattr__(self, "judge", offline_name(self.judge))
+        object.__setattr__(self, "generator", offline_name(self.generator))
+        object.__setattr__(self, "filters", tuple(offline_name(f) for f in self.filters))
 
     def to_json(self) -> dict:
         return {

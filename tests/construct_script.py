@@ -135,7 +135,7 @@ class ConstructScript:
         ids = re.findall(r'<paper id="([^"]+)">', prompt)
         n = len(self.gold[question].split())
         # An answer of the gold's form: words of sentences of the paper given (with no paper, ones the model "knows":
-        # the seed's), as many as the gold has, so no option stands out by form and the artifact audit keeps it.
+        # the seed's), as many as the gold has, so no option stands out by form and the artifact check keeps it.
         source = ids[0] if ids else chain[0]
         pool = [s for sec in self.view.sections(source) for s in sentences(sec.text) if len(s.split()) >= 12]
         start = 0 if ids else 1

@@ -1,5 +1,5 @@
 """Every page people use has 0 axe-core violations (issue 34, point 17): the score report, the comparison, the panel,
-the trajectory viewer, /play (start page, item list, an attempt, the end screen, a refused name) and the audit page
+the trajectory viewer, /play (start page, item list, an attempt, the end screen, a refused name) and the review page
 (name form, desk, key help, paper dialog). axe-core comes from the npm registry, pinned by tests/axe/package-lock.json
 and installed by `make test`; it runs inside Debian's Chromium on each page in the state named."""
 
@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 from web_common import axe_violations, browser_page, needs_chromium
 
-from agenthop.construct.audit_app import AuditServer
 from agenthop.construct.pipeline import run_pipeline
+from agenthop.construct.review_app import ReviewServer
 from agenthop.construct.settings import Settings
 from agenthop.runner.cli import main as runner_main
 from agenthop.scorer.cli import main as scorer_main
@@ -129,7 +129,7 @@ def test_play_has_no_axe_violations_from_the_start_page_to_the_end_screen(demo, 
     assert problems == []
 
 
-def test_the_audit_page_has_no_axe_violations(tmp_path):
+def test_the_review_page_has_no_axe_violations(tmp_path):
     out = tmp_path / "run"
     run_pipeline(
         ROOT / "corpus.sqlite",
@@ -139,7 +139,7 @@ def test_the_audit_page_has_no_axe_violations(tmp_path):
         echo=lambda line: None,
     )
     found = {}
-    with AuditServer(ROOT / "corpus.sqlite", out) as server, browser_page() as page:
+    with ReviewServer(ROOT / "corpus.sqlite", out) as server, browser_page() as page:
         page.goto(server.url)
         page.locator("#auditor").wait_for()
         found["name form"] = axe_violations(page)

@@ -1,4 +1,4 @@
-"""The artifact audit (issue 32, point 1): each solver that sees no evidence is fooled by an item built for it and not by
+"""The artifact check (issue 32, point 1): each solver that sees no evidence is fooled by an item built for it and not by
 a balanced one; scoring counts an abstention as chance; the stage drops form flaws without looking at the gold and
 rebalances a winning rule back to chance rather than to zero; on any generated release, no form solver is left above
 chance + 10 points."""
@@ -175,7 +175,7 @@ class SeedView:
         return pid == "seed"
 
 
-def test_the_seed_solver_is_the_offline_baseline_reading_the_seed_alone():
+def test_the_seed_solver_is_the_offline_filter_reading_the_seed_alone():
     question = "On the JOBS dataset, what completes this statement: the parser ___?"
     options = [
         "improves accuracy by 2.9 points",
@@ -283,7 +283,7 @@ def test_the_stage_rebalances_a_winning_rule_to_chance_not_to_zero_and_records_t
     assert 0.25 - artifact_filter.TARGET - 1e-9 <= after["largest"]["accuracy"] <= 0.25 + artifact_filter.TARGET + 1e-9
     assert after["largest"]["decided_right"] > 0  # not driven to zero: "never the largest" does not win instead
     assert len(kept) >= 40
-    # Every kept record carries its picks for the ensemble and the release audit.
+    # Every kept record carries its picks for the ensemble and the release's artifact check.
     assert all(set(artifacts.FORM_SOLVERS) <= set(r["artifacts"]["picks"]) for r in records)
 
 
@@ -430,13 +430,13 @@ def test_with_models_the_stage_drops_a_form_flaw_and_the_ensemble_never_rates_an
     ]
     assert flagged["filter"]["by_form"] and flagged["consensus_tier"] == "silver"
     assert any(r["consensus_tier"] == "gold" for r in ensemble)
-    # The release's provenance holds the audit the attrition table shows, figure for figure.
+    # The release's provenance holds the artifact check the attrition table shows, figure for figure.
     provenance = json.loads((out / "release" / "construct" / "provenance.json").read_text())
-    assert provenance["artifact_audit"] == result["attrition"]["artifact_audit"]
-    audit = provenance["artifact_audit"]
-    assert audit["stage"] == "postfilter" and audit["items"] == result["release"]["items"]
+    assert provenance["artifact_check"] == result["attrition"]["artifact_check"]
+    check = provenance["artifact_check"]
+    assert check["stage"] == "postfilter" and check["items"] == result["release"]["items"]
     table = (out / "attrition.md").read_text()
-    for name, figures in audit["solvers"].items():
+    for name, figures in check["solvers"].items():
         lo, hi = figures["ci95"]
         assert f"| {name}: " in table and f"{figures['accuracy']:.1%} [{lo:.1%}, {hi:.1%}]" in table
 

@@ -462,7 +462,9 @@ def test_the_model_distractor_prompt_gives_the_form_never_the_use(tmp_path):
 
 def test_two_candidates_with_one_content_id_are_an_error_naming_both():
     cand = {"kind": "ST", "seed": "s", "bridge": None, "targets": ["t"], "evidence": ["e"]}
-    with pytest.raises(ValueError, match=r"candidates c-1, c-2 share the content-derived ID st_\w{10}.*audit verdict"):
+    with pytest.raises(
+        ValueError, match=r"candidates c-1, c-2 share the content-derived ID st_\w{10}.*remove one on the review page"
+    ):
         item_ids([{**cand, "id": "c-1"}, {**cand, "id": "c-2"}])
     assert len(set(item_ids([{**cand, "id": "c-1"}, {**cand, "id": "c-2", "evidence": ["f"]}]))) == 2
 

@@ -91,7 +91,7 @@ def test_every_scripted_failure_is_its_drop_reason_counted_exactly(tmp_path):
         assert found == expected
         kept = [o for o, reason in OUTCOMES.items() if reason is None]
         assert rows["postfilter"]["kept"] == result["release"]["items"] == len(kept)
-        # Silver: one filter recovered the gold from the seed (the "silver" outcome), or the artifact audit's form vote
+        # Silver: one filter recovered the gold from the seed (the "silver" outcome), or the artifact check's form vote
         # points at the gold (filter.by_form: the form gives it away, so never gold); every other kept item is gold.
         kept_records = [json.loads(line) for line in (out / "work" / "ensemble.jsonl").read_text().splitlines()]
         kept_records = [r for r in kept_records if "drop" not in r]

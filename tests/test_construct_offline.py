@@ -1,4 +1,4 @@
-"""agenthop-construct offline (the baseline generator and filter, no model): a release the one importer accepts clean,
+"""agenthop-construct offline (the offline generator and filter, no model): a release the one importer accepts clean,
 served, run by the baseline agent and scored; a re-run skips every stage and writes the same bytes; a corpus built
 from the fixture papers with `corpus build` gives an item too."""
 
@@ -272,3 +272,22 @@ def test_the_release_records_each_gold_papers_citation_count_in_its_source_corpu
         assert gold.provenance()["citations_taken"] == []
     finally:
         gold.close()
+
+
+def test_the_old_name_baseline_is_the_offline_generator_and_the_provenance_says_offline(built, tmp_path):
+    out, _, _ = built
+    provenance = json.loads((out / "release" / "construct" / "provenance.json").read_text())
+    assert provenance["models"] == {"chains": None, "qa": "offline", "distractors": "offline", "ensemble": ["offline"]}
+    assert provenance["settings"]["generator"] == "offline" and provenance["settings"]["filters"] == ["offline"]
+    assert Settings(generator="baseline", filters=("baseline", "baseline")).filters == ("offline", "offline")
+    # 'baseline' on the command line is the same setting: the same fingerprints, so every stage is done already.
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    before = tree_digest(copy / "release")
+    args = ["run", "--corpus", str(ROOT / "corpus.sqlite"), "--out", str(copy), "--min-refs", "5", "--max-qa", "24"]
+    result = CliRunner().invoke(construct_main, [*args, "--generator", "baseline", "--filter", "baseline"])
+    assert result.exit_code == 0, result.output
+    assert [f"{s}: done already, skipped" for s in STAGES] == [
+        line for line in result.output.splitlines() if line.endswith("skipped")
+    ]
+    assert tree_digest(copy / "release") == before

@@ -263,6 +263,7 @@ def test_building_the_package_prints_no_setuptools_warning_about_the_static_fold
         "agenthop/server/web/static/dom.js",
         "agenthop/server/play/static/play.js",
         "agenthop/scorer/view_static/view.js",
+        "agenthop/construct/review_static/review.js",
     ):
         assert wanted in names
 

@@ -3,7 +3,7 @@
 Questions and typed options come from ``offline_items``. Here: the finding
 clauses of a paper (a sentence's numeric span), which the clause distractors of
 a model-written question draw from (``seed_only``, ``wrong_paper``,
-``same_paper``), and the filter, which answers like the offline baseline agent:
+``same_paper``), and the filter, which answers like the runner's baseline agent:
 the option stated in the sentence that best matches the question.
 """
 

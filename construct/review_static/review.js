@@ -1,10 +1,12 @@
-// The audit page: one candidate at a time, every action on a key. Verdicts are saved by the server
+// The review page: one candidate at a time, every action on a key. Verdicts are saved by the server
 // (committed, attributed to the auditor) before the page says "saved"; a reload shows them again.
 // Edits not yet given a verdict (note, axes, labels) are a draft kept in this browser, so neither j/k nor a reload
 // loses them. Text from the corpus is inserted as text only (AgentHopDOM.el).
 "use strict";
 
 const { byId: $, el, isTyping, helpPanel, plural } = window.AgentHopDOM;
+// These browser-storage keys keep the names they had when this page had its old name, so that a name, a filter and
+// unsaved drafts stored then are still found.
 const NAME_KEY = "agenthop-auditor";
 const FILTER_KEY = "agenthop-audit-filter";
 const AXES = { 1: "well_formed", 2: "gold_supported", 3: "labels_accurate" };
@@ -34,10 +36,10 @@ let help = null;
 async function api(path, body) {
   let response;
   try {
-    response = await fetch("/audit/api/" + path, body === undefined ? {} :
+    response = await fetch("/review/api/" + path, body === undefined ? {} :
       { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   } catch (_) {
-    throw new Error(`cannot reach the audit server at ${location.host}: is 'agenthop-construct review' still running? `
+    throw new Error(`cannot reach the review server at ${location.host}: is 'agenthop-construct review' still running? `
       + "Your unsaved edits are kept in this browser.");
   }
   let data = null;
@@ -116,7 +118,7 @@ function showNothing(text) {
   $("shown").hidden = true;
   $("verdict").hidden = true;
   $("where").textContent = "";
-  document.title = "AgentHop audit";
+  document.title = "AgentHop review";
   renderList();
 }
 
@@ -238,7 +240,7 @@ function render(c) {
   if (routeId() !== c.id) history.replaceState(null, "", `#c=${encodeURIComponent(c.id)}`);  // a reload comes back here
   $("where").textContent = `${c.id} · ${order + 1} of ${state.list.length}`;
   $("meta").textContent = `${c.id} · ${c.cell} · ${c.reasoning_type} · consensus tier ${c.tier}`;
-  document.title = `${c.id} · AgentHop audit`;
+  document.title = `${c.id} · AgentHop review`;
   $("question").textContent = c.question;
   $("options").replaceChildren(...c.options.map((o, i) => el("li", { class: i === c.correct_index ? "gold" : null },
     i === c.correct_index ? "✓ " : "", o, el("span", { class: "kind", text: c.distractor_types[i] }))));

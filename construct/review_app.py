@@ -1,12 +1,12 @@
-"""The audit page: a person reviews each candidate that passed the sanity check and gives a verdict.
+"""The review page: a person reviews each candidate that passed the sanity check and gives a verdict.
 
 A small Starlette app (served like ``/play``: a static page and a thin JSON API
-under ``/audit/api``). What a reviewer sees per candidate: the question, the
+under ``/review/api``). What a reviewer sees per candidate: the question, the
 options with the gold marked and each wrong option's kind, the verbatim evidence,
 the labelled sections' text, and links to every paper of the chain in the corpus.
 What they give: the three quality axes, Pass / Flag (with a note) / Remove, and
-label edits. Each verdict is committed to ``OUT/audit/verdicts.sqlite`` with the
-auditor's name before the page is told it is saved; the next ``run`` applies
+label edits. Each verdict is committed to ``OUT/audit/verdicts.sqlite`` (the folder
+keeps its old name so that existing runs keep their verdicts) with the auditor's name before the page is told it is saved; the next ``run`` applies
 them (``agenthop.construct.verdicts``). No model is called here.
 
 The page uses the server's shared web toolkit (``agenthop.server.web``: base.css, dom.js), served
@@ -27,7 +27,7 @@ from pathlib import Path
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from agenthop.construct.corpus_view import CorpusView
@@ -36,7 +36,7 @@ from agenthop.construct.verdicts import VerdictError, VerdictStore
 from agenthop.server.sections import label_headers
 from agenthop.server.web.assets import asset_routes
 
-ASSETS = {"audit.js": "text/javascript", "audit.css": "text/css"}
+ASSETS = {"review.js": "text/javascript", "review.css": "text/css"}
 REVIEWED_STAGE = "sanity"  # auditors see what the structural check kept
 # The page loads only its own files and talks only to its own origin; text from papers is inserted as text.
 HEADERS = {
@@ -48,7 +48,7 @@ HEADERS = {
 
 
 class PortTaken(OSError):
-    """The address the audit page should listen on is in use (or cannot be bound); the message says what to do."""
+    """The address the review page should listen on is in use (or cannot be bound); the message says what to do."""
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -83,17 +83,17 @@ def _why_none(work: Path, stage_file: Path) -> str:
     name = row.get("name", REVIEWED_STAGE)
     where = f"{name} kept none of {row['entered']}" if row.get("entered") else f"nothing reached {name}"
     return (
-        f"there is nothing to review in {stage_file}: {where}, so no candidate reached the audit. "
+        f"there is nothing to review in {stage_file}: {where}, so no candidate reached the review page. "
         "Run 'agenthop-construct run' again with relaxed rules: it prints which rule removed the candidates "
         "and which option relaxes it."
     )
 
 
 def _asset(name: str) -> str:
-    return resources.files("agenthop.construct").joinpath("audit_static", name).read_text(encoding="utf-8")
+    return resources.files("agenthop.construct").joinpath("review_static", name).read_text(encoding="utf-8")
 
 
-class AuditData:
+class ReviewData:
     def __init__(self, corpus: Path, out: Path):
         stage_file = out / "work" / f"{REVIEWED_STAGE}.jsonl"
         if not stage_file.exists():
@@ -211,7 +211,7 @@ class AuditData:
         self.view.close()
 
 
-def build_app(data: AuditData) -> Starlette:
+def build_app(data: ReviewData) -> Starlette:
     def api(handler):
         async def endpoint(request: Request) -> Response:
             try:
@@ -224,7 +224,7 @@ def build_app(data: AuditData) -> Starlette:
         return endpoint
 
     async def page(request: Request) -> Response:
-        return Response(_asset("audit.html"), media_type="text/html", headers=HEADERS)
+        return Response(_asset("review.html"), media_type="text/html", headers=HEADERS)
 
     async def asset(request: Request) -> Response:
         name = request.path_params["name"]
@@ -252,44 +252,46 @@ def build_app(data: AuditData) -> Starlette:
 
     return Starlette(
         routes=[
-            Route("/audit", page),
+            Route("/review", page),
             Route("/", page),
-            Route("/audit/assets/{name}", asset),
-            Route("/audit/api/candidates", api(summary)),
-            Route("/audit/api/candidates/{cid}", api(candidate)),
-            Route("/audit/api/papers/{pid:path}", api(paper)),
-            Route("/audit/api/verdicts", api(save), methods=["POST"]),
+            # The page was served at /audit before it was called the review page: old bookmarks still lead to it.
+            Route("/audit", lambda request: RedirectResponse("/review", status_code=301)),
+            Route("/review/assets/{name}", asset),
+            Route("/review/api/candidates", api(summary)),
+            Route("/review/api/candidates/{cid}", api(candidate)),
+            Route("/review/api/papers/{pid:path}", api(paper)),
+            Route("/review/api/verdicts", api(save), methods=["POST"]),
             *asset_routes(),  # /static/base.css and /static/dom.js, the toolkit play and the viewer share
         ]
     )
 
 
-class AuditServer:
-    """The audit app under uvicorn in a thread (``with AuditServer(...) as s: s.url``)."""
+class ReviewServer:
+    """The review app under uvicorn in a thread (``with ReviewServer(...) as s: s.url``)."""
 
     def __init__(self, corpus: Path, out: Path, host: str = "127.0.0.1", port: int = 0):
-        self.data = AuditData(corpus, out)
+        self.data = ReviewData(corpus, out)
         try:
             self.sock = bind_socket(host, port)
         except PortTaken:
             self.data.close()
             raise
-        self.url = f"http://{host}:{self.sock.getsockname()[1]}/audit"
+        self.url = f"http://{host}:{self.sock.getsockname()[1]}/review"
         self.server = uvicorn.Server(
             uvicorn.Config(
                 build_app(self.data), host=host, port=self.sock.getsockname()[1], log_level="warning", lifespan="off"
             )
         )
         self.thread = threading.Thread(
-            target=self.server.run, kwargs={"sockets": [self.sock]}, name="audit-page", daemon=True
+            target=self.server.run, kwargs={"sockets": [self.sock]}, name="review-page", daemon=True
         )
 
-    def __enter__(self) -> AuditServer:
+    def __enter__(self) -> ReviewServer:
         self.thread.start()
         deadline = time.monotonic() + 10
         while not self.server.started:
             if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the audit page's server did not start")
+                raise RuntimeError("the review page's server did not start")
             time.sleep(0.01)
         return self
 
@@ -302,7 +304,7 @@ class AuditServer:
 
 def serve(corpus: Path, out: Path, *, host: str, port: int, echo) -> None:
     """Serve until interrupted (the ``review`` command). The port is bound before the URL is echoed; PortTaken if it cannot be."""
-    data = AuditData(corpus, out)
+    data = ReviewData(corpus, out)
     try:
         sock = bind_socket(host, port)
     except PortTaken:
@@ -312,7 +314,7 @@ def serve(corpus: Path, out: Path, *, host: str, port: int, echo) -> None:
     try:
         server = uvicorn.Server(uvicorn.Config(build_app(data), host=host, port=bound, log_level="warning"))
         echo(
-            f"audit page: http://{host}:{bound}/audit  ({len(data.candidates)} candidates; "
+            f"review page: http://{host}:{bound}/review  ({len(data.candidates)} candidates; "
             f"verdicts go to {out / 'audit' / 'verdicts.sqlite'})"
         )
         server.run(sockets=[sock])

@@ -1,4 +1,4 @@
-"""The audit page in Chromium, by keyboard (issue 34): no form before a name; the name typed and Enter; 20 verdicts by
+"""The review page in Chromium, by keyboard (issue 34): no form before a name; the name typed and Enter; 20 verdicts by
 keys only (Pass, Remove, Flag with a note, the quality axes), each saved visibly, the focus back on the candidate after
 each (never in the note); a reload keeps the name, the place and the counts; a label edit survives j/k and a reload
 until a verdict saves it; the filter, the key help, the skip link and focusable list entries; the layout at 1366x768
@@ -18,9 +18,9 @@ from click.testing import CliRunner
 from playwright.sync_api import expect
 from web_common import LAPTOP, axe_violations, browser_page, needs_chromium, screenshot
 
-from agenthop.construct.audit_app import AuditServer, PortTaken
 from agenthop.construct.cli import main as construct_main
 from agenthop.construct.pipeline import run_pipeline
+from agenthop.construct.review_app import PortTaken, ReviewServer
 from agenthop.construct.settings import Settings
 from agenthop.construct.verdicts import VerdictStore
 from agenthop.server.corpus.importer import check_release
@@ -32,7 +32,7 @@ SETTINGS = Settings(min_refs=5)  # 23 candidates from the demo corpus, offline, 
 
 @pytest.fixture(scope="module")
 def built_once(tmp_path_factory):
-    out = tmp_path_factory.mktemp("audit") / "run"
+    out = tmp_path_factory.mktemp("review") / "run"
     run_pipeline(CORPUS, out, SETTINGS, echo=lambda line: None)
     return out
 
@@ -66,7 +66,7 @@ def _active(page) -> str:
 
 def test_twenty_verdicts_by_keys_a_reload_and_the_counts(built, tmp_path):
     out = built
-    with AuditServer(CORPUS, out) as server, browser_page() as page:
+    with ReviewServer(CORPUS, out) as server, browser_page() as page:
         page.goto(server.url)
         # Before a name: the form, with the focus in it, and no verdict control anywhere on the page.
         expect(page.locator("#auditor")).to_be_focused()
@@ -122,7 +122,7 @@ def test_twenty_verdicts_by_keys_a_reload_and_the_counts(built, tmp_path):
         expect(page.locator("#progress")).to_have_text(counts)
         expect(page.locator("#list-caption")).to_have_text(f"Candidates: 20 of {len(ids)} reviewed")
         expect(page.locator("#candidate")).to_be_focused()
-        screenshot(page, tmp_path, "audit.png")
+        screenshot(page, tmp_path, "review.png")
         problems = list(page.problems)
 
     rows = VerdictStore(out / "audit" / "verdicts.sqlite").rows()
@@ -137,7 +137,7 @@ def test_twenty_verdicts_by_keys_a_reload_and_the_counts(built, tmp_path):
 
 def test_a_label_edit_survives_j_k_and_a_reload_until_a_verdict_saves_it(built, tmp_path):
     out = built
-    with AuditServer(CORPUS, out) as server, browser_page() as page:
+    with ReviewServer(CORPUS, out) as server, browser_page() as page:
         page.goto(server.url)
         ids = _sign_in(page, "carol")
         _on(page, ids[0])
@@ -174,7 +174,7 @@ def test_a_label_edit_survives_j_k_and_a_reload_until_a_verdict_saves_it(built, 
 
 def test_filter_help_skip_link_focusable_list_and_a_disagreement(built, tmp_path):
     out = built
-    with AuditServer(CORPUS, out) as server, browser_page() as page:
+    with ReviewServer(CORPUS, out) as server, browser_page() as page:
         page.goto(server.url)
         # The skip link comes first in the focus order, shows when focused, and Enter on it moves the focus to the review.
         first = page.evaluate("document.querySelector('a[href], button, input, select, textarea').className")
@@ -229,11 +229,11 @@ def test_filter_help_skip_link_focusable_list_and_a_disagreement(built, tmp_path
 
 
 @pytest.mark.parametrize(
-    "viewport,shot", [({"width": 1366, "height": 768}, None), ({"width": 800, "height": 900}, "audit-800.png")]
+    "viewport,shot", [({"width": 1366, "height": 768}, None), ({"width": 800, "height": 900}, "review-800.png")]
 )
 def test_the_page_fits_a_laptop_with_the_verdict_in_view_and_800_px_without_overflow(built, tmp_path, viewport, shot):
     out = built
-    with AuditServer(CORPUS, out) as server, browser_page(viewport) as page:
+    with ReviewServer(CORPUS, out) as server, browser_page(viewport) as page:
         page.goto(server.url)
         _on(page, _sign_in(page, "fay")[0])
         fit = page.evaluate("""() => ({wide: document.documentElement.scrollWidth > innerWidth,
@@ -256,7 +256,7 @@ def test_review_binds_its_port_before_printing_and_a_taken_port_is_a_clear_error
         taken.listen(1)
         port = taken.getsockname()[1]
         with pytest.raises(PortTaken, match=rf"port {port} on 127.0.0.1 is already in use .* --port"):
-            AuditServer(CORPUS, out, port=port)
+            ReviewServer(CORPUS, out, port=port)
         r = CliRunner().invoke(
             construct_main, ["review", "--corpus", str(CORPUS), "--out", str(out), "--port", str(port)]
         )
@@ -292,12 +292,12 @@ def test_the_next_run_applies_the_verdicts(tmp_path):
 
 
 def _verdict_posts(page) -> int:
-    return sum(1 for u in page.requested if u.endswith("/audit/api/verdicts"))
+    return sum(1 for u in page.requested if u.endswith("/review/api/verdicts"))
 
 
 def test_a_note_and_ctrl_enter_give_no_verdict_and_an_axis_left_alone_is_not_rated(built):
     out = built
-    with AuditServer(CORPUS, out) as server, browser_page() as page:
+    with ReviewServer(CORPUS, out) as server, browser_page() as page:
         page.goto(server.url)
         ids = _sign_in(page, "gil")
         _on(page, ids[0])
@@ -326,7 +326,7 @@ def test_a_note_and_ctrl_enter_give_no_verdict_and_an_axis_left_alone_is_not_rat
 
 def test_keys_pressed_while_a_verdict_is_saved_are_not_applied_and_the_page_says_so(built):
     out = built
-    with AuditServer(CORPUS, out) as server, browser_page() as page:
+    with ReviewServer(CORPUS, out) as server, browser_page() as page:
         page.goto(server.url)
         ids = _sign_in(page, "hal")
         _on(page, ids[0])
@@ -350,7 +350,7 @@ def test_keys_pressed_while_a_verdict_is_saved_are_not_applied_and_the_page_says
 
 def test_a_label_edit_shows_its_own_section_and_two_labelled_sections_pass_axe(built):
     out = built
-    with AuditServer(CORPUS, out) as server, browser_page() as page:
+    with ReviewServer(CORPUS, out) as server, browser_page() as page:
         page.goto(server.url)
         ids = _sign_in(page, "ivy")
         _on(page, ids[0])
@@ -391,7 +391,7 @@ def test_a_label_edit_shows_its_own_section_and_two_labelled_sections_pass_axe(b
 
 def test_a_filter_opens_what_it_shows_and_an_empty_view_offers_no_verdict(built):
     out = built
-    with AuditServer(CORPUS, out) as server, browser_page({"width": 800, "height": 900}) as page:
+    with ReviewServer(CORPUS, out) as server, browser_page({"width": 800, "height": 900}) as page:
         page.goto(server.url)
         ids = _sign_in(page, "jo")
         _on(page, ids[0])
