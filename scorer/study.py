@@ -60,9 +60,7 @@ def study_participants(log: str | Path, study_id: str | None = None) -> tuple[st
         raise ScorerError(
             "{people} holds {what}: name the study with {study_id}.",
             "people",
-            what=f"the studies {', '.join(sorted(found))}"
-            if found
-            else "no study attempt (agenthop-server play --study)",
+            what=f"the studies {', '.join(sorted(found))}" if found else "no attempt made in study mode",
         )
     (only,) = found
     return only, found[only]

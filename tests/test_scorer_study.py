@@ -93,7 +93,9 @@ def test_the_cli_writes_the_report_and_a_log_without_a_study_is_refused(study_lo
     )
     assert ok.exit_code == 0, ok.output
     assert "3 participants and 1 model run(s)" in ok.output and (tmp_path / "study.md").exists()
-    assert refused.exit_code != 0 and "no study attempt" in refused.output and "--study-id" in refused.output
+    assert (
+        refused.exit_code != 0 and "no attempt made in study mode" in refused.output and "--study-id" in refused.output
+    )
     with pytest.raises(ScorerError, match="holds no attempt of study other"):
         study_report(log, [], corpus, study_id="other")
 

@@ -268,7 +268,7 @@ class Play:
                 raise PlayError(
                     403,
                     f"participant {participant} has attempts in this log from a server that kept no key for the name "
-                    "(an older version, or a fixed --participant), so nobody can prove it is theirs: choose another name",
+                    "(an older version, or a server started for one participant), so nobody can prove it is theirs: choose another name",
                 )
             key = presented or secrets.token_urlsafe(32)
             if lasting:
