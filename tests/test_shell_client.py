@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hardening_common import ServerProcess
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,6 +38,7 @@ def gold(item: str) -> tuple[int, str]:
     return index, seed
 
 
+@pytest.mark.slow
 def test_two_items_taken_only_through_the_cli_are_scored_like_any_run(tmp_path):
     state, log = tmp_path / "state", tmp_path / "server-log.sqlite"
     # With a bearer token, which the CLI reads from the environment at each command and never writes down.
