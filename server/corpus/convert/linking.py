@@ -19,7 +19,11 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+from agenthop.server.corpus.convert import anthology, works
+from agenthop.server.corpus.convert.markers import AuthorYearIndex, marker_names
 from agenthop.server.corpus.convert.model import ID_KINDS, Paper, Reference
+from agenthop.server.corpus.convert.names import clean_authors
+from agenthop.server.corpus.convert.refparse import repair
 from agenthop.server.corpus.convert.text import display_title, normalise_title
 
 MAX_ID = 200
@@ -38,6 +42,10 @@ CREATE TABLE titles (norm TEXT NOT NULL, year INTEGER, in_set INTEGER NOT NULL, 
 CREATE INDEX titles_norm ON titles(norm);
 CREATE TABLE refs (citing TEXT NOT NULL, pos INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (citing, pos)) WITHOUT ROWID;
 CREATE TABLE edges (citing TEXT NOT NULL, pos INTEGER NOT NULL, cited TEXT NOT NULL, context TEXT, PRIMARY KEY (citing, pos)) WITHOUT ROWID;
+CREATE TABLE raw_edges (citing TEXT NOT NULL, pos INTEGER NOT NULL, cited TEXT NOT NULL, context TEXT, PRIMARY KEY (citing, pos)) WITHOUT ROWID;
+CREATE INDEX raw_edges_cited ON raw_edges(cited);
+CREATE TABLE mentions (cited TEXT NOT NULL, title TEXT, year INTEGER, authors TEXT NOT NULL, venue TEXT);
+CREATE TABLE markers (citing TEXT NOT NULL, marker TEXT NOT NULL, context TEXT);
 """
 
 
@@ -98,6 +106,19 @@ def _id_title(ids: dict[str, str]) -> str:
     return f"{_PREFIX[kind]}:{ids[kind]} (no title in the bibliography entry)" if kind else ""
 
 
+def _authoritative(paper: Paper) -> None:
+    """A paper of the set with an old-style ACL ID takes the Anthology's year and proceedings name (GROBID reads
+    them off the first page, wrongly at times); every paper's author names are cleaned of the converter's garbling."""
+    paper.authors = clean_authors(paper.authors)
+    acl = anthology.acl_id_of(paper.ids)
+    if acl is None:
+        return
+    official = anthology.metadata(acl)
+    paper.ids = {**paper.ids, "acl": acl}
+    paper.year = official["year"]
+    paper.venue = official["venue"] or paper.venue
+
+
 def _richness(paper: Paper) -> int:
     """How much a copy of a paper holds: characters of text, and 500 per bibliography entry."""
     return sum(len(s.text) for s in paper.sections) + 500 * len(paper.references)
@@ -130,6 +151,8 @@ class CitationStore:
         self.untitled = 0
         self.dropped_references = 0
         self.dropped_examples: list[str] = []  # "<citing> reference <n>: <why>", the first few
+        self.works: dict = {}  # what merging records of one work did (works.merge's counts)
+        self.edges_from_text = 0  # edges found by an in-text citation's author and year, not by a bibliography key
 
     def close(self) -> None:
         self.conn.execute("COMMIT")
@@ -220,6 +243,7 @@ class CitationStore:
 
     def add(self, paper: Paper) -> str | None:
         """Register a paper of the set; its ID, or None if a better copy is kept (see :meth:`_keep_new`)."""
+        _authoritative(paper)
         pid = paper_id(paper.ids, paper.source_id, paper.title, paper.year, content=_own_text(paper))
         keys = _keys(paper.ids, paper.source_id)
         taken = self._taken(pid, keys)
@@ -310,6 +334,10 @@ class CitationStore:
                 )
             )
         self.conn.executemany("INSERT INTO refs(citing, pos, data) VALUES (?, ?, ?)", rows)
+        self.conn.executemany(
+            "INSERT INTO markers(citing, marker, context) VALUES (?, ?, ?)",
+            [(pid, marker, context) for marker, context in paper.unlinked],
+        )
         return pid
 
     # -- pass 2: linking ------------------------------------------------------------
@@ -359,15 +387,75 @@ class CitationStore:
         return pid
 
     def link(self) -> Iterator[tuple[str, list[tuple[str, str | None]]]]:
-        """Resolve every reference; yield (citing, [(cited, context), ...]) per citing paper, in reference order."""
+        """Resolve every reference, merge the records of one work, then yield (citing, [(cited, context), ...]) per
+        citing paper, in reference-list order, with the works its in-text citations name after them."""
         citing_ids = [row[0] for row in self.conn.execute("SELECT pid FROM papers WHERE in_set = 1 ORDER BY rowid")]
+        no_title: dict[str, list[tuple[list[str], int | None]]] = {}
+        for citing in citing_ids:
+            no_title[citing] = self._resolve_all(citing)
+        works.apply(self.conn, {})  # each record named as most of its citing entries name it, before comparing
+        mapping, self.works = works.merge(self.conn)
+        works.apply(self.conn, mapping)
+        self.works["links_moved"] = sum(
+            n
+            for (n,) in self.conn.execute(
+                "SELECT count(*) FROM raw_edges WHERE cited IN (SELECT value FROM json_each(?)) GROUP BY cited",
+                (json.dumps(sorted(mapping)),),
+            )
+        )
+        index = AuthorYearIndex(self.conn)
         for citing in citing_ids:
             resolved: list[tuple[str, str | None]] = []
-            seen: set[str] = {citing}
-            rows = self.conn.execute("SELECT data FROM refs WHERE citing = ? ORDER BY pos", (citing,)).fetchall()
-            for pos, (data,) in enumerate(rows):
-                raw = json.loads(data)
-                ref = Reference(
+            where: dict[str, int] = {}
+            for cited, context in self.conn.execute(
+                "SELECT cited, context FROM raw_edges WHERE citing = ? ORDER BY pos", (citing,)
+            ).fetchall():
+                cited = mapping.get(cited, cited)
+                if cited == citing:
+                    continue
+                if cited in where:
+                    i = where[cited]
+                    if resolved[i][1] is None and context is not None:
+                        resolved[i] = (cited, context)
+                    continue
+                where[cited] = len(resolved)
+                resolved.append((cited, context))
+            wanted = [(names, year, None) for names, year in no_title[citing]]
+            for marker, context in self.conn.execute(
+                "SELECT marker, context FROM markers WHERE citing = ? ORDER BY rowid", (citing,)
+            ).fetchall():
+                wanted += [(names, year, context) for names, year in marker_names(marker)]
+            for names, year, context in wanted:
+                cited = index.find(names, year)
+                if cited is None or cited == citing:
+                    continue
+                if cited in where:
+                    i = where[cited]
+                    if resolved[i][1] is None and context is not None:
+                        resolved[i] = (cited, context)
+                    continue
+                where[cited] = len(resolved)
+                resolved.append((cited, context))
+                self.edges_from_text += 1
+            self.conn.executemany(
+                "INSERT INTO edges(citing, pos, cited, context) VALUES (?, ?, ?, ?)",
+                [(citing, pos, cited, context) for pos, (cited, context) in enumerate(resolved)],
+            )
+            yield citing, resolved
+
+    def _resolve_all(self, citing: str) -> list[tuple[list[str], int | None]]:
+        """Resolve the bibliography of one paper into raw_edges (each entry repaired first, see refparse), noting
+        what each entry says of the work it cites (mentions); return the (authors, year) of the entries with no title,
+        printed text or identifier, which only an in-text citation's author and year can link."""
+        (citing_year,) = self.conn.execute("SELECT year FROM papers WHERE pid = ?", (citing,)).fetchone()
+        rows = self.conn.execute("SELECT data FROM refs WHERE citing = ? ORDER BY pos", (citing,)).fetchall()
+        no_title = []
+        edges, mentions = [], []
+        seen: set[str] = {citing}
+        for pos, (data,) in enumerate(rows):
+            raw = json.loads(data)
+            ref = repair(
+                Reference(
                     key="",
                     title=raw["title"] or "",
                     year=raw["year"],
@@ -377,26 +465,33 @@ class CitationStore:
                     link=raw["link"],
                     context=raw["context"],
                     raw=raw.get("raw") or "",
-                )
-                cited = self._resolve(ref)
-                if cited is None:
-                    if not ref.title and not display_title(ref.raw) and not _id_title(ref.ids):
-                        self._dropped(
-                            citing,
-                            pos,
-                            f"no title, no printed text and no identifier of a paper in the set ({untitled(raw)})",
-                        )
-                        continue
-                    cited = self._outside(ref)
-                if cited in seen:
-                    continue
-                seen.add(cited)
-                resolved.append((cited, ref.context))
-            self.conn.executemany(
-                "INSERT INTO edges(citing, pos, cited, context) VALUES (?, ?, ?, ?)",
-                [(citing, pos, cited, context) for pos, (cited, context) in enumerate(resolved)],
+                ),
+                citing_year,
             )
-            yield citing, resolved
+            cited = self._resolve(ref)
+            if cited is None:
+                if not ref.title and not display_title(ref.raw) and not _id_title(ref.ids):
+                    self._dropped(
+                        citing,
+                        pos,
+                        f"no title, no printed text and no identifier of a paper in the set ({untitled(raw)})",
+                    )
+                    if ref.authors:
+                        no_title.append((ref.authors, ref.year))
+                    continue
+                cited = self._outside(ref)
+            mentions.append(
+                (cited, ref.title or None, ref.year, json.dumps(ref.authors, ensure_ascii=False), ref.venue)
+            )
+            if cited in seen:
+                continue
+            seen.add(cited)
+            edges.append((citing, len(edges), cited, ref.context))
+        self.conn.executemany("INSERT INTO raw_edges(citing, pos, cited, context) VALUES (?, ?, ?, ?)", edges)
+        self.conn.executemany(
+            "INSERT INTO mentions(cited, title, year, authors, venue) VALUES (?, ?, ?, ?, ?)", mentions
+        )
+        return no_title
 
     def _dropped(self, citing: str, pos: int, why: str) -> None:
         self.dropped_references += 1

@@ -49,6 +49,8 @@ class Paper:
     version: int | None = None  # the source's version number (eLife's -v3), to keep the latest of two copies
     licence: str | None = None  # the licence the file states (a URL or its words), as found; see licences.py
     skipped: dict[str, int] = field(default_factory=dict)  # body elements left out (figures, tables), by element name
+    # In-text citations that point at no bibliography entry ("Vaswani et al., 2017" without a target): (marker, sentence)
+    unlinked: list[tuple[str, str]] = field(default_factory=list)
     source_id_from_name: bool = False  # source_id is the file's name (doc2json), not an ID the source assigned
 
 

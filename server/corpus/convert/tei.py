@@ -14,7 +14,7 @@ from pathlib import Path
 from agenthop.server.corpus.convert.model import ConvertError, Paper, Reference
 from agenthop.server.corpus.convert.outline import Outline, depth_of, numbered_header
 from agenthop.server.corpus.convert.text import arxiv_of, clean, doi_of, pmcid_of, year_of
-from agenthop.server.corpus.convert.xmltree import Reading, local, parse, read_paragraph, text_of
+from agenthop.server.corpus.convert.xmltree import UNLINKED, Reading, local, parse, read_paragraph, text_of
 from agenthop.server.corpus.licences import names_a_licence
 
 NS = "http://www.tei-c.org/ns/1.0"
@@ -118,7 +118,9 @@ def _reference(bibl: ET.Element, index: int) -> Reference:
 def _citation_keys(el: ET.Element) -> list[str] | None:
     if local(el.tag) != "ref" or el.get("type") != "bibr":
         return None
-    return [t.lstrip("#") for t in (el.get("target") or "").split() if t.strip("#")]
+    keys = [t.lstrip("#") for t in (el.get("target") or "").split() if t.strip("#")]
+    # A marker GROBID could not tie to an entry keeps its text, for linking by author and year.
+    return keys or [UNLINKED + clean("".join(el.itertext()))]
 
 
 def parse_tei(path: Path) -> Paper:
@@ -176,6 +178,7 @@ def parse_tei(path: Path) -> Paper:
             _read_back(back, outline, reading)
     paper.sections = outline.finish()
     paper.skipped = dict(reading.skipped)
+    paper.unlinked = reading.unlinked
     paper.licence = _licence(header)
     return paper
 
