@@ -16,6 +16,9 @@ Each count is defined here, once, so that the figures of two builds are comparab
   the year of their ACL ID.
 - garbled authors: names with a digit, a lone diacritic, a comma, an affiliation word, or no letter beyond an
   initial; counted as papers with text so named, and as all records.
+- headers that are no name: section headers with no word of two letters (page numbers, table rows), or repeated
+  within a paper; table rows in prose: paragraphs of eight words or more, at least 40% of them numbers, outside the
+  sections that hold such text apart.
 - split words: "outper- forms" in the text: a lower-case word, a hyphen and a space, then a lower-case word, where
   the two halves joined are a word seen elsewhere in the corpus.
 """
@@ -111,8 +114,21 @@ def recount(path: Path) -> dict:
     missing_papers: set[str] = set()
     vocabulary: Counter[str] = Counter()
     split_words = 0
-    for (text,) in conn.execute("SELECT text FROM sections"):
+    junk_headers = repeated_headers = residue_in_prose = 0
+    headers_of: dict[str, Counter] = defaultdict(Counter)
+    for arxiv_id, header, text in conn.execute("SELECT arxiv_id, header, text FROM sections"):
         vocabulary.update(re.findall(r"\b[a-z]{3,}\b", text))
+        headers_of[arxiv_id][header] += 1
+        if not re.search(r"[^\W\d_]{2,}", header):
+            junk_headers += 1
+        if header.startswith("Table and figure text"):
+            continue
+        for block in text.split("\n\n"):
+            tokens = block.split()
+            numeric = sum(1 for t in tokens if re.match(r"^[(\[]?[-+±−]?(\d[\d.,%±]*|\.\d+)[)\]%*]?$", t))
+            if len(tokens) >= 8 and numeric >= 0.4 * len(tokens):
+                residue_in_prose += 1
+    repeated_headers = sum(n - 1 for c in headers_of.values() for n in c.values() if n > 1)
     for arxiv_id, text in conn.execute("SELECT arxiv_id, text FROM sections"):
         for surname, year in set(_MENTION.findall(text)):
             if surname in ("Table", "Figure", "Section", "In", "The", "Fig", "See", "Eq"):
@@ -147,6 +163,9 @@ def recount(path: Path) -> dict:
         "papers_with_text_with_a_garbled_author": len(garbled_text),
         "records_with_a_garbled_author": len(garbled_all),
         "words_split_at_line_ends": split_words,
+        "headers_without_a_word": junk_headers,
+        "headers_repeated_in_a_paper": repeated_headers,
+        "table_rows_in_prose": residue_in_prose,
     }
 
 

@@ -24,6 +24,7 @@ from agenthop.server.corpus.convert.markers import AuthorYearIndex, marker_names
 from agenthop.server.corpus.convert.model import ID_KINDS, Paper, Reference
 from agenthop.server.corpus.convert.names import clean_authors
 from agenthop.server.corpus.convert.refparse import repair
+from agenthop.server.corpus.convert.rejoin import Vocabulary
 from agenthop.server.corpus.convert.text import display_title, normalise_title
 
 MAX_ID = 200
@@ -153,6 +154,7 @@ class CitationStore:
         self.dropped_examples: list[str] = []  # "<citing> reference <n>: <why>", the first few
         self.works: dict = {}  # what merging records of one work did (works.merge's counts)
         self.edges_from_text = 0  # edges found by an in-text citation's author and year, not by a bibliography key
+        self.vocabulary = Vocabulary()  # the corpus's words, to rejoin words split at line ends
 
     def close(self) -> None:
         self.conn.execute("COMMIT")
@@ -437,6 +439,7 @@ class CitationStore:
                 where[cited] = len(resolved)
                 resolved.append((cited, context))
                 self.edges_from_text += 1
+            resolved = [(cited, self.vocabulary.rejoin(context)) for cited, context in resolved]
             self.conn.executemany(
                 "INSERT INTO edges(citing, pos, cited, context) VALUES (?, ?, ?, ?)",
                 [(citing, pos, cited, context) for pos, (cited, context) in enumerate(resolved)],
@@ -501,24 +504,39 @@ class CitationStore:
     # -- reading back -------------------------------------------------------------
 
     def keep_text(self, pid: str, line: str) -> None:
-        """The text record of a paper just added, written out once every copy has been seen."""
+        """The text record of a paper just added, written out once every copy has been seen. Its words count in the
+        vocabulary that rejoins words split at line ends (rejoin.py)."""
         self.conn.execute("INSERT INTO pool(pid, line) VALUES (?, ?)", (pid, line))
+        for section in json.loads(line)["sections"]:
+            self.vocabulary.add(section["text"])
 
     def pool_lines(self) -> Iterator[str]:
-        """The text records of the papers kept, in input order."""
+        """The text records of the papers kept, in input order, with words split at line ends rejoined."""
         for (line,) in self.conn.execute("SELECT line FROM pool ORDER BY rowid"):
-            yield line
+            record = json.loads(line)
+            for section in record["sections"]:
+                section["header"] = self.vocabulary.rejoin(section["header"])
+                section["text"] = self.vocabulary.rejoin(section["text"])
+            yield json.dumps(record, ensure_ascii=False) + "\n"
+
+    def _rejoined(self, row: tuple | None) -> tuple | None:
+        if row is None:
+            return None
+        return (row[0], row[1], self.vocabulary.rejoin(row[2]), *row[3:])
 
     def papers(self) -> Iterator[tuple]:
-        yield from self.conn.execute(
+        for row in self.conn.execute(
             "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence FROM papers ORDER BY rowid"
-        )
+        ):
+            yield self._rejoined(row)
 
     def paper(self, pid: str) -> tuple | None:
-        return self.conn.execute(
-            "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence FROM papers WHERE pid = ?",
-            (pid,),
-        ).fetchone()
+        return self._rejoined(
+            self.conn.execute(
+                "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence FROM papers WHERE pid = ?",
+                (pid,),
+            ).fetchone()
+        )
 
     def licences(self) -> Iterator[tuple[str, str | None]]:
         """(paper ID, licence as stated or None) of every paper of the set with text, in input order."""
