@@ -35,7 +35,7 @@ _SCHEMA = """
 CREATE TABLE papers (
     pid TEXT PRIMARY KEY, title TEXT NOT NULL, abstract TEXT, authors TEXT NOT NULL, year INTEGER,
     venue TEXT, ids TEXT NOT NULL, in_set INTEGER NOT NULL, has_text INTEGER NOT NULL DEFAULT 0, source TEXT, version INTEGER,
-    licence TEXT, richness INTEGER NOT NULL DEFAULT 0, named_by_file INTEGER NOT NULL DEFAULT 0
+    licence TEXT, richness INTEGER NOT NULL DEFAULT 0, named_by_file INTEGER NOT NULL DEFAULT 0, pages TEXT
 );
 CREATE TABLE pool (pid TEXT PRIMARY KEY, line TEXT NOT NULL);
 CREATE TABLE keys (key TEXT PRIMARY KEY, pid TEXT NOT NULL) WITHOUT ROWID;
@@ -45,7 +45,7 @@ CREATE TABLE refs (citing TEXT NOT NULL, pos INTEGER NOT NULL, data TEXT NOT NUL
 CREATE TABLE edges (citing TEXT NOT NULL, pos INTEGER NOT NULL, cited TEXT NOT NULL, context TEXT, PRIMARY KEY (citing, pos)) WITHOUT ROWID;
 CREATE TABLE raw_edges (citing TEXT NOT NULL, pos INTEGER NOT NULL, cited TEXT NOT NULL, context TEXT, PRIMARY KEY (citing, pos)) WITHOUT ROWID;
 CREATE INDEX raw_edges_cited ON raw_edges(cited);
-CREATE TABLE mentions (cited TEXT NOT NULL, title TEXT, year INTEGER, authors TEXT NOT NULL, venue TEXT);
+CREATE TABLE mentions (cited TEXT NOT NULL, title TEXT, year INTEGER, authors TEXT NOT NULL, venue TEXT, pages TEXT);
 CREATE TABLE markers (citing TEXT NOT NULL, marker TEXT NOT NULL, context TEXT);
 """
 
@@ -291,7 +291,7 @@ class CitationStore:
             self.untitled += 1
         self.conn.execute(
             "INSERT INTO papers(pid, title, abstract, authors, year, venue, ids, in_set, has_text, source, version, licence, "
-            "richness, named_by_file) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)",
+            "richness, named_by_file, pages) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)",
             (
                 pid,
                 paper.title,
@@ -306,6 +306,7 @@ class CitationStore:
                 paper.licence,
                 _richness(paper),
                 int(_named_by_file(paper)),
+                paper.pages,
             ),
         )
         self.conn.executemany("INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in keys])
@@ -330,6 +331,7 @@ class CitationStore:
                             "link": ref.link,
                             "context": ref.context,
                             "raw": ref.raw,
+                            "pages": ref.pages,
                         },
                         ensure_ascii=False,
                     ),
@@ -367,7 +369,8 @@ class CitationStore:
         """A metadata-only paper for a reference the set does not hold (titled by its printed text if it has no title)."""
         pid = paper_id(ref.ids, None, ref.title or ref.raw, ref.year, prefix="ref")
         inserted = self.conn.execute(
-            "INSERT OR IGNORE INTO papers(pid, title, abstract, authors, year, venue, ids, in_set) VALUES (?, ?, NULL, ?, ?, ?, ?, 0)",
+            "INSERT OR IGNORE INTO papers(pid, title, abstract, authors, year, venue, ids, in_set, pages) "
+            "VALUES (?, ?, NULL, ?, ?, ?, ?, 0, ?)",
             (
                 pid,
                 ref.title or display_title(ref.raw) or _id_title(ref.ids),
@@ -375,6 +378,7 @@ class CitationStore:
                 ref.year,
                 ref.venue,
                 json.dumps(ref.ids, sort_keys=True),
+                ref.pages,
             ),
         ).rowcount
         if inserted:
@@ -468,6 +472,7 @@ class CitationStore:
                     link=raw["link"],
                     context=raw["context"],
                     raw=raw.get("raw") or "",
+                    pages=raw.get("pages"),
                 ),
                 citing_year,
             )
@@ -484,7 +489,7 @@ class CitationStore:
                     continue
                 cited = self._outside(ref)
             mentions.append(
-                (cited, ref.title or None, ref.year, json.dumps(ref.authors, ensure_ascii=False), ref.venue)
+                (cited, ref.title or None, ref.year, json.dumps(ref.authors, ensure_ascii=False), ref.venue, ref.pages)
             )
             if cited in seen:
                 continue
@@ -492,7 +497,7 @@ class CitationStore:
             edges.append((citing, len(edges), cited, ref.context))
         self.conn.executemany("INSERT INTO raw_edges(citing, pos, cited, context) VALUES (?, ?, ?, ?)", edges)
         self.conn.executemany(
-            "INSERT INTO mentions(cited, title, year, authors, venue) VALUES (?, ?, ?, ?, ?)", mentions
+            "INSERT INTO mentions(cited, title, year, authors, venue, pages) VALUES (?, ?, ?, ?, ?, ?)", mentions
         )
         return no_title
 
@@ -526,14 +531,14 @@ class CitationStore:
 
     def papers(self) -> Iterator[tuple]:
         for row in self.conn.execute(
-            "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence FROM papers ORDER BY rowid"
+            "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence, pages FROM papers ORDER BY rowid"
         ):
             yield self._rejoined(row)
 
     def paper(self, pid: str) -> tuple | None:
         return self._rejoined(
             self.conn.execute(
-                "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence FROM papers WHERE pid = ?",
+                "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence, pages FROM papers WHERE pid = ?",
                 (pid,),
             ).fetchone()
         )

@@ -32,6 +32,7 @@ class Reference:
     link: str | None = None
     context: str | None = None
     raw: str = ""
+    pages: str | None = None  # "12–22", as printed
 
 
 @dataclass
@@ -42,6 +43,7 @@ class Paper:
     authors: list[str] = field(default_factory=list)
     year: int | None = None
     venue: str | None = None
+    pages: str | None = None  # "12–22": the pages of the proceedings or journal, as the file gives them
     ids: dict[str, str] = field(default_factory=dict)
     source_id: str | None = None  # the source's own key (S2ORC paper_id), used only when no other ID exists
     sections: list[Section] = field(default_factory=list)

@@ -67,6 +67,10 @@ def repair(ref: Reference, citing_year: int | None) -> Reference:
     if title:
         title, tail = cut_title_tail(title)
         venue = venue or tail
+    names_only = printed_names(title) if title and ("," in title or " and " in title) else None
+    if names_only and len(names_only) >= 2:
+        # "Dmitriy Serdyuk, Philemon Brakel, and Yoshua Bengio": the rest of the author list taken for the title
+        title, authors = "", clean_authors(authors + names_only)
     if year is not None and (year < _EARLIEST or (citing_year is not None and year > citing_year + 1)):
         year = None
     return replace(ref, title=title, year=year, authors=authors, venue=venue)

@@ -24,6 +24,7 @@ _COMPOUND_ENDS = frozenset(
     "based level aware specific like wise free oriented driven style related dependent independent sensitive "
     "agnostic scale side sized grained trained generated annotated labeled labelled tuned supervised".split()
 )
+_GLUED_CITATIONS = re.compile(r";(?=[A-Z])")  # "(Bahdanau et al., 2014;Vaswani et al., 2017)": GROBID drops the space
 _SPLIT = re.compile(r"\b((?:[A-Za-z]+-)*[A-Za-z]+)- ([a-z]+(?:-[A-Za-z]+)*)\b")
 
 
@@ -40,7 +41,10 @@ class Vocabulary:
 
     def rejoin(self, text: str | None) -> str | None:
         """``text`` with each word split at a line end rejoined as the corpus writes it (see the module's rule)."""
-        if not text or "- " not in text:
+        if not text:
+            return text
+        text = _GLUED_CITATIONS.sub("; ", text)
+        if "- " not in text:
             return text
 
         def one(m: re.Match) -> str:

@@ -8,6 +8,7 @@ and is rolled in too; in a paper with no numbering at all every head is a sectio
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -69,6 +70,22 @@ def _year(bibl: ET.Element) -> int | None:
     return None
 
 
+def _pages(bibl: ET.Element) -> str | None:
+    """'12–22' from ``<biblScope unit="page" from="12" to="22"/>`` (or its text), as the proceedings print it."""
+    for scope in bibl.iter(f"{T}biblScope"):
+        if scope.get("unit") != "page":
+            continue
+        first, last = clean(scope.get("from")), clean(scope.get("to"))
+        if first and last and first.isdigit() and last.isdigit() and int(first) <= int(last):
+            return f"{first}–{last}"
+        if first.isdigit() and not last:
+            return first
+        text = text_of(scope)
+        if text and re.fullmatch(r"\d+\s*[-–—]+\s*\d+|\d+", text):
+            return re.sub(r"\s*[-–—]+\s*", "–", text)
+    return None
+
+
 def _venue(bibl: ET.Element) -> str | None:
     for title in bibl.findall(f"{T}monogr/{T}title"):
         if title.get("level") in ("j", "m", "s") and title.get("type") != "abbrev" and text_of(title):
@@ -112,6 +129,7 @@ def _reference(bibl: ET.Element, index: int) -> Reference:
         venue=venue,
         ids=_ids(bibl),
         raw="" if title else _raw(bibl),  # shown in place of the title GROBID could not find
+        pages=_pages(bibl),
     )
 
 
@@ -147,6 +165,7 @@ def parse_tei(path: Path) -> Paper:
         paper.ids = _ids(source_bibl)
         paper.year = _year(source_bibl)
         paper.venue = _venue(source_bibl)
+        paper.pages = _pages(source_bibl)
     if paper.year is None:
         date = header.find(f"{T}fileDesc/{T}publicationStmt/{T}date")
         paper.year = year_of(date.get("when")) if date is not None else None

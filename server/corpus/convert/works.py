@@ -22,6 +22,7 @@ ACL ID takes the Anthology's year and venue (:mod:`anthology`).
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import sqlite3
@@ -35,6 +36,7 @@ from agenthop.server.corpus.convert.refparse import cut_title_tail
 
 FUZZY = 0.92
 FUZZY_MIN = 25
+FRAGMENT_MIN = 20  # characters of a title key: shorter beginnings ("neuralmachinetranslation") fit too many titles
 MIN_KEY = 12
 _DIGITS = re.compile(r"\d+")
 _ID_KINDS = ("doi", "arxiv", "acl", "pmcid", "pmid")
@@ -45,6 +47,14 @@ def title_key(title: str) -> str:
     title, _ = cut_title_tail(title or "")
     decomposed = unicodedata.normalize("NFKD", title)
     return "".join(ch.lower() for ch in decomposed if ch.isalnum() and not unicodedata.combining(ch))
+
+
+_VENUE_NOISE = re.compile(r"\b(proceedings|proc|of|the|in|on|conference|annual|meeting|\d+(st|nd|rd|th)?)\b")
+
+
+def venue_key(venue: str) -> str:
+    """ "Proceedings of ICLR 2015", "ICLR" and "In ICLR" are one venue: the words left once the usual ones go."""
+    return " ".join(_VENUE_NOISE.sub(" ", re.sub(r"[^\w]+", " ", venue.lower())).split())
 
 
 class _Record:
@@ -148,6 +158,48 @@ def _pairs(records: list[_Record]) -> tuple[list[tuple[int, int]], list[tuple[in
     return exact, [(a, b) for _, a, b in near]
 
 
+def _fragments(records: list[_Record], groups: _Groups) -> list[tuple[int, int]]:
+    """Pairs of a title cut short ("Neural machine translation by", "jointly learning to align and translate") with
+    the longer titles it begins or ends, when they are one work (as grouped so far), or one work is cited three times
+    as often as all the others with such titles together."""
+    keys = sorted({r.key for r in records if r.key})
+    backwards = sorted(k[::-1] for k in keys)
+    by_key: dict[str, list[int]] = defaultdict(list)
+    for i, r in enumerate(records):
+        by_key[r.key].append(i)
+    out = []
+    for key in keys:
+        if len(key) < FRAGMENT_MIN:
+            continue
+        longer = set()
+        at = bisect.bisect_right(keys, key)
+        while at < len(keys) and keys[at].startswith(key):
+            longer.add(keys[at])
+            at += 1
+        back = key[::-1]
+        at = bisect.bisect_right(backwards, back)
+        while at < len(backwards) and backwards[at].startswith(back):
+            longer.add(backwards[at][::-1])
+            at += 1
+        cited: Counter[int] = Counter()
+        for whole in longer:
+            for i in by_key[whole]:
+                cited[groups.find(i)] += records[i].citers + 1
+        if not cited:
+            continue
+        (top, n), *rest = cited.most_common()
+        # One work, or one that the corpus cites far more than the others of that title (records kept apart).
+        if not rest or n >= 3 * sum(m for _, m in rest):
+            out += [
+                (min(a, b), max(a, b))
+                for a in by_key[key]
+                for whole in longer
+                for b in by_key[whole]
+                if groups.find(b) == top
+            ]
+    return sorted(set(out))
+
+
 def merge(conn: sqlite3.Connection) -> tuple[dict[str, str], dict]:
     """Group the records of the build store's ``papers`` table into works; return ({merged ID: kept ID}, counts).
 
@@ -165,12 +217,17 @@ def merge(conn: sqlite3.Connection) -> tuple[dict[str, str], dict]:
     groups = _Groups(records)
     refused: list[tuple[str, str, str]] = []
     exact_pairs = set(exact)
-    for a, b in exact + near:
-        why = _conflict(records[a], records[b])
-        if why is None and not groups.union(a, b):
-            why = "their groups hold two papers of the set or two identifiers of one kind"
-        if why is not None and (a, b) in exact_pairs and groups.find(a) != groups.find(b):
-            refused.append((records[a].pid, records[b].pid, why))
+
+    def join(pairs: list[tuple[int, int]]) -> None:
+        for a, b in pairs:
+            why = _conflict(records[a], records[b])
+            if why is None and not groups.union(a, b):
+                why = "their groups hold two papers of the set or two identifiers of one kind"
+            if why is not None and (a, b) in exact_pairs and groups.find(a) != groups.find(b):
+                refused.append((records[a].pid, records[b].pid, why))
+
+    join(exact + near)
+    join(_fragments(records, groups))
     members: dict[int, list[int]] = defaultdict(list)
     for i in range(len(records)):
         members[groups.find(i)].append(i)
@@ -203,7 +260,7 @@ def _most_common(values: list, key=lambda v: v):
     return next(v for v in values if counts[key(v)] == best)
 
 
-def consensus(mentions: list[tuple[str, int | None, list[str], str | None]]) -> dict:
+def consensus(mentions: list[tuple[str, int | None, list[str], str | None, str | None]]) -> dict:
     """Title, year, authors and venue of an outside work from the entries that cite it: the title most entries
     give (by its key), then, among the entries with that title, the most common year, author list and venue."""
     titled = [m for m in mentions if m[0]]
@@ -212,17 +269,23 @@ def consensus(mentions: list[tuple[str, int | None, list[str], str | None]]) -> 
     years = [m[1] for m in agree if m[1] is not None]
     authors = [m[2] for m in agree if m[2]]
     venues = [m[3] for m in agree if m[3]]
-    venue = _most_common(venues, key=lambda v: v.lower())
-    if venue is not None and sum(1 for v in venues if v.lower() == venue.lower()) < len(agree) / 10:
+    pages = [m[4] for m in agree if len(m) > 4 and m[4]]
+    venue = _most_common(venues, key=venue_key)
+    if venue is not None and sum(1 for v in venues if venue_key(v) == venue_key(venue)) < len(agree) / 10:
         venue = None  # one entry's venue, where most entries give none, is more likely a neighbour's
     # An author list whose every name has a forename beats the parser's shifted reading of the same names
     # ("P Diederik", "Jimmy Kingma", "Ba" for "Diederik P Kingma", "Jimmy Ba").
     whole = [a for a in authors if all(len(n.split()) > 1 for n in a)]
+    names = _most_common(whole or authors, key=lambda a: tuple(surname_key(n) for n in a))
+    if names is not None:  # of the lists naming the same people, the one with the fullest names ("Dzmitry", not "D")
+        same = [a for a in whole or authors if [surname_key(n) for n in a] == [surname_key(n) for n in names]]
+        names = max(same, key=lambda a: (sum(len(n) for n in a), -same.index(a)))
     return {
         "title": title,
         "year": _most_common(years),
-        "authors": _most_common(whole or authors, key=lambda a: tuple(surname_key(n) for n in a)),
+        "authors": names,
         "venue": venue,
+        "pages": _most_common(pages),
     }
 
 
@@ -230,10 +293,10 @@ def apply(conn: sqlite3.Connection, mapping: dict[str, str]) -> None:
     """Fold the merged records into the kept ones: identifiers joined, outside works' fields by consensus (and by
     the Anthology for an ACL ID), merged records deleted."""
     mentions: dict[str, list] = defaultdict(list)
-    for pid, title, year, authors, venue in conn.execute(
-        "SELECT cited, title, year, authors, venue FROM mentions ORDER BY rowid"
+    for pid, title, year, authors, venue, pages in conn.execute(
+        "SELECT cited, title, year, authors, venue, pages FROM mentions ORDER BY rowid"
     ):
-        mentions[mapping.get(pid, pid)].append((title, year, json.loads(authors), venue))
+        mentions[mapping.get(pid, pid)].append((title, year, json.loads(authors), venue, pages))
     merged_ids: dict[str, dict] = defaultdict(dict)
     for gone, kept in sorted(mapping.items()):
         (ids,) = conn.execute("SELECT ids FROM papers WHERE pid = ?", (gone,)).fetchone()
@@ -241,8 +304,10 @@ def apply(conn: sqlite3.Connection, mapping: dict[str, str]) -> None:
             merged_ids[kept].setdefault(k, v)
         conn.execute("DELETE FROM papers WHERE pid = ?", (gone,))
         conn.execute("UPDATE keys SET pid = ? WHERE pid = ?", (kept, gone))
-    rows = conn.execute("SELECT pid, in_set, ids, title, year, authors, venue FROM papers ORDER BY rowid").fetchall()
-    for pid, in_set, ids, title, year, authors, venue in rows:
+    rows = conn.execute(
+        "SELECT pid, in_set, ids, title, year, authors, venue, pages FROM papers ORDER BY rowid"
+    ).fetchall()
+    for pid, in_set, ids, title, year, authors, venue, pages in rows:
         ids = {**merged_ids.get(pid, {}), **json.loads(ids)}
         if not in_set:
             found = consensus(mentions.get(pid, []))
@@ -250,6 +315,7 @@ def apply(conn: sqlite3.Connection, mapping: dict[str, str]) -> None:
             year = found["year"] if found["year"] is not None else year
             authors = json.dumps(found["authors"], ensure_ascii=False) if found["authors"] else authors
             venue = found["venue"] or venue
+            pages = found["pages"] or pages
             acl = anthology.acl_id_of(ids)
             if acl is not None:
                 official = anthology.metadata(acl)
@@ -257,6 +323,6 @@ def apply(conn: sqlite3.Connection, mapping: dict[str, str]) -> None:
                 year = official["year"]
                 venue = official["venue"] or venue
         conn.execute(
-            "UPDATE papers SET ids = ?, title = ?, year = ?, authors = ?, venue = ? WHERE pid = ?",
-            (json.dumps(ids, sort_keys=True), title, year, authors, venue, pid),
+            "UPDATE papers SET ids = ?, title = ?, year = ?, authors = ?, venue = ?, pages = ? WHERE pid = ?",
+            (json.dumps(ids, sort_keys=True), title, year, authors, venue, pages, pid),
         )
