@@ -314,8 +314,8 @@ def apply(conn: sqlite3.Connection, mapping: dict[str, str]) -> None:
             title = found["title"] or title
             year = found["year"] if found["year"] is not None else year
             authors = json.dumps(found["authors"], ensure_ascii=False) if found["authors"] else authors
-            venue = found["venue"] or venue
-            pages = found["pages"] or pages
+            if pid in mentions:  # the first entry's venue and pages stand only if most entries agree
+                venue, pages = found["venue"], found["pages"]
             acl = anthology.acl_id_of(ids)
             if acl is not None:
                 official = anthology.metadata(acl)
