@@ -17,7 +17,8 @@ from agenthop.server.corpus.convert.names import clean_authors, surname_key
 
 MIN_TITLE = 12  # characters: a title cut shorter than this was not a title glued to a venue
 # "<authors>. 2014. <title>" or "2013. <title>": the printed reference's head, in the ACL's author-year style.
-_PRINTED = re.compile(r"^(?:(?P<names>.{1,300}?)\.\s+)?(?P<year>(?:19|20)\d\d)[a-z]?\.\s+(?P<rest>\S.{7,})$")
+_PRINTED = re.compile(r"^(?:(?P<names>.{1,300}?)\.\s+)?(?P<year>(?:19|20)\d\d)[a-z]?\.\s+(?P<rest>\S.*)$")
+MIN_PRINTED_TITLE = 8  # characters after the year: fewer ("Combin") are the start of a title the parser cut off
 # What follows a title's full stop in a printed reference: the venue.
 _TITLE_TAIL = re.compile(
     r"\.\s+(?=(in\s|proceedings?\b|international\b|conference\b|annual\b|arxiv\b|corr\b|journal\b|workshop\b|"
@@ -55,7 +56,8 @@ def repair(ref: Reference, citing_year: int | None) -> Reference:
     title, year, authors, venue = ref.title, ref.year, clean_authors(ref.authors), ref.venue
     printed = _PRINTED.match(title) if title else None
     if printed is not None:
-        title = printed["rest"]
+        # A title cut short after the printed head is no title: the entry is linked by its authors and year instead.
+        title = printed["rest"] if len(printed["rest"]) >= MIN_PRINTED_TITLE else ""
         year = int(printed["year"])  # the year printed with this entry beats one read elsewhere on the line
         names = printed_names(printed["names"]) if printed["names"] else None
         if names:
