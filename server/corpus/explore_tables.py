@@ -48,18 +48,6 @@ CREATE TABLE IF NOT EXISTS cited_by_counts (
 """
 
 EXPLORE_TABLES = ("papers_fts", "sections_fts", "paper_clusters", "external_ids", "cited_by_counts")
-# Every author name of every paper, folded (accents and case), by surname: the author tool's index. Not among
-# EXPLORE_TABLES: a corpus imported before it existed is still served, its author lists read instead.
-AUTHOR_INDEX = "author_index"
-AUTHOR_DDL = f"""
-CREATE TABLE IF NOT EXISTS {AUTHOR_INDEX} (
-    surname   TEXT NOT NULL,         -- the folded last word of the name
-    folded    TEXT NOT NULL,         -- the folded full name: accents dropped, lower case, punctuation as spaces
-    name      TEXT NOT NULL,         -- as the paper gives it
-    paper_id  TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS {AUTHOR_INDEX}_surname ON {AUTHOR_INDEX}(surname)
-"""
 
 
 def fold_name(name: str) -> str:
@@ -67,21 +55,6 @@ def fold_name(name: str) -> str:
     decomposed = unicodedata.normalize("NFKD", name)
     kept = "".join(ch.lower() if ch.isalnum() else " " for ch in decomposed if not unicodedata.combining(ch))
     return " ".join(kept.split())
-
-
-def _write_author_index(conn: sqlite3.Connection) -> None:
-    for statement in AUTHOR_DDL.split(";\n"):
-        if statement.strip():
-            conn.execute(statement)
-
-    def rows():
-        for pid, authors in conn.execute("SELECT paper_id, authors FROM papers ORDER BY rowid"):
-            for name in json.loads(authors or "[]"):
-                folded = fold_name(name)
-                if folded:
-                    yield folded.split()[-1], folded, name, pid
-
-    conn.executemany(f"INSERT INTO {AUTHOR_INDEX}(surname, folded, name, paper_id) VALUES (?, ?, ?, ?)", rows())
 
 
 ACL_DOI = re.compile(r"^10\.18653/v1/(.+)$")
@@ -166,7 +139,6 @@ def build(conn: sqlite3.Connection) -> dict:
             conn.execute(statement)
     clusters = _write_clusters(conn)
     _write_external_ids(conn)
-    _write_author_index(conn)
     conn.execute(
         "INSERT INTO cited_by_counts(paper_id, n) SELECT coalesce(c.canonical, e.cited), count(DISTINCT e.citing) "
         "FROM edges e LEFT JOIN paper_clusters c ON c.paper_id = e.cited GROUP BY 1 ORDER BY 1"

@@ -15,14 +15,24 @@ import sqlite3
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from agenthop.server.corpus.explore_tables import AUTHOR_INDEX as TABLE
 from agenthop.server.corpus.explore_tables import fold_name as fold
 
+# Folded author names by surname, per corpus file: read once, on the first author call (a corpus is read-only while
+# served), so that the corpus file needs no table of its own for them.
+_INDEXES: dict[str, dict[str, list[tuple[str, str, str]]]] = {}
 
-def has_index(conn: sqlite3.Connection) -> bool:
-    return (
-        conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,)).fetchone() is not None
-    )
+
+def _index(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str, str]]]:
+    path = next(row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main")
+    if path not in _INDEXES:
+        by_surname: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+        for pid, authors in conn.execute("SELECT paper_id, authors FROM papers ORDER BY rowid"):
+            for name in json.loads(authors or "[]"):
+                folded = fold(name)
+                if folded:
+                    by_surname[folded.split()[-1]].append((folded, name, pid))
+        _INDEXES[path] = dict(by_surname)
+    return _INDEXES[path]
 
 
 def _fits(query: list[str], name: list[str]) -> bool:
@@ -49,17 +59,7 @@ def find(conn: sqlite3.Connection, query: str) -> list[Author]:
     words = fold(query).split()
     if not words:
         return []
-    if has_index(conn):
-        rows = conn.execute(
-            f"SELECT folded, name, paper_id FROM {TABLE} WHERE surname = ? ORDER BY rowid", (words[-1],)
-        ).fetchall()
-    else:  # a corpus imported before the index existed: read the author lists
-        rows = [
-            (fold(n), n, pid)
-            for pid, authors in conn.execute("SELECT paper_id, authors FROM papers")
-            for n in json.loads(authors or "[]")
-            if fold(n).split()[-1:] == words[-1:]
-        ]
+    rows = _index(conn).get(words[-1], [])
     by_folded: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for folded, name, pid in rows:
         if _fits(words, folded.split()):
