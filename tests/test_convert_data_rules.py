@@ -217,13 +217,17 @@ def test_headers_that_are_no_names_and_table_text_leave_the_prose():
     outline.paragraph("We study parsing.")
     outline.paragraph("Human 2 20% 55% 25% Human 3 12% 52% 36% Overall 19% 51% 31%")
     outline.paragraph("1 https://github.com/example/code")
+    outline.formula("h t = LSTM ( h t − 1 , w t − 1 ) , l t = W l h t , ( 1 )")  # a formula stays where it stands
     outline.top("19 20.")
     outline.paragraph("The section goes on after a page number.")
     outline.top("1 Introduction")
     outline.paragraph("We study parsing.")  # the same section read twice
     sections = outline.finish()
     assert [s.header for s in sections] == ["1 Introduction", RESIDUE, FOOTNOTES]
-    assert sections[0].text == "We study parsing.\n\nThe section goes on after a page number."
+    assert sections[0].text == (
+        "We study parsing.\n\nh t = LSTM ( h t − 1 , w t − 1 ) , l t = W l h t , ( 1 )\n\n"
+        "The section goes on after a page number."
+    )
     assert "55%" in sections[1].text and "github" in sections[2].text
 
 

@@ -22,13 +22,12 @@ _FOOTNOTE = re.compile(r"^\d{1,2}\s+(https?://\S+|www\.\S+)")
 
 
 def is_residue(block: str) -> bool:
-    """Table cells or a figure's text run into the prose: mostly numbers, or letters spaced one by one."""
+    """Table cells run into the prose: a paragraph of eight words or more, at least 40% of them numbers. (Formulas,
+    whose letters stand one by one, are running text: they come in by :meth:`Outline.formula`, never tested.)"""
     tokens = block.split()
     if len(tokens) < 8:
         return False
-    numbers = sum(1 for t in tokens if _NUMBER.match(t))
-    singles = sum(1 for t in tokens if len(t) == 1)
-    return numbers >= 0.4 * len(tokens) or (len(tokens) >= 20 and singles >= 0.6 * len(tokens))
+    return sum(1 for t in tokens if _NUMBER.match(t)) >= 0.4 * len(tokens)
 
 
 def is_footnote(block: str) -> bool:
@@ -91,6 +90,11 @@ class Outline:
         elif is_footnote(text):
             self._footnotes.append(text)
         else:
+            self._blocks.append(text)
+
+    def formula(self, text: str) -> None:
+        """A displayed formula: part of the running text where it stands, whatever its characters."""
+        if text:
             self._blocks.append(text)
 
     def finish(self) -> list[Section]:

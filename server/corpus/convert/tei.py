@@ -220,7 +220,7 @@ def _paragraphs(div: ET.Element, outline: Outline, reading: Reading) -> None:
     for el in div:
         name = local(el.tag)
         if name in _FORMULAS:
-            outline.paragraph(formula_text(el))
+            outline.formula(formula_text(el))
         elif name in _SKIP:
             reading.skipped[name] += 1
         elif name and name not in _NOT_TEXT:
