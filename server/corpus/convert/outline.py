@@ -53,6 +53,12 @@ def _start(text: str) -> str:
     return "".join(ch for ch in text[:60].lower() if ch.isalnum())[:30]
 
 
+def _same_start(a: str, b: str) -> bool:
+    """Do two sections open alike (the shorter opening, of twelve letters or more, begins the longer)?"""
+    n = min(len(a), len(b))
+    return n >= 12 and a[:n] == b[:n]
+
+
 class Outline:
     def __init__(self) -> None:
         self.sections: list[Section] = []
@@ -113,7 +119,7 @@ class Outline:
                     kept.append(Section(UNTITLED, section.text))
                 continue
             if header in seen and kept:
-                if _start(section.text) == seen[header]:
+                if _same_start(_start(section.text), seen[header]):
                     continue  # the same section again, as the converter read it twice: drop the copy
                 kept[-1] = Section(kept[-1].header, kept[-1].text + "\n\n" + section.text)
                 continue
