@@ -17,8 +17,8 @@ Each count is defined here, once, so that the figures of two builds are comparab
 - garbled authors: names with a digit, a lone diacritic, a comma, an affiliation word, or no letter beyond an
   initial; counted as papers with text so named, and as all records.
 - headers that are no name: section headers with no word of two letters (page numbers, table rows), or repeated
-  within a paper; table rows in prose: paragraphs of eight words or more, at least 40% of them numbers, outside the
-  sections that hold such text apart.
+  within a paper; table rows in prose: paragraphs of eight words or more, at least 40% of them numbers and no
+  mathematical sign (=, →, ≥, ·, softmax, …: that is a formula), outside the sections that hold such text apart.
 - split words: "outper- forms" in the text: a lower-case word, a hyphen and a space, then a lower-case word, where
   the two halves joined are a word seen elsewhere in the corpus.
 """
@@ -44,6 +44,7 @@ _MENTION = re.compile(
     r"([A-Z][A-Za-z'\-]+)(?: et al\.?| and [A-Z][A-Za-z'\-]+)?,? \(?((?:19|20)\d\d)[a-z]?\)?",
 )
 _SPLIT = re.compile(r"\b([a-z]{2,})- ([a-z]{2,})\b")
+_MATH = re.compile(r"[=→←↦≥≤∈∑∏∀∃∼≈×·^∗]|\b(softmax|exp|log|max|min|argmax|tanh|sigmoid|sim)\b")
 _ACL_DOI = re.compile(r"^10\.18653/v1/([a-z])(\d\d)-\d{4}$")
 
 
@@ -126,7 +127,7 @@ def recount(path: Path) -> dict:
         for block in text.split("\n\n"):
             tokens = block.split()
             numeric = sum(1 for t in tokens if re.match(r"^[(\[]?[-+±−]?(\d[\d.,%±]*|\.\d+)[)\]%*]?$", t))
-            if len(tokens) >= 8 and numeric >= 0.4 * len(tokens):
+            if len(tokens) >= 8 and numeric >= 0.4 * len(tokens) and not _MATH.search(block):
                 residue_in_prose += 1
     repeated_headers = sum(n - 1 for c in headers_of.values() for n in c.values() if n > 1)
     for arxiv_id, text in conn.execute("SELECT arxiv_id, text FROM sections"):

@@ -18,6 +18,7 @@ FOOTNOTES = "Footnotes (as extracted)"
 
 _NUMBER = re.compile(r"^[(\[]?[-+±−]?(\d[\d.,%±]*|\.\d+)[)\]%*]?$|^[-–—/|]$")
 _FORMULA = re.compile(r"[→←↔∈∉≤≥=∑∏∀∃⊂⊆∪∩×^{}<>\[\]]|[\u0391-\u03a9\u03b1-\u03c9].*[\u0391-\u03a9\u03b1-\u03c9]")
+_MATH = re.compile(r"[=→←↦≥≤∈∑∏∀∃∼≈×·^∗]|\b(softmax|exp|log|max|min|argmax|tanh|sigmoid|sim)\b")
 _FOOTNOTE = re.compile(r"^\d{1,2}\s+(https?://\S+|www\.\S+)")
 
 
@@ -99,8 +100,13 @@ class Outline:
             self._blocks.append(text)
 
     def formula(self, text: str) -> None:
-        """A displayed formula: part of the running text where it stands, whatever its characters."""
-        if text:
+        """A displayed formula: part of the running text where it stands; but a "formula" of numbers with no
+        mathematical sign is a table row the converter took for one, and goes with the table text."""
+        if not text:
+            return
+        if is_residue(text) and not _MATH.search(text):
+            self._residue.append(text)
+        else:
             self._blocks.append(text)
 
     def finish(self) -> list[Section]:
