@@ -47,7 +47,9 @@ def is_junk_header(header: str) -> bool:
     tokens = header.split()
     if len(tokens) >= 6 and sum(1 for t in tokens if len(t) == 1) >= 0.5 * len(tokens):
         return True
-    return bool(_FORMULA.search(header))
+    # Mathematics in a heading that has words of its own is part of its name ("3 Comments on the $[T_c,3T_c]$ strip").
+    prose = re.sub(r"\$[^$]*\$", " ", header)
+    return bool(_FORMULA.search(header)) and len(re.findall(r"[^\W\d_]{3,}", prose)) < 3
 
 
 def _start(text: str) -> str:
