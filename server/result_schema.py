@@ -226,6 +226,7 @@ class ExploreSearchResult(TypedDict):
 
 class Neighbour(Reference):
     cited_by: int
+    intent: str | None  # background | method | result, by the rule of server/explore/intent.py; None: no sentence
 
 
 class ExploreReferencesResult(TypedDict):
@@ -257,6 +258,7 @@ class SimilarPaper(TypedDict):
     year: int | None
     has_text: bool
     shared: int
+    similarity: float  # Salton's cosine, co-citation plus coupling: the ranking's score
     co_cited_by: list[Brief]
     shared_references: list[Brief]
 
@@ -273,6 +275,42 @@ class CitationResult(TypedDict):
     citation: str
 
 
+class AuthorEntry(TypedDict):
+    name: str  # the spelling most papers give
+    spellings: list[str]
+    papers: int
+    papers_with_text: int
+    cited_by: int  # citations of all its papers in this corpus
+
+
+class AuthorPaper(TypedDict):
+    rank: int
+    paper_id: str
+    title: str
+    year: int | None
+    has_text: bool
+    cited_by: int
+
+
+class CoAuthor(TypedDict):
+    name: str
+    papers: int  # papers written together
+
+
+class AuthorDetail(TypedDict):
+    name: str
+    total: int
+    offset: int
+    papers: list[AuthorPaper]
+    co_authors: list[CoAuthor]
+
+
+class AuthorResult(TypedDict):
+    query: str
+    authors: list[AuthorEntry]  # every author the name fits, most papers first
+    author: AuthorDetail | None  # the first of them in full; None when no author fits
+
+
 class ExplorePaperResult(TypedDict):
     paper: PaperInfo
     cited_by: NotRequired[CitedBy]
@@ -287,5 +325,6 @@ EXPLORE_SUCCESS: dict[str, type] = {
     "get_citing_papers": CitingResult,
     "find_similar_papers": SimilarResult,
     "get_citation": CitationResult,
+    "get_author": AuthorResult,
 }
 EXPLORE_OUTPUT_SCHEMAS: dict[str, dict] = {name: output_schema(name, EXPLORE_SUCCESS) for name in EXPLORE_SUCCESS}

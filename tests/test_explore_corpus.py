@@ -16,6 +16,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from server_helpers import text
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parent.parent
 # Dong and Lapata's coarse-to-fine parser (ACL 2018) cites Jia and Liang's data recombination (ACL 2016), which cites
@@ -68,12 +70,12 @@ async def test_a_citation_chain_through_a_real_mcp_client(explore_corpus, tmp_pa
     cited = {r["paper_id"]: r for r in first.structured_content["references"]}
     assert (
         cited[RECOMBINATION]["has_text"] is True
-        and "(Jia and Liang, 2016;Dong and Lapata, 2016;)" in cited[RECOMBINATION]["context"]
+        and "(Jia and Liang, 2016; Dong and Lapata, 2016;)" in cited[RECOMBINATION]["context"]
     )
     cited = {r["paper_id"]: r for r in second.structured_content["references"]}
     assert (
         cited[LOGICAL_FORM]["has_text"] is True
-        and "Dong and Lapata (2016) concurrently de- veloped" in cited[LOGICAL_FORM]["context"]
+        and "Dong and Lapata (2016) concurrently developed" in cited[LOGICAL_FORM]["context"]
     )
     assert [s["header"] for s in sections.structured_content["sections"]][0] == "1 Introduction"
     assert (
@@ -126,3 +128,178 @@ def test_the_readme_gives_the_corpus_counts_and_its_quality_table(explore_corpus
     assert f"and {outside:,} more works they cite" in intro
     table = format_description(describe(explore_corpus)).split("quality of the conversion", 1)[1].strip("\n")
     assert "quality of the conversion" + table.split("\n\n", 1)[0] in readme
+
+
+# --- the data defects of the real corpus, one test each (explore/README.md, "Data you can trust") -------------------
+
+VASWANI = "arxiv:1706.03762"
+BAHDANAU = "arxiv:1409.0473"
+
+
+def _rows(corpus: Path, sql: str, *args) -> list[tuple]:
+    conn = sqlite3.connect(corpus)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+def _session(corpus: Path, tmp: Path):
+    from agenthop.server.caps import Caps
+    from agenthop.server.log.checkpoint import CheckpointLog
+    from agenthop.server.transport.mcp_app import make_sandbox
+
+    log = CheckpointLog(tmp / "log.sqlite")
+    sandbox = make_sandbox(corpus, log, Caps())
+    return log, sandbox.sessions.create(sandbox.scope(None), run="t", caps=Caps(None, None, None), transport="stdio")
+
+
+def test_anthology_papers_have_their_proceedings_year_and_pages(explore_corpus, tmp_path):
+    """Defects 1 and 6: every EMNLP 2017 paper has the proceedings' name (not "Natural Language Processing"), every
+    paper with text the year of its ACL ID (D16-1211 said 2005), and BibTeX is @inproceedings with booktitle and pages."""
+    venues = _rows(
+        explore_corpus, "SELECT venue, count(*) FROM papers WHERE paper_id LIKE 'doi:10.18653/v1/d17-%' GROUP BY venue"
+    )
+    assert dict(venues) == {
+        "Proceedings of the 2017 Conference on Empirical Methods in Natural Language Processing": 321,
+        "Proceedings of the 2017 Conference on Empirical Methods in Natural Language Processing: System Demonstrations": 21,
+    }
+    wrong_years = _rows(
+        explore_corpus,
+        "SELECT paper_id, year FROM papers WHERE has_text = 1 AND year != 2000 + CAST(substr(paper_id, 18, 2) AS INT)",
+    )
+    assert wrong_years == []
+    log, session = _session(explore_corpus, tmp_path)
+    try:
+        found = session.call("search_papers", {"query": "adversarial reading comprehension", "venue": "EMNLP"}).data
+        bib = session.call("get_citation", {"paper_id": "D17-1215"}).data["citation"]
+    finally:
+        log.close()
+    assert "doi:10.18653/v1/d17-1215" in [r["paper_id"] for r in found["results"]]
+    assert bib.startswith("@inproceedings{jia2017adversarial,")
+    assert 'booktitle = "Proceedings of the 2017 Conference on Empirical Methods in Natural Language Processing"' in bib
+    assert 'pages = "2021--2031"' in bib and "journal" not in bib
+
+
+def test_one_record_per_work_with_every_citer(explore_corpus):
+    """Defects 2 and 4: the pointer-generator paper holds the citers its misspelt record had, Luong et al. 2015 and
+    Bahdanau et al. are one record each, and no two records share a title, a surname and a year (within one) unless
+    their fields conflict."""
+    cited = dict(
+        _rows(
+            explore_corpus,
+            "SELECT cited, count(DISTINCT citing) FROM edges WHERE cited IN (?, ?) GROUP BY cited",
+            "doi:10.18653/v1/p17-1099",
+            BAHDANAU,
+        )
+    )
+    assert cited["doi:10.18653/v1/p17-1099"] >= 50 and cited[BAHDANAU] >= 480
+    luong = _rows(
+        explore_corpus,
+        "SELECT p.paper_id, count(e.citing) FROM papers p JOIN edges e ON e.cited = p.paper_id "
+        "WHERE lower(p.title) LIKE 'effective approaches to attention%' GROUP BY p.paper_id",
+    )
+    assert len(luong) == 1 and luong[0][1] >= 190
+    from recount_explore import recount
+
+    counts = recount(explore_corpus)
+    assert counts["duplicate_groups"] <= 5 and counts["links_on_duplicates"] <= 10
+
+
+def test_no_citation_string_is_a_title_or_an_id(explore_corpus):
+    """Defect 3: no title starts with a printed author list and year ("Dzmitry Bahdanau, …, and Yoshua Bengio. 2014.
+    Learning …"), no ID holds printed words ("arxiv:arXivpreprintarXiv:1701.03980"), word2vec is 2013 and titled."""
+    printed = _rows(
+        explore_corpus,
+        "SELECT paper_id, title FROM papers WHERE title GLOB '*, and *. [12][09][0-9][0-9]. *' "
+        "OR title GLOB '*, and *. [12][09][0-9][0-9][a-z]. *'",
+    )
+    assert printed == []
+    assert _rows(explore_corpus, "SELECT paper_id FROM papers WHERE paper_id LIKE '%preprint%'") == []
+    assert _rows(explore_corpus, "SELECT title, year, venue FROM papers WHERE paper_id = 'arxiv:1301.3781'") == [
+        ("Efficient estimation of word representations in vector space", 2013, None)
+    ]
+    assert _rows(explore_corpus, "SELECT title FROM papers WHERE paper_id = 'arxiv:1701.03980'") == [
+        ("DyNet: The Dynamic Neural Network Toolkit",)
+    ]
+
+
+def test_an_in_text_citation_is_an_edge_when_its_entry_is_lost(explore_corpus):
+    """Defect 5: D18-1049's bibliography, as GROBID read it, lost the Transformer's entry; the sentences citing
+    "Vaswani et al., 2017" link it, and the Transformer has as many citers as papers cite it in their text."""
+    edge = _rows(
+        explore_corpus,
+        "SELECT context FROM edges WHERE citing = 'doi:10.18653/v1/d18-1049' AND cited = ?",
+        VASWANI,
+    )
+    assert len(edge) == 1 and "Vaswani et al., 2017" in edge[0][0]
+    citers = _rows(explore_corpus, "SELECT count(DISTINCT citing) FROM edges WHERE cited = ?", VASWANI)[0][0]
+    in_text = _rows(
+        explore_corpus,
+        "SELECT count(DISTINCT arxiv_id) FROM sections WHERE text LIKE '%Vaswani et al., 2017%' "
+        "OR text LIKE '%Vaswani et al. (2017)%'",
+    )[0][0]
+    assert citers >= in_text
+
+
+def test_years_and_author_names_are_plausible(explore_corpus, tmp_path):
+    """Defects 6 and 7: no record before 1900 or after the set (SNLI was dated 1721); no affiliation or garbled
+    accent in a name ("Wolfgang Macherey Google", "A I"; "Sch¨ Schütze"); Adam's BibTeX names Kingma and Ba."""
+    assert _rows(explore_corpus, "SELECT paper_id, year FROM papers WHERE year < 1900 OR year > 2019") == []
+    authors = dict(
+        _rows(
+            explore_corpus,
+            "SELECT paper_id, authors FROM papers WHERE paper_id IN (?, ?)",
+            "doi:10.18653/v1/d18-1461",
+            "doi:10.18653/v1/p16-1156",
+        )
+    )
+    assert authors["doi:10.18653/v1/d18-1461"].endswith('"Wolfgang Macherey"]')
+    assert authors["doi:10.18653/v1/p16-1156"] == '["Ryan Cotterell", "Hinrich Schütze", "Jason Eisner"]'
+    from recount_explore import recount
+
+    assert recount(explore_corpus)["papers_with_text_with_a_garbled_author"] <= 5
+    log, session = _session(explore_corpus, tmp_path)
+    try:
+        adam = session.call("get_citation", {"paper_id": "arxiv:1412.6980"}).data["citation"]
+    finally:
+        log.close()
+    assert 'author = "Kingma, Diederik' in adam and "Ba, Jimmy" in adam
+
+
+def test_the_text_is_clean(explore_corpus):
+    """Defect 8: words split at line ends rejoined ("outper- forms"), no header that is a page number or formula, no
+    section read twice (D18-1021 had "1 Introduction" 17 times), table rows out of the prose."""
+    from recount_explore import recount
+
+    counts = recount(explore_corpus)
+    assert counts["words_split_at_line_ends"] < 100
+    assert counts["headers_without_a_word"] == 0 and counts["headers_repeated_in_a_paper"] == 0
+    assert counts["table_rows_in_prose"] < 100
+    headers = [
+        h
+        for (h,) in _rows(explore_corpus, "SELECT header FROM sections WHERE arxiv_id = ?", "doi:10.18653/v1/d18-1021")
+    ]
+    assert headers.count("1 Introduction") == 1
+    joined = _rows(
+        explore_corpus, "SELECT count(*) FROM sections WHERE text LIKE '%outper- form%' OR text LIKE '%inter- mediate%'"
+    )
+    assert joined == [(0,)]
+    hyphens = _rows(explore_corpus, "SELECT count(*) FROM sections WHERE text LIKE '%state-of-the-art%'")[0][0]
+    assert hyphens > 500  # real hyphens stay
+
+
+def test_authors_similar_papers_and_intent(explore_corpus, tmp_path):
+    """Defect 9: an author found without accents, BPE's similar papers not the hubs every NMT paper cites, and the
+    intent of a citing sentence."""
+    log, session = _session(explore_corpus, tmp_path)
+    try:
+        author = session.call("get_author", {"name": "Schutze"}).data
+        similar = session.call("find_similar_papers", {"paper_id": "P16-1162"}).data
+        citing = session.call("get_citing_papers", {"paper_id": VASWANI, "limit": 50}).data
+    finally:
+        log.close()
+    assert author["author"]["name"] == "Hinrich Schütze" and author["authors"][0]["papers_with_text"] >= 10
+    hubs = {BAHDANAU, "arxiv:1412.6980", "doi:10.3115/1073083.1073135"}
+    assert not hubs & {s["paper_id"] for s in similar["similar"]}
+    assert {"background", "method"} <= {p["intent"] for p in citing["papers"]}

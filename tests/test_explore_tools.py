@@ -75,6 +75,7 @@ async def test_explore_sessions_list_the_explore_arguments_and_tools(explore):
         "get_citing_papers",
         "find_similar_papers",
         "get_citation",
+        "get_author",
     ]
     search = tools["search_papers"].input_schema["properties"]
     assert set(search) == {"query", "top_k", "year_from", "year_to", "venue", "author", "scope", "sort", "offset"}

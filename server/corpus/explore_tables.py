@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import unicodedata
 from collections import defaultdict
 
 # unicode61 keeps diacritics (remove_diacritics 0) and treats '_' as part of a word, as the BM25 tokenizer's \w does,
@@ -47,6 +48,14 @@ CREATE TABLE IF NOT EXISTS cited_by_counts (
 """
 
 EXPLORE_TABLES = ("papers_fts", "sections_fts", "paper_clusters", "external_ids", "cited_by_counts")
+
+
+def fold_name(name: str) -> str:
+    """ "Hinrich Schütze" -> "hinrich schutze": how two spellings of a name compare."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    kept = "".join(ch.lower() if ch.isalnum() else " " for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(kept.split())
+
 
 ACL_DOI = re.compile(r"^10\.18653/v1/(.+)$")
 _ARXIV_VERSION = re.compile(r"v\d+$")

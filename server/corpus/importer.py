@@ -263,6 +263,14 @@ class _Importer:
                 (pid, licence.strip(), licence_url),
             )
 
+        pages = fields.blank_to_none(fields.string(rec, "pages", where, nonempty=False, optional=True))
+        if pages is not None:
+            # Made on the first paper with pages, so a corpus without any keeps its bytes (and its digests).
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS paper_pages (paper_id TEXT PRIMARY KEY, pages TEXT NOT NULL) WITHOUT ROWID"
+            )
+            self.conn.execute("INSERT INTO paper_pages(paper_id, pages) VALUES (?, ?)", (pid, pages.strip()))
+
         if text_id is not None:
             self.text_owner[text_id] = pid
         self.papers[pid] = (None, _fingerprint(title, text_id, year, abstract, authors, venue))

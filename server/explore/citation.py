@@ -45,13 +45,19 @@ def citation_key(p: Paper) -> str:
     return f"{surname or 'anon'}{p.year or ''}{word}"
 
 
-def bibtex(p: Paper) -> str:
+def bibtex(p: Paper, pages: str | None = None) -> str:
+    """A BibTeX entry; ``pages`` ("12–22") as BibTeX writes a range ("12--22"). A paper with an ACL Anthology ID is
+    published by the ACL."""
     kind = _kind(p)
     fields: dict[str, str] = {"title": p.title}
     if p.year is not None:
         fields["year"] = str(p.year)
     if p.venue:
         fields["booktitle" if kind == "inproceedings" else "journal" if kind == "article" else "howpublished"] = p.venue
+    if pages:
+        fields["pages"] = re.sub(r"\s*[-–—]+\s*", "--", pages)
+    if "acl" in p.ids:
+        fields["publisher"] = "Association for Computational Linguistics"
     if "doi" in p.ids:
         fields["doi"] = p.ids["doi"]
     if "arxiv" in p.ids:
@@ -62,7 +68,7 @@ def bibtex(p: Paper) -> str:
     return BibliographyData({citation_key(p): entry}).to_string("bibtex")
 
 
-def csl_json(p: Paper) -> dict:
+def csl_json(p: Paper, pages: str | None = None) -> dict:
     """One CSL-JSON item (https://citeproc-js.readthedocs.io/en/latest/csl-json/markup.html)."""
     kind = _kind(p)
     item: dict = {
@@ -76,6 +82,10 @@ def csl_json(p: Paper) -> dict:
         item["issued"] = {"date-parts": [[p.year]]}
     if p.venue:
         item["container-title"] = p.venue
+    if pages:
+        item["page"] = re.sub(r"\s*[-–—]+\s*", "-", pages)
+    if "acl" in p.ids:
+        item["publisher"] = "Association for Computational Linguistics"
     if "doi" in p.ids:
         item["DOI"] = p.ids["doi"]
     if "arxiv" in p.ids:

@@ -79,9 +79,10 @@ class Neighbour:
 @dataclass(frozen=True)
 class Similar:
     paper: PaperHeading
-    score: int
+    score: int  # shared neighbours: papers citing both, plus works both cite
     co_cited_with: list[PaperHeading]  # papers that cite both (co-citation)
     shared_references: list[PaperHeading]  # works both cite (bibliographic coupling)
+    similarity: float = 0.0  # Salton's cosine: shared / sqrt(degree of one * degree of the other), summed over methods
 
 
 _HEADING = "p.paper_id, p.title, p.year, p.has_text"
@@ -270,7 +271,9 @@ class ExploreGraph:
 
     def similar(self, paper_id: str, *, top_k: int, method: str) -> list[Similar]:
         """Papers that share neighbours with ``paper_id`` in the citation graph: co-citation (cited together by the same
-        papers) and bibliographic coupling (citing the same works). Score = shared neighbours; ties by citations, ID."""
+        papers) and bibliographic coupling (citing the same works), ranked by Salton's cosine (shared neighbours over the
+        square root of the product of both papers' degrees), so that hubs cited by everything do not fill the list;
+        ties by shared neighbours, citations, ID. Candidates with one shared neighbour only count when none has two."""
         members = self.members(paper_id)
         marks = ",".join("?" * len(members))
         canon = (
@@ -309,9 +312,20 @@ class ExploreGraph:
         shared.pop(paper_id, None)
         if not shared:
             return []
-        counts = self.cited_by_counts(list(shared))
+        counts = self.cited_by_counts([paper_id, *shared])
+        refs = self._reference_counts([paper_id, *(pid for pid, v in shared.items() if v["refs"])])
+        cosine: dict[str, float] = {}
+        for pid, via in shared.items():
+            # Salton's cosine: a hub (Adam, BLEU) shares a citer with nearly everything, and is divided by its degree.
+            co = len(via["co"]) / ((max(counts[paper_id], 1) * max(counts[pid], 1)) ** 0.5) if via["co"] else 0.0
+            cp = len(via["refs"]) / ((refs[paper_id] * refs[pid]) ** 0.5) if via["refs"] else 0.0
+            cosine[pid] = round(co + cp, 4)
+        # One shared neighbour makes any rarely cited work look close: ask for two where some candidate has two.
+        support = min(2, max(len(v["co"]) + len(v["refs"]) for v in shared.values()))
+        candidates = [pid for pid, v in shared.items() if len(v["co"]) + len(v["refs"]) >= support]
         ranked = sorted(
-            shared, key=lambda pid: (-(len(shared[pid]["co"]) + len(shared[pid]["refs"])), -counts[pid], pid)
+            candidates,
+            key=lambda pid: (-cosine[pid], -(len(shared[pid]["co"]) + len(shared[pid]["refs"])), -counts[pid], pid),
         )[:top_k]
         named = {pid for pid in ranked} | {
             v for pid in ranked for key in ("co", "refs") for v in sorted(shared[pid][key])[:50]
@@ -332,8 +346,21 @@ class ExploreGraph:
                     len(shared[pid]["co"]) + len(shared[pid]["refs"]),
                     shown(shared[pid]["co"]),
                     shown(shared[pid]["refs"]),
+                    cosine[pid],
                 )
             )
+        return out
+
+    def _reference_counts(self, paper_ids: list[str]) -> dict[str, int]:
+        """How many distinct works each paper cites: its degree for bibliographic coupling (at least 1)."""
+        out = dict.fromkeys(paper_ids, 1)
+        for start in range(0, len(paper_ids), 500):
+            chunk = paper_ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for pid, n in self.conn.execute(
+                f"SELECT citing, count(DISTINCT cited) FROM edges WHERE citing IN ({marks}) GROUP BY citing", chunk
+            ):
+                out[pid] = max(n, 1)
         return out
 
     def headings(self, paper_ids: list[str]) -> dict[str, PaperHeading]:

@@ -16,9 +16,10 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from agenthop.server.corpus.explore_tables import ACL_DOI
-from agenthop.server.explore import citation
+from agenthop.server.explore import authors, citation
 from agenthop.server.explore.graph import Neighbour
 from agenthop.server.explore.index import corpus_index
+from agenthop.server.explore.intent import intent_of
 from agenthop.server.explore.lookup import explore_graph
 from agenthop.server.explore.lookup import explore_paper as find_paper
 from agenthop.server.explore.search import MAX_RESULTS, ExploreHit, Filters, SearchOutcome, explore_search
@@ -279,11 +280,12 @@ def _neighbours(entries: list[Neighbour], offset: int) -> tuple[list[dict], list
                 "has_text": q.has_text,
                 "context": n.context,
                 "cited_by": n.cited_by,
+                "intent": intent_of(n.context),
             }
         )
         lines += [f"[{rank}] {q.paper_id}", f"    {heading_line(q, n.cited_by)}"]
         if n.context:
-            lines.append(f'    Cited as: "{n.context}"')
+            lines.append(f'    Cited as: "{n.context}" (intent: {intent_of(n.context)})')
     return out, lines
 
 
@@ -404,11 +406,16 @@ def find_similar_papers(scope: Scope, args: SimilarArgs) -> ToolOutput:
                 "year": s.paper.year,
                 "has_text": s.paper.has_text,
                 "shared": s.score,
+                "similarity": s.similarity,
                 "co_cited_by": [_brief(h) for h in s.co_cited_with],
                 "shared_references": [_brief(h) for h in s.shared_references],
             }
         )
-        lines += [f"[{rank}] {s.paper.paper_id}", f"    {heading_line(s.paper)}", f"    Shared neighbours: {s.score}"]
+        lines += [
+            f"[{rank}] {s.paper.paper_id}",
+            f"    {heading_line(s.paper)}",
+            f"    Shared neighbours: {s.score} | similarity (cosine): {s.similarity:.3f}",
+        ]
         if s.co_cited_with:
             lines.append(
                 "    Cited together by: " + "; ".join(f"{h.title} ({h.year or 'n.d.'})" for h in s.co_cited_with)
@@ -420,6 +427,100 @@ def find_similar_papers(scope: Scope, args: SimilarArgs) -> ToolOutput:
         "\n".join(lines),
         {**data, "similar": out},
         exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in out],
+    )
+
+
+# --- authors ----------------------------------------------------------------------------------------------------------
+
+
+class AuthorArgs(_Args):
+    name: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=200,
+            description=(
+                "An author's name: the surname, with forenames or initials before it if you know them ('Schütze', "
+                "'Hinrich Schutze', 'H Schütze'). Accents and case are ignored."
+            ),
+        ),
+    ]
+    offset: Annotated[int, Field(ge=0, le=1_000_000, description="Skip this many of the author's papers.")] = 0
+    limit: Annotated[int, Field(ge=1, le=100, description="How many of the author's papers to list (1-100).")] = 20
+
+    @field_validator("name")
+    @classmethod
+    def _a_name(cls, value: str) -> str:
+        if is_blank(value) or not re.search(r"\w", value):
+            raise PydanticCustomError("no_name", "no letters: give an author's name, e.g. 'Lapata'")
+        return value
+
+
+def get_author(scope: Scope, args: AuthorArgs) -> ToolOutput:
+    found = authors.find(scope.corpus.conn, args.name)
+    data: dict = {"query": args.name, "authors": [], "author": None}
+    if not found:
+        return ToolOutput("ok", f"No author of this corpus is named '{args.name}'.", data)
+    graph = explore_graph(scope.corpus)
+    listed = []
+    for a in found[:10]:
+        works = sorted({graph.canonical(pid) for pid in a.papers})
+        counts = graph.cited_by_counts(works)
+        papers = scope.corpus.papers(works)
+        listed.append((a, works, counts, papers))
+        data["authors"].append(
+            {
+                "name": a.name,
+                "spellings": sorted(a.spellings),
+                "papers": len(works),
+                "papers_with_text": sum(1 for p in papers.values() if p.has_text),
+                "cited_by": sum(counts.values()),
+            }
+        )
+    author, works, counts, papers = listed[0]
+    ordered = sorted(
+        (pid for pid in works if pid in papers),
+        key=lambda pid: (papers[pid].year is None, -(papers[pid].year or 0), -counts[pid], pid),
+    )
+    page = ordered[args.offset : args.offset + args.limit]
+    co = authors.co_authors(scope.corpus.conn, author)
+    data["author"] = {
+        "name": author.name,
+        "total": len(ordered),
+        "offset": args.offset,
+        "papers": [
+            {
+                "rank": rank,
+                "paper_id": pid,
+                "title": papers[pid].title,
+                "year": papers[pid].year,
+                "has_text": papers[pid].has_text,
+                "cited_by": counts[pid],
+            }
+            for rank, pid in enumerate(page, args.offset + 1)
+        ],
+        "co_authors": [{"name": n, "papers": k} for n, k in co],
+    }
+    head = data["authors"][0]
+    lines = [
+        f"{author.name}: {head['papers']} papers ({head['papers_with_text']} with full text), cited {head['cited_by']} "
+        f"times in this corpus. Spelled: {'; '.join(head['spellings'])}.",
+    ]
+    if len(found) > 1:
+        others = "; ".join(f"{e['name']} ({e['papers']} papers)" for e in data["authors"][1:])
+        lines.append(f"Other authors this name fits: {others}. Give a forename to choose one.")
+    lines += ["", f"Papers ({_page_text(len(ordered), args.offset, len(page), 'papers')}, newest first):", ""]
+    for e in data["author"]["papers"]:
+        lines += [f"[{e['rank']}] {e['paper_id']}", f"    {heading_line(papers[e['paper_id']], e['cited_by'])}"]
+    if args.offset + len(page) < len(ordered):
+        lines += ["", f"[More: call get_author with offset {args.offset + len(page)}.]"]
+    if co:
+        lines += ["", "Co-authors (papers together): " + "; ".join(f"{n} ({k})" for n, k in co)]
+    return ToolOutput(
+        "ok",
+        "\n".join(lines),
+        data,
+        exposed=[{"paper_id": e["paper_id"], "rank": e["rank"]} for e in data["author"]["papers"]],
     )
 
 
@@ -452,16 +553,27 @@ def with_derived_ids(p: Paper) -> Paper:
     return p
 
 
-def citation_text(p: Paper, fmt: str) -> str:
+def pages_of(scope: Scope, paper_id: str) -> str | None:
+    """The paper's pages in its proceedings or journal, where the corpus knows them (table paper_pages)."""
+    conn = scope.corpus.conn
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'paper_pages'").fetchone() is None:
+        return None
+    row = conn.execute("SELECT pages FROM paper_pages WHERE paper_id = ?", (paper_id,)).fetchone()
+    return row[0] if row else None
+
+
+def citation_text(p: Paper, fmt: str, pages: str | None = None) -> str:
     p = with_derived_ids(p)
-    return citation.bibtex(p) if fmt == "bibtex" else json.dumps([citation.csl_json(p)], indent=1, ensure_ascii=False)
+    if fmt == "bibtex":
+        return citation.bibtex(p, pages)
+    return json.dumps([citation.csl_json(p, pages)], indent=1, ensure_ascii=False)
 
 
 def get_citation(scope: Scope, args: CitationArgs) -> ToolOutput:
     p, closest = explore_paper(scope, args.paper_id)
     if p is None:
         return unknown(args.paper_id, closest)
-    text = citation_text(p, args.format)
+    text = citation_text(p, args.format, pages_of(scope, p.paper_id))
     return ToolOutput("ok", text, {"paper_id": p.paper_id, "format": args.format, "citation": text})
 
 
@@ -515,6 +627,15 @@ EXPLORE_TOOLS: dict[str, Tool] = {
             CitationArgs,
             "A citation for a paper, as BibTeX or CSL-JSON, from the corpus's metadata. Free.",
             get_citation,
+        ),
+        Tool(
+            "get_author",
+            "Get author",
+            1,
+            AuthorArgs,
+            "An author's papers in this corpus (newest first, paged), how many have full text and how often the corpus "
+            "cites them, and the co-authors. Names match without accents or case ('Schutze' finds Schütze). Costs 1 point.",
+            get_author,
         ),
     ]
 }

@@ -20,7 +20,7 @@ from mcp_types import INVALID_PARAMS
 import agenthop
 from agenthop.server.caps import Caps
 from agenthop.server.corpus_watch import CorpusWatch
-from agenthop.server.explore.tools import EXPLORE_TOOLS, citation_text, explore_paper
+from agenthop.server.explore.tools import EXPLORE_TOOLS, citation_text, explore_paper, pages_of
 from agenthop.server.log.checkpoint import LogError
 from agenthop.server.log.jsontext import wire_safe
 from agenthop.server.papers import Corpus
@@ -436,7 +436,13 @@ def build_server(sandbox: Sandbox) -> Server:
             )
         _, mime, fmt = CITATION_TEMPLATES[kind]
         return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=citation_text(paper, fmt))]
+            contents=[
+                types.TextResourceContents(
+                    uri=uri,
+                    mime_type=mime,
+                    text=citation_text(paper, fmt, pages_of(sandbox.scope(None), paper.paper_id)),
+                )
+            ]
         )
 
     async def complete(ctx: ServerRequestContext, params: types.CompleteRequestParams) -> types.CompleteResult:

@@ -125,6 +125,9 @@ def write_release(
             "source_id_clash_examples": store.source_id_clashes[:_MAX_LISTED],
             "untitled": store.untitled,
             "references_dropped": store.dropped_references,
+            "works_merged": {k: v for k, v in store.works.items() if k != "refused_examples"},
+            "works_refused_examples": store.works.get("refused_examples", []),
+            "edges_from_text": store.edges_from_text,
             "references_dropped_examples": store.dropped_examples,
             "bad_files": len(bad or []),
             "bad_file_examples": (bad or [])[:_MAX_LISTED],
@@ -146,6 +149,14 @@ def write_release(
     if (unlisted := summary["references_dropped"] - len(summary["references_dropped_examples"])) > 0:
         echo(
             f"warning: dropped {unlisted} more references like these (references_dropped in the summary counts them all)"
+        )
+    merged = summary["works_merged"]
+    if merged:
+        echo(
+            f"records of one work merged: {merged['groups_merged']} works had {merged['records_merged']} records more, "
+            f"{merged['links_moved']} citation links moved to the record kept; {merged['pairs_refused']} pairs with "
+            f"matching titles kept apart ({merged['records_refused']} records) because their fields conflict; "
+            f"{summary['edges_from_text']} citations linked by an in-text citation's author and year"
         )
     if summary["elements_left_out"]:
         echo(

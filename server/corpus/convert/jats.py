@@ -248,7 +248,7 @@ def _block(el: ET.Element, outline: Outline, reading: Reading) -> None:
     if name in _SKIP:
         reading.skipped[name] += 1
     elif name in _FORMULAS:
-        outline.paragraph(formula_text(el))
+        outline.formula(formula_text(el))
     elif name and name not in _NOT_TEXT:
         read_paragraph(el, outline, reading)
 

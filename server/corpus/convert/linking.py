@@ -19,7 +19,12 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+from agenthop.server.corpus.convert import anthology, works
+from agenthop.server.corpus.convert.markers import AuthorYearIndex, marker_names
 from agenthop.server.corpus.convert.model import ID_KINDS, Paper, Reference
+from agenthop.server.corpus.convert.names import clean_authors
+from agenthop.server.corpus.convert.refparse import repair
+from agenthop.server.corpus.convert.rejoin import Vocabulary
 from agenthop.server.corpus.convert.text import display_title, normalise_title
 
 MAX_ID = 200
@@ -30,7 +35,7 @@ _SCHEMA = """
 CREATE TABLE papers (
     pid TEXT PRIMARY KEY, title TEXT NOT NULL, abstract TEXT, authors TEXT NOT NULL, year INTEGER,
     venue TEXT, ids TEXT NOT NULL, in_set INTEGER NOT NULL, has_text INTEGER NOT NULL DEFAULT 0, source TEXT, version INTEGER,
-    licence TEXT, richness INTEGER NOT NULL DEFAULT 0, named_by_file INTEGER NOT NULL DEFAULT 0
+    licence TEXT, richness INTEGER NOT NULL DEFAULT 0, named_by_file INTEGER NOT NULL DEFAULT 0, pages TEXT
 );
 CREATE TABLE pool (pid TEXT PRIMARY KEY, line TEXT NOT NULL);
 CREATE TABLE keys (key TEXT PRIMARY KEY, pid TEXT NOT NULL) WITHOUT ROWID;
@@ -38,6 +43,10 @@ CREATE TABLE titles (norm TEXT NOT NULL, year INTEGER, in_set INTEGER NOT NULL, 
 CREATE INDEX titles_norm ON titles(norm);
 CREATE TABLE refs (citing TEXT NOT NULL, pos INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (citing, pos)) WITHOUT ROWID;
 CREATE TABLE edges (citing TEXT NOT NULL, pos INTEGER NOT NULL, cited TEXT NOT NULL, context TEXT, PRIMARY KEY (citing, pos)) WITHOUT ROWID;
+CREATE TABLE raw_edges (citing TEXT NOT NULL, pos INTEGER NOT NULL, cited TEXT NOT NULL, context TEXT, PRIMARY KEY (citing, pos)) WITHOUT ROWID;
+CREATE INDEX raw_edges_cited ON raw_edges(cited);
+CREATE TABLE mentions (cited TEXT NOT NULL, title TEXT, year INTEGER, authors TEXT NOT NULL, venue TEXT, pages TEXT);
+CREATE TABLE markers (citing TEXT NOT NULL, marker TEXT NOT NULL, context TEXT);
 """
 
 
@@ -98,6 +107,19 @@ def _id_title(ids: dict[str, str]) -> str:
     return f"{_PREFIX[kind]}:{ids[kind]} (no title in the bibliography entry)" if kind else ""
 
 
+def _authoritative(paper: Paper) -> None:
+    """A paper of the set with an old-style ACL ID takes the Anthology's year and proceedings name (GROBID reads
+    them off the first page, wrongly at times); every paper's author names are cleaned of the converter's garbling."""
+    paper.authors = clean_authors(paper.authors)
+    acl = anthology.acl_id_of(paper.ids)
+    if acl is None:
+        return
+    official = anthology.metadata(acl)
+    paper.ids = {**paper.ids, "acl": acl}
+    paper.year = official["year"]
+    paper.venue = official["venue"] or paper.venue
+
+
 def _richness(paper: Paper) -> int:
     """How much a copy of a paper holds: characters of text, and 500 per bibliography entry."""
     return sum(len(s.text) for s in paper.sections) + 500 * len(paper.references)
@@ -130,6 +152,9 @@ class CitationStore:
         self.untitled = 0
         self.dropped_references = 0
         self.dropped_examples: list[str] = []  # "<citing> reference <n>: <why>", the first few
+        self.works: dict = {}  # what merging records of one work did (works.merge's counts)
+        self.edges_from_text = 0  # edges found by an in-text citation's author and year, not by a bibliography key
+        self.vocabulary = Vocabulary()  # the corpus's words, to rejoin words split at line ends
 
     def close(self) -> None:
         self.conn.execute("COMMIT")
@@ -220,6 +245,7 @@ class CitationStore:
 
     def add(self, paper: Paper) -> str | None:
         """Register a paper of the set; its ID, or None if a better copy is kept (see :meth:`_keep_new`)."""
+        _authoritative(paper)
         pid = paper_id(paper.ids, paper.source_id, paper.title, paper.year, content=_own_text(paper))
         keys = _keys(paper.ids, paper.source_id)
         taken = self._taken(pid, keys)
@@ -265,7 +291,7 @@ class CitationStore:
             self.untitled += 1
         self.conn.execute(
             "INSERT INTO papers(pid, title, abstract, authors, year, venue, ids, in_set, has_text, source, version, licence, "
-            "richness, named_by_file) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)",
+            "richness, named_by_file, pages) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)",
             (
                 pid,
                 paper.title,
@@ -280,6 +306,7 @@ class CitationStore:
                 paper.licence,
                 _richness(paper),
                 int(_named_by_file(paper)),
+                paper.pages,
             ),
         )
         self.conn.executemany("INSERT OR IGNORE INTO keys(key, pid) VALUES (?, ?)", [(k, pid) for k in keys])
@@ -304,12 +331,17 @@ class CitationStore:
                             "link": ref.link,
                             "context": ref.context,
                             "raw": ref.raw,
+                            "pages": ref.pages,
                         },
                         ensure_ascii=False,
                     ),
                 )
             )
         self.conn.executemany("INSERT INTO refs(citing, pos, data) VALUES (?, ?, ?)", rows)
+        self.conn.executemany(
+            "INSERT INTO markers(citing, marker, context) VALUES (?, ?, ?)",
+            [(pid, marker, context) for marker, context in paper.unlinked],
+        )
         return pid
 
     # -- pass 2: linking ------------------------------------------------------------
@@ -337,7 +369,8 @@ class CitationStore:
         """A metadata-only paper for a reference the set does not hold (titled by its printed text if it has no title)."""
         pid = paper_id(ref.ids, None, ref.title or ref.raw, ref.year, prefix="ref")
         inserted = self.conn.execute(
-            "INSERT OR IGNORE INTO papers(pid, title, abstract, authors, year, venue, ids, in_set) VALUES (?, ?, NULL, ?, ?, ?, ?, 0)",
+            "INSERT OR IGNORE INTO papers(pid, title, abstract, authors, year, venue, ids, in_set, pages) "
+            "VALUES (?, ?, NULL, ?, ?, ?, ?, 0, ?)",
             (
                 pid,
                 ref.title or display_title(ref.raw) or _id_title(ref.ids),
@@ -345,6 +378,7 @@ class CitationStore:
                 ref.year,
                 ref.venue,
                 json.dumps(ref.ids, sort_keys=True),
+                ref.pages,
             ),
         ).rowcount
         if inserted:
@@ -359,15 +393,76 @@ class CitationStore:
         return pid
 
     def link(self) -> Iterator[tuple[str, list[tuple[str, str | None]]]]:
-        """Resolve every reference; yield (citing, [(cited, context), ...]) per citing paper, in reference order."""
+        """Resolve every reference, merge the records of one work, then yield (citing, [(cited, context), ...]) per
+        citing paper, in reference-list order, with the works its in-text citations name after them."""
         citing_ids = [row[0] for row in self.conn.execute("SELECT pid FROM papers WHERE in_set = 1 ORDER BY rowid")]
+        no_title: dict[str, list[tuple[list[str], int | None]]] = {}
+        for citing in citing_ids:
+            no_title[citing] = self._resolve_all(citing)
+        works.apply(self.conn, {})  # each record named as most of its citing entries name it, before comparing
+        mapping, self.works = works.merge(self.conn)
+        works.apply(self.conn, mapping)
+        self.works["links_moved"] = sum(
+            n
+            for (n,) in self.conn.execute(
+                "SELECT count(*) FROM raw_edges WHERE cited IN (SELECT value FROM json_each(?)) GROUP BY cited",
+                (json.dumps(sorted(mapping)),),
+            )
+        )
+        index = AuthorYearIndex(self.conn)
         for citing in citing_ids:
             resolved: list[tuple[str, str | None]] = []
-            seen: set[str] = {citing}
-            rows = self.conn.execute("SELECT data FROM refs WHERE citing = ? ORDER BY pos", (citing,)).fetchall()
-            for pos, (data,) in enumerate(rows):
-                raw = json.loads(data)
-                ref = Reference(
+            where: dict[str, int] = {}
+            for cited, context in self.conn.execute(
+                "SELECT cited, context FROM raw_edges WHERE citing = ? ORDER BY pos", (citing,)
+            ).fetchall():
+                cited = mapping.get(cited, cited)
+                if cited == citing:
+                    continue
+                if cited in where:
+                    i = where[cited]
+                    if resolved[i][1] is None and context is not None:
+                        resolved[i] = (cited, context)
+                    continue
+                where[cited] = len(resolved)
+                resolved.append((cited, context))
+            wanted = [(names, year, None) for names, year in no_title[citing]]
+            for marker, context in self.conn.execute(
+                "SELECT marker, context FROM markers WHERE citing = ? ORDER BY rowid", (citing,)
+            ).fetchall():
+                wanted += [(names, year, context) for names, year in marker_names(marker)]
+            for names, year, context in wanted:
+                cited = index.find(names, year)
+                if cited is None or cited == citing:
+                    continue
+                if cited in where:
+                    i = where[cited]
+                    if resolved[i][1] is None and context is not None:
+                        resolved[i] = (cited, context)
+                    continue
+                where[cited] = len(resolved)
+                resolved.append((cited, context))
+                self.edges_from_text += 1
+            resolved = [(cited, self.vocabulary.rejoin(context)) for cited, context in resolved]
+            self.conn.executemany(
+                "INSERT INTO edges(citing, pos, cited, context) VALUES (?, ?, ?, ?)",
+                [(citing, pos, cited, context) for pos, (cited, context) in enumerate(resolved)],
+            )
+            yield citing, resolved
+
+    def _resolve_all(self, citing: str) -> list[tuple[list[str], int | None]]:
+        """Resolve the bibliography of one paper into raw_edges (each entry repaired first, see refparse), noting
+        what each entry says of the work it cites (mentions); return the (authors, year) of the entries with no title,
+        printed text or identifier, which only an in-text citation's author and year can link."""
+        (citing_year,) = self.conn.execute("SELECT year FROM papers WHERE pid = ?", (citing,)).fetchone()
+        rows = self.conn.execute("SELECT data FROM refs WHERE citing = ? ORDER BY pos", (citing,)).fetchall()
+        no_title = []
+        edges, mentions = [], []
+        seen: set[str] = {citing}
+        for pos, (data,) in enumerate(rows):
+            raw = json.loads(data)
+            ref = repair(
+                Reference(
                     key="",
                     title=raw["title"] or "",
                     year=raw["year"],
@@ -377,26 +472,34 @@ class CitationStore:
                     link=raw["link"],
                     context=raw["context"],
                     raw=raw.get("raw") or "",
-                )
-                cited = self._resolve(ref)
-                if cited is None:
-                    if not ref.title and not display_title(ref.raw) and not _id_title(ref.ids):
-                        self._dropped(
-                            citing,
-                            pos,
-                            f"no title, no printed text and no identifier of a paper in the set ({untitled(raw)})",
-                        )
-                        continue
-                    cited = self._outside(ref)
-                if cited in seen:
-                    continue
-                seen.add(cited)
-                resolved.append((cited, ref.context))
-            self.conn.executemany(
-                "INSERT INTO edges(citing, pos, cited, context) VALUES (?, ?, ?, ?)",
-                [(citing, pos, cited, context) for pos, (cited, context) in enumerate(resolved)],
+                    pages=raw.get("pages"),
+                ),
+                citing_year,
             )
-            yield citing, resolved
+            cited = self._resolve(ref)
+            if cited is None:
+                if not ref.title and not display_title(ref.raw) and not _id_title(ref.ids):
+                    self._dropped(
+                        citing,
+                        pos,
+                        f"no title, no printed text and no identifier of a paper in the set ({untitled(raw)})",
+                    )
+                    if ref.authors:
+                        no_title.append((ref.authors, ref.year))
+                    continue
+                cited = self._outside(ref)
+            mentions.append(
+                (cited, ref.title or None, ref.year, json.dumps(ref.authors, ensure_ascii=False), ref.venue, ref.pages)
+            )
+            if cited in seen:
+                continue
+            seen.add(cited)
+            edges.append((citing, len(edges), cited, ref.context))
+        self.conn.executemany("INSERT INTO raw_edges(citing, pos, cited, context) VALUES (?, ?, ?, ?)", edges)
+        self.conn.executemany(
+            "INSERT INTO mentions(cited, title, year, authors, venue, pages) VALUES (?, ?, ?, ?, ?, ?)", mentions
+        )
+        return no_title
 
     def _dropped(self, citing: str, pos: int, why: str) -> None:
         self.dropped_references += 1
@@ -406,24 +509,39 @@ class CitationStore:
     # -- reading back -------------------------------------------------------------
 
     def keep_text(self, pid: str, line: str) -> None:
-        """The text record of a paper just added, written out once every copy has been seen."""
+        """The text record of a paper just added, written out once every copy has been seen. Its words count in the
+        vocabulary that rejoins words split at line ends (rejoin.py)."""
         self.conn.execute("INSERT INTO pool(pid, line) VALUES (?, ?)", (pid, line))
+        for section in json.loads(line)["sections"]:
+            self.vocabulary.add(section["text"])
 
     def pool_lines(self) -> Iterator[str]:
-        """The text records of the papers kept, in input order."""
+        """The text records of the papers kept, in input order, with words split at line ends rejoined."""
         for (line,) in self.conn.execute("SELECT line FROM pool ORDER BY rowid"):
-            yield line
+            record = json.loads(line)
+            for section in record["sections"]:
+                section["header"] = self.vocabulary.rejoin(section["header"])
+                section["text"] = self.vocabulary.rejoin(section["text"])
+            yield json.dumps(record, ensure_ascii=False) + "\n"
+
+    def _rejoined(self, row: tuple | None) -> tuple | None:
+        if row is None:
+            return None
+        return (row[0], row[1], self.vocabulary.rejoin(row[2]), *row[3:])
 
     def papers(self) -> Iterator[tuple]:
-        yield from self.conn.execute(
-            "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence FROM papers ORDER BY rowid"
-        )
+        for row in self.conn.execute(
+            "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence, pages FROM papers ORDER BY rowid"
+        ):
+            yield self._rejoined(row)
 
     def paper(self, pid: str) -> tuple | None:
-        return self.conn.execute(
-            "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence FROM papers WHERE pid = ?",
-            (pid,),
-        ).fetchone()
+        return self._rejoined(
+            self.conn.execute(
+                "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence, pages FROM papers WHERE pid = ?",
+                (pid,),
+            ).fetchone()
+        )
 
     def licences(self) -> Iterator[tuple[str, str | None]]:
         """(paper ID, licence as stated or None) of every paper of the set with text, in input order."""

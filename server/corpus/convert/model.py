@@ -32,6 +32,7 @@ class Reference:
     link: str | None = None
     context: str | None = None
     raw: str = ""
+    pages: str | None = None  # "12–22", as printed
 
 
 @dataclass
@@ -42,6 +43,7 @@ class Paper:
     authors: list[str] = field(default_factory=list)
     year: int | None = None
     venue: str | None = None
+    pages: str | None = None  # "12–22": the pages of the proceedings or journal, as the file gives them
     ids: dict[str, str] = field(default_factory=dict)
     source_id: str | None = None  # the source's own key (S2ORC paper_id), used only when no other ID exists
     sections: list[Section] = field(default_factory=list)
@@ -49,6 +51,8 @@ class Paper:
     version: int | None = None  # the source's version number (eLife's -v3), to keep the latest of two copies
     licence: str | None = None  # the licence the file states (a URL or its words), as found; see licences.py
     skipped: dict[str, int] = field(default_factory=dict)  # body elements left out (figures, tables), by element name
+    # In-text citations that point at no bibliography entry ("Vaswani et al., 2017" without a target): (marker, sentence)
+    unlinked: list[tuple[str, str]] = field(default_factory=list)
     source_id_from_name: bool = False  # source_id is the file's name (doc2json), not an ID the source assigned
 
 

@@ -8,13 +8,14 @@ and is rolled in too; in a paper with no numbering at all every head is a sectio
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from agenthop.server.corpus.convert.model import ConvertError, Paper, Reference
 from agenthop.server.corpus.convert.outline import Outline, depth_of, numbered_header
 from agenthop.server.corpus.convert.text import arxiv_of, clean, doi_of, pmcid_of, year_of
-from agenthop.server.corpus.convert.xmltree import Reading, local, parse, read_paragraph, text_of
+from agenthop.server.corpus.convert.xmltree import UNLINKED, Reading, local, parse, read_paragraph, text_of
 from agenthop.server.corpus.licences import names_a_licence
 
 NS = "http://www.tei-c.org/ns/1.0"
@@ -69,6 +70,22 @@ def _year(bibl: ET.Element) -> int | None:
     return None
 
 
+def _pages(bibl: ET.Element) -> str | None:
+    """'12–22' from ``<biblScope unit="page" from="12" to="22"/>`` (or its text), as the proceedings print it."""
+    for scope in bibl.iter(f"{T}biblScope"):
+        if scope.get("unit") != "page":
+            continue
+        first, last = clean(scope.get("from")), clean(scope.get("to"))
+        if first and last and first.isdigit() and last.isdigit() and int(first) <= int(last):
+            return f"{first}–{last}"
+        if first.isdigit() and not last:
+            return first
+        text = text_of(scope)
+        if text and re.fullmatch(r"\d+\s*[-–—]+\s*\d+|\d+", text):
+            return re.sub(r"\s*[-–—]+\s*", "–", text)
+    return None
+
+
 def _venue(bibl: ET.Element) -> str | None:
     for title in bibl.findall(f"{T}monogr/{T}title"):
         if title.get("level") in ("j", "m", "s") and title.get("type") != "abbrev" and text_of(title):
@@ -112,13 +129,16 @@ def _reference(bibl: ET.Element, index: int) -> Reference:
         venue=venue,
         ids=_ids(bibl),
         raw="" if title else _raw(bibl),  # shown in place of the title GROBID could not find
+        pages=_pages(bibl),
     )
 
 
 def _citation_keys(el: ET.Element) -> list[str] | None:
     if local(el.tag) != "ref" or el.get("type") != "bibr":
         return None
-    return [t.lstrip("#") for t in (el.get("target") or "").split() if t.strip("#")]
+    keys = [t.lstrip("#") for t in (el.get("target") or "").split() if t.strip("#")]
+    # A marker GROBID could not tie to an entry keeps its text, for linking by author and year.
+    return keys or [UNLINKED + clean("".join(el.itertext()))]
 
 
 def parse_tei(path: Path) -> Paper:
@@ -145,6 +165,7 @@ def parse_tei(path: Path) -> Paper:
         paper.ids = _ids(source_bibl)
         paper.year = _year(source_bibl)
         paper.venue = _venue(source_bibl)
+        paper.pages = _pages(source_bibl)
     if paper.year is None:
         date = header.find(f"{T}fileDesc/{T}publicationStmt/{T}date")
         paper.year = year_of(date.get("when")) if date is not None else None
@@ -176,6 +197,7 @@ def parse_tei(path: Path) -> Paper:
             _read_back(back, outline, reading)
     paper.sections = outline.finish()
     paper.skipped = dict(reading.skipped)
+    paper.unlinked = reading.unlinked
     paper.licence = _licence(header)
     return paper
 
@@ -198,7 +220,7 @@ def _paragraphs(div: ET.Element, outline: Outline, reading: Reading) -> None:
     for el in div:
         name = local(el.tag)
         if name in _FORMULAS:
-            outline.paragraph(formula_text(el))
+            outline.formula(formula_text(el))
         elif name in _SKIP:
             reading.skipped[name] += 1
         elif name and name not in _NOT_TEXT:

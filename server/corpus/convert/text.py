@@ -62,19 +62,20 @@ def doi_of(value: str | None) -> str | None:
     return text.lower()
 
 
+_ARXIV_NEW = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d.])")
+_ARXIV_OLD = re.compile(r"\b([a-z][a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\b")
+
+
 def arxiv_of(value: str | None) -> str | None:
-    """'arXiv:1912.10667v1[cs.CV]' -> '1912.10667' (versions dropped, old-style IDs kept)."""
+    """'arXiv:1912.10667v1[cs.CV]' -> '1912.10667' (versions dropped, old-style IDs kept).
+
+    The ID is found inside what a bibliography parser glued to it ('arXivpreprintarXiv:1701.03980' is 1701.03980),
+    so that printed words never become part of an ID; a value holding no arXiv ID is None."""
     if not value:
         return None
     text = value.strip()
-    if text.lower().startswith("arxiv:"):
-        text = text[6:]
-    text = text.split("[")[0].strip()
-    if "v" in text:
-        head, _, tail = text.rpartition("v")
-        if head and tail.isdigit():
-            text = head
-    return text or None
+    found = _ARXIV_NEW.search(text) or _ARXIV_OLD.search(text)
+    return found.group(1) if found else None
 
 
 def pmcid_of(value: str | None) -> str | None:

@@ -43,7 +43,7 @@ def pool_record(pid: str, paper: Paper) -> str:
 
 
 def _paper_record(row: tuple) -> dict:
-    pid, title, abstract, authors, year, venue, ids, has_text, stated = row
+    pid, title, abstract, authors, year, venue, ids, has_text, stated, pages = row
     record = {
         "paper_id": pid,
         "title": title,
@@ -54,6 +54,8 @@ def _paper_record(row: tuple) -> dict:
         "text_id": pid if has_text else None,
         "ids": json.loads(ids),
     }
+    if pages:
+        record["pages"] = pages
     licence = read_licence(stated)
     if licence is not None:
         record["licence"] = licence.name

@@ -13,6 +13,8 @@ from agenthop.server.corpus.convert.model import ConvertError, Reference
 from agenthop.server.corpus.convert.outline import Outline
 from agenthop.server.corpus.convert.text import Paragraph, clean
 
+UNLINKED = "\0unlinked:"  # key prefix of an in-text citation without a bibliography target: its marker text follows
+
 
 def open_bytes(path: Path):
     """The file's bytes, gunzipped when its name ends in .gz (any case)."""
@@ -96,6 +98,7 @@ class Reading:
             formula,
         )
         self.skipped: Counter[str] = Counter()
+        self.unlinked: list[tuple[str, str]] = []  # (marker text, sentence) of citations with no bibliography key
 
 
 def fill(paragraph: Paragraph, el: ET.Element, reading: Reading) -> None:
@@ -125,6 +128,9 @@ def read_paragraph(el: ET.Element, outline: Outline, reading: Reading) -> None:
     text, contexts = paragraph.finish()
     outline.paragraph(text)
     for key, sentence in contexts:
+        if key.startswith(UNLINKED):
+            reading.unlinked.append((key[len(UNLINKED) :], sentence))
+            continue
         ref = reading.refs.get(key)
         if ref is not None and ref.context is None:
             ref.context = sentence
