@@ -28,7 +28,7 @@ from agenthop.construct import artifacts  # noqa: E402
 from agenthop.construct.corpus_view import CorpusView  # noqa: E402
 
 BEFORE = "ca3a8ce"  # main when issue 32 was filed: the twin-distractor generator
-PACKAGES = ("server", "runner", "scorer", "construct", "inspect_task")  # agenthop.X lives in X/
+PACKAGES = ("server", "corpus", "llm", "runner", "scorer", "construct", "inspect_task")  # agenthop.X lives in X/
 
 
 def build_at(rev: str, corpus: Path, out: Path, options: list[str], scratch: Path) -> None:

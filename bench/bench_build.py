@@ -131,7 +131,7 @@ def dir_bytes(path: Path) -> int:
 
 
 def _step_convert(shard: Path, release: Path, corpus: Path) -> dict:
-    from agenthop.server.corpus.convert.build import write_release
+    from agenthop.corpus.convert.build import write_release
 
     shutil.rmtree(release, ignore_errors=True)
     started = time.perf_counter()
@@ -145,7 +145,7 @@ def _step_convert(shard: Path, release: Path, corpus: Path) -> dict:
 
 
 def _step_import(shard: Path, release: Path, corpus: Path) -> dict:
-    from agenthop.server.corpus.importer import import_release
+    from agenthop.corpus.importer import import_release
 
     corpus.unlink(missing_ok=True)
     started = time.perf_counter()

@@ -49,7 +49,7 @@ def _input_mb(release: Path) -> float:
 
 
 def _step_generate(args: argparse.Namespace) -> dict:
-    from agenthop.server.corpus.synth import write_release
+    from agenthop.corpus.synth import write_release
 
     started = time.perf_counter()
     stats = write_release(Path(args.release), papers=args.papers, items=args.items, seed=args.seed)
@@ -61,7 +61,7 @@ def _step_generate(args: argparse.Namespace) -> dict:
 
 
 def _step_import(args: argparse.Namespace) -> dict:
-    from agenthop.server.corpus.importer import import_release
+    from agenthop.corpus.importer import import_release
 
     Path(args.corpus).unlink(
         missing_ok=True

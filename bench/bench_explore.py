@@ -33,7 +33,7 @@ SOURCES = ROOT / "explore" / "sources"
 
 
 def _step_convert(release: Path, corpus: Path) -> dict:
-    from agenthop.server.corpus.convert.build import write_release
+    from agenthop.corpus.convert.build import write_release
 
     shutil.rmtree(release, ignore_errors=True)
     started = time.perf_counter()
@@ -47,7 +47,7 @@ def _step_convert(release: Path, corpus: Path) -> dict:
 
 
 def _step_import(release: Path, corpus: Path) -> dict:
-    from agenthop.server.corpus.importer import import_release
+    from agenthop.corpus.importer import import_release
 
     corpus.unlink(missing_ok=True)
     started = time.perf_counter()

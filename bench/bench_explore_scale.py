@@ -133,7 +133,7 @@ def generate(release: Path, text: int, stubs: int, cites: int, seed: int, stub_a
 
 
 def _step_import(release: Path, corpus: Path) -> dict:
-    from agenthop.server.corpus.importer import import_release
+    from agenthop.corpus.importer import import_release
 
     corpus.unlink(missing_ok=True)
     started = time.perf_counter()

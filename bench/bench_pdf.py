@@ -41,8 +41,8 @@ from pathlib import Path
 mode, path = sys.argv[1], Path(sys.argv[2])
 from pdfminer.high_level import extract_pages
 from pdfminer.layout import LAParams
-from agenthop.server.corpus.convert.pdf_fallback import extract
-from agenthop.server.corpus.convert.pdf_tei import write_tei
+from agenthop.corpus.convert.pdf_fallback import extract
+from agenthop.corpus.convert.pdf_tei import write_tei
 start, cpu = time.perf_counter(), time.process_time()
 if mode == "layout":  # each page is laid out as it is yielded
     for _ in extract_pages(path, laparams=LAParams(all_texts=True)):
@@ -132,7 +132,7 @@ def bench_grobid(n_pdfs: int, latency: float, capacity: int, concurrencies: list
     sys.path.insert(0, str(ROOT / "tests"))
     from grobid_standin import digest
 
-    from agenthop.server.corpus.convert.grobid import GrobidOptions, convert_pdfs
+    from agenthop.corpus.convert.grobid import GrobidOptions, convert_pdfs
 
     work = Path(tempfile.mkdtemp(prefix="bench-pdf-"))
     try:

@@ -42,7 +42,7 @@ import tarfile
 import time
 from pathlib import Path
 
-from agenthop.server.corpus.schema import INDEXES, create_index, create_schema
+from agenthop.server.corpus_schema import INDEXES, create_index, create_schema
 from agenthop.server.log.checkpoint import CheckpointLog
 
 TOOLS_COST = {

@@ -59,7 +59,7 @@ def rss_kb(pid_: int) -> int:
 def fixture_corpus(tmp: Path) -> Path:
     from release_fixture import make_release
 
-    from agenthop.server.corpus.importer import import_release
+    from agenthop.corpus.importer import import_release
 
     out = tmp / "corpus.sqlite"
     import_release(make_release(tmp), out, echo=lambda _: None)

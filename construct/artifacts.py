@@ -37,8 +37,8 @@ from agenthop.construct import offline_filter
 from agenthop.construct.retrieval import retrieval
 from agenthop.construct.stagefiles import digest
 from agenthop.construct.textspans import result_numbers
-from agenthop.runner.textmatch import STOPWORDS, content_words, tokens
 from agenthop.scorer.stats import wilson
+from agenthop.textmatch import STOPWORDS, content_words, tokens
 
 Picks = tuple[int, ...]
 CHANCE_MARGIN = 0.10  # SPEC 8: chance is 25%; a release where a solver exceeds 35% is not a benchmark

@@ -198,7 +198,7 @@ def settings_options(fn):
         click.option(
             "--workers", type=click.IntRange(min=1), default=8, show_default=True, help="Model calls in flight at once."
         ),
-        # Sampling of every model call, as the runner's options (runner/wire.py); none given: temperature 0, nothing else.
+        # Sampling of every model call, as the runner's options (llm/wire.py); none given: temperature 0, nothing else.
         click.option(
             "--temperature", type=click.FloatRange(min=0), default=None, help="Model calls: sampling temperature [0]."
         ),
@@ -221,7 +221,7 @@ def settings_options(fn):
             "--prices",
             type=click.Path(dir_okay=False, path_type=Path),
             default=None,
-            help="Price table JSON overriding runner/prices.json.",
+            help="Price table JSON overriding llm/prices.json.",
         ),
         click.option(
             "--batch",
@@ -294,7 +294,7 @@ def _settings(kw: dict) -> Settings:
 
 def _sampling(kw: dict):
     """The model calls' sampling options; None when none is given (the pipeline's own temperature 0)."""
-    from agenthop.runner.wire import Sampling
+    from agenthop.llm.wire import Sampling
 
     given = {k: kw[k] for k in ("temperature", "top_p", "top_k") if kw[k] is not None}
     if not given and kw["max_completion_tokens"] is None:
@@ -309,8 +309,8 @@ def _run(until: str, kw: dict) -> None:
     from agenthop.construct.estimate import estimate, render
     from agenthop.construct.pipeline import ConstructError, run_pipeline
     from agenthop.construct.recorded import ReplayError
-    from agenthop.runner.pricing import PriceTable
-    from agenthop.server.corpus.schema import CorpusError
+    from agenthop.llm.pricing import PriceTable
+    from agenthop.server.corpus_schema import CorpusError
 
     try:
         s = _settings(kw)

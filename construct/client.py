@@ -4,7 +4,7 @@ OpenAI-compatible chat completions at any base URL. Each call is looked up in a
 durable cache by the hash of its request (model name, messages, settings) before
 it is sent, and stored there (committed) as soon as it returns, so a re-run after
 a kill replays what was answered and pays for nothing twice. Transient API
-errors are retried with backoff by the runner's policy (``agenthop.runner.retry``);
+errors are retried with backoff by the runner's policy (``agenthop.llm.retry``);
 tokens and dollars are counted per stage and model from the runner's price table.
 """
 
@@ -31,9 +31,9 @@ from agenthop.construct.batchfiles import (
 )
 from agenthop.construct.recorded import RecordedResponses
 from agenthop.construct.stagefiles import canonical, digest
-from agenthop.runner.pricing import PriceTable
-from agenthop.runner.retry import CallStats, HardModelError, RetryPolicy, call_with_retry
-from agenthop.runner.wire import Sampling
+from agenthop.llm.pricing import PriceTable
+from agenthop.llm.retry import CallStats, HardModelError, RetryPolicy, call_with_retry
+from agenthop.llm.wire import Sampling
 
 if TYPE_CHECKING:
     import openai
@@ -154,7 +154,7 @@ class ModelClient:
     workers: int = 8
     api_key_env: str = "OPENAI_API_KEY"
     temperature: float = 0.0
-    sampling: Sampling | None = None  # the run's sampling options, over the temperature above (runner/wire.py)
+    sampling: Sampling | None = None  # the run's sampling options, over the temperature above (llm/wire.py)
     # How a request with no cached answer is answered: "direct" sends it to its endpoint; "batch" keeps it for the
     # stage's batch file (construct/batchfiles.py); "replay" answers from the recorded responses only, never a network.
     mode: str = "direct"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from agenthop.server.corpus.schema import open_corpus
+from agenthop.server.corpus_schema import open_corpus
 
 
 @dataclass(frozen=True)

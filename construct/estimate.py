@@ -15,7 +15,7 @@ from agenthop.construct.chains import enumerate_chains, hops, prefilter
 from agenthop.construct.client import ModelSpec
 from agenthop.construct.prompts import answer_messages, choice_messages, judge_messages, qa_messages
 from agenthop.construct.seeds import select_seeds
-from agenthop.runner.pricing import PriceTable
+from agenthop.llm.pricing import PriceTable
 
 REPLY_TOKENS = {"chains": 40, "qa": 400, "distractors": 60, "ensemble": 10}
 SAMPLE = 20

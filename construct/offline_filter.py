@@ -14,7 +14,7 @@ from functools import lru_cache
 from agenthop.construct.corpus_view import CorpusView
 from agenthop.construct.stagefiles import digest
 from agenthop.construct.textspans import numeric_span, sentences
-from agenthop.runner.textmatch import content_words, normalise, tokens
+from agenthop.textmatch import content_words, normalise, tokens
 
 
 @lru_cache(maxsize=4096)

@@ -40,7 +40,7 @@ from typing import Any
 from agenthop.construct.slots import Slot, as_written, slots_in, unit_of
 from agenthop.construct.stagefiles import digest
 from agenthop.construct.textspans import names_target, sentences
-from agenthop.runner.textmatch import content_words
+from agenthop.textmatch import content_words
 
 KINDS = ("seed_only", "wrong_paper", "no_context")
 MT_SEPARATOR = "; "  # the runner's baseline and the filters read multi-target options as "part; part"

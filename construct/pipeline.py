@@ -35,10 +35,10 @@ from agenthop.construct.seeds import select_seeds
 from agenthop.construct.settings import Settings, stage_settings
 from agenthop.construct.stagefiles import StageFiles, canonical, digest, file_digest, jsonl, write_atomic
 from agenthop.construct.verdicts import VerdictStore, apply_verdicts
-from agenthop.runner.pricing import PriceTable
-from agenthop.runner.retry import RetryPolicy
-from agenthop.runner.wire import Sampling
-from agenthop.server.corpus.schema import read_meta
+from agenthop.llm.pricing import PriceTable
+from agenthop.llm.retry import RetryPolicy
+from agenthop.llm.wire import Sampling
+from agenthop.server.corpus_schema import read_meta
 
 STAGES = ("seeds", "chains", "qa", "distractors", "artifacts", "ensemble", "sanity", "audit", "postfilter")
 STAGE_VERSION = 2  # bump when a stage's rules change, so old outputs are not reused

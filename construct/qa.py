@@ -22,9 +22,9 @@ from agenthop.construct.textspans import (
     supported_by,
     verbatim_in,
 )
-from agenthop.runner.textmatch import content_words
-from agenthop.server.corpus.release import COGNITIVE_SKILLS, REASONING_TYPES
+from agenthop.corpus.release import COGNITIVE_SKILLS, REASONING_TYPES
 from agenthop.server.sections import label_headers
+from agenthop.textmatch import content_words
 
 MT_SKILLS = ("contrast", "synthesize", "reason")  # what answering from two papers' findings together takes
 

@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 from agenthop.construct.stagefiles import canonical, digest
-from agenthop.server.corpus.release import (
+from agenthop.corpus.release import (
     CITATIONS_FILE,
     CORPUS_PAPERS_FILE,
     GRAPHS_FILE,

@@ -13,8 +13,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from agenthop.construct.textspans import result_numbers, sentences
-from agenthop.runner.textmatch import STOPWORDS, content_words, tokens
-from agenthop.server.corpus.release import MAX_REFS
+from agenthop.corpus.release import MAX_REFS
+from agenthop.textmatch import STOPWORDS, content_words, tokens
 
 SUPPORT = 0.6  # share of an option's content words a sentence must hold to contain it (as for evidence)
 

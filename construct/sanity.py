@@ -1,13 +1,13 @@
 """Stage 6, the structural sanity check: the six codes of the published pipeline, the first that applies retires the item.
 
 The neighbourhood is the one the release will hold: the seed, its first 30
-references and theirs (``agenthop.server.corpus.release.MAX_REFS``), so a chain
+references and theirs (``agenthop.corpus.release.MAX_REFS``), so a chain
 through a later reference fails here rather than in the importer.
 """
 
 from __future__ import annotations
 
-from agenthop.server.corpus.release import MAX_REFS
+from agenthop.corpus.release import MAX_REFS
 
 CODES = (
     "SEED_NO_REFS",

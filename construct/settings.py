@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from agenthop.construct.client import OFFLINE, offline_name
-from agenthop.runner.wire import Sampling
+from agenthop.llm.wire import Sampling
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import re
 
 import sentencex
 
-from agenthop.runner.textmatch import STOPWORDS, content_words, normalise, tokens
+from agenthop.textmatch import STOPWORDS, content_words, normalise, tokens
 
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(%?)(?![\w])")
 # "[12]", "(2014)", "(Gu et al., 2016)", "(e.g., Birch et al., 2016)", and "( Gu et al., 2016; Lee, 2017)" with the space PDF converters leave after "(".

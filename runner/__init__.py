@@ -16,9 +16,9 @@ from agenthop._exports import lazy_exports
 
 # The names as the checker sees them (``X as X``: re-exported); at run time __getattr__ imports each on first use.
 if TYPE_CHECKING:
+    from agenthop.llm.retry import RetryPolicy as RetryPolicy
     from agenthop.runner.api import RunResult as RunResult
     from agenthop.runner.api import run_items as run_items
-    from agenthop.runner.retry import RetryPolicy as RetryPolicy
     from agenthop.runner.run import NoItemsLeft as NoItemsLeft
     from agenthop.runner.run import ResumeConflict as ResumeConflict
     from agenthop.runner.run import RunError as RunError
@@ -35,7 +35,7 @@ _WHERE = {
     "RunResult": "agenthop.runner.api",
     "RunSummary": "agenthop.runner.summary",
     "Caps": "agenthop.server.caps",
-    "RetryPolicy": "agenthop.runner.retry",
+    "RetryPolicy": "agenthop.llm.retry",
     "Shard": "agenthop.runner.sharding",
     "RunError": "agenthop.runner.run",
     "ResumeConflict": "agenthop.runner.run",

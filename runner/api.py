@@ -19,11 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agenthop.llm.pricing import PriceTable
+from agenthop.llm.retry import RetryPolicy
+from agenthop.llm.wire import Sampling
 from agenthop.runner.config import AGENTS, RunSettings, missing_api_key
 from agenthop.runner.items import fill_from_corpus, filter_items, load_gold, read_items
-from agenthop.runner.pricing import PriceTable
 from agenthop.runner.records import RUNNER_FILE, RecordWriter, load_state
-from agenthop.runner.retry import RetryPolicy
 from agenthop.runner.run import (
     SERVER_LOG,
     NoItemsLeft,
@@ -37,7 +38,6 @@ from agenthop.runner.run import (
 from agenthop.runner.session import ALL_TOOLS, ServerAPI
 from agenthop.runner.sharding import Shard, parse_shard, shard_manifest
 from agenthop.runner.summary import RunSummary, summarise
-from agenthop.runner.wire import Sampling
 from agenthop.server.caps import Caps
 from agenthop.server.item_files import ItemRef
 from agenthop.server.log import RunStart
@@ -174,7 +174,7 @@ def run_items(
     once, spread over ``processes`` worker processes. ``shard`` ("K/N" or a Shard) runs only that share of
     the items (see ``agenthop.runner.sharding``). ``caps`` default to 30 points, 20 turns, 200,000 tokens;
     a cap of None is unlimited. ``sampling``: the per-call generation settings of the raw and sdk agents
-    (``agenthop.runner.wire.Sampling``; by default nothing but a 16,384-token cap per call is sent).
+    (``agenthop.llm.wire.Sampling``; by default nothing but a 16,384-token cap per call is sent).
     Other arguments as the CLI flags of the same names (docs/runner.md).
     """
     plan = plan_run(
@@ -329,7 +329,7 @@ async def _corpus_identity(plan: RunPlan) -> dict | None:
             return (await probe.health()).get("corpus")
         finally:
             await probe.aclose()
-    from agenthop.server.corpus.schema import open_corpus, read_meta
+    from agenthop.server.corpus_schema import open_corpus, read_meta
 
     assert plan.corpus is not None  # a plan that names no server names a corpus
     conn = open_corpus(plan.corpus)

@@ -28,7 +28,8 @@ from __future__ import annotations
 from agenthop.runner.config import RunSettings
 from agenthop.runner.episode import Episode
 from agenthop.runner.session import McpSession, ToolResult
-from agenthop.runner.textmatch import (
+from agenthop.server.tools import TOOLS, section_body
+from agenthop.textmatch import (
     LETTERS,
     contains_phrase,
     content_words,
@@ -39,7 +40,6 @@ from agenthop.runner.textmatch import (
     reasoning_cue,
     tokens,
 )
-from agenthop.server.tools import TOOLS, section_body
 
 
 class Baseline:

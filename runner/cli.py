@@ -11,12 +11,13 @@ from pathlib import Path
 
 import click
 
+from agenthop.llm.retry import RetryPolicy
+from agenthop.llm.wire import DEFAULT_MAX_TOKENS, Sampling
+
 # Only what the options need is imported here, so that --help and usage errors answer at once; main() imports the rest.
 from agenthop.runner.config import AGENTS
 from agenthop.runner.engine_shard import EngineShard, EngineShardError, shard_from_environment
-from agenthop.runner.retry import RetryPolicy
 from agenthop.runner.sharding import ShardError, parse_shard
-from agenthop.runner.wire import DEFAULT_MAX_TOKENS, Sampling
 from agenthop.server.caps import Caps
 from agenthop.server.tools import TOOLS
 
@@ -187,7 +188,7 @@ def _shard(ctx, param, value: str | None):
     "--prices",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Price table JSON overriding runner/prices.json.",
+    help="Price table JSON overriding llm/prices.json.",
 )
 @click.option("--run-label", default=None, help="Run label sent with every session [the run directory name].")
 @click.option(
@@ -284,7 +285,7 @@ def main(
     from agenthop.runner.records import RUNNER_FILE
     from agenthop.runner.run import NoItemsLeft, ResumeConflict, RunError
     from agenthop.runner.session import ServerError
-    from agenthop.server.corpus.schema import CorpusError
+    from agenthop.server.corpus_schema import CorpusError
 
     if agent in ("raw", "sdk") and not model:
         raise click.UsageError("--model is required for the raw and sdk agents")

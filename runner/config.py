@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from agenthop.runner.retry import RetryPolicy
-from agenthop.runner.wire import Sampling
+from agenthop.llm.retry import RetryPolicy
+from agenthop.llm.wire import Sampling
 from agenthop.server.caps import Caps
 
 AGENTS = ("raw", "sdk", "baseline")
@@ -42,7 +42,7 @@ class RunSettings:
     read_first: bool = False
     text_tools: bool = False  # raw agent: tool calls written in the model's text (runner/text_tools.py)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    sampling: Sampling = field(default_factory=Sampling)  # per-call generation settings (runner/wire.py)
+    sampling: Sampling = field(default_factory=Sampling)  # per-call generation settings (llm/wire.py)
     item_attempts: int = 3  # first try + two item-level retries
     workers: int = 1
     trace: bool = False

@@ -11,7 +11,7 @@ __all__ = ["ItemRef", "ItemsError", "read_items", "fill_from_corpus", "filter_it
 
 def fill_from_corpus(refs: list[ItemRef], corpus_path: str | Path) -> list[str]:
     """Fill question_type/depth from the corpus; return the IDs the corpus does not know."""
-    from agenthop.server.corpus.schema import open_corpus
+    from agenthop.server.corpus_schema import open_corpus
 
     conn = open_corpus(corpus_path)
     try:
@@ -57,7 +57,7 @@ def filter_items(refs: list[ItemRef], question_type: str | None, depth: int | No
 
 def load_gold(corpus_path: str | Path) -> dict[str, int]:
     """item -> correct option index, for the progress display only (never sent anywhere)."""
-    from agenthop.server.corpus.schema import open_corpus
+    from agenthop.server.corpus_schema import open_corpus
 
     conn = open_corpus(corpus_path, allow_gold=True)
     try:

@@ -23,9 +23,9 @@ from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletion, ChatCompletionMessageFunctionToolCall, ChatCompletionMessageToolCallUnion
 from openai.types.chat.chat_completion_message_function_tool_call import Function
 
+from agenthop.llm.retry import CallStats, HardModelError, call_with_retry
 from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, NUDGE, RunSettings
 from agenthop.runner.episode import Episode
-from agenthop.runner.retry import CallStats, HardModelError, call_with_retry
 from agenthop.runner.session import McpSession
 from agenthop.runner.text_tools import malformed_text_message, parse_tool_calls, results_message, tools_block
 from agenthop.server.task import FIRST_USER_MESSAGE
@@ -240,7 +240,7 @@ async def run_raw(
         messages.append(
             {
                 "role": "assistant",
-                "content": text,  # "" rather than null beside tool_calls: every server accepts it (runner/wire.py)
+                "content": text,  # "" rather than null beside tool_calls: every server accepts it (llm/wire.py)
                 "tool_calls": [
                     {
                         "id": c["id"],

@@ -15,8 +15,8 @@ tool output of the agent's call. Decisions (documented in docs/runner.md):
 
 from __future__ import annotations
 
-from agenthop.runner.textmatch import header_score, reasoning_cue
 from agenthop.server.tools import TOOLS
+from agenthop.textmatch import header_score, reasoning_cue
 
 INSPECTIONS = frozenset({"list_sections", "read_section", "get_paper_info"})
 LISTINGS = frozenset({"search_papers", "get_references"})

@@ -15,17 +15,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
+from agenthop.llm.pricing import PriceTable
+from agenthop.llm.retry import HardModelError, describe
 from agenthop.runner.config import RunSettings
 from agenthop.runner.episode import Episode
-from agenthop.runner.pricing import PriceTable
 from agenthop.runner.progress import ProgressView
 from agenthop.runner.readfirst import ReadFirstGate
 from agenthop.runner.records import RUNNER_FILE, RecordWriter
-from agenthop.runner.retry import HardModelError, describe
 from agenthop.runner.session import ALL_TOOLS, Discovered, McpConnector, McpSession, ServerAPI, ServerError, prompt_text
 from agenthop.runner.summary import is_correct
-from agenthop.runner.textmatch import TaskParseError, parse_task
 from agenthop.server.log import AttemptError, AttemptStart, ItemEnd
+from agenthop.textmatch import TaskParseError, parse_task
 
 if TYPE_CHECKING:  # the model client is imported only by the agents that use one
     from openai import AsyncOpenAI

@@ -36,10 +36,11 @@ from mcp.types import CallToolResult, TextContent
 from openai import AsyncOpenAI, NotGiven, Omit
 from openai.types.chat import ChatCompletion
 
+from agenthop.llm.retry import CallStats, HardModelError, call_with_retry
+from agenthop.llm.wire import portable_messages
 from agenthop.runner.config import CLOSED_BOOK_USER_MESSAGE, NUDGE, RunSettings
 from agenthop.runner.episode import Episode, SessionOver, TokenLimitReached
 from agenthop.runner.raw_agent import parse_arguments, parse_letter
-from agenthop.runner.retry import CallStats, HardModelError, call_with_retry
 from agenthop.runner.session import (
     Discovered,
     SessionInfo,
@@ -48,7 +49,6 @@ from agenthop.runner.session import (
     prompt_text,
     to_tool_result,
 )
-from agenthop.runner.wire import portable_messages
 from agenthop.server.task import FIRST_USER_MESSAGE
 
 

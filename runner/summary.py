@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agenthop.runner.pricing import PriceTable
+from agenthop.llm.pricing import PriceTable
 from agenthop.runner.records import load_state
 
 

@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agenthop.server.corpus.schema import open_corpus, read_meta
+from agenthop.server.corpus_schema import open_corpus, read_meta
 
 LETTERS = "ABCD"
 CELLS = ("ST-d1", "ST-d2", "MT-d1", "MT-d2")

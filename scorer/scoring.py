@@ -35,7 +35,7 @@ from agenthop.scorer.shards import group_specs as group_shards
 from agenthop.scorer.stats import preload
 from agenthop.scorer.summary import score_run
 from agenthop.scorer.view import VIEW_DIR, VIEW_FILE, write_view
-from agenthop.server.corpus.schema import CorpusError, open_corpus, read_meta
+from agenthop.server.corpus_schema import CorpusError, open_corpus, read_meta
 from agenthop.server.item_files import ItemsError, read_items
 from agenthop.server.log import LogError
 

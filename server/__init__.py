@@ -10,7 +10,8 @@ Where things are: the sandbox itself at this package's root (``sessions``: budge
 one metered call path; ``tools``, ``search``, ``papers``, ``sections``: the seven tools;
 ``caps``, ``task``, ``result_schema``), ``log/`` (the checkpoint log and the records of a run,
 the contract the runner and the scorer read), ``transport/`` (MCP over stdio and Streamable
-HTTP, the session API), ``play/`` (the /play page), ``corpus/`` (building corpus files).
+HTTP, the session API), ``play/`` (the /play page), ``explore/`` (explore mode), ``corpus_schema`` (the corpus
+file's tables). Building corpus files is ``agenthop.corpus``, beside this package.
 """
 
 from __future__ import annotations

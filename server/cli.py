@@ -44,7 +44,7 @@ def corpus() -> None:
 )
 def corpus_synth(papers: int, items: int, seed: int, out: Path) -> None:
     """Generate a synthetic benchmark in the release layout (SPEC 2.1)."""
-    from agenthop.server.corpus.synth import write_release
+    from agenthop.corpus.synth import write_release
 
     stats = write_release(out, papers=papers, items=items, seed=seed)
     click.echo(json.dumps(stats, indent=2), err=False)
@@ -75,8 +75,8 @@ def corpus_import(source: Path, out: Path | None, labels: Path | None, skip_bad_
     (one sample or a list of samples, as the reference harness's --data takes), or a directory of per-sample JSON
     files. Packaged samples take their recall labels from --labels.
     """
-    from agenthop.server.corpus.importer import BadLabelError, ReleaseError, check_release, import_release
-    from agenthop.server.corpus.problems import format_report
+    from agenthop.corpus.importer import BadLabelError, ReleaseError, check_release, import_release
+    from agenthop.corpus.problems import format_report
 
     def progress(message: str) -> None:
         click.echo(message, err=True)  # stdout carries only the result
@@ -248,12 +248,12 @@ def corpus_build(
     On a terminal it prints a short summary and writes the full one (JSON) beside OUT; when stdout is a pipe
     or a file it prints the full JSON summary there instead, for scripts (progress and warnings go to stderr).
     """
-    from agenthop.server.corpus.convert.build import build_corpus, check_build
-    from agenthop.server.corpus.convert.grobid import GrobidOptions
-    from agenthop.server.corpus.convert.model import BadFileError, ConvertError, NotOpenError
-    from agenthop.server.corpus.convert.pdfs import BadPdfsError
-    from agenthop.server.corpus.importer import ReleaseError
-    from agenthop.server.corpus.problems import format_report
+    from agenthop.corpus.convert.build import build_corpus, check_build
+    from agenthop.corpus.convert.grobid import GrobidOptions
+    from agenthop.corpus.convert.model import BadFileError, ConvertError, NotOpenError
+    from agenthop.corpus.convert.pdfs import BadPdfsError
+    from agenthop.corpus.importer import ReleaseError
+    from agenthop.corpus.problems import format_report
 
     def progress(message: str) -> None:
         click.echo(message, err=True)  # stdout carries only the result
@@ -330,7 +330,7 @@ def corpus_build(
             )
         click.echo(text)  # scripts and pipes get the JSON, as before
         return
-    from agenthop.server.corpus.convert.summary import build_summary_lines
+    from agenthop.corpus.convert.summary import build_summary_lines
 
     saved = out.with_name(out.name + ".build.json")
     saved.write_text(text + "\n", encoding="utf-8")
@@ -351,7 +351,7 @@ def corpus_index(path: Path, force: bool) -> None:
     `corpus import` and `corpus build` build it; this is for a corpus imported before the index existed, or whose
     index was deleted. Writes under a temporary name and renames it into place: a server never sees half an index.
     """
-    from agenthop.server.corpus.schema import CorpusError, open_corpus, read_meta
+    from agenthop.server.corpus_schema import CorpusError, open_corpus, read_meta
     from agenthop.server.explore import index as search_index
 
     try:
@@ -376,8 +376,8 @@ def corpus_index(path: Path, force: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def corpus_info(path: Path, as_json: bool) -> None:
     """Print a corpus file's schema version, provenance and counts."""
-    from agenthop.server.corpus.info import describe, format_description
-    from agenthop.server.corpus.schema import CorpusError
+    from agenthop.corpus.info import describe, format_description
+    from agenthop.server.corpus_schema import CorpusError
 
     try:
         info = describe(path)
@@ -403,7 +403,7 @@ def corpus_info(path: Path, as_json: bool) -> None:
 )
 def corpus_demo(out: Path, split: Path) -> None:
     """Rebuild the committed default corpus and its split file."""
-    from agenthop.server.corpus.demo import build_demo
+    from agenthop.corpus.demo import build_demo
 
     click.echo(json.dumps(build_demo(out, split), indent=2))
 
@@ -486,7 +486,7 @@ def serve(
 ) -> None:
     """Serve the seven metered tools over stdio (one session) or Streamable HTTP (many sessions)."""
     from agenthop.server.caps import Caps
-    from agenthop.server.corpus.schema import CorpusError
+    from agenthop.server.corpus_schema import CorpusError
     from agenthop.server.log.checkpoint import LogError, LogPathError, LogUnavailable
     from agenthop.server.transport.serving import ServeError
     from agenthop.server.transport.serving import serve as serve_sandbox
@@ -615,7 +615,7 @@ def play(
     """Let a person play items in a browser, under the agents' budget and rules, on a free loopback port."""
     _setup_logging(log_level)
     from agenthop.server.caps import Caps
-    from agenthop.server.corpus.schema import CorpusError
+    from agenthop.server.corpus_schema import CorpusError
     from agenthop.server.log.checkpoint import LogError, default_log_path
     from agenthop.server.play.routes import PlayOptions, PlayOptionsError
     from agenthop.server.play.serve import open_browser, serve_play

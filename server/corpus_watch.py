@@ -19,7 +19,7 @@ import time
 import weakref
 from pathlib import Path
 
-from agenthop.server.corpus.schema import CorpusError, open_corpus
+from agenthop.server.corpus_schema import CorpusError, open_corpus
 
 log = logging.getLogger("agenthop.server")
 CHUNK = 1 << 20

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from agenthop.server.corpus.schema import open_corpus, read_meta
+from agenthop.server.corpus_schema import open_corpus, read_meta
 
 
 @dataclass(frozen=True)

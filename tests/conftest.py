@@ -61,7 +61,7 @@ def fixture_corpus(tmp_path_factory) -> Path:
     """The three-item corpus of release_fixture.py, imported once per test run."""
     from release_fixture import make_release
 
-    from agenthop.server.corpus.importer import import_release
+    from agenthop.corpus.importer import import_release
 
     root = tmp_path_factory.mktemp("fixture-corpus")
     out = root / "corpus.sqlite"
@@ -92,7 +92,7 @@ def canary_corpus(tmp_path_factory) -> Path:
     """The fixture corpus with a canary in every recall label's description."""
     from release_fixture import make_release
 
-    from agenthop.server.corpus.importer import import_release
+    from agenthop.corpus.importer import import_release
 
     root = tmp_path_factory.mktemp("canary-corpus")
 

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from release_fixture import ARXIV, _graph, _item, _label, _sections, make_release, pid
 
-from agenthop.server.corpus.importer import import_release
+from agenthop.corpus.importer import import_release
 from agenthop.server.log.checkpoint import CheckpointLog
 
 COSTS = {

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from agenthop.corpus.inputs import JsonlFile
+from agenthop.corpus.problems import ReleaseError
 from agenthop.server.cli import main
-from agenthop.server.corpus.inputs import JsonlFile
-from agenthop.server.corpus.problems import ReleaseError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("agenthop", "server", "runner", "scorer", "inspect_task")
+PACKAGES = ("agenthop", "server", "corpus", "llm", "runner", "scorer", "inspect_task")
 #: Calls that build an exception: names ending like the project's and the standard library's error classes.
 ERROR_CALL = re.compile(r"(Error|Exception|Conflict|Unavailable|NoItemsLeft)$")
 

@@ -22,8 +22,8 @@ from agenthop.construct.batchfiles import URL, BatchError, BatchPending
 from agenthop.construct.client import ModelClient
 from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.recorded import ReplayError
-from agenthop.runner.pricing import PriceTable
-from agenthop.runner.retry import RetryPolicy
+from agenthop.llm.pricing import PriceTable
+from agenthop.llm.retry import RetryPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus.sqlite"

@@ -40,7 +40,7 @@ from agenthop.construct.settings import Settings
 from agenthop.construct.slots import drop_footnote_end, slots_in, unit_of, value_type
 from agenthop.construct.textspans import names_target, sentences, strip_citation_marks
 from agenthop.construct.verdicts import VerdictStore
-from agenthop.server.corpus.convert.build import build_corpus
+from agenthop.corpus.convert.build import build_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 ACL = ROOT / "explore" / "sources" / "acl"

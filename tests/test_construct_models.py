@@ -22,9 +22,9 @@ from agenthop.construct.chains import hops
 from agenthop.construct.cli import main as construct_main
 from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.settings import Settings
-from agenthop.runner.pricing import PriceTable
-from agenthop.runner.retry import RetryPolicy
-from agenthop.server.corpus.importer import check_release
+from agenthop.corpus.importer import check_release
+from agenthop.llm.pricing import PriceTable
+from agenthop.llm.retry import RetryPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus.sqlite"

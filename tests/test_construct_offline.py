@@ -15,11 +15,11 @@ from click.testing import CliRunner
 from agenthop.construct.cli import main as construct_main
 from agenthop.construct.pipeline import STAGES, run_pipeline
 from agenthop.construct.settings import Settings
+from agenthop.corpus.convert.build import build_corpus
+from agenthop.corpus.importer import check_release, import_release
 from agenthop.runner.cli import main as runner_main
 from agenthop.scorer.cli import main as scorer_main
 from agenthop.scorer.gold import Gold
-from agenthop.server.corpus.convert.build import build_corpus
-from agenthop.server.corpus.importer import check_release, import_release
 from agenthop.server.sections import label_matches_section
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,7 +19,7 @@ from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.prompts import answer_messages, choice_messages
 from agenthop.construct.settings import Settings
 from agenthop.construct.textspans import sentences, supported_by
-from agenthop.runner.retry import RetryPolicy
+from agenthop.llm.retry import RetryPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus.sqlite"

@@ -23,7 +23,7 @@ from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.review_app import PortTaken, ReviewServer
 from agenthop.construct.settings import Settings
 from agenthop.construct.verdicts import VerdictStore
-from agenthop.server.corpus.importer import check_release
+from agenthop.corpus.importer import check_release
 
 pytestmark = [needs_chromium, pytest.mark.slow]
 CORPUS = Path(__file__).resolve().parents[1] / "corpus.sqlite"

@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from agenthop.server.corpus.convert import anthology, works
-from agenthop.server.corpus.convert.markers import AuthorYearIndex, marker_names
-from agenthop.server.corpus.convert.model import Reference
-from agenthop.server.corpus.convert.names import clean_authors
-from agenthop.server.corpus.convert.outline import FOOTNOTES, RESIDUE, Outline, is_junk_header
-from agenthop.server.corpus.convert.refparse import repair
-from agenthop.server.corpus.convert.rejoin import Vocabulary
-from agenthop.server.corpus.convert.text import arxiv_of
+from agenthop.corpus.convert import anthology, works
+from agenthop.corpus.convert.markers import AuthorYearIndex, marker_names
+from agenthop.corpus.convert.model import Reference
+from agenthop.corpus.convert.names import clean_authors
+from agenthop.corpus.convert.outline import FOOTNOTES, RESIDUE, Outline, is_junk_header
+from agenthop.corpus.convert.refparse import repair
+from agenthop.corpus.convert.rejoin import Vocabulary
+from agenthop.corpus.convert.text import arxiv_of
 from agenthop.server.explore.intent import intent_of
 
 

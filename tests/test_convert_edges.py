@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from agenthop.corpus.convert.linking import CitationStore
+from agenthop.corpus.convert.model import ConvertError, Paper, Section
+from agenthop.corpus.convert.s2orc import iter_s2orc
+from agenthop.corpus.convert.sources import detect, read_papers
 from agenthop.server.cli import main
-from agenthop.server.corpus.convert.linking import CitationStore
-from agenthop.server.corpus.convert.model import ConvertError, Paper, Section
-from agenthop.server.corpus.convert.s2orc import iter_s2orc
-from agenthop.server.corpus.convert.sources import detect, read_papers
 
 FIXTURES = Path(__file__).parent / "fixtures"
 JATS = FIXTURES / "jats" / "elife00240.xml"

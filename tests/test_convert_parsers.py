@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from agenthop.server.corpus.convert.jats import parse_jats
-from agenthop.server.corpus.convert.model import ConvertError
-from agenthop.server.corpus.convert.s2orc import iter_s2orc
-from agenthop.server.corpus.convert.sources import detect, read_papers
-from agenthop.server.corpus.convert.tei import parse_tei
-from agenthop.server.corpus.convert.text import sentence_around
-from agenthop.server.corpus.convert.xmltree import parse
+from agenthop.corpus.convert.jats import parse_jats
+from agenthop.corpus.convert.model import ConvertError
+from agenthop.corpus.convert.s2orc import iter_s2orc
+from agenthop.corpus.convert.sources import detect, read_papers
+from agenthop.corpus.convert.tei import parse_tei
+from agenthop.corpus.convert.text import sentence_around
+from agenthop.corpus.convert.xmltree import parse
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from agenthop.server.corpus.convert.build import write_release
-from agenthop.server.corpus.convert.linking import paper_id
-from agenthop.server.corpus.convert.model import ConvertError
+from agenthop.corpus.convert.build import write_release
+from agenthop.corpus.convert.linking import paper_id
+from agenthop.corpus.convert.model import ConvertError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SPECTER_TEI = "paper:"  # SPECTER's TEI carries no identifier: its ID is a title hash

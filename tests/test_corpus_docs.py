@@ -6,7 +6,7 @@ import re
 import sqlite3
 from pathlib import Path
 
-from agenthop.server.corpus.importer import import_release
+from agenthop.corpus.importer import import_release
 
 DOC = Path(__file__).parent.parent / "docs" / "corpus.md"
 TABLES = (

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from release_fixture import ARXIV, make_release, pid
 
-from agenthop.server.corpus.importer import ReleaseError, import_release
-from agenthop.server.corpus.info import describe, format_description
+from agenthop.corpus.importer import ReleaseError, import_release
+from agenthop.corpus.info import describe, format_description
 
 
 def quiet(_msg: str) -> None:

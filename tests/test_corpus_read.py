@@ -11,7 +11,7 @@ import pytest
 from release_fixture import ARXIV, make_release, pid
 from server_helpers import session_client, text
 
-from agenthop.server.corpus.importer import import_release
+from agenthop.corpus.importer import import_release
 from agenthop.server.papers import Corpus
 from agenthop.server.search import ScopeIndex, SearchEngine
 

@@ -2,7 +2,7 @@
 
 import sqlite3
 
-from agenthop.server.corpus.demo import build_demo
+from agenthop.corpus.demo import build_demo
 
 
 def table_contents(path) -> dict[str, list]:

@@ -111,7 +111,7 @@ def test_every_paper_with_text_is_cc_by_in_its_file_and_in_the_list(explore_corp
 
 def test_the_readme_gives_the_corpus_counts_and_its_quality_table(explore_corpus):
     """explore/README.md's counts are the built corpus's, and its quality table is the one `corpus info` prints."""
-    from agenthop.server.corpus.info import describe, format_description
+    from agenthop.corpus.info import describe, format_description
 
     readme = (ROOT / "explore" / "README.md").read_text(encoding="utf-8")
     conn = sqlite3.connect(explore_corpus)

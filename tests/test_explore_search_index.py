@@ -24,7 +24,7 @@ pytestmark = pytest.mark.anyio
 
 
 def _import(release: Path, out: Path) -> dict:
-    from agenthop.server.corpus.importer import import_release
+    from agenthop.corpus.importer import import_release
 
     return import_release(release, out, echo=lambda m: None)
 
@@ -79,7 +79,7 @@ def test_the_import_writes_the_index_beside_the_corpus(corpus):
 
 
 def test_corpus_info_says_whether_the_index_serves_and_how_to_build_it(corpus, tmp_path):
-    from agenthop.server.corpus.info import describe, format_description
+    from agenthop.corpus.info import describe, format_description
 
     text = format_description(describe(corpus))
     assert f"search index  {corpus}.search (7 papers, 6 sections)" in text.splitlines()
@@ -215,7 +215,7 @@ def test_an_index_of_another_corpus_is_not_served(corpus, tmp_path):
 
 KILLED_IMPORT = """
 import sys
-from agenthop.server.corpus.importer import import_release
+from agenthop.corpus.importer import import_release
 
 def echo(message):
     print(message, flush=True)

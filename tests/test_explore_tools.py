@@ -26,7 +26,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
-    from agenthop.server.corpus.importer import import_release
+    from agenthop.corpus.importer import import_release
 
     root = tmp_path_factory.mktemp("explore33")
     summary = import_release(write_explore_release(root / "release"), root / "corpus.sqlite", echo=lambda m: None)

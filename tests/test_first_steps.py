@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from agenthop.construct.cli import main as construct_main
+from agenthop.corpus.convert.build import build_corpus
 from agenthop.server.cli import main as server_main
-from agenthop.server.corpus.convert.build import build_corpus
 from agenthop.server.transport.http import ServerThread
 
 ROOT = Path(__file__).resolve().parents[1]

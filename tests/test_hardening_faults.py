@@ -21,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
 
 from agenthop.server.cli import main
-from agenthop.server.corpus.schema import SCHEMA_VERSION
+from agenthop.server.corpus_schema import SCHEMA_VERSION
 from agenthop.server.log.checkpoint import CheckpointLog, LogError, read_records
 from agenthop.server.transport.http import ServerThread
 

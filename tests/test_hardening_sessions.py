@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from release_fixture import pid
 
-from agenthop.server.corpus.schema import open_corpus
+from agenthop.server.corpus_schema import open_corpus
 from agenthop.server.log.checkpoint import read_records
 from agenthop.server.transport.http import ServerThread
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from click.testing import CliRunner
 from release_fixture import ARXIV, make_release, pid
 
+from agenthop.corpus.importer import check_release, import_release
 from agenthop.server.cli import main
-from agenthop.server.corpus.importer import check_release, import_release
 
 
 def quiet(_msg: str) -> None:

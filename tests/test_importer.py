@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 from release_fixture import ARXIV, GRAPHS_FILE, LABELS_FILE, POOL_FILE, QA_FILE, build_release, make_release, pid
 
+from agenthop.corpus.importer import ReleaseError, corpus_identity, import_release
+from agenthop.corpus.info import describe, format_description
 from agenthop.server.cli import main
-from agenthop.server.corpus.importer import ReleaseError, corpus_identity, import_release
-from agenthop.server.corpus.info import describe, format_description
-from agenthop.server.corpus.schema import CorpusError, open_corpus
+from agenthop.server.corpus_schema import CorpusError, open_corpus
 from agenthop.server.sections import normalise
 
 PUBLIC_TABLES = ("meta", "papers", "sections", "pool", "edges", "items", "item_nodes", "item_edges")
@@ -612,7 +612,7 @@ def test_cli_info_rejects_bad_files(tmp_path):
 
 @pytest.mark.slow
 def test_synthetic_release_round_trip(tmp_path):
-    from agenthop.server.corpus.synth import write_release
+    from agenthop.corpus.synth import write_release
 
     release = tmp_path / "synth"
     write_release(release, papers=150, items=24, seed=7)
@@ -681,7 +681,7 @@ def test_same_paper_distractors_are_accepted(tmp_path):
 def test_every_jsonl_line_reads_as_json_loads_reads_it(tmp_path):
     """The reader parses with msgspec and falls back to json: what json accepts and msgspec does not (NaN, an
     escaped lone surrogate) still reads, to the same value, and a broken line still gets json's wording."""
-    from agenthop.server.corpus.inputs import JsonlFile
+    from agenthop.corpus.inputs import JsonlFile
 
     lines = [
         '{"a": 1, "b": [0.1, -0, 1E5, "caf\\u00e9 \\ud83d\\ude00"], "c": null}',

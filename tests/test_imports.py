@@ -18,6 +18,8 @@ import pytest
 PACKAGES = (
     "agenthop",
     "agenthop.server",
+    "agenthop.corpus",
+    "agenthop.llm",
     "agenthop.runner",
     "agenthop.scorer",
     "agenthop.construct",
@@ -164,3 +166,46 @@ def test_no_module_of_the_project_imports_itself_through_a_circle():
     cycle = find_cycle(graph)
     if cycle:
         pytest.fail("import circle: " + " -> ".join(cycle) + "; move the shared names to a module both can import")
+
+
+#: Which of the project's packages each package may import (its own and the top-level ``agenthop`` always).
+#: The server serves and imports no other package; corpus building, the model plumbing (llm) and the jobs
+#: built on them point towards it, never back.
+MAY_IMPORT = {
+    "agenthop": set(),
+    "server": set(),
+    "corpus": {"server"},
+    "llm": set(),
+    "runner": {"server", "llm"},
+    "scorer": {"server"},
+    "construct": {"server", "corpus", "llm", "scorer"},
+    "inspect_task": {"server", "runner"},
+}
+#: The one exception: ``agenthop-server corpus ...`` builds corpora, so the server's command line reaches
+#: corpus building, lazily and only from there.
+MAY_ALSO_IMPORT = {"agenthop.server.cli": {"corpus"}}
+
+
+def package_of(module: str) -> str:
+    """``agenthop.server.cli`` -> ``server``; a top-level module (``agenthop.textmatch``) -> ``agenthop``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in MAY_IMPORT else "agenthop"
+
+
+def test_each_package_imports_only_the_packages_below_it():
+    modules = project_modules()
+    assert set(MAY_IMPORT) - {"agenthop"} <= {package_of(m) for m in modules}
+    wrong = []
+    for name, path in sorted(modules.items()):
+        source = package_of(name)
+        allowed = {source, "agenthop"} | MAY_IMPORT[source] | MAY_ALSO_IMPORT.get(name, set())
+        wrong += [f"{name} -> {t}" for t in sorted(imports_of(path, modules)) if package_of(t) not in allowed]
+    assert not wrong, "imports against the layers (see MAY_IMPORT):\n" + "\n".join(wrong)
+
+
+def test_the_layer_check_sees_a_server_module_importing_the_runner(tmp_path):
+    modules = project_modules()
+    probe = tmp_path / "probe.py"
+    probe.write_text("from agenthop.runner.api import run_items\n")
+    assert {package_of(t) for t in imports_of(probe, modules)} == {"runner"}
+    assert "runner" not in MAY_IMPORT["server"] | MAY_IMPORT["corpus"]

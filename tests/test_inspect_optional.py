@@ -23,7 +23,7 @@ class BlockInspect:
 
 sys.meta_path.insert(0, BlockInspect())
 imported = []
-for package in ("agenthop.server", "agenthop.server.corpus", "agenthop.runner", "agenthop.scorer"):
+for package in ("agenthop.server", "agenthop.corpus", "agenthop.runner", "agenthop.scorer"):
     for info in pkgutil.iter_modules(importlib.import_module(package).__path__, package + "."):
         if not info.name.endswith("__main__"):
             importlib.import_module(info.name)

@@ -10,7 +10,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from agenthop.server.corpus.schema import open_corpus
+from agenthop.server.corpus_schema import open_corpus
 from agenthop.server.transport.http import ServerThread
 
 pytestmark = pytest.mark.anyio

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from agenthop.corpus.importer import ReleaseError, check_release, import_release
+from agenthop.corpus.synth import write_release
 from agenthop.server.cli import main
-from agenthop.server.corpus.importer import ReleaseError, check_release, import_release
-from agenthop.server.corpus.synth import write_release
 
 PUBLIC_TABLES = ("papers", "sections", "pool", "edges", "items", "item_nodes", "item_edges", "search_index")
 GOLD_TABLES = ("gold_items", "gold_recall_labels")

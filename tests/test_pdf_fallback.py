@@ -20,11 +20,11 @@ import pytest
 from mcp import Client, StdioServerParameters
 from server_helpers import text
 
-from agenthop.server.corpus.convert.model import Paper
-from agenthop.server.corpus.convert.outline import RESIDUE
-from agenthop.server.corpus.convert.pdf_fallback import convert_pdfs_fallback, extract
-from agenthop.server.corpus.convert.pdf_tei import write_tei
-from agenthop.server.corpus.convert.tei import NS, parse_tei
+from agenthop.corpus.convert.model import Paper
+from agenthop.corpus.convert.outline import RESIDUE
+from agenthop.corpus.convert.pdf_fallback import convert_pdfs_fallback, extract
+from agenthop.corpus.convert.pdf_tei import write_tei
+from agenthop.corpus.convert.tei import NS, parse_tei
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PAPERS = ["2020.acl-main.207", "N18-3011", "s12984-016-0129-6"]

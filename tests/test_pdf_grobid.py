@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from grobid_standin import NOT_A_PDF, Busy, GrobidStandIn, Hang, Reply, digest
 
-from agenthop.server.corpus.convert.grobid import GrobidOptions, convert_pdfs
-from agenthop.server.corpus.convert.model import ConvertError
+from agenthop.corpus.convert.grobid import GrobidOptions, convert_pdfs
+from agenthop.corpus.convert.model import ConvertError
 
 pytestmark = pytest.mark.slow
 
@@ -236,7 +236,7 @@ def test_grobid_without_pdfs_is_said_and_the_build_goes_on(tmp_path):
 
 
 def test_a_pdf_that_cannot_be_read_is_named():
-    from agenthop.server.corpus.convert.pdfs import _unreadable
+    from agenthop.corpus.convert.pdfs import _unreadable
 
     [failure] = _unreadable([FIXTURES / "pdf"])  # a folder where a file should be: open() fails even for root
     assert str(failure) == f"{FIXTURES / 'pdf'}: cannot be read (Is a directory)"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agenthop.server.corpus.convert.pdf_fallback import parse_entry
-from agenthop.server.corpus.convert.pdf_model import Entry
-from agenthop.server.corpus.convert.pdf_tei import Markers
+from agenthop.corpus.convert.pdf_fallback import parse_entry
+from agenthop.corpus.convert.pdf_model import Entry
+from agenthop.corpus.convert.pdf_tei import Markers
 
 
 def test_an_author_year_entry():

@@ -9,7 +9,7 @@ import re
 import httpx2
 from conftest import GOLD_WORDS
 
-from agenthop.server.corpus.schema import open_corpus
+from agenthop.server.corpus_schema import open_corpus
 from agenthop.server.log.checkpoint import read_records
 from agenthop.server.play.routes import ASSETS, PlayOptions
 from agenthop.server.transport.http import ServerThread

@@ -15,7 +15,7 @@ PACKAGES = (
     "agenthop",
     "agenthop.server",
     "agenthop.server.log",
-    "agenthop.server.corpus",
+    "agenthop.corpus",
     "agenthop.runner",
     "agenthop.scorer",
 )
@@ -37,14 +37,14 @@ def test_every_exported_name_resolves_to_an_object_even_after_every_submodule_is
 
 
 def test_the_same_class_under_two_packages_is_one_class():
+    import agenthop.corpus
     import agenthop.runner
     import agenthop.server
-    import agenthop.server.corpus
     from agenthop.server.caps import Caps
-    from agenthop.server.corpus.schema import CorpusError
+    from agenthop.server.corpus_schema import CorpusError
 
     assert agenthop.runner.Caps is agenthop.server.Caps is Caps
-    assert agenthop.server.corpus.CorpusError is CorpusError
+    assert agenthop.corpus.CorpusError is CorpusError
 
 
 def test_an_unknown_name_is_an_attribute_error():
@@ -56,7 +56,7 @@ def test_an_unknown_name_is_an_attribute_error():
 
 def test_importing_the_lazy_packages_loads_nothing_heavy():
     code = (
-        "import sys, agenthop, agenthop.server, agenthop.server.corpus, agenthop.runner, agenthop.scorer, agenthop.server.log\n"
+        "import sys, agenthop, agenthop.server, agenthop.corpus, agenthop.runner, agenthop.scorer, agenthop.server.log\n"
         "from agenthop.server import read_log, CallRecord\n"
         "print(sorted(m for m in ('mcp', 'uvicorn', 'starlette', 'openai', 'agents', 'numpy', 'scipy', 'matplotlib', "
         "'bm25s', 'agenthop.server.transport.mcp_app') if m in sys.modules))"

@@ -26,7 +26,7 @@ from agenthop.server.log.checkpoint import read_log
 
 REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "python-api.md"
-PACKAGES = ("agenthop", "agenthop.server", "agenthop.server.corpus", "agenthop.runner", "agenthop.scorer")
+PACKAGES = ("agenthop", "agenthop.server", "agenthop.corpus", "agenthop.runner", "agenthop.scorer")
 FENCE = re.compile(r"^```python( [\w-]+)?\n(.*?)^```$", re.M | re.S)
 
 RUNNER = r"""

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from agenthop.corpus.convert.build import build_corpus, check_build, write_release
+from agenthop.corpus.convert.jats import formula_text, parse_jats
+from agenthop.corpus.convert.model import ConvertError
+from agenthop.corpus.convert.pdf_fallback import convert_pdfs_fallback
+from agenthop.corpus.convert.tei import parse_tei
+from agenthop.corpus.info import describe, format_description
+from agenthop.corpus.licences import read_licence
 from agenthop.server.cli import main
-from agenthop.server.corpus.convert.build import build_corpus, check_build, write_release
-from agenthop.server.corpus.convert.jats import formula_text, parse_jats
-from agenthop.server.corpus.convert.model import ConvertError
-from agenthop.server.corpus.convert.pdf_fallback import convert_pdfs_fallback
-from agenthop.server.corpus.convert.tei import parse_tei
-from agenthop.server.corpus.info import describe, format_description
-from agenthop.server.corpus.licences import read_licence
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LOSSES = FIXTURES / "losses"
@@ -276,7 +276,7 @@ def test_the_cli_options_for_licences(tmp_path):
 
 
 def test_a_release_licence_url_without_its_name_is_refused(tmp_path):
-    from agenthop.server.corpus.importer import ReleaseError, import_release
+    from agenthop.corpus.importer import ReleaseError, import_release
 
     summary, papers, _ = release([FIXTURES / "jats" / "elife00240.xml"], tmp_path / "rel")
     lines = (tmp_path / "rel" / "corpus" / "papers.jsonl").read_text().splitlines()

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from agenthop.corpus.convert.build import check_build, write_release
+from agenthop.corpus.convert.model import ConvertError
+from agenthop.corpus.convert.s2orc import iter_s2orc
+from agenthop.corpus.convert.tei import parse_tei
+from agenthop.corpus.info import describe, format_description
 from agenthop.server.cli import main
-from agenthop.server.corpus.convert.build import check_build, write_release
-from agenthop.server.corpus.convert.model import ConvertError
-from agenthop.server.corpus.convert.s2orc import iter_s2orc
-from agenthop.server.corpus.convert.tei import parse_tei
-from agenthop.server.corpus.info import describe, format_description
 
 FIXTURES = Path(__file__).parent / "fixtures"
 QUIRKS = FIXTURES / "quirks"
@@ -258,7 +258,7 @@ def test_a_build_whose_papers_all_lack_text_is_an_error(tmp_path):
 
 
 def test_the_duplicate_headers_warning_describes_exact_duplicates_too():
-    from agenthop.server.corpus.problems import describe_warning
+    from agenthop.corpus.problems import describe_warning
 
     assert describe_warning("duplicate_headers") == (
         "papers with headers read_section cannot tell apart by name "

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from agenthop.runner.cli import main
 from agenthop.runner.records import read_records
-from agenthop.server.corpus.schema import open_corpus
+from agenthop.server.corpus_schema import open_corpus
 from agenthop.server.log.checkpoint import read_records as read_checkpoint
 
 

@@ -23,10 +23,10 @@ from fake_openai import (
 )
 from release_fixture import ITEM_IDS, make_release
 
+from agenthop.corpus.importer import import_release
+from agenthop.llm.wire import portable_messages
 from agenthop.runner.cli import main
 from agenthop.runner.records import read_records as read_runner
-from agenthop.runner.wire import portable_messages
-from agenthop.server.corpus.importer import import_release
 from agenthop.server.log.checkpoint import read_records as read_checkpoint
 
 AGENTS = ["raw", "sdk"]
@@ -436,7 +436,7 @@ def test_the_sdk_agents_requests_are_those_the_openai_sdk_would_send(corpus, tmp
         assert [e["termination"] for e in kinds(recs, "item_end")] == ["answer"]
     assert len(bodies["plain"]) == 2 and bodies["plain"][1]["messages"][-1]["role"] == "tool"
     # The OpenAI SDK sends the converter's shapes (content null beside tool calls, a tool result as a list of parts),
-    # which llama.cpp's server refuses; the plain client sends them as every server accepts them (runner/wire.py).
+    # which llama.cpp's server refuses; the plain client sends them as every server accepts them (llm/wire.py).
     sdk_second = bodies["openai-sdk"][1]["messages"]
     assert [m["content"] for m in sdk_second if m["role"] == "assistant"] == [None]
     assert all(isinstance(m["content"], list) for m in sdk_second if m["role"] == "tool")

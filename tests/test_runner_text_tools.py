@@ -11,10 +11,10 @@ from click.testing import CliRunner
 from fake_openai import FakeOpenAI, seed_id, text, turn_index
 from release_fixture import ITEM_IDS, make_release
 
+from agenthop.corpus.importer import import_release
 from agenthop.runner.cli import main
 from agenthop.runner.records import read_records as read_runner
 from agenthop.runner.text_tools import parse_tool_calls
-from agenthop.server.corpus.importer import import_release
 from agenthop.server.log.checkpoint import read_records as read_checkpoint
 
 KNOWN = {"search_papers", "get_references", "read_section", "submit_answer", "think"}

@@ -11,13 +11,13 @@ import httpx2
 import openai
 import pytest
 
+from agenthop.llm.pricing import PriceTable
+from agenthop.llm.retry import CallStats, HardModelError, RetryPolicy, call_with_retry, is_transient
 from agenthop.runner.items import ItemsError, filter_items, read_items
-from agenthop.runner.pricing import PriceTable
 from agenthop.runner.raw_agent import parse_arguments, parse_letter
 from agenthop.runner.readfirst import ReadFirstGate
 from agenthop.runner.records import RecordWriter, load_state
-from agenthop.runner.retry import CallStats, HardModelError, RetryPolicy, call_with_retry, is_transient
-from agenthop.runner.textmatch import header_score, reasoning_cue
+from agenthop.textmatch import header_score, reasoning_cue
 
 
 def test_read_items_formats(tmp_path):

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from release_fixture import _graph, _item, _label, make_release
 from scorer_fixtures import SessionWriter, _add_items, new_run_dir
 
+from agenthop.corpus.importer import import_release
 from agenthop.scorer import report_html, report_md
 from agenthop.scorer.cli import main
 from agenthop.scorer.errors import CorpusMismatchError, ScorerError
@@ -26,7 +27,6 @@ from agenthop.scorer.panel_scoring import panel
 from agenthop.scorer.panel_tables import build_panel, cell_accuracy, panel_entry
 from agenthop.scorer.runs import load_run
 from agenthop.scorer.summary import score_run
-from agenthop.server.corpus.importer import import_release
 
 EXTRA = [f"st_{n:04d}" for n in range(6, 20)]
 B_ITEMS = ["st_0001", "st_0003", "st_0005", *EXTRA]  # gold paper B, seed A

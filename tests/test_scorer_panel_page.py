@@ -18,9 +18,9 @@ from fake_openai import FakeOpenAI, seed_id, text, tool_calls, turn_index
 from release_fixture import ITEM_IDS, make_release, pid
 from web_common import browser_page, needs_chromium
 
+from agenthop.corpus.importer import import_release
 from agenthop.runner.cli import main as runner_main
 from agenthop.scorer.cli import main as scorer_main
-from agenthop.server.corpus.importer import import_release
 
 # seed paper -> (gold papers, correct letter) of the fixture's three items
 ITEMS = {pid("A"): (["B"], "B"), pid("F"): (["H"], "A"), pid("J"): (["B", "K"], "A")}

@@ -15,6 +15,7 @@ import pytest
 from release_fixture import _label, make_release, pid
 from test_scorer_panel import RIGHT, WRONG, _more_items, entry, manifest, write_run
 
+from agenthop.corpus.importer import ReleaseError, import_release
 from agenthop.scorer import report_md
 from agenthop.scorer.gold import Gold
 from agenthop.scorer.panel_external import external_correlations, read_external, spearman_exact_p
@@ -22,7 +23,6 @@ from agenthop.scorer.panel_report import panel_document
 from agenthop.scorer.panel_strata import quartiles
 from agenthop.scorer.panel_tables import build_panel, main_table, mt_conversion_walk, spread
 from agenthop.scorer.panel_trajectories import FIGURE_6_ORDER, panel_bigrams, transitions, trigrams_by_tier
-from agenthop.server.corpus.importer import ReleaseError, import_release
 
 # -- Table 2: the paper's closed-frontier rows, ranked within family inside the tier --------------------------
 
@@ -523,7 +523,7 @@ def test_citation_counts_reach_the_corpus_with_their_date(counted_gold):
     assert counted_gold.items["st_0007"].gold_citations == {pid("B"): 80}
     assert counted_gold.provenance()["citations_taken"] == ["2026-05-01"]
     # Gold like the answers: the server's connection cannot read it.
-    from agenthop.server.corpus.schema import open_corpus
+    from agenthop.server.corpus_schema import open_corpus
 
     conn = open_corpus(counted_gold.path)
     with pytest.raises(sqlite3.DatabaseError):

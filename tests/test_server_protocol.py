@@ -15,8 +15,8 @@ from mcp.client.streamable_http import streamable_http_client
 from release_fixture import make_release, pid
 from server_helpers import session_client
 
+from agenthop.corpus.importer import import_release
 from agenthop.server.caps import Caps
-from agenthop.server.corpus.importer import import_release
 from agenthop.server.log.checkpoint import CheckpointLog
 from agenthop.server.result_schema import OUTPUT_SCHEMAS
 from agenthop.server.transport.http import ServerThread
@@ -336,7 +336,7 @@ async def test_logging_over_http_reaches_a_2025_client_and_no_other_session(fixt
 async def test_templates_and_completion_reveal_no_gold_and_no_paper_text(canary_corpus, tmp_path):
     from conftest import GOLD_WORDS
 
-    from agenthop.server.corpus.schema import open_corpus
+    from agenthop.server.corpus_schema import open_corpus
 
     sections = [t for (t,) in open_corpus(canary_corpus).execute("SELECT text FROM sections") if len(t) > 20]
     prompt = types.PromptReference(type="ref/prompt", name="research_task")

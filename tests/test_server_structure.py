@@ -11,7 +11,7 @@ from hardening_common import raw_call_body, raw_headers
 from release_fixture import make_release, pid
 from server_helpers import calls, session_client, text
 
-from agenthop.server.corpus.importer import import_release
+from agenthop.corpus.importer import import_release
 from agenthop.server.transport.http import ServerThread
 
 pytestmark = pytest.mark.anyio

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agenthop.server.corpus.synth import KINDS, RELEASE_FILES, check_release, write_release
+from agenthop.corpus.synth import KINDS, RELEASE_FILES, check_release, write_release
 
 PAPERS, ITEMS, SEED = 200, 40, 0
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
@@ -62,7 +62,7 @@ def test_bytes_do_not_depend_on_hash_randomisation(tmp_path):
 
     here = tmp_path / "here"
     write_release(here, papers=40, items=6, seed=5)
-    code = "import sys; from pathlib import Path; from agenthop.server.corpus.synth import write_release; write_release(Path(sys.argv[1]), papers=40, items=6, seed=5)"
+    code = "import sys; from pathlib import Path; from agenthop.corpus.synth import write_release; write_release(Path(sys.argv[1]), papers=40, items=6, seed=5)"
     env = {**__import__("os").environ, "PYTHONHASHSEED": "12345"}
     subprocess.run([sys.executable, "-c", code, str(tmp_path / "there")], check=True, env=env)
     assert _digest(tmp_path / "there") == _digest(here)
@@ -266,7 +266,7 @@ def test_recall_labels_resolve(data):
 
 
 def test_subsection_headers_cannot_collide():
-    from agenthop.server.corpus.synth import vocabulary
+    from agenthop.corpus.synth import vocabulary
 
     heads = sorted({h for k in KINDS for h in k.subheads})
     for a in heads:
@@ -404,7 +404,7 @@ def test_stats(data, release):
 
 
 def test_importer_accepts_the_release(release, tmp_path):
-    from agenthop.server.corpus import importer
+    from agenthop.corpus import importer
 
     summary = importer.import_release(release, tmp_path / "corpus.sqlite", skip_bad_labels=False, echo=lambda _: None)
     counts = summary["counts"]

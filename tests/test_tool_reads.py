@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agenthop.server.corpus.schema import INDEXES
+from agenthop.server.corpus_schema import INDEXES
 from agenthop.server.papers import Corpus
 from agenthop.server.search import SearchEngine
 from agenthop.server.tools import PaperArgs, ReadArgs, Scope, get_references, list_sections, read_section

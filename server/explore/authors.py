@@ -15,7 +15,7 @@ import sqlite3
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from agenthop.server.corpus.explore_tables import fold_name as fold
+from agenthop.server.explore.tables import fold_name as fold
 
 # Folded author names by surname, per corpus file: read once, on the first author call (a corpus is read-only while
 # served), so that the corpus file needs no table of its own for them.

@@ -20,8 +20,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from agenthop.server.corpus.explore_tables import normalise_title
 from agenthop.server.explore.query import ExploreHit, Filters, SearchOutcome, query_terms, read_year_words
+from agenthop.server.explore.tables import normalise_title
 from agenthop.server.search import tokenize
 
 CANDIDATES = 300  # matches ranked by BM25 before the rules above re-rank them

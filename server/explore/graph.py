@@ -1,7 +1,7 @@
 """Explore mode's view of the citation graph: one paper per outside work, pasted identifiers, cited-by and references
 with paging and order, and similar papers by co-citation and bibliographic coupling.
 
-Everything here reads the tables ``corpus/explore_tables.py`` writes at import, with indexed queries: nothing loads
+Everything here reads the tables ``server/explore/tables.py`` writes at import, with indexed queries: nothing loads
 the corpus to answer a call. A corpus built before those tables existed is still served (no merged works, no
 external-ID table: IDs are matched as before).
 """
@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from functools import cached_property
 
-from agenthop.server.corpus.explore_tables import ACL_DOI, EXPLORE_TABLES, strip_arxiv_version
+from agenthop.server.explore.tables import ACL_DOI, EXPLORE_TABLES, strip_arxiv_version
 from agenthop.server.papers import Corpus, PaperHeading, as_doi_id
 
 SORTS = ("year", "citations")

@@ -24,7 +24,6 @@ import sqlite3
 
 import tantivy
 
-from agenthop.server.corpus.explore_tables import normalise_title
 from agenthop.server.explore import fts5_search
 from agenthop.server.explore.index import SearchIndex
 from agenthop.server.explore.query import (
@@ -36,6 +35,7 @@ from agenthop.server.explore.query import (
     read_year_words,
     snippet,
 )
+from agenthop.server.explore.tables import normalise_title
 from agenthop.server.search import tokenize
 
 CANDIDATES = 300  # matches ranked by BM25 before the rules above re-rank them

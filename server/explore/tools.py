@@ -15,7 +15,6 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from agenthop.server.corpus.explore_tables import ACL_DOI
 from agenthop.server.explore import authors, citation
 from agenthop.server.explore.graph import Neighbour
 from agenthop.server.explore.index import corpus_index
@@ -23,6 +22,7 @@ from agenthop.server.explore.intent import intent_of
 from agenthop.server.explore.lookup import explore_graph
 from agenthop.server.explore.lookup import explore_paper as find_paper
 from agenthop.server.explore.search import MAX_RESULTS, ExploreHit, Filters, SearchOutcome, explore_search
+from agenthop.server.explore.tables import ACL_DOI
 from agenthop.server.papers import Paper, PaperHeading
 from agenthop.server.sections import alias
 from agenthop.server.tools import ABSTRACT_PREVIEW, TOOLS, PaperArgs, PaperId, Scope, Tool, ToolOutput, _Args, is_blank

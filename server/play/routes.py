@@ -55,7 +55,7 @@ from starlette.routing import Route
 
 import agenthop
 from agenthop.server.caps import Caps
-from agenthop.server.corpus.schema import open_corpus
+from agenthop.server.corpus_schema import open_corpus
 from agenthop.server.log.checkpoint import LogError
 from agenthop.server.play.keys import KeyStore, digest
 from agenthop.server.play.study import Study
