@@ -18,7 +18,7 @@ from server_helpers import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.rebuild]
 ROOT = Path(__file__).resolve().parent.parent
 # Dong and Lapata's coarse-to-fine parser (ACL 2018) cites Jia and Liang's data recombination (ACL 2016), which cites
 # Dong and Lapata's sequence-to-tree parser (ACL 2016): three ACL papers with text, CC BY 4.0.

@@ -174,6 +174,7 @@ def built(tmp_path_factory) -> tuple[Path, dict, str]:
     return root, json.loads(done.stdout), done.stderr
 
 
+@pytest.mark.slow
 def test_one_command_builds_a_labelled_fallback_corpus_and_a_rerun_reads_the_cache(built):
     root, summary, stderr = built
     assert summary["pdfs"]["parser"] == "fallback" and "lower fidelity" in summary["pdfs"]["parser_note"]
@@ -198,6 +199,7 @@ def test_one_command_builds_a_labelled_fallback_corpus_and_a_rerun_reads_the_cac
     )
 
 
+@pytest.mark.slow
 def test_bad_pdfs_stop_the_fallback_build_unless_skipped(built, tmp_path):
     root, _, _ = built
     folder = tmp_path / "papers"
