@@ -104,6 +104,16 @@ async def test_sort_by_citations_or_year_lists_papers_holding_every_word(explore
     assert ids(newest_acl) == [COARSE, TRIVIA, BPE]
 
 
+async def test_works_known_only_by_title_and_authors_come_most_cited_first(explore):
+    """Bahdanau et al. (3 citers) and a 2019 record of the same title (1 citer, too far apart in years to merge) are
+    both works the corpus only cites: searched by a surname, or by the title word for word, the work people mean
+    comes first, whichever record's few fields score higher."""
+    for query in ("Bahdanau", "Neural machine translation by jointly learning to align and translate"):
+        top = results(await explore("search_papers", {"query": query}))[:2]
+        assert [r["paper_id"] for r in top] == [BAHDANAU, "ref:bahdanau-2019"], query
+        assert top[0]["cited_by"] > top[1]["cited_by"]
+
+
 async def test_offset_pages_through_the_same_ranking(explore):
     whole = await explore("search_papers", {"query": "attention", "top_k": 10})
     first = await explore("search_papers", {"query": "attention", "top_k": 3})

@@ -181,9 +181,16 @@ def _search_papers(
         held = searcher.search(_combine([(Occur.Must, among), *every_word], None), len(rowids), count=False).hits
         in_title = set(_rowids(searcher, "rowid", held))
     exact = _exact_titles(conn, sorted(in_title), " ".join(terms))
+    # Works the corpus only cites are known by their title and authors alone, so their fields say little about which
+    # one a searcher means; among those holding every word there, the most cited comes first ("Vaswani": the
+    # Transformer before a 2014 alignment paper).
+    stubs = [r for r in in_title if not has_text[r]]
+    addresses = [found[r][1] for r in stubs]
+    cited = dict(zip(stubs, searcher.fast_field_values("citations", addresses))) if stubs else {}
 
     def key(rowid: int) -> tuple:
-        return (rowid not in exact, rowid not in in_title, not has_text[rowid], -found[rowid][0], rowid)
+        tie = -cited.get(rowid, 0)
+        return (rowid not in exact, rowid not in in_title, not has_text[rowid], tie, -found[rowid][0], rowid)
 
     ordered = sorted(rowids, key=key)
     page = ordered[offset:want]
