@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Any
+from typing import Any, Literal, overload
 
 from agenthop.corpus.problems import ReleaseError, Where, describe
 from agenthop.corpus.release import paper_id_problem
@@ -19,6 +19,21 @@ def get(rec: dict, key: str, where: Where, field: str | None = None) -> Any:
     return value
 
 
+# A required field always comes back as its type; only ``optional=True`` can give None.
+@overload
+def string(
+    rec: dict,
+    key: str,
+    where: Where,
+    *,
+    field: str | None = None,
+    nonempty: bool = True,
+    optional: Literal[False] = ...,
+) -> str: ...
+@overload
+def string(
+    rec: dict, key: str, where: Where, *, field: str | None = None, nonempty: bool = True, optional: bool
+) -> str | None: ...
 def string(
     rec: dict, key: str, where: Where, *, field: str | None = None, nonempty: bool = True, optional: bool = False
 ) -> str | None:
@@ -35,6 +50,10 @@ def string(
     return value
 
 
+@overload
+def integer(rec: dict, key: str, where: Where, *, field: str | None = None, optional: Literal[False] = ...) -> int: ...
+@overload
+def integer(rec: dict, key: str, where: Where, *, field: str | None = None, optional: bool) -> int | None: ...
 def integer(rec: dict, key: str, where: Where, *, field: str | None = None, optional: bool = False) -> int | None:
     field = field or key
     value = rec.get(key, MISSING)

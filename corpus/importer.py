@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from itertools import count, repeat
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from agenthop.corpus import fields
 from agenthop.corpus.inputs import CITATIONS, GRAPH, ITEM, LABELS, PAPER, POOL, Source
@@ -396,11 +396,12 @@ class _Importer:
         )
 
     @staticmethod
-    def _edge_error(where: Where, nodes: dict, citing: str, cited_list: list) -> None:
+    def _edge_error(where: Where, nodes: dict, citing: str, cited_list: list) -> NoReturn:
         for position, cited in enumerate(cited_list):
             if type(cited) is not str or cited not in nodes:
                 found = f"{json.dumps(cited)}, which is not a node" if isinstance(cited, str) else describe(cited)
                 raise where.error(f"edges.{citing}[{position}]", "a paper ID among this record's nodes", found)
+        raise AssertionError("called only for a list with an entry that is not a node")
 
     def _nodes(self, where: Where, nodes: dict) -> tuple[dict[str, tuple], list[tuple], list[str]]:
         """The papers first seen here (fingerprints and rows), and the nodes that disagree with the record kept for their paper.
@@ -679,6 +680,7 @@ class _Importer:
         if text.lower() in _PLACEHOLDERS:
             self.findings.warn(f"unknown_{key}", {"item": item_id, "value": value})
             return None
+        stored: str | None
         if allowed is None:  # venue: any name, the first spelling seen stands for all its case variants
             stored = self.venue_spelling.setdefault(text.casefold(), text)
         else:
@@ -754,7 +756,7 @@ class _Importer:
         labels = fields.get(analysis, "section_recall_labels", where, field="analysis.section_recall_labels")
         if not isinstance(labels, list):
             raise where.error("analysis.section_recall_labels", "a list of label objects", describe(labels))
-        rows = []
+        rows: list[tuple[str, int, str | None, str, str, str, str | None]] = []
         for i, label in enumerate(labels):
             field = f"analysis.section_recall_labels[{i}]"
             if not isinstance(label, dict):

@@ -62,7 +62,10 @@ def acl_id_of(ids: dict[str, str]) -> str | None:
 
 def metadata(acl_id: str) -> dict:
     """{'acl': ID, 'year': …, 'venue': booktitle or short venue, 'short_venue': …} for an old-style ACL ID."""
-    letter, yy, volume, _ = _OLD_STYLE.match(acl_id).groups()
+    found = _OLD_STYLE.match(acl_id)
+    if found is None:
+        raise ValueError(f"not an old-style ACL ID: {acl_id!r}")
+    letter, yy, volume, _ = found.groups()
     year = (2000 if int(yy) < 60 else 1900) + int(yy)
     short = SHORT_VENUE.get(letter)
     booktitle = BOOKTITLES.get(f"{letter}{yy}-{volume}")

@@ -457,7 +457,8 @@ class CitationStore:
         (citing_year,) = self.conn.execute("SELECT year FROM papers WHERE pid = ?", (citing,)).fetchone()
         rows = self.conn.execute("SELECT data FROM refs WHERE citing = ? ORDER BY pos", (citing,)).fetchall()
         no_title = []
-        edges, mentions = [], []
+        edges: list[tuple[str, int, str, str | None]] = []
+        mentions: list[tuple[str, str | None, int | None, str, str | None, str | None]] = []
         seen: set[str] = {citing}
         for pos, (data,) in enumerate(rows):
             raw = json.loads(data)
@@ -524,9 +525,7 @@ class CitationStore:
                 section["text"] = self.vocabulary.rejoin(section["text"])
             yield json.dumps(record, ensure_ascii=False) + "\n"
 
-    def _rejoined(self, row: tuple | None) -> tuple | None:
-        if row is None:
-            return None
+    def _rejoined(self, row: tuple) -> tuple:
         return (row[0], row[1], self.vocabulary.rejoin(row[2]), *row[3:])
 
     def papers(self) -> Iterator[tuple]:
@@ -536,12 +535,11 @@ class CitationStore:
             yield self._rejoined(row)
 
     def paper(self, pid: str) -> tuple | None:
-        return self._rejoined(
-            self.conn.execute(
-                "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence, pages FROM papers WHERE pid = ?",
-                (pid,),
-            ).fetchone()
-        )
+        row = self.conn.execute(
+            "SELECT pid, title, abstract, authors, year, venue, ids, has_text, licence, pages FROM papers WHERE pid = ?",
+            (pid,),
+        ).fetchone()
+        return None if row is None else self._rejoined(row)
 
     def licences(self) -> Iterator[tuple[str, str | None]]:
         """(paper ID, licence as stated or None) of every paper of the set with text, in input order."""

@@ -45,12 +45,12 @@ def _ids(bibl: ET.Element) -> dict[str, str]:
     for idno in bibl.iter(f"{T}idno"):
         kind = (idno.get("type") or "").lower()
         value = clean(idno.text)
-        if kind == "doi" and doi_of(value):
-            ids.setdefault("doi", doi_of(value))
-        elif kind == "arxiv" and arxiv_of(value):
-            ids.setdefault("arxiv", arxiv_of(value))
-        elif kind == "pmcid" and pmcid_of(value):
-            ids.setdefault("pmcid", pmcid_of(value))
+        if kind == "doi" and (doi := doi_of(value)):
+            ids.setdefault("doi", doi)
+        elif kind == "arxiv" and (arxiv := arxiv_of(value)):
+            ids.setdefault("arxiv", arxiv)
+        elif kind == "pmcid" and (pmcid := pmcid_of(value)):
+            ids.setdefault("pmcid", pmcid)
     return ids
 
 

@@ -201,7 +201,7 @@ class Paragraph:
             word = words[last]
             return placed[last] + min(offset, word.end()) - word.start()
 
-        contexts = []
+        contexts: list[tuple[str, str]] = []
         for start, end, keys in self.citations:
             a, b = mapped(start), mapped(end)
             if a >= b:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable
 
 from agenthop.server.explore.query import ExploreHit, Filters, SearchOutcome, query_terms, read_year_words
 from agenthop.server.explore.tables import normalise_title
@@ -35,7 +36,8 @@ def _phrase(word: str) -> str:
 
 def _filter_sql(filters: Filters) -> tuple[str, list]:
     """SQL conditions on papers ``p`` (venue, years); the author filter is an FTS5 condition, see _author_match."""
-    sql, params = [], []
+    sql: list[str] = []
+    params: list[int | str] = []
     if filters.year_from is not None:
         sql.append("p.year >= ?")
         params.append(filters.year_from)
@@ -83,18 +85,21 @@ def search_metadata(conn: sqlite3.Connection, terms: list[str], filters: Filters
         order = "ORDER BY p.has_text DESC, coalesce(n.n, 0) DESC, p.paper_id LIMIT ?"
         counted = "LEFT JOIN cited_by_counts n ON n.paper_id = p.paper_id"
         if author:
-            rows = conn.execute(
+            matched = conn.execute(
                 f"SELECT p.paper_id FROM papers_fts JOIN papers p ON p.rowid = papers_fts.rowid {counted} "
                 f"WHERE papers_fts MATCH ? {where} {order}",
                 [f"authors : ({author_match})", *params, top_k],
             )
         else:
-            rows = conn.execute(f"SELECT p.paper_id FROM papers p {counted} WHERE 1 {where} {order}", [*params, top_k])
-        return [ExploreHit(pid, 0.0) for (pid,) in rows]
+            matched = conn.execute(
+                f"SELECT p.paper_id FROM papers p {counted} WHERE 1 {where} {order}", [*params, top_k]
+            )
+        return [ExploreHit(pid, 0.0) for (pid,) in matched]
     any_word = " OR ".join(_phrase(t) for t in terms)
     every_word = " AND ".join(_phrase(t) for t in terms)
     match = f"({any_word})" + (f" AND (authors : ({author_match}))" if author else "")
     title_match = f"({{title authors}} : ({every_word}))" + (f" AND (authors : ({author_match}))" if author else "")
+    rows: dict[str, tuple]  # by paper ID: (paper_id, title, authors, has_text, score)
     if filters.year_from is None and filters.year_to is None and filters.venue is None:
         # No condition on papers: FTS5 ranks inside the index (ORDER BY rank), and only the best rows are joined.
         scores = dict(_top_rowids(conn, "papers_fts", match, CANDIDATES))
@@ -112,14 +117,14 @@ def search_metadata(conn: sqlite3.Connection, terms: list[str], filters: Filters
                 )
             )
         marks = ",".join("?" * len(scores))
-        rows = {
+        by_rowid = {
             r[0]: (*r[1:], scores[r[0]])
             for r in conn.execute(
                 f"SELECT p.rowid, p.paper_id, p.title, p.authors, p.has_text FROM papers p WHERE p.rowid IN ({marks}) {_not_merged()}",
                 list(scores),
             )
         }
-        rows = {r[0]: r for r in rows.values()}
+        rows = {r[0]: r for r in by_rowid.values()}
     else:
         select = (
             f"SELECT p.paper_id, p.title, p.authors, p.has_text, bm25(papers_fts, {WEIGHTS}) AS score "
@@ -169,9 +174,10 @@ def search_full_text(conn: sqlite3.Connection, terms: list[str], filters: Filter
     if author:
         author_sql = " AND p.rowid IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)"
         params = [*params, f"authors : ({' AND '.join(_phrase(w) for w in author)})"]
+    rows: Iterable[tuple]  # (rowid, paper_id, position, header, score)
     if not where and not author_sql:  # ranked inside the index; only the best sections are joined
         ranked = _top_rowids(conn, "sections_fts", match, CANDIDATES * 3)
-        found = {}
+        found: dict[int, tuple] = {}
         for start in range(0, len(ranked), 500):
             chunk = [rowid for rowid, _ in ranked[start : start + 500]]
             marks = ",".join("?" * len(chunk))

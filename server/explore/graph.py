@@ -195,9 +195,9 @@ class ExploreGraph:
                     return self.canonical(by_value[close[0]])
         for scheme, value in parse_identifier(text):
             if scheme == "acl":  # another year's volume: the nearest Anthology DOI
-                close = self.corpus.closest_id(f"doi:10.18653/v1/{value}", None)
-                if close is not None:
-                    return self.canonical(close)
+                nearest = self.corpus.closest_id(f"doi:10.18653/v1/{value}", None)
+                if nearest is not None:
+                    return self.canonical(nearest)
         return self._closest_by_prefix(as_doi_id(text) or text.strip().lower())
 
     def _closest_by_prefix(self, wanted: str) -> str | None:

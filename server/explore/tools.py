@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -25,7 +25,18 @@ from agenthop.server.explore.search import MAX_RESULTS, ExploreHit, Filters, Sea
 from agenthop.server.explore.tables import ACL_DOI
 from agenthop.server.papers import Paper, PaperHeading
 from agenthop.server.sections import alias
-from agenthop.server.tools import ABSTRACT_PREVIEW, TOOLS, PaperArgs, PaperId, Scope, Tool, ToolOutput, _Args, is_blank
+from agenthop.server.tools import (
+    ABSTRACT_PREVIEW,
+    TOOLS,
+    PaperArgs,
+    PaperId,
+    Scope,
+    Tool,
+    ToolOutput,
+    _Args,
+    by_name,
+    is_blank,
+)
 from agenthop.server.tools import unknown_in_explore as unknown
 
 
@@ -176,6 +187,7 @@ def search_papers(scope: Scope, args: ExploreSearchArgs) -> ToolOutput:
         if not filters.any() and args.scope == "title_abstract":
             found.hits = [ExploreHit(h.paper_id, h.score) for h in scope.search.search(None, args.query, args.top_k)]
     applied = _filters_text(found.filters)
+    results: list[dict[str, Any]] = []
     structured = {
         "query": args.query,
         "scope": args.scope,
@@ -188,7 +200,7 @@ def search_papers(scope: Scope, args: ExploreSearchArgs) -> ToolOutput:
         "sort": args.sort,
         "offset": args.offset,
         "notes": found.notes,
-        "results": [],
+        "results": results,
         "more": found.more,
     }
     head = f"'{args.query}'" if args.query.strip() else "papers"
@@ -225,6 +237,7 @@ def search_papers(scope: Scope, args: ExploreSearchArgs) -> ToolOutput:
             f"    Authors: {', '.join(p.authors) if p.authors else 'unknown'} | Venue: {p.venue or 'unknown'}",
         ]
         if hit.snippet is not None:
+            assert hit.section_position is not None  # a snippet comes from a section, which has a position
             entry["match"] = {
                 "section": {"alias": alias(hit.section_position), "header": hit.section_header},
                 "snippet": hit.snippet,
@@ -232,14 +245,14 @@ def search_papers(scope: Scope, args: ExploreSearchArgs) -> ToolOutput:
             lines.append(f'    Match in ({alias(hit.section_position)}) {hit.section_header}: "{hit.snippet}"')
         else:
             lines.append(f"    Abstract: {short or '(none)'}")
-        structured["results"].append(entry)
+        results.append(entry)
     if found.more and args.offset + len(found.hits) <= MAX_RESULTS - 10:
         lines += ["", f"[More: call search_papers with offset {args.offset + len(found.hits)}.]"]
     return ToolOutput(
         "ok",
         "\n".join(lines),
         structured,
-        exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in structured["results"]],
+        exposed=[{"paper_id": r["paper_id"], "rank": r["rank"]} for r in results],
     )
 
 
@@ -577,9 +590,8 @@ def get_citation(scope: Scope, args: CitationArgs) -> ToolOutput:
     return ToolOutput("ok", text, {"paper_id": p.paper_id, "format": args.format, "citation": text})
 
 
-EXPLORE_TOOLS: dict[str, Tool] = {
-    t.name: t
-    for t in [
+EXPLORE_TOOLS: dict[str, Tool[Any]] = by_name(
+    [
         Tool(
             "search_papers",
             "Search papers",
@@ -638,12 +650,12 @@ EXPLORE_TOOLS: dict[str, Tool] = {
             get_author,
         ),
     ]
-}
+)
 
 EXPLORE_ONLY = tuple(name for name in EXPLORE_TOOLS if name not in TOOLS)
 
 
-def tool_for(name: str, *, explore: bool) -> Tool | None:
+def tool_for(name: str, *, explore: bool) -> Tool[Any] | None:
     """The tool an explore or item session runs under ``name`` (None: no such tool)."""
     if explore and name in EXPLORE_TOOLS:
         return EXPLORE_TOOLS[name]

@@ -47,6 +47,7 @@ import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import anyio
 from starlette.requests import Request
@@ -351,6 +352,7 @@ class Play:
         rows = []
         for item_id in await anyio.to_thread.run_sync(self.items_for, participant):
             item = self.sandbox.corpus.item(item_id)
+            assert item is not None  # the play list was checked against the corpus at start-up
             status = self._status(item_id, tries.get(item_id, []), live)
             rows.append(
                 {
@@ -437,9 +439,10 @@ class Play:
         play = session.attached.get("play")
         if play is None:
             turns, started = await anyio.to_thread.run_sync(self._turns, session_id)
-            play = session.attached.setdefault(
-                "play", PlaySession(session, session.client.get("participant"), turns, started=started)
-            )
+            participant = session.client.get("participant")
+            # Only /play makes sessions of this client name (POST /sessions refuses it), always with a participant.
+            assert isinstance(participant, str)
+            play = session.attached.setdefault("play", PlaySession(session, participant, turns, started=started))
         if self.study is not None and not session.ended and self.study.time_left(play.started) == 0:
             async with play.lock:  # the study's time for the item ran out: the attempt ends before anything else
                 if not session.ended:
@@ -472,8 +475,11 @@ class Play:
     async def state(self, session_id: str) -> dict:
         play = await self._get(session_id)
         session = play.session
-        item = self.sandbox.corpus.item(session.item_id)
-        out = {
+        item_id = session.item_id
+        assert item_id is not None  # an attempt is always at an item of the play list, which is in the corpus
+        item = self.sandbox.corpus.item(item_id)
+        assert item is not None
+        out: dict[str, Any] = {
             "session_id": session.session_id,
             "item_id": session.item_id,
             "run": session.run,
@@ -495,7 +501,7 @@ class Play:
             out["time_left_s"] = None if session.ended else self.study.time_left(play.started)
             out["time_up"] = play.timed_out
         if session.ended and self.reveal is not None:
-            out["reveal"] = await anyio.to_thread.run_sync(self.reveal.of, session.item_id)
+            out["reveal"] = await anyio.to_thread.run_sync(self.reveal.of, item_id)
         return out
 
     async def call(self, session_id: str, body: dict) -> dict:

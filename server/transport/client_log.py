@@ -35,7 +35,7 @@ _own_log = logging.getLogger(LOGGER + ".client_log")  # a child logger: its reco
 _captured: ContextVar[list[logging.LogRecord] | None] = ContextVar("agenthop_client_log", default=None)
 
 
-def _mcp_level(record: logging.LogRecord) -> str:
+def _mcp_level(record: logging.LogRecord) -> types.LoggingLevel:
     if record.levelno >= logging.CRITICAL:
         return "critical"
     return "error" if record.levelno >= logging.ERROR else "warning"

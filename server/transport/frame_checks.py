@@ -90,6 +90,7 @@ def frame_error(value: object) -> types.JSONRPCError | None:
     shape = _shape_error(value)
     if shape is not None:
         return shape
+    assert isinstance(value, dict)  # _shape_error refuses every frame that is not an object
     if "id" not in value:
         if "method" in value or "result" in value or "error" in value:
             return None  # a notification (never answered) or a response: the SDK reads it

@@ -98,8 +98,10 @@ def _error(status: int, message: str) -> JSONResponse:
     return SafeJSONResponse({"error": message}, status_code=status)
 
 
-async def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     """Unknown routes and methods answer in JSON too (Starlette's default is plain text)."""
+    # Starlette types a handler as taking any Exception; it is registered for HTTPException only.
+    assert isinstance(exc, HTTPException)
     response = _error(exc.status_code, exc.detail)
     response.headers.update(exc.headers or {})
     return response
@@ -164,14 +166,16 @@ def _parse_session_request(body: object, defaults: Caps, explore: Caps) -> dict:
 def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
     async def health(request: Request) -> JSONResponse:
         """200 and "ok" only when the corpus is as it was at start and the log is being written."""
-        corpus_problem = await anyio.to_thread.run_sync(sandbox.sessions.corpus_watch.check)
+        watch = sandbox.sessions.corpus_watch
+        assert watch is not None  # Sandbox.__post_init__ always gives the registry one
+        corpus_problem = await anyio.to_thread.run_sync(watch.check)
         status = sandbox.sessions.log.status
         problems = [p for p in (corpus_problem, status.failing) if p]
         body = {
             "status": "failing" if problems else "ok",
             "problems": problems,
             "corpus": sandbox.corpus.identity,
-            "corpus_restored": sandbox.sessions.corpus_watch.restored,
+            "corpus_restored": watch.restored,
             "sessions": len(sandbox.sessions),
             **sandbox.sessions.counts(),
             "log": {
@@ -259,6 +263,7 @@ def session_routes(sandbox: Sandbox, public_url: str) -> list[Route]:
                 400,
                 f"field 'termination' must be one of {list(CLIENT_ENDABLE)} (answer and budget are set by the server)",
             )
+        assert isinstance(body, dict)  # a termination was found, so the body is an object
         reason = body.get("reason")
         # Off the event loop: the write is fsync'd, and a slow call may hold the session's lock.
         try:

@@ -128,7 +128,8 @@ class Sandbox:
         try:
             return await anyio.to_thread.run_sync(session.end, termination, reason)
         except SessionRetired:
-            session = await anyio.to_thread.run_sync(self.sessions.revive, session.session_id, self.scope) or session
+            revived = await anyio.to_thread.run_sync(self.sessions.revive, session.session_id, self.scope)
+            session = revived or session
             return await anyio.to_thread.run_sync(session.end, termination, reason)
 
     async def call(self, session: Session, name: str, arguments: object, meta: dict) -> CallResult:
@@ -138,10 +139,8 @@ class Sandbox:
                     return await anyio.to_thread.run_sync(session.call, name, arguments, meta, abandon_on_cancel=True)
                 except SessionRetired:  # dropped from memory meanwhile: it has ended, and the log knows it
                     try:
-                        session = (
-                            await anyio.to_thread.run_sync(self.sessions.revive, session.session_id, self.scope)
-                            or session
-                        )
+                        revived = await anyio.to_thread.run_sync(self.sessions.revive, session.session_id, self.scope)
+                        session = revived or session
                     except LogError as exc:  # the call did not run: say so, rather than fail the request
                         text = f"The session could not be read back from the checkpoint log ({exc}); the call did not run. Try again shortly."
                         turn, tokens = meta_counts(meta)
@@ -263,6 +262,7 @@ def build_server(sandbox: Sandbox) -> Server:
         # Results echo what the client sent; wire_safe replaces lone surrogates so the reply can be encoded as UTF-8.
         session, named, problem = await sandbox.resolve(ctx)
         if session is None:
+            assert problem is not None  # resolve always says why there is no session
             message = await sandbox.log_sessionless(named, params.name, params.arguments, problem)
             return types.CallToolResult(
                 content=[_text(wire_safe(message))],
@@ -394,6 +394,7 @@ def build_server(sandbox: Sandbox) -> Server:
         ctx: ServerRequestContext, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
+        payload: dict | list[dict]
         if uri == "agenthop://corpus":
             payload = {"server_version": agenthop.__version__, **sandbox.corpus.public_description()}
         elif uri == "agenthop://items":
