@@ -189,7 +189,7 @@ def _search_papers(
     cited = dict(zip(stubs, searcher.fast_field_values("citations", addresses))) if stubs else {}
 
     def key(rowid: int) -> tuple:
-        tie = -cited.get(rowid, 0)
+        tie = -(cited.get(rowid) or 0)
         return (rowid not in exact, rowid not in in_title, not has_text[rowid], tie, -found[rowid][0], rowid)
 
     ordered = sorted(rowids, key=key)
