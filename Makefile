@@ -108,7 +108,7 @@ explore.sqlite: $(STAMP) $(wildcard explore/sources/acl/*.tei.xml.gz explore/sou
 # a paper cites, so a long paper's 60 are not a survey's; --max-chains-per-seed 100 because the offline generator calls
 # no model, and 40 sampled away chains it could ask. explore-strict keeps the pipeline's item rules (a hop cites one
 # work, a blank reports a finding plainly): 116 items (78 before the corpus's data rules, 47 of those good by strict
-# readers). explore-bench relaxes two of them to reach the 200 items issue 32 asks for (289; 206 before, about a
+# readers). explore-bench relaxes two of them to reach 200 items (289; 206 before, about a
 # third good).
 # Every rule change rebuilds them.
 EXPLORE_BENCH_OPTS := --min-refs 5 --min-overlap 0 --citations-per-year 0.5 --max-refs 80 --max-chains-per-seed 100 --max-cited-together 2 --min-strength 2

@@ -1,6 +1,6 @@
 """The artifact check on the real-paper release: every no-evidence solver's accuracy with its Wilson 95% interval, on
 the release `make explore-bench` builds from explore.sqlite ("after", the figures its provenance records) beside the
-release the code issue 32 was filed against builds from the same corpus ("before", commit ca3a8ce, with the settings
+release the code before the artifact check builds from the same corpus ("before", commit ca3a8ce, with the settings
 the issue measured: --min-refs 2), both checked by this checkout's solvers.
 
     make explore.sqlite explore-bench
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 from agenthop.construct import artifacts  # noqa: E402
 from agenthop.construct.corpus_view import CorpusView  # noqa: E402
 
-BEFORE = "ca3a8ce"  # main when issue 32 was filed: the twin-distractor generator
+BEFORE = "ca3a8ce"  # the last commit of the twin-distractor generator, before the artifact check
 PACKAGES = ("server", "corpus", "llm", "runner", "scorer", "construct", "inspect_task")  # agenthop.X lives in X/
 
 

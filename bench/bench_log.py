@@ -8,7 +8,7 @@ Part 1 (always): the log alone.
 Both writers keep the guarantee the server needs: a record is on disk (WAL,
 synchronous=FULL, fsync) when write() returns.
 
-- per-call: what the server did before issue 10/11, each write its own
+- per-call: what the server did before group commit, each write its own
   autocommit INSERT (one fsync per record) under a lock.
 - group: agenthop.server.log.checkpoint.CheckpointLog: one writer thread commits
   every waiting record in one transaction, and each writer is woken after that

@@ -2,7 +2,7 @@
 
     python bench/bench_play_names.py [--corpus corpus.sqlite] [--names 2048] [--starts 100]
 
-The attack of issue 52 (A): participant p1 starts an attempt; a second client, without cookies, lists NAMES new names
+The name-flood attack: participant p1 starts an attempt; a second client, without cookies, lists NAMES new names
 (twice the server's 1,024 held names by default); then it asks for p1's list without a cookie. Reported: how long the
 flood took, the statuses the flood and the takeover got, whether p1's own browser still acts, and what a name costs:
 the latency of a listing (a provisional claim, in memory) and of a first attempt (a durable claim in the log database

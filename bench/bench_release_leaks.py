@@ -1,4 +1,4 @@
-"""Two release-level shortcuts, per question type, on a built release (issue 32's review; both fixed since).
+"""Two release-level shortcuts, per question type, on a built release (found by a review of the first explore release; both fixed since).
 
 1. Seed exclusion: rule out every option that holds a number the seed paper states, and pick among the rest. The
 offline generator never blanks a value the seed states (the seed would give the gold away); while distractors could

@@ -324,9 +324,9 @@ def write_run(run_dir: Path, name: str, items: list[dict], rng: random.Random, s
 
 
 BASELINE_REF = "45a5747"  # main before the scorer became a library (scorer-lib branch)
-# Server modules the baseline imports that have moved since (issue 22 grouped server/ by job).
+# Server modules the baseline imports that have moved since (server/ was grouped by job).
 MOVED_SINCE_BASELINE = {"agenthop.server.checkpoint": "agenthop.server.log.checkpoint"}
-GOAL_S = 10.0  # issue 10: 20 runs x 1,011 items in 10 s or less
+GOAL_S = 10.0  # the goal: 20 runs x 1,011 items scored in 10 s or less
 
 
 def baseline_scorer(ref: str, dest: Path) -> list[str] | None:

@@ -1,7 +1,7 @@
 """Server latency and throughput, measured side by side in one run.
 
     python bench/bench_server.py --corpus corpus.sqlite [--calls 200] [--out bench/out/server.json]
-    python bench/bench_server.py --corpus corpus.sqlite --only floor      # just section 4 (issue 10's ratios)
+    python bench/bench_server.py --corpus corpus.sqlite --only floor      # just section 4 (the ratios against a no-op tool)
 
 1. Per-tool latency (median, p99): the tool function called directly in-process,
    the same call through Session.call (metering + durable log), over stdio (a
@@ -15,7 +15,7 @@
    fsync'd log record per call, and HTTP throughput at 64 concurrent sessions
    against the no-op server that writes that record. Rounds rotate which server
    goes first; each ratio is the median over rounds with its spread (min-max).
-5. The anchor (issue 28): per tool, AgentHop's p50 over stdio and HTTP against the anchor, a server that does
+5. The anchor: per tool, AgentHop's p50 over stdio and HTTP against the anchor, a server that does
    only the tool's own work (the same function on the same arguments, in-process) and writes the no-op's
    fsync'd record in the same worker thread; also against the function's in-process p50 plus the no-op-with-
    record's p50. Then the realistic mix (search, references, list and read sections, info, think) at 64 HTTP

@@ -1,4 +1,4 @@
-"""What each tool reads, before and after issue 28's changes, side by side in one process.
+"""What each tool reads, before and after the tools read only what they return, side by side in one process.
 
     python bench/bench_tool_reads.py --corpus /tmp/ah/full.corpus.sqlite --old-corpus /tmp/ah/full-nolengths.corpus.sqlite
 

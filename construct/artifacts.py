@@ -280,7 +280,7 @@ def _twin_by_numbers(item: dict, smaller: bool) -> Picks:
 
 
 def twin_smaller(item: dict) -> Picks:
-    """Within the near-identical pair, the one with the smaller numbers (issue 32: 97% on the first explore release)."""
+    """Within the near-identical pair, the one with the smaller numbers (97% on the first explore release)."""
     return _twin_by_numbers(item, True)
 
 

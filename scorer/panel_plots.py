@@ -24,7 +24,7 @@ def coverage_histogram(hist: list[int], n_runs: int) -> str:
 #: Width of the report's column in CSS pixels (report.css: max-width 1100px less 2rem of padding): a figure wider
 #: than this is scaled down by the browser, and its labels with it.
 PAGE_PX = 1068
-#: Smallest label on a figure, in CSS pixels, once drawn in the report (issue 34: the per-run heatmaps had 6 px labels).
+#: Smallest label on a figure, in CSS pixels, once drawn in the report (the per-run heatmaps once had 6 px labels).
 MIN_LABEL_PX = 11
 
 

@@ -103,7 +103,7 @@ class ExploreGraph:
 
     @cached_property
     def available(self) -> bool:
-        """Whether the corpus has the explore tables (built since issue 33); older corpora get the plain behaviour."""
+        """Whether the corpus has the explore tables (written at import since explore mode got its own tools); older corpora get the plain behaviour."""
         names = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}
         return all(t in names for t in EXPLORE_TABLES)
 

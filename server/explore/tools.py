@@ -174,7 +174,7 @@ def search_papers(scope: Scope, args: ExploreSearchArgs) -> ToolOutput:
             sort=args.sort,
             missing_index=missing,
         )
-    else:  # a corpus built before issue 33: its stored bm25s index, with no filters, full text or merged works
+    else:  # a corpus built before explore mode's own tables: its stored bm25s index, with no filters, full text or merged works
         found = SearchOutcome(
             [],
             filters,
