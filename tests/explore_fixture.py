@@ -1,11 +1,11 @@
-"""A small explore-only release for the explore tools (issue 33): four ACL-style papers with text, outside works
+"""A small explore-only release for the explore tools: four ACL-style papers with text, outside works
 recorded several times as reference stubs, and a citation graph whose shared neighbours are known by hand.
 
 - "Attention is all you need" is arxiv:1706.03762 and ref:vaswani-a (same title, year and first author): one work,
   cited by P18-1068, P17-1147 and the parsing paper.
 - Bahdanau et al. is arxiv:1409.0473 (2014) and ref:bahdanau-iclr (2015, a title with the venue glued on): one work,
   cited by the same three; ref:bahdanau-2019 (same title, 2019) is too far apart in years to be merged.
-- Three papers with text say "attention" often, so that before issue 33 they ranked above the stub.
+- Three papers with text say "attention" often, so that before explore mode's own tools they ranked above the stub.
 """
 
 from __future__ import annotations

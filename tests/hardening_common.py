@@ -1,4 +1,4 @@
-"""Shared pieces of the hardening suite (issue 6); this module holds no tests.
+"""Shared pieces of the hardening suite; this module holds no tests.
 
 - ``ServerProcess``: ``python -m agenthop.server serve --transport http`` as a real
   subprocess, started and awaited by polling /health (no sleeps as synchronisation).
@@ -210,7 +210,7 @@ def check_log(calls: list[dict], expected: list[tuple[str, object, str, int, dic
     assert len(calls) == len(expected), (len(calls), len(expected))
     spent = 0
     for record, (tool, args, cls, cost, data) in zip(calls, expected):
-        assert record["tool"] == (tool if tool in COSTS else tool[:200])  # unknown tool names are clipped (issue 11)
+        assert record["tool"] == (tool if tool in COSTS else tool[:200])  # unknown tool names are clipped
         assert record["outcome"] == data["outcome"] and record["cost"] == cost == data["cost"]
         assert record["executed"] is (cls == "executed")
         assert record["budget_before"] == spent and record["budget_after"] == spent + cost == data["budget_used"]
@@ -219,7 +219,7 @@ def check_log(calls: list[dict], expected: list[tuple[str, object, str, int, dic
         if altered is None:
             assert record["arguments"] == sent
         else:
-            # Issue 11: only the arguments of a refused call that were not valid are clipped, and only large ones.
+            # Only the arguments of a refused call that were not valid are clipped, and only large ones.
             assert altered["clipped"] and cls in ("invalid", "session_ended"), (tool, cls)
             assert altered["json_chars"] is None or altered["json_chars"] > STORED_ARGS_CHARS
             assert set(record["arguments"]) <= {str(k)[:200] for k in sent}

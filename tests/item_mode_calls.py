@@ -1,5 +1,5 @@
 """Item-mode results for a fixed script of calls on a corpus: what tests/test_explore_tools.py compares with the
-results the code gave before explore mode grew its own tools (issue 33), kept in tests/fixtures/item_mode_before.json.
+results the code gave before explore mode grew its own tools, kept in tests/fixtures/item_mode_before.json.
 
 Only public APIs are used, so the same script ran on the code before the change:
 

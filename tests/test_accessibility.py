@@ -1,4 +1,4 @@
-"""Every page people use has 0 axe-core violations (issue 34, point 17): the score report, the comparison, the panel,
+"""Every page people use has 0 axe-core violations: the score report, the comparison, the panel,
 the trajectory viewer, /play (start page, item list, an attempt, the end screen, a refused name) and the review page
 (name form, desk, key help, paper dialog). axe-core comes from the npm registry, pinned by tests/axe/package-lock.json
 and installed by `make test`; it runs inside Debian's Chromium on each page in the state named."""

@@ -66,7 +66,7 @@ CASES = {
         "abstract_word": ("SCIDOCS", SPECTER_TEI),
         "author": ("Simon-Martinez", FES_DOI),
         "citing": SPECTER_TEI,
-        "references": 57,  # with entry b6 (Bruna et al. 2014), which has only its printed text (issue 37)
+        "references": 57,  # with entry b6 (Bruna et al. 2014), which has only its printed text
         "in_set": [(GRAPH_TEI, AMMAR_CONTEXT), (FES_DOI, None)],
         "outside": VASWANI,
         "sectioned": SPECTER_TEI,

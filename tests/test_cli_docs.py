@@ -1,5 +1,5 @@
 """The three CLIs and their docs cannot drift: every command has help, takes -h and --help, is documented,
-and docs/cli.md is exactly what the commands print (issues 15 and 16)."""
+and docs/cli.md is exactly what the commands print."""
 
 from __future__ import annotations
 

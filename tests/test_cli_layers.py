@@ -1,5 +1,5 @@
-"""Thin CLIs: click lives only in the cli.py files, and library error messages never name a command-line flag
-(issue 15). The library names its parameters; each cli.py translates them into flags."""
+"""Thin CLIs: click lives only in the cli.py files, and library error messages never name a command-line flag.
+The library names its parameters; each cli.py translates them into flags."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The official MCP conformance suite and the TypeScript SDK's output-schema checks, against a live server over
-Streamable HTTP (issue 17). Both come from npm, pinned in tests/conformance/package-lock.json and installed by
+Streamable HTTP. Both come from npm, pinned in tests/conformance/package-lock.json and installed by
 `make conformance` (which `make test` runs). Which scenarios apply and why: docs/http-api.md."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The artifact check (issue 32, point 1): each solver that sees no evidence is fooled by an item built for it and not by
+"""The artifact check: each solver that sees no evidence is fooled by an item built for it and not by
 a balanced one; scoring counts an abstention as chance; the stage drops form flaws without looking at the gold and
 rebalances a winning rule back to chance rather than to zero; on any generated release, no form solver is left above
 chance + 10 points."""
@@ -334,7 +334,7 @@ def test_after_the_stage_no_form_solver_beats_chance_by_more_than_ten_points_wha
             assert any(name in line for line in said), (name, acc, said)
 
 
-# -- in the pipeline, with a scripted model on loopback (issue 32, point 8) --------------------------------------------
+# -- in the pipeline, with a scripted model on loopback --------------------------------------------
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus.sqlite"
@@ -465,7 +465,7 @@ def test_on_a_generated_release_no_solver_beats_chance_by_ten_points(questions, 
     the artifact stage no solver that sees no evidence (the option classifier included) is above chance + 10 points
     (SPEC 8's limit), and before it none is above that limit beyond its Wilson interval. The committed corpus gives
     about 40 questions, whose interval spans 25 points, and a classifier trained on 32 of them once scored 42.7% there
-    (seed 164) before the stage, 34.3% after; a leak like the 97.1% issue 32 found is far outside any interval."""
+    (seed 164) before the stage, 34.3% after; a leak like the 97.1% of the first explore release is far outside any interval."""
     cands, view = questions
     s = Settings(min_refs=5, seed=seed)
     made = [

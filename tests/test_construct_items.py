@@ -1,4 +1,4 @@
-"""Item validity of the offline construction pipeline (issue 32): typed slots, genuine same-type options with the gold's
+"""Item validity of the offline construction pipeline: typed slots, genuine same-type options with the gold's
 rank rotated, multi-target items that need both targets, the filters on real contexts from the explore sources, and item
 IDs that survive removing an item."""
 
@@ -98,13 +98,13 @@ def test_sentences_keep_et_al_decimals_and_citation_marks_whole():
         "Autor Stephen Jay <unk> zemřel 20 let po <unk> svého objevu v Praze roku.",  # mojibake, other language
         "Open IE 4.2 associates a confidence value with each extraction it makes from the text.",  # a version number
         "We show an ensemble of 3 models, and 12 models (all 4 models of each training run) as well.",  # 12 = 3 x 4, by arithmetic
-        # Training settings: defaults a reader may know by heart (issue 32's fourth hand read: six of twenty items).
+        # Training settings: defaults a reader may know by heart (the fourth hand read: six of twenty items).
         "We apply dropout with a rate of 0.5 on the recurrent outputs of the network in all experiments.",
         "The model is trained for 300 epochs with the Adam optimizer on the full training data.",
         "The maximum sentence length is set to 50 tokens for both the source and the target language.",
         "We use mini-batches of 128 sentence pairs and clip the gradients of every parameter.",
         "We keep the top 10 phrase-table candidates for each source word in the translation model.",
-        # A table's cells and caption merged into the sentence by the PDF converter (issue 32's fifth hand read).
+        # A table's cells and caption merged into the sentence by the PDF converter (the fifth hand read).
         "Our parser is the best of all +S Liu and Zhang 91.7 - Dyer et al. Table 3: Test F1 scores on the treebank.",
         "Our encoder and decoder contain 250 hidden units each, and the embeddings are shared between them.",
         "All systems are trained on the WMT'15 corpora and tuned on the news test sets of earlier years.",  # a name's year

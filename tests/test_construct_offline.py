@@ -200,7 +200,7 @@ def test_the_fixture_papers_run_stage_by_stage_and_give_the_documented_table(tmp
         "| Candidate chains (ST-d1 2)",
     ]
     result = CliRunner().invoke(construct_main, ["run", *options], catch_exceptions=False)
-    # An empty release is an error that says which stage kept nothing and why (issue 34), not an offer to import it.
+    # An empty release is an error that says which stage kept nothing and why, not an offer to import it.
     assert result.exit_code == 1, result.output
     assert (
         "no item survived, so no release was written" in result.stderr

@@ -1,4 +1,4 @@
-"""The review page in Chromium, by keyboard (issue 34): no form before a name; the name typed and Enter; 20 verdicts by
+"""The review page in Chromium, by keyboard: no form before a name; the name typed and Enter; 20 verdicts by
 keys only (Pass, Remove, Flag with a note, the quality axes), each saved visibly, the focus back on the candidate after
 each (never in the note); a reload keeps the name, the place and the counts; a label edit survives j/k and a reload
 until a verdict saves it; the filter, the key help, the skip link and focusable list entries; the layout at 1366x768
@@ -281,7 +281,7 @@ def test_the_next_run_applies_the_verdicts(tmp_path):
     assert audit_row["reasons"] == {"removed_by_auditor": 1} and audit_row["flagged"] == 1
     items = json.loads((out / "release" / "construct" / "provenance.json").read_text())["items"]
     assert ids[1] not in items.values() and ids[0] in items.values()
-    # Every other item stays. Each blank is asked once per release (issue 32), so the removed item's blank may come back
+    # Every other item stays. Each blank is asked once per release, so the removed item's blank may come back
     # once, asked by the item it had displaced: at most one new ID, and never the removed one.
     before, after = set(provenance["items"].values()), set(items.values())
     assert len(before) == first["release"]["items"]

@@ -119,7 +119,7 @@ async def test_get_paper_info_shows_external_ids(corpus, tmp_path):
 def test_the_stored_explore_index_ranks_as_a_fresh_one(corpus):
     served = Corpus(corpus)
     engine = SearchEngine(served)
-    assert None not in engine._cache  # explore sessions search with FTS5 (issue 33): loaded on first use, not at start
+    assert None not in engine._cache  # explore sessions search with FTS5: loaded on first use, not at start
     fresh = ScopeIndex(*Corpus.search_documents(served, None))
     fresh.preferred = np.array(served.explore_has_text(), dtype=bool)  # explore mode: papers with text first, both ways
     built = []

@@ -1,5 +1,5 @@
 """Explore mode on a corpus built from the real eLife fixtures, through a real MCP client over stdio: papers you
-can read come before reference stubs in search (issue 24 point 5), and paper IDs are found as people type them
+can read come before reference stubs in search, and paper IDs are found as people type them
 (point 6)."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ async def test_papers_with_text_come_before_reference_stubs(corpus, tmp_path):
     assert [r["paper_id"] for r in found[:2]] == ["doi:10.7554/elife.00007", "doi:10.7554/elife.04490"]
     assert all(r["has_text"] for r in found[:2]) and not any(r["has_text"] for r in found[2:])
     assert len(found) == 10  # the stubs still come, after the papers you can read
-    # Since issue 33, a stub whose title holds every word of the query is not a weak match: it comes first, then the
+    # Since explore mode got its own tools, a stub whose title holds every word of the query is not a weak match: it comes first, then the
     # papers with text (which hold some of the words), then the other stubs.
     ranked = volatiles.structured_content["results"]
     assert (

@@ -1,4 +1,4 @@
-"""Explore mode's own tools and arguments (issue 33), through a real MCP client over stdio, every result checked
+"""Explore mode's own tools and arguments, through a real MCP client over stdio, every result checked
 against the tool's outputSchema; and item mode exactly as before.
 
 The explore corpus is tests/explore_fixture.py: four papers with text, two outside works each recorded twice.
@@ -326,7 +326,7 @@ def test_fts5_and_the_bm25_tokenizer_find_the_same_words(corpus, tmp_path):
 
 
 def test_item_mode_results_are_as_before(demo_corpus):
-    """The same calls in item sessions give the same results, byte for byte, as before issue 33 (digests recorded by
+    """The same calls in item sessions give the same results, byte for byte, as before explore mode's own tools (digests recorded by
     tests/item_mode_calls.py on the code before the change), and an item session lists the same tool definitions."""
     before = json.loads((FIXTURES / "item_mode_before.json").read_text())
     now = json.loads(json.dumps(item_mode_results(demo_corpus), sort_keys=True))
@@ -337,7 +337,7 @@ def test_item_mode_results_are_as_before(demo_corpus):
 
 
 def test_a_corpus_built_before_the_explore_tables_still_searches(corpus, tmp_path):
-    """Without the tables (a corpus imported before issue 33), explore search falls back to the stored bm25s index
+    """Without the tables (a corpus imported before explore mode's own tools), explore search falls back to the stored bm25s index
     for a query alone, and says a rebuild is needed for filters and full text; pasted DOIs still resolve."""
     import shutil
 

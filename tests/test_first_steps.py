@@ -1,4 +1,4 @@
-"""First steps that teach (issue 34, points 18-20): a construction run on a small folder that keeps nothing says which
+"""First steps that teach: a construction run on a small folder that keeps nothing says which
 rule removed the candidates and which option relaxes it, and fails instead of offering an import; the import of an empty
 release refuses; the options the README gives for small folders take the six fixture papers past the seed and chain
 rules, and the Q/A stage then says what it needs (more papers: six have too few values of a type for three genuine

@@ -1,4 +1,4 @@
-"""First steps that no longer mislead (issue 51): a session still open (or never ended) is scored with a warning
+"""First steps that no longer mislead: a session still open (or never ended) is scored with a warning
 that it never ended, and the report names the client the session was created with instead of "agent unknown";
 `corpus build` says that --licence sets the licence of files that state none, and says on stderr (and in its help)
 that a pipe gets the full JSON summary; `log runs` and `log export --run` on a log of only unlabelled sessions

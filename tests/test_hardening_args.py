@@ -1,4 +1,4 @@
-"""Hostile arguments (issue 6): arbitrary JSON thrown at every tool over real MCP connections.
+"""Hostile arguments: arbitrary JSON thrown at every tool over real MCP connections.
 
 Property-based (hypothesis): each example is a fresh session with a random cap and a
 random sequence of calls (wrong types, missing and extra fields, strings up to 1 MB,
@@ -239,9 +239,7 @@ def _run_session(portal, client, call_one, spec, log_path, new_session, *, body_
         try:
             result = portal.call(call_one, name, args)
         except MCPError as exc:
-            if exc.error.code == -32602 and isinstance(
-                exc.error.data, dict
-            ):  # a tool the session does not offer (issue 23)
+            if exc.error.code == -32602 and isinstance(exc.error.data, dict):  # a tool the session does not offer
                 data, text = exc.error.data, exc.error.message
                 cls, cost = check_result(model, name, args, data, text, True)
                 expected.append((name, args, cls, cost, data))

@@ -1,4 +1,4 @@
-"""Faults (issue 6): SIGKILL mid-stream loses no acknowledged call; bad corpus and log files are refused
+"""Faults: SIGKILL mid-stream loses no acknowledged call; bad corpus and log files are refused
 at start with a clear message. Synchronisation is by polling conditions under a deadline, never by sleeping."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""HTTP exposure (issues 6 and 11): loopback by default (all of 127.0.0.0/8), no unauthenticated non-loopback bind
+"""HTTP exposure: loopback by default (all of 127.0.0.0/8), no unauthenticated non-loopback bind
 unless asked for, bearer token on every request when set (flag or env var, never empty, scheme in any case),
 DNS-rebinding Host (with the served port) and Origin checks on every route, bounded and typed request bodies."""
 
@@ -196,7 +196,7 @@ async def test_the_session_api_refuses_oversize_bodies_and_wrong_content_types(f
     assert status["ended"] is False and health["sessions"] == 3
 
 
-# --- issue 11: exposure ---------------------------------------------------------------------------------
+# --- exposure ---------------------------------------------------------------------------------
 
 
 def test_all_of_127_slash_8_and_ipv6_loopback_count_as_loopback():

@@ -1,4 +1,4 @@
-"""Load (issue 6): 64 concurrent sessions over HTTP against a real server process; every response is
+"""Load: 64 concurrent sessions over HTTP against a real server process; every response is
 correct, every call is logged once, and the server's memory stays flat across rounds."""
 
 from __future__ import annotations

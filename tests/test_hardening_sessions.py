@@ -1,4 +1,4 @@
-"""No cheating (issue 6): a session cannot spend or end another's budget, ended stays ended, IDs are
+"""No cheating: a session cannot spend or end another's budget, ended stays ended, IDs are
 unguessable, and the error paths of the HTTP API reveal no gold data."""
 
 from __future__ import annotations
@@ -267,7 +267,7 @@ def test_ids_in_the_log_match_the_sessions_that_made_the_calls(fixture_corpus, t
 
 
 async def test_ended_sessions_leave_memory_and_stay_answerable_from_the_log(fixture_corpus, tmp_path):
-    """Issue 11: only the most recently ended sessions stay in memory; an older one is answered from the log,
+    """Only the most recently ended sessions stay in memory; an older one is answered from the log,
     its calls are still refused as session_ended (logged, with the next seq), and it cannot be ended again."""
     log = tmp_path / "log.sqlite"
     with ServerThread(str(fixture_corpus), str(log), ended_kept=3) as server:

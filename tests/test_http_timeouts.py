@@ -1,4 +1,4 @@
-"""Slow clients (issue 11): request headers and bodies must arrive within their deadlines, or the server
+"""Slow clients: request headers and bodies must arrive within their deadlines, or the server
 answers 408 in JSON and closes the connection; other clients are served meanwhile."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def test_slow_headers_and_bodies_get_408_and_others_are_still_served(fixture_cor
 def test_an_idle_kept_alive_connection_is_closed_silently_and_a_trickled_next_request_still_gets_408(
     fixture_corpus, tmp_path
 ):
-    """Issue 23, point 4: a 408 written to an idle kept-alive connection races the client's next request on it (256
+    """A 408 written to an idle kept-alive connection races the client's next request on it (256
     clients saw resets). Idle after a response, the connection is closed without a byte; the header deadline starts
     with the next request's first byte."""
     with ServerThread(

@@ -472,7 +472,7 @@ def test_loading_the_entry_point_stays_light():
 
 
 def test_the_documented_offline_try_runs_without_network(tmp_path):
-    """docs/inspect.md's offline command (issue 23): every download is made to fail (an unreachable proxy and an
+    """docs/inspect.md's offline command: every download is made to fail (an unreachable proxy and an
     empty tiktoken cache), yet the samples complete and are scored; plain mockllm would need tiktoken's download."""
     env = {
         **os.environ,

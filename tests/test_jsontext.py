@@ -1,5 +1,5 @@
 """Lone surrogates are found exactly as the definition says (a code point in U+D800-U+DFFF), whatever the fast
-path (issue 28: every result passes here on its way out), and what goes on the wire always encodes."""
+path (every result passes here on its way out), and what goes on the wire always encodes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A locked or full log and a vanished corpus (issue 11): no call takes effect unlogged, nothing blocks the
+"""A locked or full log and a vanished corpus: no call takes effect unlogged, nothing blocks the
 event loop, every route answers in JSON naming the cause, and /health says what is wrong.
 
 The faults are real: another SQLite connection holds the log's write lock; SQLite's own page limit makes
@@ -223,7 +223,7 @@ async def test_a_session_that_cannot_be_looked_up_in_the_log_is_not_called_unkno
 
 
 async def test_a_corpus_removed_then_put_back_unchanged_is_served_again_and_health_says_so(fixture_corpus, tmp_path):
-    """Issue 35 point 8: reads stayed server_error and /health 503 until a restart; the same bytes back end the failure,
+    """Reads stayed server_error and /health 503 until a restart; the same bytes back end the failure,
     and a different file of the same size does not."""
     corpus = tmp_path / "corpus.sqlite"
     original = fixture_corpus.read_bytes()

@@ -1,4 +1,4 @@
-"""Inputs that broke the log (issue 11): lone UTF-16 surrogates, NaN and Infinity, and log flooding.
+"""Inputs that broke the log: lone UTF-16 surrogates, NaN and Infinity, and log flooding.
 
 Every call is answered (the rules decide: a string with a lone surrogate is not valid text, so a tool
 argument holding one is refused for free), logged with exactly what was sent, and `log export` stays
@@ -102,7 +102,7 @@ def test_lone_surrogates_over_http_are_answered_refused_and_logged_exactly(fixtu
     for result in results[:3]:
         assert result["isError"] and result["structuredContent"]["outcome"] == "invalid", result
         assert "lone UTF-16 surrogate" in result["content"][0]["text"] and result["structuredContent"]["cost"] == 0
-    unknown = answers[3].json()["error"]  # an unknown tool is a JSON-RPC error (issue 23), logged all the same
+    unknown = answers[3].json()["error"]  # an unknown tool is a JSON-RPC error, logged all the same
     assert (
         unknown["code"] == -32602 and unknown["data"]["outcome"] == "invalid" and "does not exist" in unknown["message"]
     )
@@ -260,7 +260,7 @@ async def test_calls_no_session_vouches_for_store_bounded_arguments_while_valid_
                         assert refused.is_error
                     if url == created["mcp_url"]:
                         kept = await client.call_tool("think", {"reasoning": reasoning})
-                        with pytest.raises(MCPError) as unknown:  # an unknown tool is -32602 (issue 23)
+                        with pytest.raises(MCPError) as unknown:  # an unknown tool is -32602
                             await client.call_tool("y" * 5000, {"a": [huge] * 3})
     assert not kept.is_error and unknown.value.error.code == -32602
     calls = [r for r in read_records(log) if r["kind"] == "call"]

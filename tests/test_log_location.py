@@ -1,4 +1,4 @@
-"""Where the log goes (issue 16) and what it is (issue 15): a server started without --log from a directory it
+"""Where the log goes and what it is: a server started without --log from a directory it
 cannot write logs to the per-user data directory and says so; the typed records, the generated schema and
 the typed reader agree with what the server writes."""
 

@@ -1,5 +1,5 @@
 """One definition of the log records, two readers: the msgspec Structs the scorer decodes into are derived from
-the pydantic models the writers use, and both accept and reject exactly the same records (issue 15)."""
+the pydantic models the writers use, and both accept and reject exactly the same records."""
 
 from __future__ import annotations
 

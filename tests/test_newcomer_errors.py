@@ -1,4 +1,4 @@
-"""A newcomer's first errors (issue 26): each one stops at once and says what was wrong and what to do.
+"""A newcomer's first errors: each one stops at once and says what was wrong and what to do.
 
 The raw agent without a key, a model endpoint that refuses the key, a file that is not a log given to the
 scorer, the HTTP server's front page and item list, its start-up banner, and a quiet package build.

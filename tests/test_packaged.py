@@ -1,4 +1,4 @@
-"""The packager's shape (issue 14): combined sample files, per-sample directories, recall labels given apart.
+"""The packager's shape: combined sample files, per-sample directories, recall labels given apart.
 
 The fixture is built here from the synthetic generator: each item of a release becomes a sample
 carrying its graph and the text of its nodes, as the reference packager writes them.

@@ -182,7 +182,7 @@ def test_one_command_builds_a_labelled_fallback_corpus_and_a_rerun_reads_the_cac
     assert summary["pdfs"]["pages_parsed"] == 30
     assert stderr.startswith("parser: fallback (lower fidelity")
     assert summary["converted"]["papers_with_text"] == 3 and summary["converted"]["citations_in_set"] >= 1
-    # Entries whose title the patterns could not find keep their printed text (issue 37 counted 3 dropped before); the
+    # Entries whose title the patterns could not find keep their printed text (3 were dropped before); the
     # one entry whose "title" is the rest of its author list is no work's title, and is dropped as untitled.
     assert summary["converted"]["references_dropped"] == 1 and summary["pdfs"]["unlike_papers"] == []
     assert "(only authors William L)" in summary["converted"]["references_dropped_examples"][0]

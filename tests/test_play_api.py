@@ -1,4 +1,4 @@
-"""The play API behind /play (issue 12): the turn cap, giving up, the next unplayed item read from the log,
+"""The play API behind /play: the turn cap, giving up, the next unplayed item read from the log,
 bad requests; every call through the session's metering, as an MCP client's would be."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""/play in a real browser (issue 12): a person plays a whole item on the demo corpus with the keyboard and the
+"""/play in a real browser: a person plays a whole item on the demo corpus with the keyboard and the
 mouse, the log is scored like any run and paired with a model's; a rejection and the two-rejection ending show
 on the page; no console errors and no request beyond the server."""
 

@@ -1,4 +1,4 @@
-"""/play in a real browser, the stumbles of issue 26: fields that belong to the attempt, the seed paper one click
+"""/play in a real browser, the stumbles a first user met: fields that belong to the attempt, the seed paper one click
 away, an attempt resumed after its tab closed, one cut short by a server restart (and a dropped connection) said
 in words, the end screen with reveal, and the page at 800 px. Screenshots go to docs/ with AGENTHOP_SCREENSHOT_DIR."""
 
@@ -211,7 +211,7 @@ def test_at_800_px_the_header_keeps_item_and_participant_and_the_page_scrolls(de
 
 
 def test_a_second_browser_without_the_key_can_neither_see_nor_act_on_an_attempt(demo, tmp_path):
-    """Issue 34, point 10: knowing a participant's name (or even the session ID) is not enough to take their attempt."""
+    """Knowing a participant's name (or even the session ID) is not enough to take their attempt."""
     corpus, _ = demo
     log = tmp_path / "log.sqlite"
     from playwright.sync_api import sync_playwright
@@ -269,7 +269,7 @@ def test_a_second_browser_without_the_key_can_neither_see_nor_act_on_an_attempt(
 
 
 def test_two_tabs_keep_in_step_a_reload_keeps_the_focus_and_the_end_screen_says_how_to_score(demo, tmp_path):
-    """Issue 34, points 8, 9, 11: an action in one tab shows in the other; a reload puts the focus back on the latest
+    """An action in one tab shows in the other; a reload puts the focus back on the latest
     result; with reveal off the end screen names the log and the scoring command, which works as printed."""
     import shlex
 

@@ -1,4 +1,4 @@
-"""/play's traps (issue 51): "i" then an ID replaces the ID in the field (never a costly "not found" call on the two
+"""/play's traps: "i" then an ID replaces the ID in the field (never a costly "not found" call on the two
 glued together), and a long ID wraps inside its card; a reload keeps the paper of the last action, so "s", a section
 and Read go on; the "also open in another tab" banner goes when that tab leaves and on the end screen; a refusal is
 worded for a person; error cards and the end screen pass axe; the name field has the focus on arrival and the item

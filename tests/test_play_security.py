@@ -1,5 +1,5 @@
 """/play obeys the HTTP server's Host/Origin/token rules, and nothing any play route or asset returns reveals
-gold, before or after an attempt, unless the server was started with reveal (issue 12; SPEC 4.6)."""
+gold, before or after an attempt, unless the server was started with reveal (SPEC 4.6)."""
 
 from __future__ import annotations
 
@@ -173,7 +173,7 @@ def test_with_reveal_only_an_ended_attempt_shows_its_correct_option_and_gold_pap
 
 
 def test_a_participants_attempts_need_the_key_their_browser_was_given(fixture_corpus, tmp_path):
-    """Issue 34, point 10: the name alone (or the session ID) neither lists, starts nor acts on another's attempt;
+    """The name alone (or the session ID) neither lists, starts nor acts on another's attempt;
     the key, typed into another browser, moves the attempts there; a fixed participant asks for no key."""
     log = tmp_path / "log.sqlite"
     with (

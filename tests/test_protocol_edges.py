@@ -1,4 +1,4 @@
-"""Protocol edges (issue 23): hostile frames over stdio, written as raw bytes to the server's stdin, and the
+"""Protocol edges: hostile frames over stdio, written as raw bytes to the server's stdin, and the
 same frames over HTTP. Every frame gets an answer (or, for a notification, silence) and the process lives."""
 
 from __future__ import annotations
@@ -348,7 +348,7 @@ async def test_two_authorization_headers_are_refused_whatever_their_order(fixtur
     assert [r["kind"] for r in read_records(log)] == ["session_start"]  # the refused requests created nothing
 
 
-# --- issue 35 point 6: JSON-RPC's codes for frames that are not requests, and for params that are not objects ---
+# --- JSON-RPC's codes for frames that are not requests, and for params that are not objects ---
 
 NOT_REQUESTS = {  # frame: (code, whether the reply carries the frame's id 1, a fragment of the message)
     b"42": (-32600, False, "got a number;"),
@@ -461,7 +461,7 @@ def test_a_request_before_initialize_is_told_that_initialize_is_missing_over_std
     assert null_params == {"jsonrpc": "2.0", "id": 12, "result": {}}
 
 
-# --- issue 35 point 7: ambiguous Origin (and Host) headers ----------------------------------------------------
+# --- ambiguous Origin (and Host) headers ----------------------------------------------------
 
 
 def _raw_two_hosts(port: int) -> bytes:

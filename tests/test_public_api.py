@@ -1,5 +1,5 @@
 """The public API: every name each package exports resolves, to the object and not to a submodule of the
-same name, and importing the lazy packages loads nothing heavy (issue 15)."""
+same name, and importing the lazy packages loads nothing heavy."""
 
 from __future__ import annotations
 

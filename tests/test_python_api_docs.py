@@ -1,4 +1,4 @@
-"""docs/python-api.md documents every public name, and every example on it runs (issue 15).
+"""docs/python-api.md documents every public name, and every example on it runs.
 
 The page's headings name the public API of each package: the test fails when a name in a package's
 ``__all__`` has no entry, when an entry names something that is not public, or when an entry has no

@@ -1,4 +1,4 @@
-"""What real sources still lost after issue 24 (issue 37, points 1-4), each on a real openly licensed file: PLOS JATS
+"""What real sources still lost after the first fixes, each on a real openly licensed file: PLOS JATS
 excerpts, GROBID's TEI of SPECTER, the explore corpus's GROBID 0.5.1 TEI, pdfminer.six's sample PDFs (sources and
 licences in tests/fixtures/README.md, section `losses/`)."""
 

@@ -1,4 +1,4 @@
-"""The runner against a real model's traffic (issue 36), replayed by a loopback chat-completions server.
+"""The runner against a real model's traffic, replayed by a loopback chat-completions server.
 
 Data: tests/fixtures/real-model/ (provenance and licence in its README.md): every request the raw and sdk agents
 sent while Qwen2.5-Coder-0.5B-Instruct, served by llama-cpp-python's server, drove them over demo items of the

@@ -1,4 +1,4 @@
-"""What real sources do that the first converters lost or broke (issue 24, points 1-4, 7-9), each on a real
+"""What real sources do that the first converters lost or broke, each on a real
 fixture of its kind (tests/fixtures/quirks/, sources and licences in tests/fixtures/README.md)."""
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def test_of_two_versions_with_text_the_later_is_kept(tmp_path):
 def test_the_same_paper_as_tei_and_as_doc2json_is_one_paper(tmp_path, json_first):
     """doc2json's JSON of N18-3011 carries no DOI and GROBID's TEI no ID: they meet by title and year. The richer copy
     is kept (doc2json's, which has GROBID's footnotes in its text) whatever the order, under the TEI's ID, not doc2json's
-    file name (issue 37)."""
+    file name."""
     sources = [FIXTURES / "tei" / "N18-3011.tei.xml", FIXTURES / "s2orc" / "N18-3011.json"]
     summary, papers, _ = release(sources[::-1] if json_first else sources, tmp_path / "out")
     assert summary["papers_in_set"] == 1 and summary["duplicates"] == 1

@@ -1,4 +1,4 @@
-"""Reports that say the finding (issue 34, points 12-14, 16): the Result section opens with one sentence naming the
+"""Reports that say the finding: the Result section opens with one sentence naming the
 weakest cell and whether search or synthesis fails there; rows that cannot fill are left out or say why once, never
 "n/a"; the scorer names report.html and the viewer, and `make demo` writes the viewer too; the viewer says which
 letter is the answer and, on a multi-target item, how many targets were read."""

@@ -1,4 +1,4 @@
-"""The report as a reader meets it (issue 26): the result first and provenance last, a table of contents that
+"""The report as a reader meets it: the result first and provenance last, a table of contents that
 works, category names that link to a glossary in the report itself, no rows of n/a, heatmap numbers at a readable
 size, a comparison that names its runs, and Cronbach's alpha with its reason. The HTML report is opened in
 Debian's Chromium; screenshots go to docs/ with AGENTHOP_SCREENSHOT_DIR."""

@@ -1,4 +1,4 @@
-"""The report, the comparison, the panel and the viewer say what is true for every run (issue 51): a closed-book run
+"""The report, the comparison, the panel and the viewer say what is true for every run: a closed-book run
 is not told "search, not synthesis"; a cell of fewer than three items gives no finding; the comparison and the panel
 open with a finding; a footer names a glossary only where there is one; p-values are never in exponent notation;
 at 800 px the comparison's runs table fits and the panel's contents do not run into each other; a one-run panel marks

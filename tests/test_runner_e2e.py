@@ -220,7 +220,7 @@ def test_repeated_503_retries_the_item_then_error(corpus, tmp_path, agent):
 @pytest.mark.parametrize("agent", AGENTS)
 def test_the_same_500_twice_ends_the_item_without_running_it_again(corpus, tmp_path, agent):
     """A server that refuses a request answers it the same way every time: one retry, then the item ends as error,
-    with the reason in attempt_error, and no second attempt (issue 36: it was 6 retries x 3 attempts)."""
+    with the reason in attempt_error, and no second attempt (it was 6 retries x 3 attempts)."""
     refusal = {"error": {"code": 500, "message": "Internal Server Error", "type": "server_error"}}
     with FakeOpenAI(lambda body, fake: HTTPError(500, refusal)) as fake:
         recs = run(corpus, fake, tmp_path / "r", agent, "--limit", "1")

@@ -334,7 +334,7 @@ def test_replicate_of_and_user_keys_survive_a_resume(demo, tmp_path):
 def test_ctrl_c_keeps_every_finished_turn(demo, tmp_path, agent):
     """SIGINT (Ctrl+C) while the third model call is in flight: the two turns that finished reach runner.jsonl,
     the second (its tool calls ran, its record was still open) included, matching the calls the server logged
-    (issue 36: a real run kept 1 turn record against 8 logged calls)."""
+    (a real run kept 1 turn record against 8 logged calls)."""
     corpus, split = demo
     (item,) = demo_ids(split, 1)
     out = tmp_path / "run"

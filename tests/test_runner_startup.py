@@ -1,4 +1,4 @@
-"""The agent's libraries are imported before ``run_start`` (issue 28): imported on the first items instead,
+"""The agent's libraries are imported before ``run_start``: imported on the first items instead,
 they cost every worker's first turn a second or more of CPU and counted against the run, not its start-up.
 
 Checked in a fresh interpreter (this one has imported everything already): the runner runs one item

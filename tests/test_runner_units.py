@@ -132,7 +132,7 @@ def _answer(status: int, body, headers: dict | None = None) -> openai.APIStatusE
 
 def test_the_same_error_answer_twice_is_deterministic_and_stops_after_one_retry():
     """llama.cpp's server answers 500 with the same body to a message shape it cannot read, every time: one retry
-    shows it, and the error says why it stopped (issue 36)."""
+    shows it, and the error says why it stopped."""
     policy = RetryPolicy(max_retries=6, backoff=0.001, jitter=0)
     sent = []
 

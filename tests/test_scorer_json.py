@@ -1,6 +1,6 @@
 """summary.json and comparison.json: strict JSON, one-space indents, the same content json.dumps gave.
 
-The scorer writes them with msgspec (issue 10: json.dumps with an indent runs in pure Python). The
+The scorer writes them with msgspec (json.dumps with an indent runs in pure Python). The
 content is the same; the only difference in bytes is float exponents (1e-07 is written 1e-7).
 """
 

@@ -460,7 +460,7 @@ def test_tiers_file_naming_an_unknown_run_is_refused(tmp_path, corpus):
     assert labels == {"a": {"tier": "x"}, "z": {"tier": "y"}}
 
 
-# -- issue 35 points 1-4: a tier of one run has a leader, rows ranked by accuracy within each tier, ties stated
+# --- a tier of one run has a leader, rows ranked by accuracy within each tier, ties stated
 # (main table and Table 10's easiest/hardest cells), and the layout (Table 9 side by side, text columns left, the
 # paper's emphasis in HTML). Runs as in main_entries: P 100%, Q 20% in tier big; R 50%, S 40% in tier small.
 
@@ -574,7 +574,7 @@ def test_html_marks_shade_tier_leaders_bold_the_panel_best_and_keep_text_columns
 
 @pytest.mark.parametrize("n_runs", [1, 4, 9])
 def test_transition_multiples_have_readable_labels_and_a_colour_scale(n_runs):
-    """Issue 34 point 15: labels of at least 11 CSS px once the page draws the figure (scaled down to the report's
+    """Labels of at least 11 CSS px once the page draws the figure (scaled down to the report's
     column when wider: 1 SVG unit is 1 pt = 4/3 px), and a colour bar with its label."""
     from agenthop.scorer.logs import TOOLS
     from agenthop.scorer.panel_plots import MIN_LABEL_PX, PAGE_PX, transition_multiples
@@ -589,7 +589,7 @@ def test_transition_multiples_have_readable_labels_and_a_colour_scale(n_runs):
     assert "share of the row&#39;s next calls" in svg or "share of the row's next calls" in svg
 
 
-# -- issue 35 point 5: Tables 16-19, each cell worked out by hand ----------------------------------------------
+# --- Tables 16-19, each cell worked out by hand ----------------------------------------------
 
 
 def test_table_16_correlation_with_external_benchmarks(main_entries, tmp_path):

@@ -138,7 +138,7 @@ def test_behaviours_show_in_the_panel(panel_dir):
         ("verifier-ns", "no_search"),
     ]
     main = {r["run"]: r for r in p["main_table"]["rows"]}
-    # Ranked by accuracy within the tier (issue 35): the searcher (100%) above the early committer (0%).
+    # Ranked by accuracy within the tier: the searcher (100%) above the early committer (0%).
     assert list(main) == ["searcher", "early", "verifier"] and main["verifier"]["tier"] == "large"
     assert main["early"]["accuracy"] == 0.0 and main["searcher"]["accuracy"] == main["verifier"]["accuracy"] == 1.0
     stop = {r["run"]: r for r in p["stopping"]["rows"]}
@@ -178,7 +178,7 @@ def test_panel_page_draws_every_figure_without_console_errors(panel_dir):
         assert sorted(d[0] for d in drawn) == sorted(PLOTS)
         for name, width, height, marks in drawn:
             assert width > 100 and height > 100 and marks > 5, (name, width, height, marks)
-        # Issue 34: the per-run heatmaps' labels were about 6 px and had no colour scale. Each label's size on screen:
+        # The per-run heatmaps' labels were once about 6 px, with no colour scale. Each label's size on screen:
         # its font size times the scale the page draws the figure at.
         sizes = page.eval_on_selector_all(
             "svg[data-plot=panel-transitions] text",

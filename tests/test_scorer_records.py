@@ -1,6 +1,6 @@
 """The scorer reads the records the writers' models define: a record that does not fit stops it with the file,
 the record and the field; a record of a kind a later version added is skipped; the typed records read like the
-stored JSON objects (issue 15)."""
+stored JSON objects."""
 
 from __future__ import annotations
 

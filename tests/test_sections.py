@@ -72,7 +72,7 @@ def test_words_made_of_roman_letters_are_not_numbering():
     assert normalise("VI-B Results") == "results"
 
 
-# --- issue 9 and 11: duplicates, numbering, and the reference harness's rules ---------------------------
+# --- duplicates, numbering, and the reference harness's rules ---------------------------
 
 
 def test_headers_that_differ_only_by_numbering_or_are_duplicates_are_ambiguous():
@@ -251,7 +251,7 @@ def test_resolution_matches_the_reference_except_where_several_headers_fit_equal
         assert ours.index == theirs, (query, headers, ours, theirs, rule)
 
 
-# --- issue 23: queries where the two normalisations differ ---------------------------------------------------
+# --- queries where the two normalisations differ ---------------------------------------------------
 # Each class below is a departure documented in docs/tools.md, or a place where AgentHop now follows the reference.
 DEPARTING_PREFIXES = ["Apdx_1: ", "Apdx_A : ", "Apdx : ", "Apdx_B.2 : ", "apdx_c1 :", "A. ", "b. ", "Z. "]
 
@@ -302,7 +302,7 @@ def test_a_roman_numeral_then_a_number_and_non_ascii_letters_resolve_as_in_the_r
 
 
 def test_the_dotless_i_and_the_long_s_are_aliases_as_in_the_reference():
-    """Issue 35 point 10: the reference reads q.upper(), so a bare "ı" is the alias I and "ſ" the alias S."""
+    """The reference reads q.upper(), so a bare "ı" is the alias I and "ſ" the alias S."""
     headers = [f"Section {n}" for n in range(600)]
     for query, expected in (
         ("ı", 8),

@@ -73,7 +73,7 @@ async def test_resource_templates_are_listed_and_read(fixture_corpus, tmp_path, 
         "agenthop://items/{item_id}",
         "agenthop://paper/{paper_id}/bibtex",
         "agenthop://paper/{paper_id}/csl-json",
-    ]  # citations: issue 33
+    ]  # citations: explore mode
     payload = one.contents[0].text
     assert '"item_id": "st_0002"' in payload and "window size" in payload and "correct" not in payload
 
@@ -216,9 +216,7 @@ async def test_research_task_in_explore_mode_describes_the_explore_session(fixtu
 async def test_research_task_in_item_mode_and_closed_book(fixture_corpus, tmp_path):
     tools = frozenset({"search_papers", "get_paper_info", "get_references", "list_sections", "read_section", "think"})
     async with session_client(fixture_corpus, tmp_path / "a.sqlite", "st_0001") as (client, _):
-        task = (
-            (await client.get_prompt("research_task")).messages[0].content.text
-        )  # naming another item is -32602 (issue 23)
+        task = (await client.get_prompt("research_task")).messages[0].content.text  # naming another item is -32602
     async with session_client(fixture_corpus, tmp_path / "b.sqlite", "st_0001", disabled=tools) as (client, _):
         closed = (await client.get_prompt("research_task")).messages[0].content.text
     assert "How many training examples" in task
@@ -352,7 +350,7 @@ async def test_templates_and_completion_reveal_no_gold_and_no_paper_text(canary_
         assert not any(word in blob for word in GOLD_WORDS) and not any(text in blob for text in sections), blob[:300]
 
 
-# --- issue 35 point 9: an item session sees its own item only --------------------------------------------------
+# --- an item session sees its own item only --------------------------------------------------
 
 
 @pytest.mark.parametrize("mode", ERAS)

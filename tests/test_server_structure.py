@@ -1,4 +1,4 @@
-"""Real paper structure through a real MCP client (issue 9): duplicate and renumbered headers, papers with no
+"""Real paper structure through a real MCP client: duplicate and renumbered headers, papers with no
 sections, and a long section that must reach the client once, within a token budget."""
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ async def test_the_longest_section_reaches_the_client_in_each_channel_under_25k_
             )
     wire = response.text  # the whole JSON-RPC response: text content, structured content, envelope
     result = json.loads(wire)["result"]
-    # A client hands its model one channel (issue 23): the text content, or structuredContent as JSON (the Agents SDK
+    # A client hands its model one channel: the text content, or structuredContent as JSON (the Agents SDK
     # with use_structured_content). Each carries the whole section, and each stays under 25K tokens (4 chars a token).
     channels = {"content": result["content"][0]["text"], "structured": json.dumps(result["structuredContent"])}
     for name, channel in channels.items():

@@ -34,7 +34,7 @@ async def test_explore_mode_offers_no_submit_and_sees_everything(fixture_corpus,
     async with session_client(fixture_corpus, tmp_path / "log.sqlite", None) as (client, session):
         names = [t.name for t in (await client.list_tools()).tools]
         hits = (await client.call_tool("search_papers", {"query": "abstract paper", "top_k": 10})).structured_content
-        with pytest.raises(MCPError) as submit:  # not listed, so unknown to the client: -32602 (issue 23)
+        with pytest.raises(MCPError) as submit:  # not listed, so unknown to the client: -32602
             await client.call_tool("submit_answer", {"answer": "A", "reasoning": "nothing to answer"})
     assert "submit_answer" not in names
     assert submit.value.error.code == -32602 and submit.value.error.data["outcome"] == "invalid"
@@ -134,7 +134,7 @@ async def test_read_section_resolution_and_charging(fixture_corpus, tmp_path, mo
         by_part = await client.call_tool("read_section", {"paper_id": pid("B"), "section": "intro"})
         ambiguous = await client.call_tool("read_section", {"paper_id": pid("B"), "section": "e"})
         unknown = await client.call_tool("read_section", {"paper_id": pid("B"), "section": "Conclusion"})
-    # The section text travels in both channels (issue 23): a client hands its model one of them.
+    # The section text travels in both channels: a client hands its model one of them.
     body = "We train on 4,096 examples and reach 81.5% accuracy on the held-out split."
     assert by_alias.structured_content["section"] == {"alias": "C", "header": "Experiments", "chars": len(body)}
     assert by_alias.structured_content["text"] == body
@@ -198,7 +198,7 @@ async def test_invalid_calls_are_refused_free_and_logged(fixture_corpus, tmp_pat
     log = tmp_path / "log.sqlite"
     async with session_client(fixture_corpus, log, "st_0001", disabled=frozenset({"search_papers"})) as (client, _):
         names = [t.name for t in (await client.list_tools()).tools]
-        with pytest.raises(MCPError) as disabled:  # tools the session does not list are JSON-RPC errors (issue 23)
+        with pytest.raises(MCPError) as disabled:  # tools the session does not list are JSON-RPC errors
             await client.call_tool("search_papers", {"query": "x"})
         with pytest.raises(MCPError) as unknown:
             await client.call_tool("download_paper", {"paper_id": "x"})

@@ -1,4 +1,4 @@
-"""Sessions nobody ends (issue 23, point 3): the HTTP API and /play share one bounded registry.
+"""Sessions nobody ends: the HTTP API and /play share one bounded registry.
 
 Live sessions beyond the bound leave memory, least recently used first; one that is used again comes back from
 the checkpoint log with its budget, its rejections in a row, its sequence numbers and (for /play) its turns."""

@@ -1,4 +1,4 @@
-"""Whichever channel an MCP client hands its model, the model gets the whole result (issue 23, point 6).
+"""Whichever channel an MCP client hands its model, the model gets the whole result.
 
 The Agents SDK gives its model the text content by default, or ``json.dumps(structuredContent)`` with
 ``use_structured_content=True``. Both are driven here against a real server and the loopback fake model; the

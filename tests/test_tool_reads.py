@@ -1,4 +1,4 @@
-"""What the tools read to answer (issue 28): a listing reads no section text, references read no abstracts,
+"""What the tools read to answer: a listing reads no section text, references read no abstracts,
 and a corpus written before section lengths were stored is still served the same.
 
 The figures for why are in docs/benchmarks.md ("The anchor"); these tests pin the behaviour that

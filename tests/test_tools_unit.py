@@ -1,4 +1,4 @@
-"""The pure tool functions, called directly (issue 15): fast and precise, beside the MCP-client tests.
+"""The pure tool functions, called directly: fast and precise, beside the MCP-client tests.
 
 Each tool is ``f(scope, args) -> ToolOutput``; charging, logging and the status line belong to the session,
 so these tests see exactly what a tool returns: outcome, text, structured data, exposure and delivery."""
@@ -118,7 +118,7 @@ def test_list_sections_gives_aliases_and_lengths_or_says_there_is_no_text(item):
 def test_read_section_delivers_the_text_in_each_channel_and_records_what_it_delivered(item):
     out = read_section(item, ReadArgs(paper_id=pid("B"), section="experiments"))
     body = "We train on 4,096 examples and reach 81.5% accuracy on the held-out split."
-    # The text is in both channels (issue 23): a client hands its model the text content or the structured content.
+    # The text is in both channels: a client hands its model the text content or the structured content.
     assert out.data == {
         "paper_id": pid("B"),
         "section": {"alias": "C", "header": "Experiments", "chars": len(body)},

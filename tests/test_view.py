@@ -1,4 +1,4 @@
-"""The trajectory viewer (issue 12): its marks are the scorer's, result texts are what the session was shown,
+"""The trajectory viewer: its marks are the scorer's, result texts are what the session was shown,
 the report links each item to it, and in Chromium (from file://, offline) it filters, steps through a session
 and shows two runs side by side with no console errors."""
 

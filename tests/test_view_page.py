@@ -1,4 +1,4 @@
-"""The trajectory viewer as a person uses it (issue 26): the run list fits its column at 1366x768 (the points
+"""The trajectory viewer as a person uses it: the run list fits its column at 1366x768 (the points
 column shows, audit labels are whole), a click anywhere on a row opens its session, a deep link brings its row
 into view, an expanded result says "hide", and at 800 px the page is one column. Opened from file://, offline."""
 

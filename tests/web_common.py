@@ -1,4 +1,4 @@
-"""Shared pieces of the browser tests of /play and the trajectory viewer (issue 12); this module holds no tests.
+"""Shared pieces of the browser tests of /play and the trajectory viewer; this module holds no tests.
 
 The browser is Debian's Chromium driven by Playwright (the playwright package bundles its driver;
 no browser is downloaded). ``browser_page`` records every console error, page error, failed request
