@@ -462,6 +462,13 @@ LABEL_GROUP_LABELS = {
 }
 
 
+def _closed_book_cell(row: dict) -> str:
+    """A group's closed-book accuracy with its item count, or why there is none."""
+    if row["closed_book_n"]:
+        return f"{pct(row['closed_book_accuracy'])} ({row['closed_book_n']})"
+    return "n/a (no items)" if not row["n"] else "n/a (no closed-book run)"
+
+
 def label_groups_section(p: dict) -> Section:
     g = p["label_groups"]
     sec = Section(
@@ -482,11 +489,7 @@ def label_groups_section(p: dict) -> Section:
                     str(r["n"]),
                     pct(r["share"]),
                     pct(r["conversion"]),
-                    f"{pct(r['closed_book_accuracy'])} ({r['closed_book_n']})"
-                    if r["closed_book_n"]
-                    else "n/a (no items)"
-                    if not r["n"]
-                    else "n/a (no closed-book run)",
+                    _closed_book_cell(r),
                 ]
                 for k, r in ((k, g["rows"][k]) for k in g["groups"])
             ],
@@ -517,11 +520,7 @@ def contact_section(p: dict) -> Section:
                     str(r["n"]),
                     pct(r["share"]),
                     pct(r["accuracy"]),
-                    f"{pct(r['closed_book_accuracy'])} ({r['closed_book_n']})"
-                    if r["closed_book_n"]
-                    else "n/a (no items)"
-                    if not r["n"]
-                    else "n/a (no closed-book run)",
+                    _closed_book_cell(r),
                 ]
                 for k, r in ((k, c["rows"][k]) for k in CONTACTS)
             ],
