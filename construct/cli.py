@@ -186,7 +186,8 @@ def settings_options(fn):
         click.option(
             "--one-item-per-target",
             is_flag=True,
-            help="Post-filter: each target paper serves at most one item (the smallest item ID is kept).",
+            help="Q/A and post-filter: each target paper serves at most one item (Q/A asks one chain per target, "
+            "multi-target chains first; the post-filter keeps the smallest item ID of any left).",
         ),
         click.option(
             "--attempts",

@@ -89,7 +89,9 @@ MODEL_STAGES = {"chains", "qa", "distractors", "ensemble"}
 def stage_settings(s: Settings, stage: str) -> dict:
     keys = STAGE_SETTINGS[stage] + (("attempts",) if stage in MODEL_STAGES else ())
     out = {k: getattr(s, k) for k in keys}
-    if stage == "postfilter" and s.one_item_per_target:  # only when set, so earlier runs keep their fingerprints
+    if (
+        stage in ("qa", "postfilter") and s.one_item_per_target
+    ):  # only when set, so earlier runs keep their fingerprints
         out["one_item_per_target"] = True
     if stage in MODEL_STAGES and s.sampling is not None:  # only when set, so that earlier runs keep their fingerprints
         out["sampling"] = s.sampling.as_dict()
