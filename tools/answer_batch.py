@@ -7,8 +7,9 @@ it (so no retry round is needed), and packs the kept replies into the Batch API'
 
     python tools/answer_batch.py split RUN/work/batch/qa-01.jsonl --parts 7 --out parts/
     python tools/answer_batch.py list parts/qa-01.part3.jsonl
-    python tools/answer_batch.py show parts/qa-01.part3.jsonl --id qa-c-0123456789ab-a1
+    python tools/answer_batch.py show parts/qa-01.part3.jsonl --id qa-c-0123456789ab-a1   # or --next 5
     python tools/answer_batch.py answer RUN --corpus CORPUS parts/qa-01.part3.jsonl qa-c-0123456789ab-a1 --reply-file reply.json
+    python tools/answer_batch.py answer RUN --corpus CORPUS parts/qa-01.part3.jsonl --replies-file replies.jsonl
     python tools/answer_batch.py pack parts/qa-01.part*.jsonl --out qa-01.out.jsonl
 
 Replies are kept beside each part (``PART.replies.jsonl``: one ``{"custom_id", "reply"}`` line each, a later line for
@@ -63,18 +64,24 @@ def _candidate(cid: str) -> str:
     return next((p for p in cid.split("-c-")[1:2]), cid).split("-")[0]
 
 
-def show(part: Path, cid: str | None) -> None:
+def show(part: Path, cid: str | None, following: int = 0) -> None:
+    """List the part's requests (no ``cid``), or print one request's messages, or the next ``following`` open ones."""
     rows = _lines(part)
     done = kept_replies(part)
-    if cid is None:
+    if following:
+        chosen = [r for r in rows if r["custom_id"] not in done][:following]
+    elif cid is None:
         for r in rows:
             print(f"{r['custom_id']}\t{'answered' if r['custom_id'] in done else 'open'}")
         return
-    row = next((r for r in rows if r["custom_id"] == cid), None)
-    if row is None:
-        sys.exit(f"error: {cid} is not in {part}")
-    for message in row["body"]["messages"]:
-        print(f"===== {message['role']} =====\n{message['content']}\n")
+    else:
+        chosen = [r for r in rows if r["custom_id"] == cid]
+        if not chosen:
+            sys.exit(f"error: {cid} is not in {part}")
+    for row in chosen:
+        print(f"################ REQUEST {row['custom_id']} ################")
+        for message in row["body"]["messages"]:
+            print(f"===== {message['role']} =====\n{message['content']}\n")
 
 
 def _check(run: Path, view: CorpusView, cid: str, reply: str, done: dict[str, str]) -> None:
@@ -99,22 +106,39 @@ def _check(run: Path, view: CorpusView, cid: str, reply: str, done: dict[str, st
         parse_json(reply)
 
 
-def answer(run: Path, corpus: Path, part: Path, cid: str, reply: str, give_up: bool = False) -> int:
-    if cid not in {r["custom_id"] for r in _lines(part)}:
-        sys.exit(f"error: {cid} is not in {part}")
+def answer(run: Path, corpus: Path, part: Path, replies: list[tuple[str, str]], give_up: bool = False) -> int:
+    """Check each (custom_id, reply) in turn and keep those that pass; 1 if any did not."""
+    asked = {r["custom_id"] for r in _lines(part)}
     done = kept_replies(part)
-    try:
-        _check(run, CorpusView(corpus), cid, reply, done)
-    except BadReply as exc:
-        print(
-            f"NOT KEPT ({exc.reason}): {exc}" + ("; kept anyway (--give-up): the run will drop it" if give_up else "")
-        )
-        if not give_up:
-            return 1
-    done[cid] = reply
+    view = CorpusView(corpus)
+    failed = 0
+    for cid, reply in replies:
+        if cid not in asked:
+            print(f"NOT KEPT: {cid} is not in {part}")
+            failed += 1
+            continue
+        try:
+            _check(run, view, cid, reply, done)
+        except BadReply as exc:
+            print(f"NOT KEPT {cid} ({exc.reason}): {exc}" + ("; kept anyway (--give-up)" if give_up else ""))
+            if not give_up:
+                failed += 1
+                continue
+        done[cid] = reply
+        print(f"kept: {cid}")
     _write(replies_path(part), [{"custom_id": c, "reply": r} for c, r in sorted(done.items())])
-    print(f"kept: {cid} ({len(done)} of {len(_lines(part))} answered in this part)")
-    return 0
+    print(f"{len(done)} of {len(asked)} answered in this part")
+    return 1 if failed else 0
+
+
+def _replies_from(args) -> list[tuple[str, str]]:
+    if args.replies_file:  # JSON lines {"custom_id": ..., "reply": {the JSON object asked for}}
+        rows = _lines(args.replies_file)
+        return [(r["custom_id"], r["reply"] if isinstance(r["reply"], str) else json.dumps(r["reply"])) for r in rows]
+    if args.id is None:
+        sys.exit("error: give the request's custom_id with --reply or --reply-file")
+    reply = args.reply if args.reply is not None else args.reply_file.read_text(encoding="utf-8")
+    return [(args.id, reply)]
 
 
 def pack(parts: list[Path], out: Path) -> None:
@@ -161,17 +185,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, required=True)
     p = sub.add_parser("list", help="the requests of a part, open or answered")
     p.add_argument("part", type=Path)
-    p = sub.add_parser("show", help="one request's messages")
+    p = sub.add_parser("show", help="one request's messages, or the next open ones")
     p.add_argument("part", type=Path)
-    p.add_argument("--id", required=True)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--id")
+    which.add_argument("--next", type=int, help="the next N requests not yet answered")
     p = sub.add_parser("answer", help="check a reply as the run would, and keep it if it passes")
     p.add_argument("run", type=Path, help="the run's --out folder")
     p.add_argument("--corpus", type=Path, required=True, help="the run's --corpus")
     p.add_argument("part", type=Path)
-    p.add_argument("id")
+    p.add_argument("id", nargs="?", help="the request's custom_id (not with --replies-file)")
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--reply", help="the reply text (the JSON object the request asks for)")
     group.add_argument("--reply-file", type=Path)
+    group.add_argument(
+        "--replies-file", type=Path, help='JSON lines {"custom_id": ..., "reply": {...}}, several at once'
+    )
     p.add_argument(
         "--give-up", action="store_true", help="keep a reply that fails, so the run drops it with the reason"
     )
@@ -182,10 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "split":
         split(args.batch, args.parts, args.out)
     elif args.command in ("list", "show"):
-        show(args.part, getattr(args, "id", None))
+        show(args.part, getattr(args, "id", None), getattr(args, "next", None) or 0)
     elif args.command == "answer":
-        reply = args.reply if args.reply is not None else args.reply_file.read_text(encoding="utf-8")
-        return answer(args.run, args.corpus, args.part, args.id, reply, args.give_up)
+        return answer(args.run, args.corpus, args.part, _replies_from(args), args.give_up)
     else:
         pack(args.parts, args.out)
     return 0
