@@ -1,12 +1,13 @@
-"""The real-paper release (`make explore-bench`): built twice from scratch, the same bytes both times; items kept per
-stage beside the published pipeline's Table 5; time per item; the artifact check's solvers; and, with --agents, the
-offline baseline agent with tools and closed-book (no tools), scored.
+"""A real-paper release: built twice from scratch, the same bytes both times; items kept per stage beside the
+published pipeline's Table 5; time per item; the artifact check's solvers; and, with --agents, the offline baseline
+agent with tools and closed-book (no tools), scored.
 
-    python bench/bench_explore_release.py [--corpus explore.sqlite] [--strict] [--agents] [--draw 20 --draw-seed 32]
+    python bench/bench_explore_release.py [--release bench|strict|research] [--agents] [--draw 20 --draw-seed 32]
 
-The settings are the Makefile's EXPLORE_BENCH_OPTS (`make explore-bench`), or with --strict its EXPLORE_STRICT_OPTS
-(`make explore-strict`). --draw prints that many items chosen by a seeded draw (for reading
-by hand) with their gold and evidence. Figures go to stdout as markdown; progress to stderr.
+The settings are the Makefile's: EXPLORE_BENCH_OPTS (`make explore-bench`, the default), EXPLORE_STRICT_OPTS
+(`make explore-strict`) or EXPLORE_RESEARCH_OPTS (`make explore-research`, rebuilt from its recorded responses).
+--draw prints that many items chosen by a seeded draw (for reading by hand) with their gold, evidence, the citing
+sentences and the labelled sections of the targets. Figures go to stdout as markdown; progress to stderr.
 """
 
 from __future__ import annotations
@@ -43,6 +44,16 @@ TABLE5 = {
 def make_opts(variable: str) -> list[str]:
     text = (ROOT / "Makefile").read_text()
     return re.search(rf"^{variable}\s*:=\s*(.+)$", text, re.M).group(1).split()
+
+
+RELEASE_OPTS = {
+    "bench": lambda: make_opts("EXPLORE_BENCH_OPTS"),
+    "strict": lambda: make_opts("EXPLORE_STRICT_OPTS"),
+    "research": lambda: (
+        make_opts("EXPLORE_RESEARCH_OPTS")
+        + ["--replay", "--responses", str(ROOT / "explore" / "research-responses.jsonl.gz")]
+    ),
+}
 
 
 def tree_digest(root: Path) -> str:
@@ -93,8 +104,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=ROOT / "explore.sqlite")
     ap.add_argument(
-        "--strict", action="store_true", help="the release of make explore-strict (the pipeline's item rules)"
+        "--release",
+        choices=sorted(RELEASE_OPTS),
+        default="bench",
+        help="which of the Makefile's real-paper releases to build",
     )
+    ap.add_argument("--strict", action="store_true", help="the same as --release strict")
     ap.add_argument(
         "--agents", action="store_true", help="also run the offline baseline with tools and closed-book, and score them"
     )
@@ -109,7 +124,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-explore-release-") as tmp:
         tmp = Path(tmp)
         print("building twice from scratch ...", file=sys.stderr)
-        opts = make_opts("EXPLORE_STRICT_OPTS" if args.strict else "EXPLORE_BENCH_OPTS")
+        opts = RELEASE_OPTS["strict" if args.strict else args.release]()
         seconds = [build(args.corpus, tmp / f"b{i}", opts) for i in (1, 2)]
         digests = [tree_digest(tmp / f"b{i}" / "release") for i in (1, 2)]
         out = tmp / "b1"
@@ -139,7 +154,6 @@ def main() -> None:
 
         view = CorpusView(args.corpus)
         print(artifacts.markdown(artifacts.summarise(items, view=view)))
-        view.close()
         if args.agents:
             bench = tmp / "bench.sqlite"
             subprocess.run(
@@ -179,6 +193,21 @@ def main() -> None:
                 for i, (o, k) in enumerate(zip(item["options"], item["distractor_types"])):
                     print(f"- {'ABCD'[i]}. {o} ({k})")
                 print(f"\nevidence: {' | '.join(construct['evidence'])}\n")
+                print(reading(view, item, labels[item["id"]]["analysis"]["section_recall_labels"]))
+
+
+def reading(view, item: dict, labels: list[dict]) -> str:
+    """What a reader needs beside the item: the citing sentences of the path, and the sections the labels name."""
+    seed, targets = item["seed_paper_id"], item["gold_paper_ids"]
+    bridge = (item.get("bridge_paper_ids") or [None])[0]
+    hops = ([(seed, bridge)] if bridge else []) + [(bridge or seed, t) for t in targets]
+    lines = [f'- {view.papers[a].title} cites {view.papers[b].title}: "{view.context(a, b) or ""}"' for a, b in hops]
+    by_key = {p.text_key: pid for pid, p in view.papers.items() if p.text_key}
+    for label in labels:
+        pid = by_key.get(label["arxiv_id"])
+        text = next((s.text for s in view.sections(pid) if s.header == label["section"]), "") if pid else ""
+        lines.append(f"\n[{label['relevance']}] {label['paper']}, section {label['section']!r}:\n{text}")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
