@@ -10,13 +10,13 @@ import json
 import random
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
-from construct_script import ConstructScript, _reply
-from fake_openai import FakeOpenAI
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.construct_script import ConstructScript, _reply
+from support.fake_openai import FakeOpenAI
+from support.paths import REPO as ROOT
 
 from agenthop.construct import artifact_filter, artifacts
 from agenthop.construct.context import Context
@@ -336,7 +336,6 @@ def test_after_the_stage_no_form_solver_beats_chance_by_more_than_ten_points_wha
 
 # -- in the pipeline, with a scripted model on loopback --------------------------------------------
 
-ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus.sqlite"
 
 

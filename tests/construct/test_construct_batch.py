@@ -13,9 +13,10 @@ import re
 from pathlib import Path
 
 import pytest
-from construct_script import ConstructScript
-from fake_openai import FakeOpenAI
-from test_construct_models import PRICES, settings, tree_digest
+from support.construct_runs import PRICES, settings, tree_digest
+from support.construct_script import ConstructScript
+from support.fake_openai import FakeOpenAI
+from support.paths import REPO as ROOT
 
 from agenthop.construct import prompts
 from agenthop.construct.batchfiles import URL, BatchError, BatchPending
@@ -25,7 +26,6 @@ from agenthop.construct.recorded import ReplayError
 from agenthop.llm.pricing import PriceTable
 from agenthop.llm.retry import RetryPolicy
 
-ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus.sqlite"
 
 

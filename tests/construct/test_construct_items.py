@@ -8,10 +8,10 @@ import json
 import re
 import shutil
 from collections import Counter
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from support.paths import REPO as ROOT
 
 from agenthop.construct import artifacts
 from agenthop.construct.chains import cited_together, prefilter
@@ -42,7 +42,6 @@ from agenthop.construct.textspans import names_target, sentences, strip_citation
 from agenthop.construct.verdicts import VerdictStore
 from agenthop.corpus.convert.build import build_corpus
 
-ROOT = Path(__file__).resolve().parents[1]
 ACL = ROOT / "explore" / "sources" / "acl"
 EMNLP = ROOT / "explore" / "sources" / "emnlp"
 SETTINGS = Settings(min_refs=5)  # every chain of the committed corpus: 22 items (one per blank) in about 12 s
@@ -402,11 +401,8 @@ def test_a_lowercase_method_name_names_the_target(acl_view):
 def test_the_model_distractor_prompt_gives_the_form_never_the_use(tmp_path):
     """On loopback, the scripted model: every distractor request says how to write the answer (the gold's form) and
     never that the answer is wrong; a reply of another form is sent back, then the candidate drops as distractor_wrong_form."""
-    import sys
-
-    sys.path.insert(0, str(ROOT / "tests"))
-    from construct_script import ConstructScript
-    from fake_openai import FakeOpenAI, system_text
+    from support.construct_script import ConstructScript
+    from support.fake_openai import FakeOpenAI, system_text
 
     script = ConstructScript(ROOT / "corpus.sqlite")
     script.outcome = type(

@@ -5,7 +5,6 @@ without asking again for any reply it had received; --dry-run counts the calls w
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -15,8 +14,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from construct_script import OUTCOMES, ConstructScript, judged_low
-from fake_openai import FakeOpenAI
+from support.construct_runs import PRICES, settings, tree_digest
+from support.construct_script import OUTCOMES, ConstructScript, judged_low
+from support.fake_openai import FakeOpenAI
+from support.paths import REPO as ROOT
 
 from agenthop.construct.chains import hops
 from agenthop.construct.cli import main as construct_main
@@ -26,34 +27,7 @@ from agenthop.corpus.importer import check_release
 from agenthop.llm.pricing import PriceTable
 from agenthop.llm.retry import RetryPolicy
 
-ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus.sqlite"
-PRICES = {
-    "gen": {"input_per_m": 1.0, "output_per_m": 4.0},
-    "f": {"input_per_m": 0.5, "output_per_m": 2.0},
-    "judge": {"input_per_m": 0.25, "output_per_m": 1.0},
-}
-
-
-def settings(url: str, **kw) -> Settings:
-    return Settings(
-        min_refs=5,
-        max_chains_per_seed=1,
-        judge=f"judge@{url}",
-        generator=f"gen@{url}",
-        filters=(f"f1@{url}", f"f2@{url}", f"f3@{url}"),
-        max_qa=len(OUTCOMES),
-        workers=1,
-        **kw,
-    )
-
-
-def tree_digest(root: Path) -> dict[str, str]:
-    return {
-        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 @pytest.mark.slow
@@ -241,7 +215,7 @@ def test_dry_run_counts_calls_and_cost_without_calling(tmp_path):
 
 
 def test_an_endpoint_that_refuses_for_good_drops_the_candidate_as_model_error(tmp_path):
-    from fake_openai import HTTPError
+    from support.fake_openai import HTTPError
 
     with FakeOpenAI(
         lambda body, fake: HTTPError(400, {"error": {"message": "model not found", "type": "invalid_request_error"}})

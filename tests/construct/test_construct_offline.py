@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.paths import REPO as ROOT
 
 from agenthop.construct.cli import main as construct_main
 from agenthop.construct.pipeline import STAGES, run_pipeline
@@ -22,7 +23,6 @@ from agenthop.scorer.cli import main as scorer_main
 from agenthop.scorer.gold import Gold
 from agenthop.server.sections import label_matches_section
 
-ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = Settings(
     min_refs=5, max_qa=24
 )  # the committed corpus's papers cite at most 30; 24 chains keep the test short

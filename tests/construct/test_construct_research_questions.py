@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
-from fake_openai import completion, system_text
+from support.fake_openai import completion, system_text
+from support.paths import REPO as ROOT
 
 from agenthop.construct.corpus_view import CorpusView
 from agenthop.construct.pipeline import run_pipeline
@@ -21,7 +21,6 @@ from agenthop.construct.settings import Settings
 from agenthop.construct.textspans import sentences, supported_by
 from agenthop.llm.retry import RetryPolicy
 
-ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus.sqlite"
 ST_KINDS = ("quote", "section", "not_verbatim", "ok")
 MT_KINDS = ("joined", "one_target", "ok")
@@ -98,7 +97,7 @@ class Generator:
 
 
 def test_each_rule_of_a_research_question_drops_its_reply_and_good_ones_keep_the_models_labels(tmp_path):
-    from fake_openai import FakeOpenAI
+    from support.fake_openai import FakeOpenAI
 
     view = CorpusView(CORPUS)
     script = Generator(view)

@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 from agenthop.construct.review_app import ReviewServer
 from agenthop.construct.verdicts import VerdictStore
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpus.sqlite"
+CORPUS = REPO / "corpus.sqlite"
 
 
 def _post(url: str, body: dict) -> tuple[int, dict]:

@@ -11,12 +11,12 @@ import json
 import re
 import shutil
 import socket
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from playwright.sync_api import expect
-from web_common import LAPTOP, axe_violations, browser_page, needs_chromium, screenshot
+from support.paths import REPO
+from support.web_common import LAPTOP, axe_violations, browser_page, needs_chromium, screenshot
 
 from agenthop.construct.cli import main as construct_main
 from agenthop.construct.pipeline import run_pipeline
@@ -26,7 +26,7 @@ from agenthop.construct.verdicts import VerdictStore
 from agenthop.corpus.importer import check_release
 
 pytestmark = [needs_chromium, pytest.mark.slow]
-CORPUS = Path(__file__).resolve().parents[1] / "corpus.sqlite"
+CORPUS = REPO / "corpus.sqlite"
 SETTINGS = Settings(min_refs=5)  # 23 candidates from the demo corpus, offline, in seconds
 
 

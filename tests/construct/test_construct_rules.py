@@ -4,9 +4,9 @@ the ensemble's tiers, naming the target, answer spans, reply parsing, and verdic
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 from agenthop.construct.chains import marks_other_work
 from agenthop.construct.corpus_view import Paper, Section
@@ -193,7 +193,7 @@ def test_the_review_command_says_what_to_run_first(tmp_path):
 
     from agenthop.construct.cli import main
 
-    corpus = Path(__file__).resolve().parents[1] / "corpus.sqlite"
+    corpus = REPO / "corpus.sqlite"
     result = CliRunner().invoke(main, ["review", "--corpus", str(corpus), "--out", str(tmp_path)])
     assert result.exit_code == 1
     assert f"run 'agenthop-construct sanity --corpus {corpus} --out {tmp_path}' (or 'run') first" in result.output

@@ -1,16 +1,14 @@
 """`agenthop-server corpus build` refuses bad input with a message that names the file and the problem, and writes nothing."""
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.paths import FIXTURES
 
 from agenthop.corpus.inputs import JsonlFile
 from agenthop.corpus.problems import ReleaseError
 from agenthop.server.cli import main
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def test_a_bad_file_stops_the_build_naming_it(tmp_path):

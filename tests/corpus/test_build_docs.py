@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.paths import REPO as ROOT
 
 from agenthop.server.cli import main
 
-ROOT = Path(__file__).parent.parent
 DOC = ROOT / "docs" / "real-papers.md"
 
 

@@ -15,13 +15,13 @@ import pytest
 from click.testing import CliRunner
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from server_helpers import text
+from support.paths import FIXTURES
+from support.server_helpers import text
 
 from agenthop.scorer.cli import main as scorer_main
 from agenthop.server.transport.http import ServerThread
 
 pytestmark = pytest.mark.anyio
-FIXTURES = Path(__file__).parent / "fixtures"
 
 INSIGHT, FIELD_TRIAL, PHENOTYPES = "doi:10.7554/elife.00240", "doi:10.7554/elife.00007", "doi:10.7554/elife.04490"
 SPECTER, LITERATURE_GRAPH, FES = "paper:1ed3c473f7cade3d", "paper:bfd6511f1cda14f9", "doi:10.1186/s12984-016-0129-6"

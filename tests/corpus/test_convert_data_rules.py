@@ -1,6 +1,6 @@
 """The build's data rules, each on the shapes of garbling it undoes (the real corpus's cases are checked in
-tests/test_explore_corpus.py): names, printed references, arXiv IDs, the Anthology's metadata, records of one work,
-in-text citations, words split at line ends, headers and table text, citation intent."""
+tests/server/explore/test_explore_corpus.py): names, printed references, arXiv IDs, the Anthology's metadata, records of
+one work, in-text citations, words split at line ends, headers and table text, citation intent."""
 
 from __future__ import annotations
 

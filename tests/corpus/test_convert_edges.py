@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.paths import FIXTURES
 
 from agenthop.corpus.convert.linking import CitationStore
 from agenthop.corpus.convert.model import ConvertError, Paper, Section
@@ -16,7 +16,6 @@ from agenthop.corpus.convert.s2orc import iter_s2orc
 from agenthop.corpus.convert.sources import detect, read_papers
 from agenthop.server.cli import main
 
-FIXTURES = Path(__file__).parent / "fixtures"
 JATS = FIXTURES / "jats" / "elife00240.xml"
 
 

@@ -2,9 +2,9 @@
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
+from support.paths import FIXTURES
 
 from agenthop.corpus.convert.jats import parse_jats
 from agenthop.corpus.convert.model import ConvertError
@@ -13,8 +13,6 @@ from agenthop.corpus.convert.sources import detect, read_papers
 from agenthop.corpus.convert.tei import parse_tei
 from agenthop.corpus.convert.text import sentence_around
 from agenthop.corpus.convert.xmltree import parse
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def ref_by_title(paper, words):

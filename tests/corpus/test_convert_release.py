@@ -1,15 +1,14 @@
 """Linking and the release writer on the real fixtures: paper IDs, in-set and outside references, items' graphs."""
 
 import json
-from pathlib import Path
 
 import pytest
+from support.paths import FIXTURES
 
 from agenthop.corpus.convert.build import write_release
 from agenthop.corpus.convert.linking import paper_id
 from agenthop.corpus.convert.model import ConvertError
 
-FIXTURES = Path(__file__).parent / "fixtures"
 SPECTER_TEI = "paper:"  # SPECTER's TEI carries no identifier: its ID is a title hash
 
 

@@ -6,9 +6,11 @@ import re
 import sqlite3
 from pathlib import Path
 
+from support.paths import REPO
+
 from agenthop.corpus.importer import import_release
 
-DOC = Path(__file__).parent.parent / "docs" / "corpus.md"
+DOC = REPO / "docs" / "corpus.md"
 TABLES = (
     "papers",
     "sections",

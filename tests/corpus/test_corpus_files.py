@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from release_fixture import ARXIV, make_release, pid
+from support.release_fixture import ARXIV, make_release, pid
 
 from agenthop.corpus.importer import ReleaseError, import_release
 from agenthop.corpus.info import describe, format_description

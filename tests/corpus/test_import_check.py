@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import CliRunner
-from release_fixture import ARXIV, make_release, pid
+from support.release_fixture import ARXIV, make_release, pid
 
 from agenthop.corpus.importer import check_release, import_release
 from agenthop.server.cli import main

@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from release_fixture import ARXIV, GRAPHS_FILE, LABELS_FILE, POOL_FILE, QA_FILE, build_release, make_release, pid
+from support.release_fixture import (
+    ARXIV,
+    GRAPHS_FILE,
+    LABELS_FILE,
+    POOL_FILE,
+    QA_FILE,
+    build_release,
+    make_release,
+    pid,
+)
 
 from agenthop.corpus.importer import ReleaseError, corpus_identity, import_release
 from agenthop.corpus.info import describe, format_description

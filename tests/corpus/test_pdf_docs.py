@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from grobid_standin import GrobidStandIn, Reply, digest
+from support.grobid_standin import GrobidStandIn, Reply, digest
+from support.paths import REPO as ROOT
 
-ROOT = Path(__file__).parent.parent
 DOC = (ROOT / "docs" / "real-papers.md").read_text(encoding="utf-8")
 
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from server_helpers import text
+from support.paths import FIXTURES
+from support.server_helpers import text
 
 from agenthop.corpus.convert.model import Paper
 from agenthop.corpus.convert.outline import RESIDUE
@@ -26,7 +27,6 @@ from agenthop.corpus.convert.pdf_fallback import convert_pdfs_fallback, extract
 from agenthop.corpus.convert.pdf_tei import write_tei
 from agenthop.corpus.convert.tei import NS, parse_tei
 
-FIXTURES = Path(__file__).parent / "fixtures"
 PAPERS = ["2020.acl-main.207", "N18-3011", "s12984-016-0129-6"]
 ARTIFICIAL = {"2020.acl-main.207": {"b57"}}  # the entry added to the fixture TEI (fixtures/README.md), not in the PDF
 SPECTER = "paper:1ed3c473f7cade3d"  # as test_build_explore.py: the same IDs as the TEI build, titles being the same

@@ -12,14 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from grobid_standin import NOT_A_PDF, Busy, GrobidStandIn, Hang, Reply, digest
+from support.grobid_standin import NOT_A_PDF, Busy, GrobidStandIn, Hang, Reply, digest
+from support.paths import FIXTURES
 
 from agenthop.corpus.convert.grobid import GrobidOptions, convert_pdfs
 from agenthop.corpus.convert.model import ConvertError
 
 pytestmark = pytest.mark.slow
 
-FIXTURES = Path(__file__).parent / "fixtures"
 PAPERS = ["2020.acl-main.207", "N18-3011", "s12984-016-0129-6"]  # the same papers as fixtures/tei/
 QUICK = {"backoff": 0.01}  # retries without waiting seconds in tests
 

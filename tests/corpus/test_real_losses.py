@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.paths import FIXTURES, REPO
 
 from agenthop.corpus.convert.build import build_corpus, check_build, write_release
 from agenthop.corpus.convert.jats import formula_text, parse_jats
@@ -23,7 +24,6 @@ from agenthop.corpus.info import describe, format_description
 from agenthop.corpus.licences import read_licence
 from agenthop.server.cli import main
 
-FIXTURES = Path(__file__).parent / "fixtures"
 LOSSES = FIXTURES / "losses"
 QUOTES = (
     LOSSES / "pmed.1001473-excerpt.xml.gz"
@@ -31,7 +31,7 @@ QUOTES = (
 FORMULAS = LOSSES / "pcbi.1004141-excerpt.xml.gz"  # PLOS Comput Biol: display formulas in MathML
 COLLAB = LOSSES / "pmed.1001300-excerpt.xml.gz"  # PLOS Medicine: a group author listing its 73 members inside <collab>
 SPECTER = FIXTURES / "tei" / "2020.acl-main.207.tei.xml"
-EXPLORE_ACL = Path(__file__).parent.parent / "explore" / "sources" / "acl"
+EXPLORE_ACL = REPO / "explore" / "sources" / "acl"
 QUIET = {"echo": lambda message: None}
 
 

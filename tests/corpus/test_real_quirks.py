@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.paths import FIXTURES, REPO
 
 from agenthop.corpus.convert.build import check_build, write_release
 from agenthop.corpus.convert.model import ConvertError
@@ -18,7 +19,6 @@ from agenthop.corpus.convert.tei import parse_tei
 from agenthop.corpus.info import describe, format_description
 from agenthop.server.cli import main
 
-FIXTURES = Path(__file__).parent / "fixtures"
 QUIRKS = FIXTURES / "quirks"
 PLOS = QUIRKS / "pntd.0002065.nxml"
 UNARXIVE = QUIRKS / "unarxive-sample.jsonl"
@@ -73,7 +73,7 @@ def test_unarxive_references_are_kept_and_linked_by_the_ids_unarxive_found(tmp_p
 def test_past_the_listed_examples_the_build_says_how_many_more_references_it_dropped(tmp_path):
     """The explore corpus's first ACL papers (GROBID 0.5.1) have more empty bibliography entries than the 20 listed."""
     said: list[str] = []
-    sources = sorted((Path(__file__).parent.parent / "explore" / "sources" / "acl").glob("P16-10[0-4]*.tei.xml.gz"))
+    sources = sorted((REPO / "explore" / "sources" / "acl").glob("P16-10[0-4]*.tei.xml.gz"))
     summary = write_release(sources, tmp_path / "out", echo=said.append)
     listed = [line for line in said if line.startswith("warning: dropped a reference: ")]
     more = [line for line in said if line.startswith("warning: dropped ") and " more references" in line]

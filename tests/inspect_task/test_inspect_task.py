@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 # Inspect 0.3.285 passes a deprecated argument to tenacity on every model call; not ours to fix.
 pytestmark = [
@@ -54,7 +55,6 @@ from agenthop.server.papers import Corpus  # noqa: E402
 from agenthop.server.task import FIRST_USER_MESSAGE, task_text  # noqa: E402
 from agenthop.server.tools import TOOLS  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "corpus.sqlite"
 ITEMS = ("st_0001", "st_0003", "mt_0037")  # ST depth 1 and 2, MT depth 2
 BIN = Path(sys.executable).parent
@@ -400,7 +400,7 @@ def _one_item(tmp_path: Path) -> str:
 def test_the_documented_command_runs_offline_against_a_fake_openai(tmp_path):
     """`inspect eval agenthop/agenthop --model openai/gpt-4.1-mini -T items=splits/demo.jsonl`, as the docs give it,
     with the OpenAI base URL pointed at the loopback fake (the task is found through the entry point)."""
-    from fake_openai import FakeOpenAI, seed_id, system_text, tool_calls, turn_index
+    from support.fake_openai import FakeOpenAI, seed_id, system_text, tool_calls, turn_index
 
     def script(body, fake):
         if turn_index(body) == 0:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from web_common import axe_violations, browser_page, needs_chromium
+from support.paths import REPO as ROOT
+from support.web_common import axe_violations, browser_page, needs_chromium
 
 from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.review_app import ReviewServer
@@ -20,7 +21,6 @@ from agenthop.server.play.routes import PlayOptions
 from agenthop.server.transport.http import ServerThread
 
 pytestmark = [needs_chromium, pytest.mark.slow]
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")

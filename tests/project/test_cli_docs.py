@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from pathlib import Path
 
 import click
 import pytest
+from support.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
 
 

@@ -8,7 +8,8 @@ import importlib.util
 import re
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from support.paths import REPO
+
 PACKAGES = ("agenthop", "server", "corpus", "llm", "runner", "scorer", "inspect_task")
 #: Calls that build an exception: names ending like the project's and the standard library's error classes.
 ERROR_CALL = re.compile(r"(Error|Exception|Conflict|Unavailable|NoItemsLeft)$")

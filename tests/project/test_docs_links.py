@@ -12,8 +12,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 DOCS = sorted(
     [REPO / "README.md", REPO / "CHANGELOG.md", *(REPO / "docs").rglob("*.md"), *(REPO / "explore").glob("*.md")]
 )

@@ -17,13 +17,13 @@ from pathlib import Path
 import httpx2
 import pytest
 from click.testing import CliRunner
+from support.paths import REPO as ROOT
 
 from agenthop.construct.cli import main as construct_main
 from agenthop.corpus.convert.build import build_corpus
 from agenthop.server.cli import main as server_main
 from agenthop.server.transport.http import ServerThread
 
-ROOT = Path(__file__).resolve().parents[1]
 SMALL = [
     "--min-refs",
     "1",

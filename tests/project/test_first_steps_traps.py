@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 
 import httpx2
 from click.testing import CliRunner
-from server_helpers import session_client
+from support.paths import REPO as ROOT
+from support.server_helpers import session_client
 
 from agenthop.scorer.cli import main as scorer_main
 from agenthop.server.cli import main as server_main
 from agenthop.server.transport.http import ServerThread
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_an_open_session_is_scored_with_a_warning_and_the_report_names_its_client(demo, tmp_path):

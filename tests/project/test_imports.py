@@ -14,6 +14,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from support.paths import REPO
 
 PACKAGES = (
     "agenthop",
@@ -118,7 +119,7 @@ def test_every_import_of_the_project_names_a_module_and_a_name_it_has():
     time, often only in a lazy import on a rare path: this finds it without running anything, in the package
     and in the tests, benchmarks and tools that import it."""
     modules = project_modules()
-    repo = Path(__file__).resolve().parent.parent
+    repo = REPO
     importers = dict(modules)
     importers.update(
         {str(p.relative_to(repo)): p for folder in ("tests", "bench", "tools") for p in (repo / folder).rglob("*.py")}

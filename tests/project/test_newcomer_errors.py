@@ -15,15 +15,14 @@ from pathlib import Path
 import httpx2
 import pytest
 from click.testing import CliRunner
-from fake_openai import FakeOpenAI, HTTPError
+from support.fake_openai import FakeOpenAI, HTTPError
+from support.paths import REPO
 
 import agenthop
 from agenthop.runner.cli import main as runner_main
 from agenthop.runner.records import read_records
 from agenthop.scorer.cli import main as scorer_main
 from agenthop.server.transport.http import ServerThread
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def _env_without_key() -> dict:

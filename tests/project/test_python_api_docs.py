@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from support.paths import REPO
 
 from agenthop.server.log.checkpoint import read_log
 
-REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "python-api.md"
 PACKAGES = ("agenthop", "agenthop.server", "agenthop.corpus", "agenthop.runner", "agenthop.scorer")
 FENCE = re.compile(r"^```python( [\w-]+)?\n(.*?)^```$", re.M | re.S)

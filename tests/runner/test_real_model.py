@@ -24,13 +24,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fake_openai import Block, FakeOpenAI, HTTPError, completion, turn_index
+from support import paths
+from support.fake_openai import Block, FakeOpenAI, HTTPError, completion, turn_index
 
 from agenthop.runner.cli import main
 from agenthop.runner.records import read_records as read_runner
 from agenthop.server.log.checkpoint import read_records as read_checkpoint
 
-FIXTURES = Path(__file__).parent / "fixtures" / "real-model"
+FIXTURES = paths.FIXTURES / "real-model"
 AGENTS = ["raw", "sdk"]
 # The shape of what llama-cpp-python 0.3.36's server answers to both (measured: its request model's validation
 # errors, reported as HTTP 500 "internal_server_error", the same body every time the same request is sent).

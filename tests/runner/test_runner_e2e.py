@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fake_openai import (
+from support.fake_openai import (
     FakeOpenAI,
     Garbage,
     Hang,
@@ -21,7 +21,7 @@ from fake_openai import (
     tool_calls,
     turn_index,
 )
-from release_fixture import ITEM_IDS, make_release
+from support.release_fixture import ITEM_IDS, make_release
 
 from agenthop.corpus.importer import import_release
 from agenthop.llm.wire import portable_messages

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fake_openai import Block, FakeOpenAI, Hang, tool_calls
-from fake_openai import system_text as fake_system
+from support.fake_openai import Block, FakeOpenAI, Hang, tool_calls
+from support.fake_openai import system_text as fake_system
 
 from agenthop.runner import run as run_module
 from agenthop.runner.cli import main

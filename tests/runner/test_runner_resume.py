@@ -12,7 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI, Slow, seed_id, tool_calls, turn_index
+from support.fake_openai import FakeOpenAI, Slow, seed_id, tool_calls, turn_index
 
 from agenthop.runner.records import read_records
 from agenthop.server.log.checkpoint import read_records as read_checkpoint

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fake_openai import FakeOpenAI, Slow, seed_id, tool_calls, turn_index
 from hypothesis import given
 from hypothesis import strategies as st
+from support.demo_runs import VOLATILE, demo_ids, normalised_items
+from support.fake_openai import FakeOpenAI, Slow, seed_id, tool_calls, turn_index
 
 from agenthop.runner import RunError, run_items
 from agenthop.runner.records import read_records
@@ -38,14 +39,6 @@ from agenthop.server.caps import Caps
 from agenthop.server.log.checkpoint import read_records as read_checkpoint
 
 pytestmark = pytest.mark.slow
-
-# What differs between two runs of the same deterministic agent: identities, clocks and run labels.
-VOLATILE = {"session_id", "time", "latency_ms", "wall_time_s", "run", "cost_usd"}
-
-
-def demo_ids(split: Path, n: int | None = None) -> list[str]:
-    ids = [json.loads(line)["id"] for line in split.read_text().splitlines() if line.strip()]
-    return ids[:n] if n else ids
 
 
 @given(st.lists(st.text(min_size=1, max_size=8), unique=True, max_size=60), st.integers(min_value=1, max_value=70))
@@ -66,10 +59,6 @@ def test_parse_shard():
     for index, count in ((0, 2), (3, 2), (1, 0), (True, 2), (1.0, 2)):  # built in Python, not parsed: the same rule
         with pytest.raises(ShardError, match="between 1 and N"):
             Shard(index, count)
-
-
-def normalised_items(summary: dict) -> dict:
-    return {r["item_id"]: {k: v for k, v in r.items() if k not in VOLATILE} for r in summary["item_results"]}
 
 
 def test_merged_shards_score_like_the_unsharded_run(demo, tmp_path):

@@ -10,17 +10,15 @@ import json
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
-
-TESTS = Path(__file__).parent
+from support.paths import TESTS
 
 SCRIPT = textwrap.dedent("""
     import json, sys
     sys.path.insert(0, {tests!r})
     from click.testing import CliRunner
-    from fake_openai import FakeOpenAI, seed_id, tool_calls, turn_index
+    from support.fake_openai import FakeOpenAI, seed_id, tool_calls, turn_index
     import agenthop.runner.records as records
     from agenthop.runner.cli import main
 

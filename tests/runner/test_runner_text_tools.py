@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fake_openai import FakeOpenAI, seed_id, text, turn_index
-from release_fixture import ITEM_IDS, make_release
+from support.fake_openai import FakeOpenAI, seed_id, text, turn_index
+from support.release_fixture import ITEM_IDS, make_release
 
 from agenthop.corpus.importer import import_release
 from agenthop.runner.cli import main

@@ -27,7 +27,8 @@ import kubernetes_validate
 import pytest
 import yaml
 from click.testing import CliRunner
-from test_runner_scale import demo_ids, normalised_items
+from support.demo_runs import demo_ids, normalised_items
+from support.paths import REPO, TESTS
 
 from agenthop.runner import run_items
 from agenthop.runner.cli import main as runner_main
@@ -289,7 +290,7 @@ def test_three_slurm_tasks_in_one_folder_score_like_one_process(demo, tmp_path):
 
 # --- the Slurm batch script (docs/scale-out/agenthop.sbatch) -------------------------------------------
 
-SBATCH = Path(__file__).resolve().parent.parent / "docs" / "scale-out" / "agenthop.sbatch"
+SBATCH = REPO / "docs" / "scale-out" / "agenthop.sbatch"
 
 
 def free_ports(n: int) -> list[int]:
@@ -468,15 +469,13 @@ def test_the_sbatch_script_runs_as_a_slurm_array_into_one_folder(slurm_cluster, 
     items.write_text("".join(split.read_text().splitlines(keepends=True)[:n]))
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "vllm").write_text(
-        f'#!/bin/bash\nexec "{sys.executable}" "{Path(__file__).parent / "stub_vllm.py"}" "$@"\n'
-    )
+    (bin_dir / "vllm").write_text(f'#!/bin/bash\nexec "{sys.executable}" "{TESTS / "support" / "stub_vllm.py"}" "$@"\n')
     (bin_dir / "vllm").chmod(0o755)
     script = tmp_path / "agenthop.sbatch"  # this node has no GPU to give
     script.write_text(SBATCH.read_text().replace("#SBATCH --gres=gpu:1\n", ""))
     env = slurm_cluster | {
         "PATH": f"{bin_dir}:{Path(sys.executable).parent}:{slurm_cluster['PATH']}",
-        "PYTHONPATH": str(Path(__file__).parent),
+        "PYTHONPATH": str(TESTS),
         "RUN_NAME": "stubbed",
         "ITEMS": str(items),
         "CORPUS": str(corpus),
@@ -589,7 +588,7 @@ def test_the_indexed_job_is_what_the_docs_say(demo):
 def test_the_indexed_job_pods_run_and_score_as_the_manifests_say(demo, tmp_path):
     """Each pod's command and environment from job.yaml, run here with the volumes as folders and a loopback
     model in place of the API; then score.yaml's command over the run folder."""
-    from fake_openai import FakeOpenAI, seed_id, tool_calls, turn_index
+    from support.fake_openai import FakeOpenAI, seed_id, tool_calls, turn_index
 
     corpus, split = demo
     (job,) = manifests("job.yaml")

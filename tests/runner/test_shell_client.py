@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from hardening_common import ServerProcess
+from support.hardening_common import ServerProcess
+from support.paths import REPO as ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus.sqlite"
 ITEMS = ("st_0001", "st_0002")
 TOKEN = "cli-test-token-7f3a"

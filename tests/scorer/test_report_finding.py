@@ -6,16 +6,14 @@ letter is the answer and, on a multi-target item, how many targets were read."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.paths import REPO as ROOT
 
 from agenthop.runner.cli import main as runner_main
 from agenthop.scorer.cli import main as scorer_main
 from agenthop.scorer.document import budget_bands, finding
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cell(n, correct, recalled, recalled_correct):

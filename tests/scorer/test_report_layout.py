@@ -10,8 +10,8 @@ import re
 
 import pytest
 from click.testing import CliRunner
-from scorer_fixtures import build_corpus, write_items_file, write_main_run
-from web_common import browser_page, needs_chromium, screenshot
+from support.scorer_fixtures import build_corpus, write_items_file, write_main_run
+from support.web_common import browser_page, needs_chromium, screenshot
 
 from agenthop.runner.cli import main as runner_main
 from agenthop.scorer.cli import main as scorer_main

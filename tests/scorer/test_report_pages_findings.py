@@ -11,7 +11,7 @@ import re
 import pytest
 from click.testing import CliRunner
 from playwright.sync_api import expect
-from web_common import browser_page, needs_chromium
+from support.web_common import browser_page, needs_chromium
 
 from agenthop.runner.cli import main as runner_main
 from agenthop.scorer.cli import main as scorer_main

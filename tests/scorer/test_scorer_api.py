@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from scorer_fixtures import SessionWriter, build_corpus, new_run_dir, write_items_file, write_main_run
+from support.scorer_fixtures import SessionWriter, build_corpus, new_run_dir, write_items_file, write_main_run
 
 import agenthop.scorer as scorer_pkg
 from agenthop.scorer import (

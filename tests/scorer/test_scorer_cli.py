@@ -6,7 +6,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from scorer_fixtures import (
+from support.scorer_fixtures import (
     ALL_ITEMS,
     SessionWriter,
     build_corpus,

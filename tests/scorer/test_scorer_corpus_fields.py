@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 from click.testing import CliRunner
-from scorer_fixtures import ALL_ITEMS, SessionWriter, build_corpus, new_run_dir, write_main_run
+from support.scorer_fixtures import ALL_ITEMS, SessionWriter, build_corpus, new_run_dir, write_main_run
 
 from agenthop.scorer import CorpusMismatchError, Gold, compare, score
 from agenthop.scorer.cli import main

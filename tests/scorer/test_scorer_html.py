@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 from click.testing import CliRunner
-from scorer_fixtures import build_corpus, write_baseline_run, write_items_file, write_main_run
+from support.scorer_fixtures import build_corpus, write_baseline_run, write_items_file, write_main_run
 
 from agenthop.scorer.cli import main
 

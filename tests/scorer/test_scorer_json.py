@@ -11,7 +11,7 @@ import math
 
 from hypothesis import given
 from hypothesis import strategies as st
-from scorer_fixtures import build_corpus, write_main_run
+from support.scorer_fixtures import build_corpus, write_main_run
 
 from agenthop.scorer import score
 from agenthop.scorer.reports import json_text

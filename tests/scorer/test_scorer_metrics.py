@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from scorer_fixtures import (
+from support.scorer_fixtures import (
     ALL_ITEMS,
     RunnerWriter,
     SessionWriter,

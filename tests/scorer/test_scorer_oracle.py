@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scorer_fixtures import SessionWriter, build_corpus
+from support.paths import REPO
+from support.scorer_fixtures import SessionWriter, build_corpus
 
 from agenthop.scorer.gold import Gold
 from agenthop.scorer.runs import load_run
@@ -19,7 +20,6 @@ from agenthop.scorer.summary import score_run
 from agenthop.server.log.checkpoint import CheckpointLog
 from agenthop.server.sections import alias, resolve
 
-REPO = Path(__file__).resolve().parent.parent
 MAX_ITEMS = 200  # keep the test fast on a large corpus
 
 

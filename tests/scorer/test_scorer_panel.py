@@ -13,8 +13,8 @@ import re
 
 import pytest
 from click.testing import CliRunner
-from release_fixture import _graph, _item, _label, make_release
-from scorer_fixtures import SessionWriter, _add_items, new_run_dir
+from support.panel_runs import B_ITEMS, RIGHT, WRONG, entry, manifest, more_items, write_run
+from support.release_fixture import make_release
 
 from agenthop.corpus.importer import import_release
 from agenthop.scorer import report_html, report_md
@@ -24,55 +24,17 @@ from agenthop.scorer.gold import Gold
 from agenthop.scorer.panel_labels import read_labels
 from agenthop.scorer.panel_report import panel_document
 from agenthop.scorer.panel_scoring import panel
-from agenthop.scorer.panel_tables import build_panel, cell_accuracy, panel_entry
-from agenthop.scorer.runs import load_run
-from agenthop.scorer.summary import score_run
+from agenthop.scorer.panel_tables import build_panel, cell_accuracy
 
-EXTRA = [f"st_{n:04d}" for n in range(6, 20)]
-B_ITEMS = ["st_0001", "st_0003", "st_0005", *EXTRA]  # gold paper B, seed A
-RIGHT = {
-    "st_0001": "B",
-    "st_0002": "A",
-    "mt_0001": "A",
-    "mt_0002": "C",
-    "st_0003": "D",
-    "st_0005": "A",
-    **{i: "D" for i in EXTRA},
-}
-WRONG = "C"  # the correct option of none of the items above but mt_0002
 NINE = B_ITEMS[:9]  # st_0001, st_0003, st_0005, st_0006 .. st_0011
 Z = 1.959963984540054
-
-
-def _more_items(rel) -> None:
-    _add_items(rel)
-    for iid in EXTRA:
-        rel.qa.append(
-            _item(
-                iid,
-                "single-target",
-                1,
-                "MOTIVE",
-                "A",
-                ["B"],
-                [],
-                f"Question of {iid}?",
-                ["w", "x", "y", "z"],
-                3,
-                ["wrong_paper", "no_context", "seed_only", "correct"],
-            )
-        )
-        rel.graphs.append(_graph(iid, ["A", "B", "C", "D", "E"], {"A": ["B", "C", "D"], "B": ["E"]}))
-        rel.labels.append(
-            {"sample_id": iid, "analysis": {"section_recall_labels": [_label("B", "Experiments", "direct")]}}
-        )
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     root = tmp_path_factory.mktemp("panel-corpus")
     out = root / "corpus.sqlite"
-    import_release(make_release(root, _more_items, name="panel-release"), out, echo=lambda _: None)
+    import_release(make_release(root, more_items, name="panel-release"), out, echo=lambda _: None)
     return out
 
 
@@ -83,39 +45,9 @@ def gold(corpus):
     g.close()
 
 
-def manifest(name, model, tier=None, closed_book=False, disabled=()):
-    m = {
-        "run": name,
-        "agent": "raw",
-        "model": model,
-        "disabled_tools": list(disabled),
-        "ablations": {"closed_book": closed_book, "disabled_tools": list(disabled), "read_first": False},
-    }
-    return {**m, "tier": tier} if tier else m
-
-
-def write_run(root, name, scripts: dict, man: dict | None = None, corpus_id: str | None = None, caps=None):
-    run_dir, log, _ = new_run_dir(root, name, man)
-    for iid, script in scripts.items():
-        s = SessionWriter(
-            log,
-            iid,
-            run=name,
-            corpus={"corpus_id": corpus_id, "schema_version": 1} if corpus_id else None,
-            caps=caps,
-        )
-        script(s)
-    log.close()
-    return run_dir
-
-
 def read_b(right: bool, iid: str):
     """search (B shown first), read B's Experiments, submit the right or a wrong letter."""
     return lambda s: (s.search(hits=[("B", 1)]), s.read("B", 2), s.submit(RIGHT[iid] if right else WRONG))
-
-
-def entry(gold, run_dir, label=None):
-    return panel_entry(score_run(load_run(run_dir), gold), label)
 
 
 # -- the main panel: tiers big (P, Q) and small (R, S) on NINE + mt_0001 ------------------------------------

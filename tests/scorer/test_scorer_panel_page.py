@@ -1,7 +1,7 @@
 """End to end: fake models with different habits run through the real runner and server, the panel scores
 them, and panel.html opens in Chromium with every figure drawn and a clean console.
 
-The models (tests/fake_openai.py, scripted per item from the seed paper in the prompt):
+The models (tests/support/fake_openai.py, scripted per item from the seed paper in the prompt):
 an early committer (one search, then a guess), an over-searcher (four searches, then reads the gold
 papers and submits at once), and a verifier (reads the gold papers, thinks, submits), the verifier also
 run closed-book and without search_papers (the ablations).
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fake_openai import FakeOpenAI, seed_id, text, tool_calls, turn_index
-from release_fixture import ITEM_IDS, make_release, pid
-from web_common import browser_page, needs_chromium
+from support.fake_openai import FakeOpenAI, seed_id, text, tool_calls, turn_index
+from support.release_fixture import ITEM_IDS, make_release, pid
+from support.web_common import browser_page, needs_chromium
 
 from agenthop.corpus.importer import import_release
 from agenthop.runner.cli import main as runner_main

@@ -12,8 +12,8 @@ import math
 import sqlite3
 
 import pytest
-from release_fixture import _label, make_release, pid
-from test_scorer_panel import RIGHT, WRONG, _more_items, entry, manifest, write_run
+from support.panel_runs import RIGHT, WRONG, entry, manifest, more_items, write_run
+from support.release_fixture import _label, make_release, pid
 
 from agenthop.corpus.importer import ReleaseError, import_release
 from agenthop.scorer import report_md
@@ -336,7 +336,7 @@ def plain_gold(tmp_path_factory):
     """The panel tests' corpus, from a release that records no citation counts."""
     root = tmp_path_factory.mktemp("plain")
     out = root / "corpus.sqlite"
-    import_release(make_release(root, _more_items, name="plain-release"), out, echo=lambda _: None)
+    import_release(make_release(root, more_items, name="plain-release"), out, echo=lambda _: None)
     g = Gold(out)
     yield g
     g.close()
@@ -457,7 +457,7 @@ CITATIONS = {
 
 
 def _with_counts(rel) -> None:
-    _more_items(rel)
+    more_items(rel)
     for rec in rel.qa:
         n = CITATIONS.get(rec["id"], 1)
         rec["gold_citation_counts"] = [n] * len(rec["gold_paper_ids"])

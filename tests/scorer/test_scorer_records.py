@@ -8,7 +8,7 @@ import json
 import sqlite3
 
 import pytest
-from scorer_fixtures import write_main_run
+from support.scorer_fixtures import write_main_run
 
 from agenthop.scorer import RunSpecError, load_run
 from agenthop.scorer.logs import build_sessions, read_typed_records

@@ -8,7 +8,7 @@ import re
 import pytest
 from click.testing import CliRunner
 from rich.console import Console
-from scorer_fixtures import SessionWriter, build_corpus, new_run_dir, write_baseline_run, write_main_run
+from support.scorer_fixtures import SessionWriter, build_corpus, new_run_dir, write_baseline_run, write_main_run
 
 from agenthop.scorer import SCORER_VERSION, compare, score
 from agenthop.scorer.cli import main

@@ -6,13 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from scorer_fixtures import SessionWriter, build_corpus, pid, write_main_run
+from support.paths import REPO
+from support.scorer_fixtures import SessionWriter, build_corpus, pid, write_main_run
 
 from agenthop.server.log.checkpoint import CheckpointLog, read_records
 
 jsonschema = pytest.importorskip("jsonschema")
 
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "docs" / "log-format.schema.json"
+SCHEMA_PATH = REPO / "docs" / "log-format.schema.json"
 
 
 @pytest.fixture(scope="module")

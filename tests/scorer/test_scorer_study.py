@@ -7,7 +7,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from study_helpers import baseline_run, run_study_over_http, write_study
+from support.study_helpers import baseline_run, run_study_over_http, write_study
 
 from agenthop.scorer.cli import main as scorer_main
 from agenthop.scorer.errors import ScorerError

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from scorer_fixtures import SessionWriter, build_corpus, new_run_dir
+from support.scorer_fixtures import SessionWriter, build_corpus, new_run_dir
 
 from agenthop.scorer.gold import Gold
 from agenthop.scorer.logs import TOOLS

@@ -12,7 +12,7 @@ import httpx2
 import pytest
 from click.testing import CliRunner
 from playwright.sync_api import expect
-from web_common import browser_page, needs_chromium, screenshot
+from support.web_common import browser_page, needs_chromium, screenshot
 
 from agenthop.scorer.cli import main as scorer_main
 from agenthop.scorer.gold import Gold

@@ -9,7 +9,7 @@ import re
 import pytest
 from click.testing import CliRunner
 from playwright.sync_api import expect
-from web_common import LAPTOP, browser_page, needs_chromium, screenshot
+from support.web_common import LAPTOP, browser_page, needs_chromium, screenshot
 
 from agenthop.runner.cli import main as runner_main
 from agenthop.scorer.cli import main as scorer_main

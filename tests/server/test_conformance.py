@@ -11,11 +11,12 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from release_fixture import pid
+from support.paths import TESTS
+from support.release_fixture import pid
 
 from agenthop.server.transport.http import ServerThread
 
-NPM_DIR = Path(__file__).parent / "conformance"
+NPM_DIR = TESTS / "conformance"
 SUITE = NPM_DIR / "node_modules" / ".bin" / "conformance"
 pytestmark = pytest.mark.conformance
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from release_fixture import ARXIV, make_release, pid
-from server_helpers import session_client, text
+from support.release_fixture import ARXIV, make_release, pid
+from support.server_helpers import session_client, text
 
 from agenthop.corpus.importer import import_release
 from agenthop.server.papers import Corpus

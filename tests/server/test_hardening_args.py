@@ -21,12 +21,12 @@ import httpx2
 import jsonschema
 import pytest
 from anyio.from_thread import start_blocking_portal
-from hardening_common import COSTS, Model, check_log, check_result, raw_call_body, raw_headers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
-from release_fixture import pid
+from support.hardening_common import COSTS, Model, check_log, check_result, raw_call_body, raw_headers
+from support.release_fixture import pid
 
 from agenthop.server.caps import Caps
 from agenthop.server.log.checkpoint import CheckpointLog, read_records

@@ -15,10 +15,10 @@ import anyio
 import httpx2
 import pytest
 from click.testing import CliRunner
-from hardening_common import ServerProcess
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from release_fixture import pid
+from support.hardening_common import ServerProcess
+from support.release_fixture import pid
 
 from agenthop.server.cli import main
 from agenthop.server.corpus_schema import SCHEMA_VERSION

@@ -10,10 +10,16 @@ import anyio
 import httpx2
 import pytest
 from click.testing import CliRunner
-from hardening_common import ServerProcess, listening_addresses, non_loopback_address, raw_call_body, raw_headers
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from release_fixture import pid
+from support.hardening_common import (
+    ServerProcess,
+    listening_addresses,
+    non_loopback_address,
+    raw_call_body,
+    raw_headers,
+)
+from support.release_fixture import pid
 
 from agenthop.server.cli import main
 from agenthop.server.log.checkpoint import read_records

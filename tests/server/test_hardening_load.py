@@ -6,9 +6,9 @@ from __future__ import annotations
 import anyio
 import httpx2
 import pytest
-from hardening_common import BUDGET, SCRIPT, ServerProcess, raw_call_body, raw_headers, rss_kb
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from support.hardening_common import BUDGET, SCRIPT, ServerProcess, raw_call_body, raw_headers, rss_kb
 
 from agenthop.server.log.checkpoint import read_records
 

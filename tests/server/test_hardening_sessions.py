@@ -12,10 +12,10 @@ import anyio
 import httpx2
 import pytest
 from conftest import GOLD_WORDS
-from hardening_common import raw_call_body, raw_headers
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from release_fixture import pid
+from support.hardening_common import raw_call_body, raw_headers
+from support.release_fixture import pid
 
 from agenthop.server.corpus_schema import open_corpus
 from agenthop.server.log.checkpoint import read_records
@@ -331,7 +331,7 @@ async def test_a_session_another_server_process_left_open_is_unknown_on_every_ro
 def test_many_ended_sessions_do_not_grow_server_memory(fixture_corpus, tmp_path):
     """RSS of a real server process grows by less than 0.8 kB per session over 1,000 sessions created and ended
     (today every session stays for the life of the process)."""
-    from hardening_common import ServerProcess, rss_kb
+    from support.hardening_common import ServerProcess, rss_kb
 
     with (
         ServerProcess(fixture_corpus, tmp_path / "log.sqlite") as server,

@@ -11,12 +11,12 @@ import sys
 
 import httpx2
 import pytest
-from hardening_common import RAW_META, raw_call_body, raw_headers
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
-from release_fixture import pid
-from server_helpers import calls as server_calls
-from server_helpers import session_client
+from support.hardening_common import RAW_META, raw_call_body, raw_headers
+from support.release_fixture import pid
+from support.server_helpers import calls as server_calls
+from support.server_helpers import session_client
 
 from agenthop.server.log.checkpoint import read_records
 from agenthop.server.transport.http import ServerThread

@@ -1,8 +1,8 @@
 """Budget rules of SPEC 4.2, through a real MCP client."""
 
 import pytest
-from release_fixture import pid
-from server_helpers import calls, session_client, text
+from support.release_fixture import pid
+from support.server_helpers import calls, session_client, text
 
 from agenthop.server.caps import Caps
 from agenthop.server.log.checkpoint import read_records

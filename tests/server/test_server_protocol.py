@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 from mcp import Client, MCPError, types
 from mcp.client.streamable_http import streamable_http_client
-from release_fixture import make_release, pid
-from server_helpers import session_client
+from support.release_fixture import make_release, pid
+from support.server_helpers import session_client
 
 from agenthop.corpus.importer import import_release
 from agenthop.server.caps import Caps

@@ -7,9 +7,9 @@ import json
 
 import httpx2
 import pytest
-from hardening_common import raw_call_body, raw_headers
-from release_fixture import make_release, pid
-from server_helpers import calls, session_client, text
+from support.hardening_common import raw_call_body, raw_headers
+from support.release_fixture import make_release, pid
+from support.server_helpers import calls, session_client, text
 
 from agenthop.corpus.importer import import_release
 from agenthop.server.transport.http import ServerThread

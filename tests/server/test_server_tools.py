@@ -2,8 +2,8 @@
 
 import pytest
 from mcp import MCPError
-from release_fixture import pid
-from server_helpers import calls, session_client, text
+from support.release_fixture import pid
+from support.server_helpers import calls, session_client, text
 
 pytestmark = pytest.mark.anyio
 

@@ -9,8 +9,8 @@ import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from release_fixture import pid
-from server_helpers import text
+from support.release_fixture import pid
+from support.server_helpers import text
 
 from agenthop.server.log.checkpoint import read_records
 from agenthop.server.transport.http import ServerThread

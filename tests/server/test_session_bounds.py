@@ -10,8 +10,8 @@ import tracemalloc
 
 import httpx2
 import pytest
-from hardening_common import RAW_META, raw_call_body, raw_headers
-from release_fixture import pid
+from support.hardening_common import RAW_META, raw_call_body, raw_headers
+from support.release_fixture import pid
 
 from agenthop.server.log.checkpoint import read_records
 from agenthop.server.transport.http import ServerThread

@@ -10,9 +10,9 @@ import httpx2
 import pytest
 from agents import Agent, OpenAIChatCompletionsModel, Runner, set_tracing_disabled
 from agents.mcp import MCPServerStreamableHttp
-from fake_openai import FakeOpenAI, last_tool_message, text, tool_calls, turn_index
 from openai import AsyncOpenAI
-from release_fixture import pid
+from support.fake_openai import FakeOpenAI, last_tool_message, text, tool_calls, turn_index
+from support.release_fixture import pid
 
 from agenthop.server.transport.http import ServerThread
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from pydantic import ValidationError
-from release_fixture import ARXIV, pid
+from support.release_fixture import ARXIV, pid
 
 from agenthop.server.papers import Corpus
 from agenthop.server.search import SearchEngine

@@ -11,11 +11,10 @@ from __future__ import annotations
 import json
 import re
 
-from fake_openai import HTTPError, completion, system_text
-
 from agenthop.construct.corpus_view import CorpusView
 from agenthop.construct.stagefiles import canonical, digest
 from agenthop.construct.textspans import sentences
+from support.fake_openai import HTTPError, completion, system_text
 
 # outcome -> the drop reason it must cause (None: kept)
 OUTCOMES = {

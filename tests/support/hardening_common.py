@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx2
-from release_fixture import pid
 
 from agenthop.server.sessions import STORED_ARGS_CHARS
 from agenthop.server.transport.web import free_port
+from support.release_fixture import pid
 
 COSTS = {
     "search_papers": 1,

@@ -1,9 +1,9 @@
-"""Item-mode results for a fixed script of calls on a corpus: what tests/test_explore_tools.py compares with the
-results the code gave before explore mode grew its own tools, kept in tests/fixtures/item_mode_before.json.
+"""Item-mode results for a fixed script of calls on a corpus: what tests/server/explore/test_explore_tools.py compares
+with the results the code gave before explore mode grew its own tools, kept in tests/fixtures/item_mode_before.json.
 
 Only public APIs are used, so the same script ran on the code before the change:
 
-    python tests/item_mode_calls.py corpus.sqlite > tests/fixtures/item_mode_before.json
+    python tests/support/item_mode_calls.py corpus.sqlite > tests/fixtures/item_mode_before.json
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ so the import counts one metadata conflict.
 
 Usage::
 
-    from release_fixture import make_release, pid
+    from support.release_fixture import make_release, pid
 
     rel = make_release(tmp_path)  # a valid release
     rel = make_release(tmp_path, lambda r: r.item("st_0001").update(correct_index=7))

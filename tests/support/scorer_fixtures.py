@@ -33,10 +33,9 @@ import json
 import uuid
 from pathlib import Path
 
-from release_fixture import ARXIV, _graph, _item, _label, _sections, make_release, pid
-
 from agenthop.corpus.importer import import_release
 from agenthop.server.log.checkpoint import CheckpointLog
+from support.release_fixture import ARXIV, _graph, _item, _label, _sections, make_release, pid
 
 COSTS = {
     "search_papers": 1,

@@ -13,8 +13,7 @@ from mcp import Client
 from agenthop.server.caps import Caps
 from agenthop.server.log.checkpoint import CheckpointLog, read_records
 from agenthop.server.transport.mcp_app import build_server, make_sandbox
-
-FIXTURES = Path(__file__).parent / "fixtures"
+from support.paths import FIXTURES
 
 
 @asynccontextmanager

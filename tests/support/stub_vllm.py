@@ -10,11 +10,12 @@ import argparse
 import sys
 
 import uvicorn
-from fake_openai import seed_id, tool_calls, turn_index
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+
+from support.fake_openai import seed_id, tool_calls, turn_index
 
 
 def main(argv: list[str]) -> None:

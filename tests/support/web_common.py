@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from support.paths import TESTS
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.browser  # conftest.py skips it without Chromium, and fails it in CI
-# The flags of tests/test_scorer_html.py that apply under Playwright (it sets headless and the profile itself).
+# The flags of tests/scorer/test_scorer_html.py that apply under Playwright (it sets headless and the profile itself).
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -27,7 +29,7 @@ ARGS = [
     "--disable-sync",
 ]
 LAPTOP = {"width": 1366, "height": 768}
-AXE = Path(__file__).parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+AXE = TESTS / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 
 
 @contextmanager

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from server_helpers import build_fixture_corpus, text
+from support.server_helpers import build_fixture_corpus, text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

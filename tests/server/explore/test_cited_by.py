@@ -16,8 +16,8 @@ import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from release_fixture import pid
-from server_helpers import build_fixture_corpus, calls, session_client, text
+from support.release_fixture import pid
+from support.server_helpers import build_fixture_corpus, calls, session_client, text
 
 from agenthop.server.papers import Corpus
 from agenthop.server.result_schema import OUTPUT_SCHEMAS

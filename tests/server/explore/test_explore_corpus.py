@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from server_helpers import text
+from support.paths import REPO as ROOT
+from support.server_helpers import text
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 pytestmark = [pytest.mark.anyio, pytest.mark.rebuild]
-ROOT = Path(__file__).resolve().parent.parent
 # Dong and Lapata's coarse-to-fine parser (ACL 2018) cites Jia and Liang's data recombination (ACL 2016), which cites
 # Dong and Lapata's sequence-to-tree parser (ACL 2016): three ACL papers with text, CC BY 4.0.
 COARSE_TO_FINE = "doi:10.18653/v1/p18-1068"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from server_helpers import build_fixture_corpus, text
+from support.server_helpers import build_fixture_corpus, text
 
 pytestmark = pytest.mark.anyio
 WITH_TEXT = {"doi:10.7554/elife.00007", "doi:10.7554/elife.00240", "doi:10.7554/elife.04490"}

@@ -2,7 +2,7 @@
 through a real MCP client over stdio; a corpus without the index still served, saying how to build it; and an import
 killed with SIGKILL while it writes the index never leaves half an index under the served name.
 
-The corpus is tests/explore_fixture.py: four papers with text, outside works recorded several times.
+The corpus is tests/support/explore_fixture.py: four papers with text, outside works recorded several times.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from explore_fixture import BAHDANAU, BPE, COARSE, PARSING, TRIVIA, VASWANI, write_explore_release
 from mcp import Client, StdioServerParameters
-from server_helpers import text
+from support.explore_fixture import BAHDANAU, BPE, COARSE, PARSING, TRIVIA, VASWANI, write_explore_release
+from support.server_helpers import text
 
 pytestmark = pytest.mark.anyio
 

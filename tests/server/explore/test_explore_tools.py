@@ -1,7 +1,7 @@
 """Explore mode's own tools and arguments, through a real MCP client over stdio, every result checked
 against the tool's outputSchema; and item mode exactly as before.
 
-The explore corpus is tests/explore_fixture.py: four papers with text, two outside works each recorded twice.
+The explore corpus is tests/support/explore_fixture.py: four papers with text, two outside works each recorded twice.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from urllib.parse import quote
 
 import jsonschema
 import pytest
-from explore_fixture import BAHDANAU, BPE, COARSE, PARSING, TRIVIA, VASWANI, write_explore_release
-from item_mode_calls import item_mode_results
 from mcp import Client, StdioServerParameters
 from pybtex.database import parse_string
-from server_helpers import text
+from support.explore_fixture import BAHDANAU, BPE, COARSE, PARSING, TRIVIA, VASWANI, write_explore_release
+from support.item_mode_calls import item_mode_results
+from support.paths import FIXTURES
+from support.server_helpers import text
 
 pytestmark = pytest.mark.anyio
-FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @pytest.fixture(scope="module")
@@ -327,7 +327,8 @@ def test_fts5_and_the_bm25_tokenizer_find_the_same_words(corpus, tmp_path):
 
 def test_item_mode_results_are_as_before(demo_corpus):
     """The same calls in item sessions give the same results, byte for byte, as before explore mode's own tools (digests recorded by
-    tests/item_mode_calls.py on the code before the change), and an item session lists the same tool definitions."""
+    tests/support/item_mode_calls.py on the code before the change), and an item session lists the same tool
+    definitions."""
     before = json.loads((FIXTURES / "item_mode_before.json").read_text())
     now = json.loads(json.dumps(item_mode_results(demo_corpus), sort_keys=True))
     assert now["tools"] == before["tools"]

@@ -16,7 +16,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from release_fixture import pid
+from support.release_fixture import pid
 
 from agenthop.server.log.checkpoint import CheckpointLog, LogUnavailable, read_records
 from agenthop.server.transport.http import ServerThread

@@ -16,10 +16,10 @@ import sys
 import httpx2
 import pytest
 from click.testing import CliRunner
-from hardening_common import RAW_META, raw_call_body, raw_headers
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
-from release_fixture import pid
+from support.hardening_common import RAW_META, raw_call_body, raw_headers
+from support.release_fixture import pid
 
 from agenthop.server.cli import main
 from agenthop.server.log.checkpoint import read_records

@@ -13,13 +13,13 @@ import pytest
 from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from release_fixture import pid
+from support.paths import REPO
+from support.release_fixture import pid
 
 from agenthop.server.cli import main
 from agenthop.server.log.checkpoint import LOG_FORMAT_VERSION, read_log, read_records
 from agenthop.server.log.records import CallRecord, SessionEnd, SessionStart, log_schema, record_dict
 
-REPO = Path(__file__).resolve().parent.parent
 UNWRITABLE = Path("/proc")  # no one can create files here, root included (a chmod'ed directory would not stop root)
 
 

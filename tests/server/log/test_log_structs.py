@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from pydantic import ValidationError
-from release_fixture import pid
+from support.release_fixture import pid
 
 from agenthop.server.log import records as log_records
 from agenthop.server.log import structs as log_structs

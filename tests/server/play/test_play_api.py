@@ -7,7 +7,7 @@ import sqlite3
 
 import httpx2
 import pytest
-from release_fixture import pid
+from support.release_fixture import pid
 
 from agenthop.server.log.checkpoint import read_records
 from agenthop.server.play.routes import PlayOptions, played_items

@@ -8,7 +8,7 @@ import http.server
 import threading
 
 import pytest
-from web_common import ARGS, CHROMIUM, LAPTOP, needs_chromium
+from support.web_common import ARGS, CHROMIUM, LAPTOP, needs_chromium
 
 from agenthop.server.log.checkpoint import read_records
 from agenthop.server.play.routes import PlayOptions

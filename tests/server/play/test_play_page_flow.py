@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
-from web_common import ARGS, CHROMIUM, LAPTOP, browser_page, needs_chromium, screenshot
+from support.web_common import ARGS, CHROMIUM, LAPTOP, browser_page, needs_chromium, screenshot
 
 from agenthop.server.log.checkpoint import read_records
 from agenthop.server.play.routes import PlayOptions

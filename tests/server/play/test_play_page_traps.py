@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
-from web_common import ARGS, CHROMIUM, LAPTOP, axe_violations, browser_page, needs_chromium
+from support.web_common import ARGS, CHROMIUM, LAPTOP, axe_violations, browser_page, needs_chromium
 
 from agenthop.server.play.routes import PlayOptions
 from agenthop.server.transport.http import ServerThread

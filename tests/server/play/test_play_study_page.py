@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 from playwright.sync_api import expect, sync_playwright
-from study_helpers import CONSENT, baseline_run, write_study
-from web_common import ARGS, CHROMIUM, LAPTOP, axe_violations, needs_chromium, screenshot
+from support.study_helpers import CONSENT, baseline_run, write_study
+from support.web_common import ARGS, CHROMIUM, LAPTOP, axe_violations, needs_chromium, screenshot
 
 from agenthop.scorer.cli import main as scorer_main
 from agenthop.server.log.checkpoint import read_records
