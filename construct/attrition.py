@@ -36,7 +36,8 @@ def table(stage_records: dict[str, list[dict]]) -> dict:
         records = stage_records.get(stage)
         if records is None:
             continue
-        entered = [r for r in records if not (stage == "qa" and r.get("drop", {}).get("reason") == "not_sampled")]
+        unasked = ("not_sampled", "target_taken")  # Q/A never asked these chains, so they count as not sampled
+        entered = [r for r in records if not (stage == "qa" and r.get("drop", {}).get("reason") in unasked)]
         kept = [r for r in records if "drop" not in r]
         row = {
             "stage": stage,

@@ -96,16 +96,33 @@ def hops(chain: dict) -> list[tuple[str, str]]:
 PAIR_SPAN = 2
 
 
-def pairs(view: CorpusView, citing: str, cited: list[str]) -> list[tuple[str, str]]:
+def pairs(view: CorpusView, citing: str, cited: list[str], related: float | None = None) -> list[tuple[str, str]]:
     """Multi-target pairs: papers near each other in the citing paper's reference list (``PAIR_SPAN``), and papers
-    it cites in one sentence."""
+    it cites in one sentence.
+
+    With ``related`` (a Jaccard), a pair is instead two papers that bear on each other wherever they are in the list:
+    cited in one sentence, one citing the other, or reference lists overlapping at least that much. A reference
+    list is in author order, so neighbours in it are often unrelated, and a question that must combine two
+    unrelated findings is forced.
+    """
     contexts = {c: view.context(citing, c) for c in cited}
     out = []
     for i, a in enumerate(cited):
         for j, b in enumerate(cited[i + 1 :], start=i + 1):
-            if j - i <= PAIR_SPAN or (contexts[a] and contexts[a] == contexts[b]):
+            together = bool(contexts[a]) and contexts[a] == contexts[b]
+            if related is None and (j - i <= PAIR_SPAN or together):
+                out.append((a, b))
+            elif related is not None and (together or bear_on_each_other(view, a, b, related)):
                 out.append((a, b))
     return out
+
+
+def bear_on_each_other(view: CorpusView, a: str, b: str, least_overlap: float) -> bool:
+    """One paper cites the other, or their reference lists overlap (Jaccard) at least ``least_overlap``."""
+    if any(c == b for c, _ in view.references(a)) or any(c == a for c, _ in view.references(b)):
+        return True
+    overlap = _jaccard(view, a, b)
+    return overlap is not None and overlap >= least_overlap
 
 
 def enumerate_chains(view: CorpusView, seed: str, s) -> list[dict]:
@@ -132,7 +149,7 @@ def enumerate_chains(view: CorpusView, seed: str, s) -> list[dict]:
     for t in first:
         add(None, [t])
     if s.multi_target:
-        for a, b in pairs(view, seed, first):
+        for a, b in pairs(view, seed, first, s.related_pairs):
             add(None, [a, b])
     for bridge in first:
         second = cited_with_text(bridge, {seed, bridge})
@@ -141,7 +158,7 @@ def enumerate_chains(view: CorpusView, seed: str, s) -> list[dict]:
                 add(bridge, [t])
         if s.multi_target:
             far = [t for t in second if t not in first]
-            for a, b in pairs(view, bridge, far):
+            for a, b in pairs(view, bridge, far, s.related_pairs):
                 add(bridge, [a, b])
     seen, unique = set(), []
     for c in chains:

@@ -121,6 +121,15 @@ def settings_options(fn):
             help="Chains: most works one citation sentence may cite (more is a list of related work); 0 turns the rule off.",
         ),
         click.option(
+            "--related-pairs",
+            type=click.FloatRange(0, 1),
+            default=None,
+            metavar="JACCARD",
+            help="Chains: pair two targets only when they bear on each other (cited in one sentence, one citing the "
+            "other, or reference lists overlapping at least JACCARD), wherever they are in the reference list; "
+            "by default, pairs are neighbours in it or cited in one sentence.",
+        ),
+        click.option(
             "--max-target-age",
             type=click.IntRange(min=0),
             default=15,
@@ -186,7 +195,8 @@ def settings_options(fn):
         click.option(
             "--one-item-per-target",
             is_flag=True,
-            help="Post-filter: each target paper serves at most one item (the smallest item ID is kept).",
+            help="Q/A and post-filter: each target paper serves at most one item (Q/A asks one chain per target, "
+            "multi-target chains first; the post-filter keeps the smallest item ID of any left).",
         ),
         click.option(
             "--attempts",
@@ -276,6 +286,7 @@ def _settings(kw: dict) -> Settings:
         min_context=kw["min_context"],
         method_or_result=not kw["any_citation_intent"],
         max_cited_together=kw["max_cited_together"],
+        related_pairs=kw["related_pairs"],
         judge=kw["judge"],
         judge_min=kw["judge_min"],
         generator=kw["generator"],

@@ -137,18 +137,52 @@ def validate_qa(view, chain: dict, reply: str) -> dict:
     }
 
 
+def qa_turn(chain: dict, seed: int) -> tuple[int, str]:
+    """A chain's place in Q/A's order when each target serves one item: multi-target first, then salted."""
+    return -len(chain["targets"]), digest(f"{seed}:qa:{chain['id']}")
+
+
+def target_taken(chains: list[dict], seed: int) -> dict[str, str]:
+    """Chains left out so that each target paper is asked about once: chain id -> the chain that has its target.
+
+    Chains take their turns (``qa_turn``) in a salted order, multi-target chains first (they need two free targets, and
+    a capped Q/A keeps them first), so a model is never asked a question the post-filter would drop for repeating
+    a paper.
+    """
+    order = sorted(chains, key=lambda c: qa_turn(c, seed))
+    owner: dict[str, str] = {}
+    taken: dict[str, str] = {}
+    for chain in order:
+        holder = next((owner[t] for t in chain["targets"] if t in owner), None)
+        if holder:
+            taken[chain["id"]] = holder
+        else:
+            owner.update((t, chain["id"]) for t in chain["targets"])
+    return taken
+
+
 async def run_qa(ctx, chains: list[dict]) -> list[dict]:
     view, s = ctx.view, ctx.settings
     chains = [c for c in chains if "drop" not in c]
-    sampled = set(c["id"] for c in chains)
-    if s.max_qa is not None and len(chains) > s.max_qa:
-        sampled = set(sorted(sampled, key=lambda i: digest(f"{s.seed}:qa:{i}"))[: s.max_qa])
+    taken = target_taken(chains, s.seed) if s.one_item_per_target else {}
+    sampled = set(c["id"] for c in chains if c["id"] not in taken)
+    if s.max_qa is not None and len(sampled) > s.max_qa:
+        if s.one_item_per_target:  # the same order as the targets were shared out: multi-target chains first
+            order = sorted((c for c in chains if c["id"] in sampled), key=lambda c: qa_turn(c, s.seed))
+            sampled = set(c["id"] for c in order[: s.max_qa])
+        else:
+            sampled = set(sorted(sampled, key=lambda i: digest(f"{s.seed}:qa:{i}"))[: s.max_qa])
     spec = ModelSpec.parse(s.generator)
     if spec.offline:  # one pass in a fixed order, so that chains to one target ask different sentences
         turn = [c for c in chains if c["id"] in sampled]
         made = dict(zip((c["id"] for c in turn), offline_items.generate_all(view, turn, s.seed, s.min_strength)))
 
     async def one(chain: dict) -> dict:
+        if chain["id"] in taken:
+            return {
+                **chain,
+                "drop": {"reason": "target_taken", "detail": f"{taken[chain['id']]} asks about its target"},
+            }
         if chain["id"] not in sampled:
             return {**chain, "drop": {"reason": "not_sampled", "detail": f"--max-qa {s.max_qa}"}}
         if spec.offline:

@@ -26,6 +26,9 @@ class Settings:
     min_context: int = 80
     method_or_result: bool = True
     max_cited_together: int = 1  # a citation sentence citing more works than this is a list (0: no limit)
+    related_pairs: float | None = (
+        None  # multi-target pairs: papers that bear on each other (this Jaccard), not neighbours
+    )
     judge: str | None = None  # model spec, or None for no judge
     judge_min: int = 4
     max_target_age: int | None = 15  # a target this many years older than its citing paper is too early
@@ -89,7 +92,10 @@ MODEL_STAGES = {"chains", "qa", "distractors", "ensemble"}
 def stage_settings(s: Settings, stage: str) -> dict:
     keys = STAGE_SETTINGS[stage] + (("attempts",) if stage in MODEL_STAGES else ())
     out = {k: getattr(s, k) for k in keys}
-    if stage == "postfilter" and s.one_item_per_target:  # only when set, so earlier runs keep their fingerprints
+    # Settings added later enter a fingerprint only when set, so that earlier runs keep theirs.
+    if stage == "chains" and s.related_pairs is not None:
+        out["related_pairs"] = s.related_pairs
+    if stage in ("qa", "postfilter") and s.one_item_per_target:
         out["one_item_per_target"] = True
     if stage in MODEL_STAGES and s.sampling is not None:  # only when set, so that earlier runs keep their fingerprints
         out["sampling"] = s.sampling.as_dict()

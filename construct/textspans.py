@@ -172,7 +172,9 @@ def names_target(question: str, title: str, titles_naming=None) -> str | None:
 def supported_by(answer: str, evidence: str) -> bool:
     """Every number of the answer, and most of its content words, are in the evidence."""
     ev_tokens = set(tokens(evidence))
-    if any(n.rstrip("%") not in ev_tokens for n in result_numbers(answer)):
+    # A number is read alike on both sides, so "1-2%" or "BLEU-4" in the answer matches the same text in the evidence.
+    ev_numbers = ev_tokens | {n.rstrip("%") for n in result_numbers(evidence)}
+    if any(n.rstrip("%") not in ev_numbers for n in result_numbers(answer)):
         return False
     words = set(content_words(answer))
     return not words or len(words & ev_tokens) / len(words) >= 0.6

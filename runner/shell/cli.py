@@ -19,7 +19,7 @@ import click
 import httpx2
 from mcp import MCPError
 
-from agenthop.runner.session import McpSession, ServerAPI, ServerError
+from agenthop.runner.session import ALL_TOOLS, McpSession, ServerAPI, ServerError
 from agenthop.runner.shell.state import StateError, load, save, session_info, state_path
 
 SERVER_ENV = "AGENTHOP_SERVER"
@@ -124,8 +124,13 @@ def main(ctx, state: Path):
 )
 @click.option("--model", default=None, help="The model (or person) taking the item, recorded with the session.")
 @click.option("--new", is_flag=True, help="Start a new session even if this item has one in --state.")
+@click.option(
+    "--closed-book",
+    is_flag=True,
+    help="No tools but submit_answer and one turn, as the runner's --closed-book: answer from what you know.",
+)
 @click.pass_obj
-def start(state: Path, item: str, server: str, run_label: str, model: str | None, new: bool):
+def start(state: Path, item: str, server: str, run_label: str, model: str | None, new: bool, closed_book: bool):
     """Create a session for ITEM and print its task (seed paper, question, options, tools, limits)."""
     path = _state_path(state, item)
     if path.exists() and not new:
@@ -139,7 +144,10 @@ def start(state: Path, item: str, server: str, run_label: str, model: str | None
         api = ServerAPI(server)
         try:
             client = {"name": "agenthop-cli", **({"model": model} if model else {})}
-            info = await api.create_session(item, run_label, {}, [], client)
+            caps, disabled = (
+                ({"max_turns": 1}, [t for t in ALL_TOOLS if t != "submit_answer"]) if closed_book else ({}, [])
+            )
+            info = await api.create_session(item, run_label, caps, disabled, client)
         finally:
             await api.aclose()
         async with McpSession(info) as mcp:

@@ -35,6 +35,7 @@ from agenthop.construct.offline_items import (
 )
 from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.postfilter import blanks, repeated_blanks
+from agenthop.construct.qa import target_taken
 from agenthop.construct.release_out import item_id, item_ids
 from agenthop.construct.settings import Settings
 from agenthop.construct.slots import drop_footnote_end, slots_in, unit_of, value_type
@@ -754,7 +755,7 @@ def test_wrong_paper_values_come_from_the_siblings_then_the_works_they_cite():
     assert sibling_sources(view, cand, ["w"]) == ["w", "x"]  # the target is off limits; two steps away is too far
 
 
-def test_one_item_per_target_keeps_the_smallest_id_on_each_target_paper(release, tmp_path):
+def test_one_item_per_target_asks_one_chain_per_target_paper(release, tmp_path):
     out, items, _ = release
     shared = Counter(t for it in items for t in it["gold_paper_ids"])
     assert any(n > 1 for n in shared.values())  # the default release asks several items of some target papers
@@ -763,16 +764,27 @@ def test_one_item_per_target_keeps_the_smallest_id_on_each_target_paper(release,
     result = run_pipeline(
         ROOT / "corpus.sqlite", copy, Settings(min_refs=5, one_item_per_target=True), echo=lambda line: None
     )
-    assert result["ran"] == ["postfilter"]  # only the post-filter's settings changed
+    assert result["ran"][0] == "qa"  # Q/A chooses the chains, so it runs again; seeds and chains do not
     after = [json.loads(line) for line in (copy / "release" / "qa" / "full.jsonl").read_text().splitlines()]
     targets = [t for it in after for t in it["gold_paper_ids"]]
-    assert len(targets) == len(set(targets))
-    # Greedy by item ID: an item is kept exactly when no item with a smaller ID that was kept shares a target.
-    kept_ids, served = set(), set()
-    for it in sorted(items, key=lambda it: it["id"]):
-        if not served & set(it["gold_paper_ids"]):
-            kept_ids.add(it["id"])
-            served |= set(it["gold_paper_ids"])
-    assert {it["id"] for it in after} == kept_ids
-    row = next(r for r in result["attrition"]["rows"] if r["stage"] == "postfilter")
-    assert row["reasons"] == {"target_taken": len(items) - len(after)}
+    assert after and len(targets) == len(set(targets))
+    qa_row = next(r for r in result["attrition"]["rows"] if r["stage"] == "qa")
+    assert qa_row["reasons"]["target_taken"] > 0
+    assert qa_row["sampled"] == qa_row["entered"] - qa_row["reasons"]["target_taken"]
+
+
+def test_target_taken_gives_each_target_one_chain_multi_target_first():
+    chains = [
+        {"id": "c1", "targets": ["a"]},
+        {"id": "c2", "targets": ["a", "b"]},
+        {"id": "c3", "targets": ["b", "c"]},
+        {"id": "c4", "targets": ["c"]},
+        {"id": "c5", "targets": ["d"]},
+    ]
+    taken = target_taken(chains, seed=0)
+    asked = [c for c in chains if c["id"] not in taken]
+    held = [t for c in asked for t in c["targets"]]
+    assert len(held) == len(set(held))  # no target twice
+    assert set(held) == {"a", "b", "c", "d"}  # and none lost: every target is still asked about
+    assert any(len(c["targets"]) == 2 for c in asked)  # a pair went before the single chains that would block it
+    assert all(taken[c] in {c2["id"] for c2 in asked} for c in taken)  # each left-out chain names the one that asks

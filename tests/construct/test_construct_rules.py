@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 from support.paths import REPO
 
-from agenthop.construct.chains import marks_other_work
+from agenthop.construct.chains import marks_other_work, pairs
 from agenthop.construct.corpus_view import Paper, Section
 from agenthop.construct.ensemble import tier
 from agenthop.construct.postfilter import run_postfilter
@@ -144,6 +144,10 @@ def test_answer_spans_and_wrong_values():
     )
     assert supported_by("0.66 among four annotators", "an agreement of 0.66 among four annotators")
     assert not supported_by("0.67 among four annotators", "an agreement of 0.66 among four annotators")
+    # A number joined to a word or a range is read alike in the answer and the evidence.
+    assert supported_by("lookup embeddings were 1-2% more accurate", "lookup embeddings are 1-2% more accurate")
+    assert supported_by("BLEU-4 rose to 30.1", "our BLEU-4 rose to 30.1 on the test set")
+    assert not supported_by("BLEU-4 rose to 31.1", "our BLEU-4 rose to 30.1 on the test set")
 
 
 def test_replies_that_cannot_be_used_say_why():
@@ -237,3 +241,34 @@ def test_a_field_term_in_many_titles_is_not_the_target_name():
 def test_a_hop_whose_marks_name_only_other_first_authors_is_caught(context, first_author, other):
     view = View({"t": Paper("t", "t", "A paper", "", 2017, None, (first_author, "Kevin Gimpel"), "{}", True)}, {}, {})
     assert (marks_other_work(view, "t", context) is not None) == other
+
+
+class _Refs:
+    """A corpus with reference lists and one citing paper's sentences, for the pair rules."""
+
+    def __init__(self, refs: dict[str, list[str]], sentences: dict[str, str]):
+        self.refs, self.sentences = refs, sentences
+
+    def references(self, pid):
+        return [(c, None) for c in self.refs.get(pid, [])]
+
+    def context(self, citing, cited):
+        return self.sentences.get(cited)
+
+
+def test_related_pairs_are_papers_that_bear_on_each_other_not_neighbours_in_the_list():
+    shared = [f"r{i}" for i in range(10)]
+    view = _Refs(
+        {
+            "a": ["x1", "x2", "x3"],  # a and b: neighbours in the list, nothing in common
+            "b": ["y1", "y2", "y3"],
+            "c": shared + ["c1"],  # c and e share most of their references, though far apart in the list
+            "d": ["a", "z1"],  # d cites a
+            "e": shared + ["e1"],
+        },
+        {"b": "Both B and F do this.", "f": "Both B and F do this."},  # b and f: cited in one sentence
+    )
+    cited = ["a", "b", "c", "d", "e", "f"]
+    assert ("a", "b") in pairs(view, "seed", cited)  # the default: neighbours (within two places) pair up
+    related = set(pairs(view, "seed", cited, related=0.5))
+    assert related == {("a", "d"), ("b", "f"), ("c", "e")}

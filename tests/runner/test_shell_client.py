@@ -95,3 +95,25 @@ def test_two_items_taken_only_through_the_cli_are_scored_like_any_run(tmp_path):
     # Each command one turn: two reads, the answer, and the call refused after it (received and logged like any).
     assert summary["headline"]["mean_turns"] == 4
     assert summary["headline"]["mean_budget"] == 2
+
+
+@pytest.mark.slow
+def test_a_closed_book_session_from_the_cli_has_one_turn_and_no_tool_but_the_answer(tmp_path):
+    state, log = tmp_path / "state", tmp_path / "server-log.sqlite"
+    item = ITEMS[0]
+    index, seed = gold(item)
+    with ServerProcess(CORPUS, log) as server:
+        started = cli(state, server.base_url, "start", item, "--run", "closed", "--closed-book")
+        assert started.returncode == 0, started.stderr
+        listed = cli(state, server.base_url, "tools", item)
+        assert "submit_answer" in listed.stdout and "get_references" not in listed.stdout
+        refused = cli(state, server.base_url, "call", item, "get_references", json.dumps({"paper_id": seed}))
+        assert refused.returncode == 2  # made and logged, but the tool is disabled in this session
+        cli(state, server.base_url, "start", ITEMS[1], "--run", "closed", "--closed-book")
+        answer = json.dumps({"answer": "ABCD"[index], "reasoning": "from memory"})
+        done = cli(state, server.base_url, "call", ITEMS[1], "submit_answer", answer)
+        assert done.returncode == 0 and "session has ended" in done.stdout
+    with sqlite3.connect(log) as conn:
+        starts = [json.loads(r) for (r,) in conn.execute("SELECT record FROM records WHERE kind = 'session_start'")]
+    assert len(starts) == 2
+    assert all(s["caps"]["max_turns"] == 1 and "get_references" in s["disabled_tools"] for s in starts)
