@@ -13,32 +13,14 @@ import re
 from pathlib import Path
 
 import pytest
-from support.construct_runs import PRICES, settings, tree_digest
+from support.construct_runs import CORPUS, build, release_parts, settings, tree_digest
 from support.construct_script import ConstructScript
 from support.fake_openai import FakeOpenAI
-from support.paths import REPO as ROOT
 
 from agenthop.construct import prompts
 from agenthop.construct.batchfiles import URL, BatchError, BatchPending
 from agenthop.construct.client import ModelClient
-from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.recorded import ReplayError
-from agenthop.llm.pricing import PriceTable
-from agenthop.llm.retry import RetryPolicy
-
-CORPUS = ROOT / "corpus.sqlite"
-
-
-def build(out: Path, s, **kw) -> dict:
-    return run_pipeline(
-        CORPUS,
-        out,
-        s,
-        prices=PriceTable(PRICES),
-        policy=RetryPolicy(backoff=0.01, jitter=0),
-        echo=kw.pop("echo", lambda line: None),
-        **kw,
-    )
 
 
 def output_line(n: int, request: dict, reply) -> dict:
@@ -48,14 +30,6 @@ def output_line(n: int, request: dict, reply) -> dict:
     else:  # a scripted HTTP error (the "retry_then_ok" chain's first distractor call)
         response = {"status_code": reply.status, "request_id": f"req_{n}", "body": {"error": {"message": "boom"}}}
     return {"id": f"batch_req_{n}", "custom_id": request["custom_id"], "response": response, "error": None}
-
-
-def release_parts(root: Path) -> tuple[dict, dict]:
-    """The release's files' digests without the provenance, and the provenance without the recorded responses' entry."""
-    files = tree_digest(root)
-    prov = json.loads(files.pop("construct/provenance.json") and (root / "construct/provenance.json").read_text())
-    prov.pop("recorded_responses", None)
-    return files, prov
 
 
 @pytest.fixture(scope="module")

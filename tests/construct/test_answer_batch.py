@@ -6,18 +6,16 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from pathlib import Path
 
 import pytest
-from construct_script import ConstructScript
-from fake_openai import FakeOpenAI
-from test_construct_batch import CORPUS, build, release_parts
-from test_construct_models import settings
+from support.construct_runs import CORPUS, build, release_parts, settings
+from support.construct_script import ConstructScript
+from support.fake_openai import FakeOpenAI
+from support.paths import REPO
 
 from agenthop.construct.batchfiles import BatchPending
 
-ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("answer_batch", ROOT / "tools" / "answer_batch.py")
+spec = importlib.util.spec_from_file_location("answer_batch", REPO / "tools" / "answer_batch.py")
 answer_batch = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(answer_batch)
 
