@@ -5,7 +5,7 @@
 #
 # The tests run in two venvs: .venv has the test extras only, so the suite proves the
 # project installs and works without inspect-ai; .venv-inspect adds the [inspect] extra
-# and runs the tests marked `inspect` (tests/test_inspect_task.py), where a missing
+# and runs the tests marked `inspect` (tests/inspect_task/test_inspect_task.py), where a missing
 # inspect-ai fails instead of skipping (AGENTHOP_REQUIRE_INSPECT=1).
 
 PYTHON ?= python3
@@ -52,12 +52,12 @@ demo: $(STAMP) explore.sqlite explore-bench.sqlite
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-# A single-node Slurm cluster runs the batch script of docs/scale-out.md (tests/test_scale_out.py starts its own
+# A single-node Slurm cluster runs the batch script of docs/scale-out.md (tests/runner/test_scale_out.py starts its own
 # slurmctld and slurmd from Debian's packages; needs root or sudo).
 slurm:
 	@command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 && command -v sbatch >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client >/dev/null; }
 
-# The official MCP conformance suite and the TypeScript SDK (tests/test_conformance.py), from the npm registry,
+# The official MCP conformance suite and the TypeScript SDK (tests/server/test_conformance.py), from the npm registry,
 # pinned by tests/conformance/package-lock.json (0.1.10 is the newest that runs on Node 20).
 CONFORMANCE := tests/conformance/node_modules/.package-lock.json
 
@@ -67,7 +67,7 @@ $(CONFORMANCE): tests/conformance/package-lock.json
 
 conformance: $(CONFORMANCE)
 
-# axe-core, the accessibility rules the Chromium page tests run on every page (tests/web_common.py), from the npm
+# axe-core, the accessibility rules the Chromium page tests run on every page (tests/support/web_common.py), from the npm
 # registry, pinned by tests/axe/package-lock.json.
 AXE := tests/axe/node_modules/.package-lock.json
 

@@ -24,8 +24,8 @@ import httpx2
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from hardening_common import raw_call_body, raw_headers  # noqa: E402
-from release_fixture import make_release, pid  # noqa: E402
+from support.hardening_common import raw_call_body, raw_headers  # noqa: E402
+from support.release_fixture import make_release, pid  # noqa: E402
 
 from agenthop.corpus.convert.jats import parse_jats  # noqa: E402
 from agenthop.corpus.importer import import_release  # noqa: E402

@@ -3,7 +3,7 @@ against the ideal (calls x latency / workers) with a 0.5 s model at 1 and 16 wor
 
     python bench/bench_construct.py --rounds 3
 
-The model is tests/construct_script.py's scripted model (every answer valid) on loopback, generator and three
+The model is tests/support/construct_script.py's scripted model (every answer valid) on loopback, generator and three
 filters; no judge. Importing the API client is done before any timing. Each measurement uses a fresh output
 directory, so no reply comes from the cache. Stages without a model (seeds, chains, sanity, post-filter, release)
 are in the wall time too: they are part of the pipeline.
@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from construct_script import ConstructScript  # noqa: E402
-from fake_openai import FakeOpenAI, Slow  # noqa: E402
+from support.construct_script import ConstructScript  # noqa: E402
+from support.fake_openai import FakeOpenAI, Slow  # noqa: E402
 
 from agenthop.construct.pipeline import run_pipeline  # noqa: E402
 from agenthop.construct.settings import Settings  # noqa: E402

@@ -4,9 +4,9 @@ per second and peak memory.
     python bench/bench_pdf.py                       # 24 PDFs, 1.0 s per PDF, a 4-thread service; fallback 2 rounds
     python bench/bench_pdf.py --pdfs 12 --latency 0.5 --rounds 1   # a quick look
 
-**GROBID client.** A loopback stand-in (tests/grobid_standin.py) answers each PDF's TEI after ``--latency`` seconds,
-the parsing time of a real service, with ``--capacity`` threads: a request beyond them gets 503 at once, as GROBID
-answers when its pool is full. The client converts ``--pdfs`` distinct PDFs (copies of the fixture PDFs, each with
+**GROBID client.** A loopback stand-in (tests/support/grobid_standin.py) answers each PDF's TEI after ``--latency``
+seconds, the parsing time of a real service, with ``--capacity`` threads: a request beyond them gets 503 at once, as
+GROBID answers when its pool is full. The client converts ``--pdfs`` distinct PDFs (copies of the fixture PDFs, each with
 a different trailing comment) into a fresh cache at each ``--concurrency`` in turn, then once more from the warm
 cache. Reported: PDFs per second, the share of the service's capacity used (capacity / latency is the most any
 client can get), and the 503s the service answered. The best concurrency keeps every thread busy without 503s.
@@ -101,7 +101,7 @@ def bench_fallback(rounds: int) -> list[dict]:
 
 def _serve(answers: dict, latency: float, capacity: int, pipe) -> None:
     """The stand-in in a process of its own, so that it does not share the client's interpreter lock."""
-    from grobid_standin import GrobidStandIn
+    from support.grobid_standin import GrobidStandIn
 
     with GrobidStandIn(answers, latency=latency, capacity=capacity) as service:
         pipe.send(service.url)
@@ -130,7 +130,7 @@ class Service:
 
 def bench_grobid(n_pdfs: int, latency: float, capacity: int, concurrencies: list[int]) -> list[dict]:
     sys.path.insert(0, str(ROOT / "tests"))
-    from grobid_standin import digest
+    from support.grobid_standin import digest
 
     from agenthop.corpus.convert.grobid import GrobidOptions, convert_pdfs
 

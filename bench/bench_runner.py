@@ -44,7 +44,7 @@ RUNNER = str(Path(sys.executable).with_name("agenthop-runner"))
 
 def make_script(latency: float):
     def script(body, fake):
-        from fake_openai import Slow, seed_id, tool_calls, turn_index
+        from support.fake_openai import Slow, seed_id, tool_calls, turn_index
 
         t = turn_index(body)
         if t == 0:
@@ -60,7 +60,7 @@ def make_script(latency: float):
 
 def serve(latency, port_queue, stop_event):
     sys.path.insert(0, str(ROOT / "tests"))
-    from fake_openai import FakeOpenAI
+    from support.fake_openai import FakeOpenAI
 
     with FakeOpenAI(make_script(latency)) as fake:
         port_queue.put(fake.base_url)

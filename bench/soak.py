@@ -38,7 +38,7 @@ from mcp.client.streamable_http import streamable_http_client
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from hardening_common import BUDGET, SCRIPT  # noqa: E402
+from support.hardening_common import BUDGET, SCRIPT  # noqa: E402
 
 from agenthop.server.transport.web import free_port  # noqa: E402
 
@@ -57,7 +57,7 @@ def rss_kb(pid_: int) -> int:
 
 
 def fixture_corpus(tmp: Path) -> Path:
-    from release_fixture import make_release
+    from support.release_fixture import make_release
 
     from agenthop.corpus.importer import import_release
 

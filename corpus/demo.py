@@ -1,7 +1,7 @@
 """The committed default corpus: a small synthetic benchmark built by the same generator and importer as any other.
 
 ``agenthop-server corpus demo`` rebuilds ``corpus.sqlite`` and ``splits/demo.jsonl``;
-tests/test_demo_corpus.py checks that the committed files are exactly what this produces.
+tests/corpus/test_demo_corpus.py checks that the committed files are exactly what this produces.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ extra (``pip install -e ".[inspect]"``).
 
 try:
     import inspect_ai  # noqa: F401
-except ImportError as exc:  # pragma: no cover - exercised in a subprocess by tests/test_inspect_optional.py
+except ImportError as exc:  # pragma: no cover - run in a subprocess by tests/inspect_task/test_inspect_optional.py
     raise ImportError(
         'agenthop.inspect_task needs inspect-ai, which is not installed. Install the extra: pip install -e ".[inspect]"'
     ) from exc

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
-
-TESTS = Path(__file__).parent
-REPO = TESTS.parent
-sys.path.insert(0, str(TESTS))  # so tests can import release_fixture, fake_openai, ...
-
+from support.paths import REPO, TESTS
 
 # The slow kinds of test, each needing a tool from outside Python. `make check` leaves them out; `make test` (CI) runs
 # them all. Where a tool is missing, a test of its kind is skipped with the reason, except in CI (CI set), where it
@@ -58,8 +53,8 @@ def anyio_backend():
 
 @pytest.fixture(scope="session")
 def fixture_corpus(tmp_path_factory) -> Path:
-    """The three-item corpus of release_fixture.py, imported once per test run."""
-    from release_fixture import make_release
+    """The three-item corpus of support/release_fixture.py, imported once per test run."""
+    from support.release_fixture import make_release
 
     from agenthop.corpus.importer import import_release
 
@@ -90,7 +85,7 @@ GOLD_WORDS = (
 @pytest.fixture(scope="session")
 def canary_corpus(tmp_path_factory) -> Path:
     """The fixture corpus with a canary in every recall label's description."""
-    from release_fixture import make_release
+    from support.release_fixture import make_release
 
     from agenthop.corpus.importer import import_release
 

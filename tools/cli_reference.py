@@ -6,7 +6,7 @@
 
 Every command of agenthop-server, agenthop-runner, agenthop-scorer and agenthop-construct, walked recursively
 through click's command tree, gets a section holding exactly what ``COMMAND --help`` prints
-at a fixed width, so the page cannot say anything the commands do not. tests/test_cli_docs.py
+at a fixed width, so the page cannot say anything the commands do not. tests/project/test_cli_docs.py
 fails while the committed page differs.
 """
 

@@ -5,7 +5,7 @@ Pure data, no logic. What the rest of the generator relies on:
 * no string here contains a digit except dataset and baseline names, so no template can
   produce a fact string (every fact carries a number and a unit, see ``facts.py``);
 * no template contains a subsection heading of a fact kind (``Kind.subheads``), so a
-  heading found verbatim in a section was planted there (``tests/test_synth.py`` checks);
+  heading found verbatim in a section was planted there (``tests/corpus/test_synth.py`` checks);
 * the order of every list is part of the output: the generator draws from these lists
   with a seeded random stream, so reordering or editing an entry changes every release.
 """

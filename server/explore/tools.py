@@ -3,7 +3,7 @@ references with paging and order, similar papers, and citations (BibTeX, CSL-JSO
 
 An explore session offers ``search_papers`` and ``get_references`` with more arguments (declared in their explore
 input schema only) and three more tools. Item sessions keep the seven tools of SPEC 3 exactly as they were: their
-arguments, descriptions, schemas and results do not change (tests/test_explore_tools.py compares them).
+arguments, descriptions, schemas and results do not change (tests/server/explore/test_explore_tools.py compares them).
 """
 
 from __future__ import annotations

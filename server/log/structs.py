@@ -6,7 +6,7 @@ is generated from them. A reader that loads millions of records (the scorer) nee
 speed than pydantic gives, so this module derives from each model a msgspec Struct with
 the same fields, types, constraints (``ge``, ``min_length``, ...) and defaults, and the
 ``kind`` field as the tag of a tagged union. Decoding JSON into these Structs validates
-as the models do (tests/test_log_structs.py checks that both accept and reject the same
+as the models do (tests/server/log/test_log_structs.py checks that both accept and reject the same
 records) and is faster than decoding into dicts.
 
 Unknown fields are ignored (a record of a later version still reads). Records also read
@@ -167,7 +167,7 @@ def _annotation(tp: Any) -> str:
 
 def static_declarations() -> str:
     """The Structs as class statements, for the type checker, which cannot run ``struct``: the block under
-    ``if TYPE_CHECKING`` below is this text (tests/test_log_structs.py checks that they agree). Print it to
+    ``if TYPE_CHECKING`` below is this text (tests/server/log/test_log_structs.py checks that they agree). Print it to
     update the block after changing a record model:
     ``python -c "from agenthop.server.log.structs import static_declarations as s; print(s())"``."""
     ordered: list[type[BaseModel]] = []
