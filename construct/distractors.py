@@ -17,7 +17,7 @@ from agenthop.construct.client import ModelSpec
 from agenthop.construct.context import Unusable
 from agenthop.construct.corpus_view import Paper
 from agenthop.construct.offline_items import siblings
-from agenthop.construct.prompts import BadReply, answer_form, answer_messages, form_matches, parse_json
+from agenthop.construct.prompts import BadReply, answer_form, answer_messages, form_problem, parse_json
 from agenthop.construct.stagefiles import digest
 from agenthop.construct.textspans import closeness, perturb_numbers
 
@@ -116,8 +116,9 @@ async def _model_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) -> 
             answer = parse_json(reply).get("answer")
             if not isinstance(answer, str) or not answer.strip():
                 raise BadReply("'answer' must be a non-empty string")
-            if not form_matches(answer.strip(), cand["answer"]):
-                raise BadReply(f"write the answer as {form}", "distractor_wrong_form")
+            problem = form_problem(answer.strip(), cand["answer"])
+            if problem:
+                raise BadReply(problem, "distractor_wrong_form")
             close = _too_close(answer, taken, s.too_close)
             if close:
                 raise BadReply(

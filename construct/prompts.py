@@ -150,43 +150,96 @@ def qa_messages(
 
 _LONE_VALUE = re.compile(r"\d+(?:\.\d+)?%?")
 _ORDINAL_DECIMALS = {1: "one decimal", 2: "two decimals", 3: "three decimals"}
+# What a phrase answer must share with the gold, named as a writer is told it: the features by which the artifact
+# check's form solvers see an option before reading it (artifacts.form), so no option stands out by its form.
+_PHRASE_FEATURES = ("n_numbers", "percent", "decimals", "magnitude", "capital", "bracket", "end_punct")
+_MAGNITUDES = {-1: "below 1", 0: "from 1 to 10", 1: "from 10 to 100", 2: "from 100 to 1,000", 3: "from 1,000 to 10,000"}
+
+
+def _lone_value_form(part: str) -> str:
+    whole, _, frac = part.rstrip("%").partition(".")
+    decimals = _ORDINAL_DECIMALS.get(len(frac), f"{len(frac)} decimals") if frac else "no decimals"
+    kind = "a percentage" if part.endswith("%") else "a number"
+    return (
+        f"{kind} with {len(whole)} digit{'s' if len(whole) > 1 else ''} before the point and {decimals} (a value only)"
+    )
+
+
+def _phrase_form(part: str) -> str:
+    from agenthop.construct.artifacts import form  # the artifact check's own features (imported late: it is heavy)
+
+    f, n = form(part), len(part.split())
+    out = [f"{'a sentence' if f['end_punct'] else 'a phrase'} of {_word_range(n)} words"]
+    if f["n_numbers"] == 0:
+        out.append("with no numbers")
+    else:
+        count = "exactly one number" if f["n_numbers"] == 1 else "two or more numbers"
+        out.append(f"stating {count} in digits" + (", as a percentage with %" if f["percent"] else ", no percentages"))
+        decimals = f"with {f['decimals']} decimal{'s' if f['decimals'] != 1 else ''}" if f["decimals"] else "whole"
+        out.append(
+            f"the largest number's decimals: {decimals}; the first number {_MAGNITUDES.get(f['magnitude'], '10,000 or more')}"
+        )
+    out.append("beginning with a capital letter" if f["capital"] else "beginning with a lowercase word")
+    out.append("with a remark in brackets" if f["bracket"] else "with no brackets")
+    return ", ".join(out)
+
+
+def _word_range(n: int) -> str:
+    low, high = _length_bounds(n)
+    return f"{low} to {high}"
+
+
+def _length_bounds(n: int) -> tuple[int, int]:
+    """The length a wrong option may have beside a gold of ``n`` words: close enough that the longest option is no
+    better a guess than any other."""
+    return max(1, round(0.8 * n)), round(1.25 * n) + 1
 
 
 def answer_form(gold: str) -> str:
-    """How an answer to the same question is written (a number's kind and digits, or a phrase's length), never its value.
+    """How an answer to the same question is written (a number's kind and digits, or a phrase's length and what it
+    holds), never its value.
 
     Every option of an item then has one form, so none stands out by it (SPEC 8, the project's additions).
     """
     parts = [p.strip() for p in gold.split("; ")]
 
     def one(part: str) -> str:
-        if _LONE_VALUE.fullmatch(part):
-            whole, _, frac = part.rstrip("%").partition(".")
-            decimals = _ORDINAL_DECIMALS.get(len(frac), f"{len(frac)} decimals") if frac else "no decimals"
-            kind = "a percentage" if part.endswith("%") else "a number"
-            return f"{kind} with {len(whole)} digit{'s' if len(whole) > 1 else ''} before the point and {decimals} (a value only)"
-        return f"a phrase of about {len(part.split())} words"
+        return _lone_value_form(part) if _LONE_VALUE.fullmatch(part) else _phrase_form(part)
 
     if len(parts) == 1:
         return one(parts[0])
     return "two answers separated by '; ', one per part of the question: " + ", then ".join(one(p) for p in parts)
 
 
-def form_matches(answer: str, gold: str) -> bool:
-    """``answer`` is written in ``gold``'s form: the same parts, each the same kind of value or a phrase of like length."""
+def form_problem(answer: str, gold: str) -> str | None:
+    """How ``answer`` is not written in ``gold``'s form (the parts, each the same kind of value, or a phrase of like
+    length with the same form features), or None when it is."""
+    from agenthop.construct.artifacts import form
+
     a_parts, g_parts = [p.strip() for p in answer.split("; ")], [p.strip() for p in gold.split("; ")]
     if len(a_parts) != len(g_parts):
-        return False
+        return f"the answer has {len(a_parts)} part(s) separated by '; ', not {len(g_parts)}"
     for a, g in zip(a_parts, g_parts):
         if _LONE_VALUE.fullmatch(g):
             same_kind = bool(_LONE_VALUE.fullmatch(a)) and a.endswith("%") == g.endswith("%")
             if not same_kind or [len(x) for x in a.rstrip("%").partition(".")[::2]] != [
                 len(x) for x in g.rstrip("%").partition(".")[::2]
             ]:
-                return False
-        elif not 0.5 * len(g.split()) <= len(a.split()) <= 2 * len(g.split()) + 1:
-            return False
-    return True
+                return f"write the value as {_lone_value_form(g)}"
+            continue
+        low, high = _length_bounds(len(g.split()))
+        if not low <= len(a.split()) <= high:
+            return f"the answer has {len(a.split())} words; write {low} to {high}"
+        fa, fg = form(a), form(g)
+        differ = [k for k in _PHRASE_FEATURES if fa[k] != fg[k]]
+        if differ:
+            return f"write it as {_phrase_form(g)} (it differs in: {', '.join(differ)})"
+    return None
+
+
+def form_matches(answer: str, gold: str) -> bool:
+    """``answer`` is written in ``gold``'s form (``form_problem`` finds nothing)."""
+    return form_problem(answer, gold) is None
 
 
 def answer_messages(view: CorpusView, question: str, papers: list[Paper], form: str | None = None) -> list[dict]:
@@ -209,7 +262,7 @@ def answer_messages(view: CorpusView, question: str, papers: list[Paper], form: 
             "role": "user",
             "content": f"{ask}\nQuestion: {question}\n"
             + (f"Write the answer as {form}.\n" if form else "")
-            + 'Reply with JSON only: {"answer": "<a whole answer, at most 40 words, with any numbers it needs>"}',
+            + 'Reply with JSON only: {"answer": "<a whole answer, with any numbers it needs>"}',
         },
     ]
 

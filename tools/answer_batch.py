@@ -26,7 +26,7 @@ from pathlib import Path
 
 from agenthop.construct.corpus_view import CorpusView
 from agenthop.construct.distractors import _too_close
-from agenthop.construct.prompts import BadReply, form_matches, parse_json
+from agenthop.construct.prompts import BadReply, form_problem, parse_json
 from agenthop.construct.qa import validate_qa
 
 
@@ -95,8 +95,9 @@ def _check(run: Path, view: CorpusView, cid: str, reply: str, done: dict[str, st
         answer = parse_json(reply).get("answer")
         if not isinstance(answer, str) or not answer.strip():
             raise BadReply("'answer' must be a non-empty string")
-        if not form_matches(answer.strip(), cand["answer"]):
-            raise BadReply("the answer is not written in the form the request asks for (see its last lines)")
+        problem = form_problem(answer.strip(), cand["answer"])
+        if problem:
+            raise BadReply(problem)
         others = [
             parse_json(r).get("answer", "") for c, r in done.items() if c != cid and _candidate(c) == _candidate(cid)
         ]

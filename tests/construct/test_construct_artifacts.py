@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.construct_script import ConstructScript, _reply
+from support.construct_script import ConstructScript, _reply, in_form
 from support.fake_openai import FakeOpenAI
 from support.paths import REPO as ROOT
 
@@ -23,6 +23,7 @@ from agenthop.construct.context import Context
 from agenthop.construct.corpus_view import CorpusView, Section
 from agenthop.construct.distractors import run_distractors
 from agenthop.construct.pipeline import run_pipeline
+from agenthop.construct.prompts import _length_bounds
 from agenthop.construct.settings import Settings
 from agenthop.construct.stagefiles import digest, read_jsonl
 from agenthop.construct.textspans import sentences
@@ -376,23 +377,18 @@ class FormScript(ConstructScript):
         ids = re.findall(r'<paper id="([^"]+)">', prompt)
         if role == "twin" and not ids:  # no_context: the gold again, one word longer
             return _reply({"answer": f"{gold} again"})
-        if role == "by_form":
-            return _reply(
-                {
-                    "answer": "no value stated"
-                    if not ids
-                    else "nothing was reported"
-                    if ids[0] == chain[0]
-                    else "it stays unclear"
-                }
-            )
+        pid = ids[0] if ids else sorted(self.view.papers)[int(digest(question)[:6], 16) % len(self.view.papers)]
+        if role == "by_form":  # of the gold's form, but all as short as that allows: the gold is the longest
+            salt = f"{question}:{pid}:{prompt.count('<paper')}"  # each kind of source its own words
+            words = " ".join(self._six_words(pid, f"{salt}:{k}", False) for k in range(8)).split()
+            return _reply({"answer": in_form(words, gold, _length_bounds(len(gold.split()))[0])})
         pid = ids[0] if ids else sorted(self.view.papers)[int(digest(question)[:6], 16) % len(self.view.papers)]
         # As many words as the gold (a multi-target gold is one sentence relating two findings): six at a time.
         digits, words, k = any(c.isdigit() for c in gold), [], 0
         while len(words) < len(gold.split()):
             words += self._six_words(pid, f"{question}:{pid}:{k}", digits and k == 0).split()
             k += 1
-        return _reply({"answer": " ".join(words[: max(len(gold.split()), 6)])})
+        return _reply({"answer": in_form(words, gold)})
 
 
 def test_with_models_the_stage_drops_a_form_flaw_and_the_ensemble_never_rates_an_item_its_form_answers_gold(tmp_path):

@@ -440,9 +440,10 @@ def test_the_model_distractor_prompt_gives_the_form_never_the_use(tmp_path):
         result = run_pipeline(ROOT / "corpus.sqlite", tmp_path / "run", s, echo=lambda line: None)
         prompts = [b["messages"][1]["content"] for b in fake.bodies() if "in one short phrase" in system_text(b)]
     # The form of the gold: one phrase, or (multi-target) one per part.
+    phrase = r"a (?:phrase|sentence) of \d+ to \d+ words, [^.]*?with (?:no brackets|a remark in brackets)"
     form = re.compile(
-        r"Write the answer as (?:a phrase of about \d+ words|two answers separated by '; ', one per part of the "
-        r"question: a phrase of about \d+ words, then a phrase of about \d+ words)\.\n"
+        rf"Write the answer as (?:{phrase}|two answers separated by '; ', one per part of the question: {phrase}, "
+        rf"then {phrase})\.\n"
     )
     assert prompts and all(form.search(p) for p in prompts), [p[-200:] for p in prompts if not form.search(p)]
     forbidden = ("wrong", "incorrect", "distractor", "false answer", "not the answer", "plausible")

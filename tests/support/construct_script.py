@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from agenthop.construct.artifacts import finding_numbers
 from agenthop.construct.corpus_view import CorpusView
 from agenthop.construct.stagefiles import canonical, digest
 from agenthop.construct.textspans import sentences
@@ -46,6 +47,25 @@ def judged_low(cited: str) -> bool:
 
 def _reply(obj) -> dict:
     return completion({"role": "assistant", "content": json.dumps(obj)}, usage=(1000, 50, 0))
+
+
+def _shifted(number: str) -> str:
+    """Another value of the same form: its last digit moved (never to 0, so its order of magnitude stays)."""
+    head, last, tail = number[:-1], number[-1], ""
+    if last == "%":
+        head, last, tail = number[:-2], number[-2], "%"
+    return f"{head}{(int(last) + 3) % 9 + 1}{tail}"
+
+
+def in_form(words: list[str], gold: str, length: int | None = None) -> str:
+    """``words`` made into an answer of the gold's form, as a model told the form would write it: as many words (or
+    ``length``), the gold's numbers moved, its capital and its closing stop, no digits or brackets of the words' own."""
+    numbers = [_shifted(n) for n in finding_numbers(gold)]
+    plain = [w.strip(".,;") for w in words if not re.search(r"[\d()\[\]%;]", w) and w.strip(".,;")]
+    body = plain[: max((length or len(gold.split())) - len(numbers), 1)] + numbers
+    text = " ".join(body)
+    text = (text[:1].upper() if gold[:1].isupper() else text[:1].lower()) + text[1:]
+    return text + "." if gold.rstrip()[-1:] in ".!?:" else text
 
 
 class ConstructScript:
@@ -132,14 +152,13 @@ class ConstructScript:
             self.failed_once.add(chain)
             return HTTPError(500)
         ids = re.findall(r'<paper id="([^"]+)">', prompt)
-        n = len(self.gold[question].split())
         # An answer of the gold's form: words of sentences of the paper given (with no paper, ones the model "knows":
         # the seed's), as many as the gold has, so no option stands out by form and the artifact check keeps it.
         source = ids[0] if ids else chain[0]
         pool = [s for sec in self.view.sections(source) for s in sentences(sec.text) if len(s.split()) >= 12]
         start = 0 if ids else 1
         words = [w for i in range(4) for w in pool[(start + 2 * i) % len(pool)].rstrip(".").split()[2:8]]
-        return _reply({"answer": " ".join(words[:n])})
+        return _reply({"answer": in_form(words, self.gold[question])})
 
     def ensemble(self, body: dict) -> object:
         prompt = body["messages"][1]["content"]
