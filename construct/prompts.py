@@ -174,11 +174,11 @@ def _phrase_form(part: str) -> str:
         out.append("with no numbers")
     else:
         count = "exactly one number" if f["n_numbers"] == 1 else "two or more numbers"
-        out.append(f"stating {count} in digits" + (", as a percentage with %" if f["percent"] else ", no percentages"))
-        decimals = f"with {f['decimals']} decimal{'s' if f['decimals'] != 1 else ''}" if f["decimals"] else "whole"
-        out.append(
-            f"the largest number's decimals: {decimals}; the first number {_MAGNITUDES.get(f['magnitude'], '10,000 or more')}"
-        )
+        percent = ", at least one a percentage with %" if f["n_numbers"] > 1 else ", as a percentage with %"
+        out.append(f"stating {count} in digits" + (percent if f["percent"] else ", no percentages"))
+        places = f"{f['decimals']} decimal{'s' if f['decimals'] != 1 else ''}"
+        out.append(f"its most precise number with {places}" if f["decimals"] else "every number whole")
+        out.append(f"the first number {_MAGNITUDES.get(f['magnitude'], '10,000 or more')}")
     out.append("beginning with a capital letter" if f["capital"] else "beginning with a lowercase word")
     out.append("with a remark in brackets" if f["bracket"] else "with no brackets")
     return ", ".join(out)
