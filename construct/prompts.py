@@ -152,7 +152,7 @@ _LONE_VALUE = re.compile(r"\d+(?:\.\d+)?%?")
 _ORDINAL_DECIMALS = {1: "one decimal", 2: "two decimals", 3: "three decimals"}
 # What a phrase answer must share with the gold, named as a writer is told it: the features by which the artifact
 # check's form solvers see an option before reading it (artifacts.form), so no option stands out by its form.
-_PHRASE_FEATURES = ("n_numbers", "percent", "decimals", "magnitude", "capital", "bracket", "end_punct")
+_PHRASE_FEATURES = ("kind", "n_numbers", "percent", "decimals", "magnitude", "capital", "bracket", "end_punct")
 _MAGNITUDES = {-1: "below 1", 0: "from 1 to 10", 1: "from 10 to 100", 2: "from 100 to 1,000", 3: "from 1,000 to 10,000"}
 
 
@@ -186,13 +186,15 @@ def _phrase_form(part: str) -> str:
 
 def _word_range(n: int) -> str:
     low, high = _length_bounds(n)
-    return f"{low} to {high}"
+    return f"about {n} ({low} to {high})"
 
 
 def _length_bounds(n: int) -> tuple[int, int]:
-    """The length a wrong option may have beside a gold of ``n`` words: close enough that the longest option is no
-    better a guess than any other."""
-    return max(1, round(0.8 * n)), round(1.25 * n) + 1
+    """The length a wrong option may have beside a gold of ``n`` words: close enough that neither the longest nor the
+    shortest option is a better guess than any other. Writers given a range write towards its top (the first
+    stand-in writers, given 0.8n to 1.25n, left the gold the shortest option in two items of three), so the range
+    reaches further below ``n`` than above it, and the prompt asks for about ``n``."""
+    return max(1, round(0.75 * n)), round(1.1 * n) + 1
 
 
 def answer_form(gold: str) -> str:

@@ -381,7 +381,8 @@ class FormScript(ConstructScript):
         if role == "by_form":  # of the gold's form, but all as short as that allows: the gold is the longest
             salt = f"{question}:{pid}:{prompt.count('<paper')}"  # each kind of source its own words
             words = " ".join(self._six_words(pid, f"{salt}:{k}", False) for k in range(8)).split()
-            return _reply({"answer": in_form(words, gold, _length_bounds(len(gold.split()))[0])})
+            n = len(gold.split())  # five words at least: four capitalised words read as a name, another kind
+            return _reply({"answer": in_form(words, gold, max(_length_bounds(n)[0], min(5, n)))})
         pid = ids[0] if ids else sorted(self.view.papers)[int(digest(question)[:6], 16) % len(self.view.papers)]
         # As many words as the gold (a multi-target gold is one sentence relating two findings): six at a time.
         digits, words, k = any(c.isdigit() for c in gold), [], 0

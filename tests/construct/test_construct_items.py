@@ -440,7 +440,7 @@ def test_the_model_distractor_prompt_gives_the_form_never_the_use(tmp_path):
         result = run_pipeline(ROOT / "corpus.sqlite", tmp_path / "run", s, echo=lambda line: None)
         prompts = [b["messages"][1]["content"] for b in fake.bodies() if "in one short phrase" in system_text(b)]
     # The form of the gold: one phrase, or (multi-target) one per part.
-    phrase = r"a (?:phrase|sentence) of \d+ to \d+ words, [^.]*?with (?:no brackets|a remark in brackets)"
+    phrase = r"a (?:phrase|sentence) of about \d+ \(\d+ to \d+\) words, [^.]*?with (?:no brackets|a remark in brackets)"
     form = re.compile(
         rf"Write the answer as (?:{phrase}|two answers separated by '; ', one per part of the question: {phrase}, "
         rf"then {phrase})\.\n"
