@@ -18,7 +18,7 @@ ISTAMP := $(IVENV)/.installed
 
 # make check: the fast loop before each commit (no root, no npm): lint, format, types, and the tests of no slow kind
 # in parallel. make test is the whole suite, as CI runs it.
-.PHONY: demo check types test install chromium slurm conformance axe corpus docs clean explore-bench explore-strict local-model-smoke
+.PHONY: demo check types test install chromium slurm conformance axe corpus docs clean explore-bench explore-strict explore-research local-model-smoke
 
 # PYTHONWARNINGS: setuptools' editable build warns, in a box, about folders named like the package (the repository's
 # own agenthop/ is one, by design); an InformationOnly UserWarning that says nothing to act on, so it is not shown.
@@ -126,8 +126,23 @@ explore-strict.sqlite: $(STAMP) explore.sqlite $(wildcard construct/*.py)
 	rm -f explore-strict.sqlite
 	$(BIN)/agenthop-server corpus import explore-strict/release --out explore-strict.sqlite > /dev/null
 
+# The model-built real-paper release (docs/construct.md, "The research release"): questions, wrong options and filter
+# checks written by a model through batch files, rebuilt here from the recorded responses
+# (explore/research-responses.jsonl.gz) with no model and no network; a response whose request changed is refused.
+# Not yet a benchmark: its filter finds 334 of 342 items answerable from the seed alone, and keeps 8.
+EXPLORE_RESEARCH_OPTS := --min-refs 5 --min-overlap 0 --citations-per-year 0 --max-refs 80 --max-chains-per-seed 100 --max-cited-together 2 --any-citation-intent --related-pairs 0.05 --one-item-per-target --generator claude-subagent --filter claude-subagent --attempts 1 --max-qa 450
+RESEARCH_RESPONSES := explore/research-responses.jsonl.gz
+
+explore-research.sqlite: $(STAMP) explore.sqlite $(wildcard construct/*.py) $(RESEARCH_RESPONSES)
+	rm -rf explore-research
+	$(BIN)/agenthop-construct run --corpus explore.sqlite --out explore-research $(EXPLORE_RESEARCH_OPTS) \
+	    --replay --responses $(RESEARCH_RESPONSES)
+	rm -f explore-research.sqlite
+	$(BIN)/agenthop-server corpus import explore-research/release --out explore-research.sqlite > /dev/null
+
 explore-bench: explore-bench.sqlite
 explore-strict: explore-strict.sqlite
+explore-research: explore-research.sqlite
 
 # Rebuild the committed default corpus and split (a test checks they match).
 corpus: $(STAMP)
