@@ -153,7 +153,13 @@ _ORDINAL_DECIMALS = {1: "one decimal", 2: "two decimals", 3: "three decimals"}
 # What a phrase answer must share with the gold, named as a writer is told it: the features by which the artifact
 # check's form solvers see an option before reading it (artifacts.form), so no option stands out by its form.
 _PHRASE_FEATURES = ("kind", "n_numbers", "percent", "decimals", "magnitude", "capital", "bracket", "end_punct")
-_MAGNITUDES = {-1: "below 1", 0: "from 1 to 10", 1: "from 10 to 100", 2: "from 100 to 1,000", 3: "from 1,000 to 10,000"}
+_MAGNITUDES: dict[int | None, str] = {
+    -1: "below 1",
+    0: "from 1 to 10",
+    1: "from 10 to 100",
+    2: "from 100 to 1,000",
+    3: "from 1,000 to 10,000",
+}
 
 
 def _lone_value_form(part: str) -> str:
@@ -174,11 +180,12 @@ def _phrase_form(part: str) -> str:
         out.append("with no numbers")
     else:
         count = "exactly one number" if f["n_numbers"] == 1 else "two or more numbers"
-        percent = ", at least one a percentage with %" if f["n_numbers"] > 1 else ", as a percentage with %"
+        percent = ", as a percentage with %" if f["n_numbers"] == 1 else ", at least one a percentage with %"
         out.append(f"stating {count} in digits" + (percent if f["percent"] else ", no percentages"))
         places = f"{f['decimals']} decimal{'s' if f['decimals'] != 1 else ''}"
         out.append(f"its most precise number with {places}" if f["decimals"] else "every number whole")
-        out.append(f"the first number {_MAGNITUDES.get(f['magnitude'], '10,000 or more')}")
+        magnitude = f["magnitude"] if isinstance(f["magnitude"], int) else None  # no value read: the default
+        out.append(f"the first number {_MAGNITUDES.get(magnitude, '10,000 or more')}")
     out.append("beginning with a capital letter" if f["capital"] else "beginning with a lowercase word")
     out.append("with a remark in brackets" if f["bracket"] else "with no brackets")
     return ", ".join(out)

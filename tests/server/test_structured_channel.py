@@ -37,15 +37,19 @@ async def test_the_agents_sdk_model_gets_the_section_and_the_budget_in_either_ch
     ):
         async with httpx2.AsyncClient(base_url=server.base_url) as http:
             created = (await http.post("/sessions", json={"item": "st_0001", "run": "channels"})).json()
-        model = OpenAIChatCompletionsModel(
-            model="fake-1", openai_client=AsyncOpenAI(base_url=fake.base_url, api_key="x", max_retries=0)
-        )
-        async with MCPServerStreamableHttp(
-            {"url": created["mcp_url"], "timeout": 30},
-            use_structured_content=structured,
-            client_session_timeout_seconds=30,
-            cache_tools_list=True,
-        ) as mcp:
+        # Closed in this test's event loop: an open client is closed later, in a loop that is gone, and that error
+        # lands in whichever test runs next.
+        openai_client = AsyncOpenAI(base_url=fake.base_url, api_key="x", max_retries=0)
+        model = OpenAIChatCompletionsModel(model="fake-1", openai_client=openai_client)
+        async with (
+            openai_client,
+            MCPServerStreamableHttp(
+                {"url": created["mcp_url"], "timeout": 30},
+                use_structured_content=structured,
+                client_session_timeout_seconds=30,
+                cache_tools_list=True,
+            ) as mcp,
+        ):
             agent = Agent(
                 name="reader",
                 instructions="Read.",
