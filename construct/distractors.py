@@ -22,7 +22,8 @@ from agenthop.construct.stagefiles import digest
 from agenthop.construct.textspans import closeness, perturb_numbers
 
 
-def _too_close(option: str, taken: list[str], limit: float) -> str | None:
+def too_close(option: str, taken: list[str], limit: float) -> str | None:
+    """The first of ``taken`` whose words ``option`` shares too many of (token Jaccard at least ``limit``), or None."""
     return next((t for t in taken if closeness(option, t) >= limit), None)
 
 
@@ -53,7 +54,7 @@ def _offline_options(view, cand: dict, kinds: list[str], s) -> dict:
                 return {"drop": {"reason": reason, "detail": f"{kind}: no finding clause to use"}}
             candidates = ["; ".join(spans[i : i + n_parts]) for i in range(0, max(len(spans) - n_parts + 1, 1))]
         pick = next(
-            (c for c in candidates if c.count("; ") == n_parts - 1 and not _too_close(c, taken, s.too_close)), None
+            (c for c in candidates if c.count("; ") == n_parts - 1 and not too_close(c, taken, s.too_close)), None
         )
         if pick is None:
             return {
@@ -119,7 +120,7 @@ async def _model_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) -> 
             problem = form_problem(answer.strip(), cand["answer"])
             if problem:
                 raise BadReply(problem, "distractor_wrong_form")
-            close = _too_close(answer, taken, s.too_close)
+            close = too_close(answer, taken, s.too_close)
             if close:
                 raise BadReply(
                     f"that answer is nearly the same as one already given ({close!r}); give a different specific answer",

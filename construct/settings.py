@@ -26,9 +26,8 @@ class Settings:
     min_context: int = 80
     method_or_result: bool = True
     max_cited_together: int = 1  # a citation sentence citing more works than this is a list (0: no limit)
-    related_pairs: float | None = (
-        None  # multi-target pairs: papers that bear on each other (this Jaccard), not neighbours
-    )
+    # multi-target pairs: papers that bear on each other (this Jaccard of reference lists), not list neighbours
+    related_pairs: float | None = None
     judge: str | None = None  # model spec, or None for no judge
     judge_min: int = 4
     max_target_age: int | None = 15  # a target this many years older than its citing paper is too early

@@ -6,6 +6,7 @@ it (so no retry round is needed), and packs the kept replies into the Batch API'
 ``--batch-output``. It adds no rule of its own: the run checks every reply again when it reads the output.
 
     python tools/answer_batch.py split RUN/work/batch/qa-01.jsonl --parts 7 --out parts/
+    python tools/answer_batch.py split RUN/work/batch/distractors-01.jsonl --parts 9 --by-kind --out parts/
     python tools/answer_batch.py list parts/qa-01.part3.jsonl
     python tools/answer_batch.py show parts/qa-01.part3.jsonl --id qa-c-0123456789ab-a1   # or --next 5
     python tools/answer_batch.py answer RUN --corpus CORPUS parts/qa-01.part3.jsonl qa-c-0123456789ab-a1 --reply-file reply.json
@@ -25,7 +26,7 @@ import sys
 from pathlib import Path
 
 from agenthop.construct.corpus_view import CorpusView
-from agenthop.construct.distractors import _too_close
+from agenthop.construct.distractors import too_close
 from agenthop.construct.prompts import BadReply, form_problem, parse_json
 from agenthop.construct.qa import validate_qa
 
@@ -47,14 +48,32 @@ def kept_replies(part: Path) -> dict[str, str]:
     return {r["custom_id"]: r["reply"] for r in _lines(path)} if path.exists() else {}
 
 
-def split(batch: Path, parts: int, out: Path) -> None:
-    """Deal the requests round-robin by candidate, so each part holds every request of the candidates it has."""
+def split(batch: Path, parts: int, out: Path, by_kind: bool = False) -> None:
+    """Deal the requests round-robin by candidate, so each part holds every request of the candidates it has; or,
+    ``by_kind``, by the request's kind (its source: ``seed_only``, ``shortcut``, ...) first, so that no part holds
+    two kinds of request about one candidate and no answerer sees what another source gave for the same question.
+    """
     rows = _lines(batch)
     out.mkdir(parents=True, exist_ok=True)
-    candidates = sorted({_candidate(r["custom_id"]) for r in rows})
-    share = {c: i % parts for i, c in enumerate(candidates)}
+    if by_kind:
+        kinds = sorted({_kind(r["custom_id"]) for r in rows})
+        if parts % len(kinds):
+            sys.exit(f"error: --by-kind needs a number of parts that {len(kinds)} kinds divide ({', '.join(kinds)})")
+        per_kind = parts // len(kinds)
+        candidates = sorted({_candidate(r["custom_id"]) for r in rows})
+        rank = {c: i for i, c in enumerate(candidates)}
+
+        def place(cid: str) -> int:
+            return kinds.index(_kind(cid)) * per_kind + rank[_candidate(cid)] % per_kind
+    else:
+        candidates = sorted({_candidate(r["custom_id"]) for r in rows})
+        share = {c: i % parts for i, c in enumerate(candidates)}
+
+        def place(cid: str) -> int:
+            return share[_candidate(cid)]
+
     for k in range(parts):
-        mine = [r for r in rows if share[_candidate(r["custom_id"])] == k]
+        mine = [r for r in rows if place(r["custom_id"]) == k]
         _write(out / f"{batch.stem}.part{k + 1}.jsonl", mine)
         print(f"{out / f'{batch.stem}.part{k + 1}.jsonl'}: {len(mine)} requests")
 
@@ -62,6 +81,14 @@ def split(batch: Path, parts: int, out: Path) -> None:
 def _candidate(cid: str) -> str:
     """The candidate a request is about (``c-0123456789ab``), from its custom_id."""
     return next((p for p in cid.split("-c-")[1:2]), cid).split("-")[0]
+
+
+def _kind(cid: str) -> str:
+    """The request's kind within its stage: what follows the candidate in its custom_id (``seed_only``,
+    ``shortcut-MODEL``), or the stage alone."""
+    rest = cid.split("-c-", 1)[1].split("-", 1)[1] if "-c-" in cid else ""
+    kind = rest.rsplit("-", 1)[0] if "-" in rest else ""
+    return kind.split("-", 1)[0] if kind else cid.split("-", 1)[0]
 
 
 def show(part: Path, cid: str | None, following: int = 0) -> None:
@@ -101,7 +128,7 @@ def _check(run: Path, view: CorpusView, cid: str, reply: str, done: dict[str, st
         others = [
             parse_json(r).get("answer", "") for c, r in done.items() if c != cid and _candidate(c) == _candidate(cid)
         ]
-        if _too_close(answer, [cand["answer"], *others], 0.9):  # the run's default --too-close
+        if too_close(answer, [cand["answer"], *others], 0.9):  # the run's default --too-close
             raise BadReply("that answer is nearly the same as another option of this item; give a different one")
     else:
         parse_json(reply)
@@ -184,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("batch", type=Path)
     p.add_argument("--parts", type=int, required=True)
     p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--by-kind", action="store_true", help="no part holds two kinds of request about one candidate")
     p = sub.add_parser("list", help="the requests of a part, open or answered")
     p.add_argument("part", type=Path)
     p = sub.add_parser("show", help="one request's messages, or the next open ones")
@@ -210,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.command == "split":
-        split(args.batch, args.parts, args.out)
+        split(args.batch, args.parts, args.out, args.by_kind)
     elif args.command in ("list", "show"):
         show(args.part, getattr(args, "id", None), getattr(args, "next", None) or 0)
     elif args.command == "answer":

@@ -81,3 +81,29 @@ def test_a_reply_the_run_would_refuse_is_not_kept(tmp_path, capsys):
     assert line["custom_id"] == "chains-abc-a1" and line["response"]["status_code"] == 200
     assert line["response"]["body"]["model"] == "m"  # the model named in the request, as the Batch API answers
     assert json.loads(line["response"]["body"]["choices"][0]["message"]["content"]) == {"score": 5}
+
+
+def test_split_by_kind_never_gives_one_answerer_two_sources_of_one_question(tmp_path, capsys):
+    batch = tmp_path / "distractors-01.jsonl"
+    body = {"model": "m", "messages": [{"role": "user", "content": "answer"}]}
+    ids = [f"distractors-c-{c}-{kind}-a1" for c in ("0aaa", "0bbb", "0ccc", "0ddd") for kind in KINDS]
+    batch.write_text(
+        "".join(
+            json.dumps({"custom_id": i, "method": "POST", "url": "/v1/chat/completions", "body": body}) + "\n"
+            for i in ids
+        )
+    )
+    answer_batch.main(["split", str(batch), "--parts", "6", "--by-kind", "--out", str(tmp_path / "parts")])
+    parts = [
+        [json.loads(line)["custom_id"] for line in p.read_text().splitlines()]
+        for p in sorted((tmp_path / "parts").glob("*.jsonl"))
+    ]
+    assert sorted(i for part in parts for i in part) == sorted(ids)  # every request dealt, once
+    for part in parts:
+        assert part and len({i.split("-")[3] for i in part}) == 1  # one kind of source per part
+        assert len({i.split("-")[2] for i in part}) == len(part)  # so each question at most once
+    with pytest.raises(SystemExit, match="3 kinds divide"):
+        answer_batch.main(["split", str(batch), "--parts", "4", "--by-kind", "--out", str(tmp_path / "other")])
+
+
+KINDS = ("no_context", "seed_only", "wrong_paper")
