@@ -70,7 +70,7 @@ def table(closed: dict[str, dict], agent: dict[str, dict]) -> str:
     for name in (*CELLS, "all"):
         c = [r for r in closed.values() if name == "all" or cell(r) == name]
         a = [r for r in agent.values() if name == "all" or cell(r) == name]
-        missed = [r for i, r in agent.items() if i in closed and not closed[i]["correct"] and r in a]
+        missed = [r for r in a if r["item_id"] in closed and not closed[r["item_id"]]["correct"]]
         calls = f"{sum(r['n_calls_logged'] for r in a) / len(a):.1f}" if a else "–"
         lines.append(f"| {name} | {rate(c)} | {rate(a)} | {calls} | {rate(missed)} |")
     return "\n".join(lines)

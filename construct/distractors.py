@@ -96,6 +96,23 @@ def _option_messages(view, cand: dict, kind: str, papers: list[Paper], form: str
     return messages
 
 
+def validate_option(reply: str, gold: str, taken: list[str], limit: float) -> str:
+    """A model's wrong option from its reply: an answer in the gold's form, not too close to one already ``taken``."""
+    answer = parse_json(reply).get("answer")
+    if not isinstance(answer, str) or not answer.strip():
+        raise BadReply("'answer' must be a non-empty string")
+    problem = form_problem(answer.strip(), gold)
+    if problem:
+        raise BadReply(problem, "distractor_wrong_form")
+    close = too_close(answer, taken, limit)
+    if close:
+        raise BadReply(
+            f"that answer is nearly the same as one already given ({close!r}); give a different specific answer",
+            "distractor_too_close",
+        )
+    return answer.strip()
+
+
 async def _model_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) -> dict:
     view, s = ctx.view, ctx.settings
     taken = [cand["answer"]]
@@ -113,20 +130,8 @@ async def _model_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) -> 
     ctx.prefetch([(spec, m, f"{cand['id']}/{kind}") for kind, m in asks.items()], "distractors")
     for kind, messages in asks.items():
 
-        def validate(reply: str, form: str = form) -> str:
-            answer = parse_json(reply).get("answer")
-            if not isinstance(answer, str) or not answer.strip():
-                raise BadReply("'answer' must be a non-empty string")
-            problem = form_problem(answer.strip(), cand["answer"])
-            if problem:
-                raise BadReply(problem, "distractor_wrong_form")
-            close = too_close(answer, taken, s.too_close)
-            if close:
-                raise BadReply(
-                    f"that answer is nearly the same as one already given ({close!r}); give a different specific answer",
-                    "distractor_too_close",
-                )
-            return answer.strip()
+        def validate(reply: str) -> str:
+            return validate_option(reply, cand["answer"], taken, s.too_close)
 
         try:
             out[kind] = await ctx.ask(spec, messages, validate, "distractors", f"{cand['id']}/{kind}")

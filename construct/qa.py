@@ -142,36 +142,36 @@ def qa_turn(chain: dict, seed: int) -> tuple[int, str]:
     return -len(chain["targets"]), digest(f"{seed}:qa:{chain['id']}")
 
 
-def target_taken(chains: list[dict], seed: int) -> dict[str, str]:
-    """Chains left out so that each target paper is asked about once: chain id -> the chain that has its target.
+def one_per_target(chains: list[dict], seed: int) -> tuple[list[dict], dict[str, str]]:
+    """The chains asked so that each target paper is asked about once, in their turns; and the chains left out:
+    chain id -> the chain that has its target.
 
     Chains take their turns (``qa_turn``) in a salted order, multi-target chains first (they need two free targets, and
     a capped Q/A keeps them first), so a model is never asked a question the post-filter would drop for repeating
     a paper.
     """
-    order = sorted(chains, key=lambda c: qa_turn(c, seed))
     owner: dict[str, str] = {}
+    asked: list[dict] = []
     taken: dict[str, str] = {}
-    for chain in order:
+    for chain in sorted(chains, key=lambda c: qa_turn(c, seed)):
         holder = next((owner[t] for t in chain["targets"] if t in owner), None)
         if holder:
             taken[chain["id"]] = holder
         else:
             owner.update((t, chain["id"]) for t in chain["targets"])
-    return taken
+            asked.append(chain)
+    return asked, taken
 
 
 async def run_qa(ctx, chains: list[dict]) -> list[dict]:
     view, s = ctx.view, ctx.settings
     chains = [c for c in chains if "drop" not in c]
-    taken = target_taken(chains, s.seed) if s.one_item_per_target else {}
-    sampled = set(c["id"] for c in chains if c["id"] not in taken)
-    if s.max_qa is not None and len(sampled) > s.max_qa:
-        if s.one_item_per_target:  # the same order as the targets were shared out: multi-target chains first
-            order = sorted((c for c in chains if c["id"] in sampled), key=lambda c: qa_turn(c, s.seed))
-            sampled = set(c["id"] for c in order[: s.max_qa])
-        else:
-            sampled = set(sorted(sampled, key=lambda i: digest(f"{s.seed}:qa:{i}"))[: s.max_qa])
+    if s.one_item_per_target:  # capped in the order the targets were shared out: multi-target chains first
+        asked, taken = one_per_target(chains, s.seed)
+        sampled = set(c["id"] for c in asked[: s.max_qa])
+    else:
+        taken = {}
+        sampled = set(sorted((c["id"] for c in chains), key=lambda i: digest(f"{s.seed}:qa:{i}"))[: s.max_qa])
     spec = ModelSpec.parse(s.generator)
     if spec.offline:  # one pass in a fixed order, so that chains to one target ask different sentences
         turn = [c for c in chains if c["id"] in sampled]

@@ -26,9 +26,10 @@ import sys
 from pathlib import Path
 
 from agenthop.construct.corpus_view import CorpusView
-from agenthop.construct.distractors import too_close
-from agenthop.construct.prompts import BadReply, form_problem, parse_json
+from agenthop.construct.distractors import validate_option
+from agenthop.construct.prompts import BadReply, parse_json
 from agenthop.construct.qa import validate_qa
+from agenthop.construct.settings import Settings
 
 
 def _lines(path: Path) -> list[dict]:
@@ -55,22 +56,19 @@ def split(batch: Path, parts: int, out: Path, by_kind: bool = False) -> None:
     """
     rows = _lines(batch)
     out.mkdir(parents=True, exist_ok=True)
+    rank = {c: i for i, c in enumerate(sorted({_candidate(r["custom_id"]) for r in rows}))}
     if by_kind:
         kinds = sorted({_kind(r["custom_id"]) for r in rows})
         if parts % len(kinds):
             sys.exit(f"error: --by-kind needs a number of parts that {len(kinds)} kinds divide ({', '.join(kinds)})")
         per_kind = parts // len(kinds)
-        candidates = sorted({_candidate(r["custom_id"]) for r in rows})
-        rank = {c: i for i, c in enumerate(candidates)}
 
         def place(cid: str) -> int:
             return kinds.index(_kind(cid)) * per_kind + rank[_candidate(cid)] % per_kind
     else:
-        candidates = sorted({_candidate(r["custom_id"]) for r in rows})
-        share = {c: i % parts for i, c in enumerate(candidates)}
 
         def place(cid: str) -> int:
-            return share[_candidate(cid)]
+            return rank[_candidate(cid)] % parts
 
     for k in range(parts):
         mine = [r for r in rows if place(r["custom_id"]) == k]
@@ -80,7 +78,7 @@ def split(batch: Path, parts: int, out: Path, by_kind: bool = False) -> None:
 
 def _candidate(cid: str) -> str:
     """The candidate a request is about (``c-0123456789ab``), from its custom_id."""
-    return next((p for p in cid.split("-c-")[1:2]), cid).split("-")[0]
+    return cid.split("-c-", 1)[1].split("-")[0] if "-c-" in cid else cid
 
 
 def _kind(cid: str) -> str:
@@ -119,17 +117,17 @@ def _check(run: Path, view: CorpusView, cid: str, reply: str, done: dict[str, st
         validate_qa(view, chain, reply)
     elif stage == "distractors":
         cand = next(json.loads(line) for line in (run / "work" / "qa.jsonl").open() if f'"{cand_id}"' in line)
-        answer = parse_json(reply).get("answer")
-        if not isinstance(answer, str) or not answer.strip():
-            raise BadReply("'answer' must be a non-empty string")
-        problem = form_problem(answer.strip(), cand["answer"])
-        if problem:
-            raise BadReply(problem)
         others = [
             parse_json(r).get("answer", "") for c, r in done.items() if c != cid and _candidate(c) == _candidate(cid)
         ]
-        if too_close(answer, [cand["answer"], *others], 0.9):  # the run's default --too-close
-            raise BadReply("that answer is nearly the same as another option of this item; give a different one")
+        try:
+            validate_option(reply, cand["answer"], [cand["answer"], *others], Settings().too_close)
+        except BadReply as exc:
+            if exc.reason == "distractor_too_close":  # the run names the option; a stand-in must not see the gold
+                raise BadReply(
+                    "that answer is nearly the same as another option of this item; give a different one"
+                ) from None
+            raise
     else:
         parse_json(reply)
 

@@ -35,7 +35,7 @@ from agenthop.construct.offline_items import (
 )
 from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.postfilter import blanks, repeated_blanks
-from agenthop.construct.qa import target_taken
+from agenthop.construct.qa import one_per_target
 from agenthop.construct.release_out import item_id, item_ids
 from agenthop.construct.settings import Settings
 from agenthop.construct.slots import drop_footnote_end, slots_in, unit_of, value_type
@@ -774,7 +774,7 @@ def test_one_item_per_target_asks_one_chain_per_target_paper(release, tmp_path):
     assert qa_row["sampled"] == qa_row["entered"] - qa_row["reasons"]["target_taken"]
 
 
-def test_target_taken_gives_each_target_one_chain_multi_target_first():
+def test_one_per_target_gives_each_target_one_chain_multi_target_first():
     chains = [
         {"id": "c1", "targets": ["a"]},
         {"id": "c2", "targets": ["a", "b"]},
@@ -782,8 +782,8 @@ def test_target_taken_gives_each_target_one_chain_multi_target_first():
         {"id": "c4", "targets": ["c"]},
         {"id": "c5", "targets": ["d"]},
     ]
-    taken = target_taken(chains, seed=0)
-    asked = [c for c in chains if c["id"] not in taken]
+    asked, taken = one_per_target(chains, seed=0)
+    assert {c["id"] for c in asked} == {c["id"] for c in chains} - set(taken)
     held = [t for c in asked for t in c["targets"]]
     assert len(held) == len(set(held))  # no target twice
     assert set(held) == {"a", "b", "c", "d"}  # and none lost: every target is still asked about
