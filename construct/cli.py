@@ -172,6 +172,19 @@ def settings_options(fn):
             help="Distractors: a same_paper option (the right paper, another passage) instead of no_context.",
         ),
         click.option(
+            "--informed-distractors",
+            is_flag=True,
+            help="Distractors (model mode): one writer who is shown the gold writes the wrong options, each unlike it "
+            "in substance but not in register; by default each is answered blind from its wrong source, as in the "
+            "paper, which on papers the model already knows yields the right answer reworded.",
+        ),
+        click.option(
+            "--restate-options",
+            is_flag=True,
+            help="Distractors (model mode): a writer not told which option is right rewrites all four in one "
+            "register, keeping each one's claims and figures, so the gold does not stand out by its paper-like wording.",
+        ),
+        click.option(
             "--too-close",
             type=click.FloatRange(0, 1),
             default=0.9,
@@ -293,6 +306,8 @@ def _settings(kw: dict) -> Settings:
         max_qa=kw["max_qa"],
         min_strength=kw["min_strength"],
         same_paper=kw["same_paper"],
+        informed_distractors=kw["informed_distractors"],
+        restate_options=kw["restate_options"],
         too_close=kw["too_close"],
         filters=tuple(kw["filters"]) or ("offline",),
         max_section_chars=kw["max_section_chars"],

@@ -3,7 +3,9 @@
 ``seed_only`` is answered from the seed, ``wrong_paper`` from a sibling reference
 (another paper with text cited by the target's citing paper), ``no_context``
 with no paper at all; ``same_paper`` (instead of ``no_context`` when asked for)
-from the target without the sections that hold the evidence. An option too close to the gold or to another
+from the target without the sections that hold the evidence. With ``informed_distractors`` one writer, shown the
+gold, writes every wrong option in one reply (see ``informed_options_messages``); with ``restate_options`` a writer
+not told which is right then rewrites all four in one register (``restate_messages``). An option too close to the gold or to another
 option (token Jaccard >= ``too_close``) is asked for again; the options are then
 shuffled with a random generator seeded by the run's seed and the candidate.
 """
@@ -17,7 +19,16 @@ from agenthop.construct.client import ModelSpec
 from agenthop.construct.context import Unusable
 from agenthop.construct.corpus_view import Paper
 from agenthop.construct.offline_items import siblings
-from agenthop.construct.prompts import BadReply, answer_form, answer_messages, form_problem, parse_json
+from agenthop.construct.prompts import (
+    LONE_VALUE,
+    BadReply,
+    answer_form,
+    answer_messages,
+    form_problem,
+    informed_options_messages,
+    parse_json,
+    restate_messages,
+)
 from agenthop.construct.stagefiles import digest
 from agenthop.construct.textspans import closeness, perturb_numbers
 
@@ -25,6 +36,11 @@ from agenthop.construct.textspans import closeness, perturb_numbers
 def too_close(option: str, taken: list[str], limit: float) -> str | None:
     """The first of ``taken`` whose words ``option`` shares too many of (token Jaccard at least ``limit``), or None."""
     return next((t for t in taken if closeness(option, t) >= limit), None)
+
+
+def wrong_kinds(same_paper: bool) -> list[str]:
+    """The wrong options' sources: with ``same_paper``, the right paper's other passage takes no_context's place."""
+    return ["seed_only", "wrong_paper", "same_paper" if same_paper else "no_context"]
 
 
 def _offline_options(view, cand: dict, kinds: list[str], s) -> dict:
@@ -98,12 +114,46 @@ def _option_messages(view, cand: dict, kind: str, papers: list[Paper], form: str
 
 def validate_option(reply: str, gold: str, taken: list[str], limit: float) -> str:
     """A model's wrong option from its reply: an answer in the gold's form, not too close to one already ``taken``."""
-    answer = parse_json(reply).get("answer")
-    if not isinstance(answer, str) or not answer.strip():
-        raise BadReply("'answer' must be a non-empty string")
-    problem = form_problem(answer.strip(), gold)
+    return _checked_option(parse_json(reply).get("answer"), "answer", gold, taken, limit)
+
+
+def validate_informed(reply: str, kinds: list[str], gold: str, limit: float) -> dict[str, str]:
+    """Every wrong option of an informed writer's reply, each checked as ``validate_option`` checks one."""
+    value = parse_json(reply)
+    taken, out = [gold], {}
+    for kind in kinds:
+        out[kind] = _checked_option(value.get(kind), kind, gold, taken, limit)
+        taken.append(out[kind])
+    problem = length_spread(out, gold)
     if problem:
         raise BadReply(problem, "distractor_wrong_form")
+    return out
+
+
+def length_spread(options: dict[str, str], gold: str) -> str | None:
+    """What is wrong with the lengths of a writer's options, who saw the gold: each within 15% of its words, and one
+    longer than it. Writers shown the gold write a little short of it, which made the gold the longest option in
+    three items of five; now it is never the longest (guessing among the other three is 33%)."""
+    if all(LONE_VALUE.fullmatch(p.strip()) for p in gold.split("; ")):
+        return None  # a value's digits are its form (form_problem)
+    n = len(gold.split())
+    low, high = round(0.85 * n), max(round(1.15 * n), n + 1)
+    for kind, option in options.items():
+        if not low <= len(option.split()) <= high:
+            return f"{kind} has {len(option.split())} words; each wrong answer needs {low} to {high} (the correct answer has {n})"
+    if not any(len(o.split()) > n for o in options.values()):
+        return (
+            f"no wrong answer is longer than the correct answer ({n} words): make one of them {n + 1} to {high} words"
+        )
+    return None
+
+
+def _checked_option(answer: object, key: str, gold: str, taken: list[str], limit: float) -> str:
+    if not isinstance(answer, str) or not answer.strip():
+        raise BadReply(f"'{key}' must be a non-empty string")
+    problem = form_problem(answer.strip(), gold)
+    if problem:
+        raise BadReply(f"{key}: {problem}" if key != "answer" else problem, "distractor_wrong_form")
     close = too_close(answer, taken, limit)
     if close:
         raise BadReply(
@@ -141,6 +191,81 @@ async def _model_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) -> 
     return out
 
 
+async def _informed_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) -> dict:
+    view, s = ctx.view, ctx.settings
+    sib = siblings(view, cand, s.seed)
+    if "wrong_paper" in kinds and not sib:
+        return {"drop": {"reason": "no_sibling_with_text", "detail": "the citing paper cites no other paper with text"}}
+    sibling = view.papers[sib[0]] if sib else None
+    messages = informed_options_messages(
+        view, cand, kinds, view.papers[cand["seed"]], sibling, answer_form(cand["answer"])
+    )
+
+    def validate(reply: str) -> dict[str, str]:
+        return validate_informed(reply, kinds, cand["answer"], s.too_close)
+
+    try:
+        return await ctx.ask(spec, messages, validate, "distractors", f"{cand['id']}/informed")
+    except Unusable as exc:
+        return {"drop": {"reason": exc.reason, "detail": f"informed: {exc.detail}"}}
+
+
+def restate_bounds(options: list[str]) -> tuple[int, int]:
+    """The words a restated option may have: within 15% of the options' median length (two words for short ones)."""
+    median = sorted(len(o.split()) for o in options)[len(options) // 2]
+    return max(min(round(0.85 * median), median - 2), 1), max(round(1.15 * median), median + 2)
+
+
+def validate_restated(reply: str, options: list[str], limit: float) -> list[str]:
+    """The options as a writer restated them, in order: each keeps its figures, all of like length, none too close to
+    another."""
+    from agenthop.construct.artifacts import finding_numbers  # the artifact check's reading (imported late: heavy)
+
+    value = parse_json(reply)
+    low, high = restate_bounds(options)
+    out: list[str] = []
+    for letter, old in zip("ABCD", options):
+        new = value.get(letter)
+        if not isinstance(new, str) or not new.strip():
+            raise BadReply(f"'{letter}' must be a non-empty string", "distractor_wrong_form")
+        new = new.strip()
+        if sorted(finding_numbers(new)) != sorted(finding_numbers(old)):
+            figures = ", ".join(finding_numbers(old)) or "none"
+            raise BadReply(
+                f"option {letter} must keep its figures exactly as given (its figures: {figures})",
+                "distractor_wrong_form",
+            )
+        if not low <= len(new.split()) <= high:
+            raise BadReply(
+                f"option {letter} has {len(new.split())} words; write {low} to {high}", "distractor_wrong_form"
+            )
+        close = too_close(new, out, limit)
+        if close:
+            raise BadReply(
+                f"option {letter} is nearly the same as another option ({close!r}); keep them distinct",
+                "distractor_too_close",
+            )
+        out.append(new)
+    return out
+
+
+async def _restated(ctx, cand: dict, item: dict, spec: ModelSpec) -> dict:
+    """The shuffled item with every option restated in one register (kept as written in ``written_options``)."""
+    if all(LONE_VALUE.fullmatch(p.strip()) for p in cand["answer"].split("; ")):
+        return item  # values only: nothing to restate
+    options = item["options"]
+
+    def validate(reply: str) -> list[str]:
+        return validate_restated(reply, options, ctx.settings.too_close)
+
+    messages = restate_messages(cand["question"], options)
+    try:
+        restated = await ctx.ask(spec, messages, validate, "distractors", f"{cand['id']}/restate")
+    except Unusable as exc:
+        return {"drop": {"reason": exc.reason, "detail": f"restate: {exc.detail}"}}
+    return {**item, "options": restated, "written_options": options}
+
+
 def shuffle(cand: dict, wrong: dict, seed: int) -> dict:
     kinds = ["correct", *wrong]
     texts = [cand["answer"], *wrong.values()]
@@ -155,8 +280,7 @@ def shuffle(cand: dict, wrong: dict, seed: int) -> dict:
 
 async def run_distractors(ctx, cands: list[dict]) -> list[dict]:
     view, s = ctx.view, ctx.settings
-    # An item has four options: with same_paper, the right paper's other passage takes no_context's place.
-    kinds = ["seed_only", "wrong_paper", "same_paper" if s.same_paper else "no_context"]
+    kinds = wrong_kinds(s.same_paper)
     spec = ModelSpec.parse(s.generator)
 
     async def one(cand: dict) -> dict:
@@ -164,10 +288,15 @@ async def run_distractors(ctx, cands: list[dict]) -> list[dict]:
             wrong = offline_items.options(view, cand, siblings(view, cand, s.seed), s.seed)
         elif spec.offline:
             wrong = _offline_options(view, cand, kinds, s)
+        elif s.informed_distractors:
+            wrong = await _informed_options(ctx, cand, kinds, spec)
         else:
             wrong = await _model_options(ctx, cand, kinds, spec)
         if "drop" in wrong:
             return {**cand, **wrong}
-        return {**cand, **shuffle(cand, wrong, s.seed)}
+        item = shuffle(cand, wrong, s.seed)
+        if s.restate_options and not spec.offline:
+            item = await _restated(ctx, cand, item, spec)
+        return {**cand, **item}
 
     return await ctx.each("distractors", cands, one)

@@ -148,7 +148,7 @@ def qa_messages(
     ]
 
 
-_LONE_VALUE = re.compile(r"\d+(?:\.\d+)?%?")
+LONE_VALUE = re.compile(r"\d+(?:\.\d+)?%?")
 _ORDINAL_DECIMALS = {1: "one decimal", 2: "two decimals", 3: "three decimals"}
 # What a phrase answer must share with the gold, named as a writer is told it: the features by which the artifact
 # check's form solvers see an option before reading it (artifacts.form), so no option stands out by its form.
@@ -213,7 +213,7 @@ def answer_form(gold: str) -> str:
     parts = [p.strip() for p in gold.split("; ")]
 
     def one(part: str) -> str:
-        return _lone_value_form(part) if _LONE_VALUE.fullmatch(part) else _phrase_form(part)
+        return _lone_value_form(part) if LONE_VALUE.fullmatch(part) else _phrase_form(part)
 
     if len(parts) == 1:
         return one(parts[0])
@@ -229,8 +229,8 @@ def form_problem(answer: str, gold: str) -> str | None:
     if len(a_parts) != len(g_parts):
         return f"the answer has {len(a_parts)} part(s) separated by '; ', not {len(g_parts)}"
     for a, g in zip(a_parts, g_parts):
-        if _LONE_VALUE.fullmatch(g):
-            same_kind = bool(_LONE_VALUE.fullmatch(a)) and a.endswith("%") == g.endswith("%")
+        if LONE_VALUE.fullmatch(g):
+            same_kind = bool(LONE_VALUE.fullmatch(a)) and a.endswith("%") == g.endswith("%")
             if not same_kind or [len(x) for x in a.rstrip("%").partition(".")[::2]] != [
                 len(x) for x in g.rstrip("%").partition(".")[::2]
             ]:
@@ -272,6 +272,87 @@ def answer_messages(view: CorpusView, question: str, papers: list[Paper], form: 
             "content": f"{ask}\nQuestion: {question}\n"
             + (f"Write the answer as {form}.\n" if form else "")
             + 'Reply with JSON only: {"answer": "<a whole answer, with any numbers it needs>"}',
+        },
+    ]
+
+
+# What each wrong option stands for, as the informed writer is told it (the paper's three wrong sources).
+WRONG_SOURCES = {
+    "seed_only": "what a reader who has only the seed paper below would wrongly conclude (something it suggests, "
+    "or a result it reports for a nearby matter)",
+    "wrong_paper": "what the other cited paper below reports for its own, analogous matter (true of that paper, "
+    "wrong for this question)",
+    "no_context": "what someone who knows the field but has read neither paper would plausibly guess",
+    "same_paper": "something else the target paper states, true there but not the answer to this question",
+}
+
+
+def informed_options_messages(
+    view: CorpusView, cand: dict, kinds: list[str], seed: Paper, sibling: Paper | None, form: str
+) -> list[dict]:
+    """Ask one writer, shown the gold and its evidence, for every wrong option of an item at once.
+
+    A departure from the paper (whose generator answers blind from each wrong source): a capable model that knows
+    the target answers right from any source, so its blind answers are the gold reworded, and the gold, written in
+    the paper's words, is the option unlike the rest. A writer who knows the gold can make each option differ from
+    it in substance while matching its register and precision.
+    """
+    papers = paper_block(view, seed, 6000) + (f"\n\n{paper_block(view, sibling, 6000)}" if sibling else "")
+    wanted = "\n".join(f'- "{k}": {WRONG_SOURCES[k]}' for k in kinds)
+    shape = "{" + ", ".join(f'"{k}": "..."' for k in kinds) + "}"
+    evidence = " ".join(cand.get("evidence") or [])
+    return [
+        {
+            "role": "system",
+            "content": "You write the wrong options of multiple-choice research questions, so that only reading the "
+            "right paper tells them from the correct answer. " + _DATA_NOTE,
+        },
+        {
+            "role": "user",
+            "content": f"The seed paper (first) and another paper it cites:\n{papers}\n\n"
+            f"Question: {cand['question']}\nCorrect answer: {cand['answer']}\n"
+            f'The target paper\'s evidence for it: "{evidence}"\n\n'
+            f"Write {len(kinds)} wrong answers, one for each of these sources:\n{wanted}\n"
+            "Every wrong answer must:\n"
+            f"- be written as {form};\n"
+            "- read like the correct answer: as specific and precise (exact figures where it has figures, named methods, "
+            "data or mechanisms where it names them), in the same technical register, as if copied from a paper;\n"
+            "- be clearly wrong for this question: change its substance (the values, the direction of an effect, what "
+            "is compared, the mechanism or the reason), never a rewording, a vaguer version or a part of it;\n"
+            "- differ in substance from the other wrong answers too (no two may be versions of one claim), and share "
+            "no more of the correct answer's wording than the question does;\n"
+            "- be plausible to a researcher who has not read the target paper.\n"
+            f"Reply with JSON only: {shape}",
+        },
+    ]
+
+
+def restate_messages(question: str, options: list[str]) -> list[dict]:
+    """Ask a writer who is not told which option is right to rewrite all four in one register.
+
+    The gold is written from the target's evidence, in the paper's own words; wrong options are written by a model,
+    smoothly. A capable reader tells them apart by register alone (it picked the gold from the options alone in 40
+    of 40 items, both when the wrong options were answered blind and when a writer who knew the gold wrote them).
+    Restating every option in one voice takes that away, and keeps each option's claims.
+    """
+    lengths = sorted(len(o.split()) for o in options)
+    listed = "\n".join(f"({letter}) {o}" for letter, o in zip("ABCD", options))
+    shape = "{" + ", ".join(f'"{letter}": "..."' for letter in "ABCD"[: len(options)]) + "}"
+    return [
+        {
+            "role": "system",
+            "content": "You edit the options of multiple-choice research questions so that they read alike.",
+        },
+        {
+            "role": "user",
+            "content": f"Question: {question}\n{listed}\n\n"
+            "Some of these options are wrong on purpose; you are not told which one is right, and it does not "
+            "matter here. Rewrite each option so that no option stands out by its wording: all four in one plain, "
+            "even register, as a careful reviewer would summarise a finding (not text copied from a paper, no "
+            f"quirks of phrasing), each of about {lengths[len(lengths) // 2]} words. Keep every claim, figure, "
+            "name and qualification of each option exactly as it is (write each figure exactly as given): add "
+            "nothing, drop nothing, correct nothing, and keep each option as specific as it is.\n"
+            f"Reply with JSON only: {shape}",
         },
     ]
 

@@ -36,6 +36,10 @@ class Settings:
     max_qa: int | None = None
     min_strength: int = 3  # offline generator: least finding strength (0-4) of a blanked sentence
     same_paper: bool = False
+    # one writer, shown the gold, writes every wrong option (blind answers from a wrong source are right when the
+    # model already knows the target)
+    informed_distractors: bool = False
+    restate_options: bool = False  # every option rewritten in one register by a writer not told which is right
     too_close: float = 0.9
     # ensemble
     filters: tuple[str, ...] = (OFFLINE,)
@@ -94,6 +98,10 @@ def stage_settings(s: Settings, stage: str) -> dict:
     # Settings added later enter a fingerprint only when set, so that earlier runs keep theirs.
     if stage == "chains" and s.related_pairs is not None:
         out["related_pairs"] = s.related_pairs
+    if stage == "distractors" and s.informed_distractors:
+        out["informed_distractors"] = True
+    if stage == "distractors" and s.restate_options:
+        out["restate_options"] = True
     if stage in ("qa", "postfilter") and s.one_item_per_target:
         out["one_item_per_target"] = True
     if stage in MODEL_STAGES and s.sampling is not None:  # only when set, so that earlier runs keep their fingerprints

@@ -22,11 +22,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 
 from agenthop.construct.corpus_view import CorpusView
-from agenthop.construct.distractors import validate_option
+from agenthop.construct.distractors import validate_informed, validate_option, validate_restated, wrong_kinds
 from agenthop.construct.prompts import BadReply, parse_json
 from agenthop.construct.qa import validate_qa
 from agenthop.construct.settings import Settings
@@ -109,12 +110,18 @@ def show(part: Path, cid: str | None, following: int = 0) -> None:
             print(f"===== {message['role']} =====\n{message['content']}\n")
 
 
-def _check(run: Path, view: CorpusView, cid: str, reply: str, done: dict[str, str]) -> None:
+def _check(run: Path, view: CorpusView, cid: str, reply: str, done: dict[str, str], body: dict) -> None:
     """Raise BadReply if the run would not accept ``reply`` for ``cid`` (the pipeline's checks)."""
     stage, cand_id = cid.split("-", 1)[0], "c-" + _candidate(cid)
-    if stage == "qa":
+    if stage == "distractors" and _kind(cid) == "restate":  # the options to restate are the request's own
+        options = re.findall(r"^\(([ABCD])\) (.+)$", body["messages"][-1]["content"], re.M)
+        validate_restated(reply, [text for _, text in options], Settings().too_close)
+    elif stage == "qa":
         chain = next(json.loads(line) for line in (run / "work" / "chains.jsonl").open() if f'"{cand_id}"' in line)
         validate_qa(view, chain, reply)
+    elif stage == "distractors" and _kind(cid) == "informed":  # the writer was shown the gold
+        cand = next(json.loads(line) for line in (run / "work" / "qa.jsonl").open() if f'"{cand_id}"' in line)
+        validate_informed(reply, wrong_kinds(Settings().same_paper), cand["answer"], Settings().too_close)
     elif stage == "distractors":
         cand = next(json.loads(line) for line in (run / "work" / "qa.jsonl").open() if f'"{cand_id}"' in line)
         others = [
@@ -134,7 +141,8 @@ def _check(run: Path, view: CorpusView, cid: str, reply: str, done: dict[str, st
 
 def answer(run: Path, corpus: Path, part: Path, replies: list[tuple[str, str]], give_up: bool = False) -> int:
     """Check each (custom_id, reply) in turn and keep those that pass; 1 if any did not."""
-    asked = {r["custom_id"] for r in _lines(part)}
+    requests = {r["custom_id"]: r["body"] for r in _lines(part)}
+    asked = set(requests)
     done = kept_replies(part)
     view = CorpusView(corpus)
     failed = 0
@@ -144,7 +152,7 @@ def answer(run: Path, corpus: Path, part: Path, replies: list[tuple[str, str]], 
             failed += 1
             continue
         try:
-            _check(run, view, cid, reply, done)
+            _check(run, view, cid, reply, done, requests[cid])
         except BadReply as exc:
             print(f"NOT KEPT {cid} ({exc.reason}): {exc}" + ("; kept anyway (--give-up)" if give_up else ""))
             if not give_up:

@@ -107,3 +107,53 @@ def test_split_by_kind_never_gives_one_answerer_two_sources_of_one_question(tmp_
 
 
 KINDS = ("no_context", "seed_only", "wrong_paper")
+
+
+def test_an_informed_writers_reply_is_checked_option_by_option(tmp_path, capsys):
+    gold = "The gated model scores 4.2 points higher on the test set than the plain one."
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "qa.jsonl").write_text(json.dumps({"id": "c-0aaa", "answer": gold}) + "\n")
+    part = tmp_path / "distractors-04.part1.jsonl"
+    cid = "distractors-c-0aaa-informed-a1"
+    body = {"model": "m", "messages": [{"role": "user", "content": "write three wrong options"}]}
+    part.write_text(
+        json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions", "body": body}) + "\n"
+    )
+    args = ["answer", str(tmp_path), "--corpus", str(CORPUS), str(part), cid, "--reply"]
+    good = {
+        "seed_only": "The plain model scores 2.7 points higher on the test set than the gated one.",
+        "wrong_paper": "The attention model gains 6.1 points over the recurrent baseline on the held-out data of the task.",
+        "no_context": "The gated variant trails the plain one by 1.3 points on the development set.",
+    }
+    assert answer_batch.main([*args, json.dumps({**good, "no_context": "Lower."})]) == 1
+    assert "no_context: the answer has 1 words" in capsys.readouterr().out
+    assert answer_batch.main([*args, json.dumps({**good, "seed_only": gold})]) == 1  # the gold itself
+    shorter = "The attention model gains 6.1 points over the recurrent baseline on the held-out data."
+    assert answer_batch.main([*args, json.dumps({**good, "wrong_paper": shorter})]) == 1
+    assert "no wrong answer is longer than the correct answer (15 words)" in capsys.readouterr().out
+    assert answer_batch.main([*args, json.dumps(good)]) == 0
+    assert json.loads(json.loads(answer_batch.replies_path(part).read_text())["reply"]) == good
+
+
+def test_a_restatement_is_checked_against_the_options_its_request_shows(tmp_path, capsys):
+    options = [
+        "The gated model scores 4.2 points higher than the plain one on the test set.",
+        "The plain model scores 2.7 points higher than the gated one on the test set.",
+        "Both models score within 0.3 points of each other on the test set.",
+        "The gated model trails the plain one by 1.3 points on the development set.",
+    ]
+    content = "Question: how do they compare?\n" + "".join(f"({x}) {o}\n" for x, o in zip("ABCD", options))
+    part = tmp_path / "distractors-07.part1.jsonl"
+    cid = "distractors-c-0aaa-restate-a1"
+    body = {"model": "m", "messages": [{"role": "system", "content": "edit"}, {"role": "user", "content": content}]}
+    part.write_text(
+        json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions", "body": body}) + "\n"
+    )
+    args = ["answer", str(tmp_path), "--corpus", str(CORPUS), str(part), cid, "--reply"]
+    good = {x: f"In short, {o[:1].lower()}{o[1:]}" for x, o in zip("ABCD", options)}
+    assert (
+        answer_batch.main([*args, json.dumps({**good, "C": "Both models score within 0.5 points on the test set."})])
+        == 1
+    )
+    assert "option C must keep its figures exactly as given (its figures: 0.3)" in capsys.readouterr().out
+    assert answer_batch.main([*args, json.dumps(good)]) == 0

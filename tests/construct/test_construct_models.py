@@ -5,6 +5,7 @@ without asking again for any reply it had received; --dry-run counts the calls w
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -15,13 +16,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from support.construct_runs import PRICES, settings, tree_digest
-from support.construct_script import OUTCOMES, ConstructScript, judged_low
+from support.construct_script import OUTCOMES, ConstructScript, judged_low, restated
 from support.fake_openai import FakeOpenAI
 from support.paths import REPO as ROOT
 
 from agenthop.construct.chains import hops
 from agenthop.construct.cli import main as construct_main
 from agenthop.construct.pipeline import run_pipeline
+from agenthop.construct.prompts import form_matches
 from agenthop.construct.settings import Settings
 from agenthop.corpus.importer import check_release
 from agenthop.llm.pricing import PriceTable
@@ -100,6 +102,58 @@ def test_every_scripted_failure_is_its_drop_reason_counted_exactly(tmp_path):
         (out / "work" / "qa.done.json").unlink()
         rerun = run_pipeline(CORPUS, out, s, prices=PriceTable(PRICES), echo=lambda line: None)
         assert rerun["ran"] == ["qa"] and len(fake.requests) == n_requests and tree_digest(out / "release") == before
+
+
+@pytest.mark.slow
+def test_an_informed_writer_is_shown_the_gold_once_per_item_and_its_options_are_checked_alike(tmp_path):
+    script = ConstructScript(CORPUS)
+    with FakeOpenAI(script) as fake:
+        s = dataclasses.replace(settings(fake.base_url), informed_distractors=True)
+        result = run_pipeline(CORPUS, tmp_path, s, prices=PriceTable(PRICES), echo=lambda line: None)
+    rows = {r["stage"]: r for r in result["attrition"]["rows"]}
+    asked = [
+        b["messages"][1]["content"]
+        for b in fake.requests
+        if "You write the wrong options" in b["messages"][0]["content"]
+    ]
+    qa = [json.loads(line) for line in (tmp_path / "work" / "qa.jsonl").read_text().splitlines()]
+    reaching = [c for c in qa if "drop" not in c]
+    # One request an item, each showing that item's gold; the HTTP 500 asked again, and the reply with the gold for
+    # an option asked again with what was wrong until the attempts run out. No blind answer is asked.
+    assert len(asked) == len(reaching) + 1 + (s.attempts - 1)
+    assert all(any(f"Correct answer: {c['answer']}\n" in a for a in asked) for c in reaching)
+    assert not any("in one short phrase" in b["messages"][0]["content"] for b in fake.requests)
+    # The writer's option equal to the gold is refused as a blind one is.
+    assert rows["distractors"]["reasons"] == {"distractor_too_close": 1}
+    items = [json.loads(line) for line in (tmp_path / "work" / "distractors.jsonl").read_text().splitlines()]
+    kept = [i for i in items if "drop" not in i]
+    assert kept and all(
+        sorted(i["distractor_types"]) == ["correct", "no_context", "seed_only", "wrong_paper"] for i in kept
+    )
+    assert all(form_matches(o, i["answer"]) for i in kept for o in i["options"])
+
+
+@pytest.mark.slow
+def test_restated_options_keep_their_figures_and_are_asked_without_saying_which_is_right(tmp_path):
+    script = ConstructScript(CORPUS)
+    with FakeOpenAI(script) as fake:
+        s = dataclasses.replace(settings(fake.base_url), informed_distractors=True, restate_options=True)
+        run_pipeline(CORPUS, tmp_path, s, prices=PriceTable(PRICES), echo=lambda line: None)
+    asked = [
+        b["messages"][1]["content"] for b in fake.requests if "You edit the options" in b["messages"][0]["content"]
+    ]
+    items = [json.loads(line) for line in (tmp_path / "work" / "distractors.jsonl").read_text().splitlines()]
+    kept = [i for i in items if "drop" not in i]
+    assert kept and len(asked) == len(kept)
+    for item in kept:
+        # The writer saw the options as the agent will order them, and nothing that marks the right one.
+        shown = next(a for a in asked if f"Question: {item['question']}\n" in a)
+        assert [f"({x}) {o}" in shown for x, o in zip("ABCD", item["written_options"])] == [True] * 4
+        assert item["answer"] not in shown.split("\n(")[0] and "Correct answer" not in shown
+        assert item["options"] == [restated(o) for o in item["written_options"]]
+        assert item["options"][item["correct_index"]] == restated(item["answer"])
+    release = [json.loads(line) for line in (tmp_path / "release" / "qa" / "full.jsonl").read_text().splitlines()]
+    assert release and all(o.startswith("Reportedly ") for r in release for o in r["options"])
 
 
 def _construct(out: Path, s: Settings, prices: Path) -> subprocess.Popen:

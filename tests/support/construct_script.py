@@ -33,6 +33,8 @@ OUTCOMES = {
     "ok_again": None,
 }
 STAGE_OF = (
+    ("You write the wrong options", "informed"),
+    ("You edit the options", "restate"),
     ("You help build a benchmark", "judge"),
     ("You write questions", "qa"),
     ("in one short phrase", "distractors"),
@@ -66,6 +68,16 @@ def in_form(words: list[str], gold: str, length: int | None = None) -> str:
     text = " ".join(body)
     text = (text[:1].upper() if gold[:1].isupper() else text[:1].lower()) + text[1:]
     return text + "." if gold.rstrip()[-1:] in ".!?:" else text
+
+
+def restated(option: str) -> str:
+    """How the script's writer restates an option: a word in front, its claims and figures kept."""
+    return f"Reportedly {option[:1].lower()}{option[1:]}"
+
+
+def unrestated(option: str) -> str:
+    text = option.removeprefix("Reportedly ")
+    return text[:1].upper() + text[1:] if text != option else option
 
 
 class ConstructScript:
@@ -160,12 +172,41 @@ class ConstructScript:
         words = [w for i in range(4) for w in pool[(start + 2 * i) % len(pool)].rstrip(".").split()[2:8]]
         return _reply({"answer": in_form(words, self.gold[question])})
 
+    def informed(self, body: dict) -> object:
+        """Every wrong option at once, written by a writer shown the gold: each kind from another of the seed's
+        sentences, in the gold's form."""
+        prompt = body["messages"][1]["content"]
+        chain, question = self._chain_of(prompt)
+        outcome, gold = self.outcome[chain], self.gold[question]
+        if outcome == "retry_then_ok" and chain not in self.failed_once:
+            self.failed_once.add(chain)
+            return HTTPError(500)
+        kinds = re.findall(r'^- "(\w+)": ', prompt, re.M)
+        pool = [s for sec in self.view.sections(chain[0]) for s in sentences(sec.text) if len(s.split()) >= 12]
+        # The first one word longer than the gold, as the writer is told (the gold is never the longest option).
+        options = {
+            kind: in_form(
+                [w for i in range(4) for w in pool[(k + 3 * i) % len(pool)].rstrip(".").split()[2:8]],
+                gold,
+                len(gold.split()) + (k == 0),
+            )
+            for k, kind in enumerate(kinds)
+        }
+        if outcome == "close_distractor":
+            options[kinds[0]] = gold
+        return _reply(options)
+
+    def restate(self, body: dict) -> object:
+        """Every option in one voice: each with a word in front, its claims and figures kept."""
+        options = dict(re.findall(r"^\(([ABCD])\) (.+)$", body["messages"][1]["content"], re.M))
+        return _reply({letter: restated(text) for letter, text in options.items()})
+
     def ensemble(self, body: dict) -> object:
         prompt = body["messages"][1]["content"]
         chain, question = self._chain_of(prompt)
         outcome = self.outcome[chain]
         options = dict(re.findall(r"^\(([ABCD])\) (.+)$", prompt, re.M))
-        gold = next(letter for letter, text in options.items() if text == self.gold[question])
+        gold = next(letter for letter, text in options.items() if self.gold[question] in (text, unrestated(text)))
         wrong = next(letter for letter in "ABCD" if letter != gold)
         seed_only = prompt.count("<paper id=") == 1
         if seed_only:
