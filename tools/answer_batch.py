@@ -114,7 +114,8 @@ def _check(run: Path, view: CorpusView, cid: str, reply: str, done: dict[str, st
     """Raise BadReply if the run would not accept ``reply`` for ``cid`` (the pipeline's checks)."""
     stage, cand_id = cid.split("-", 1)[0], "c-" + _candidate(cid)
     if stage == "distractors" and _kind(cid) == "restate":  # the options to restate are the request's own
-        options = re.findall(r"^\(([ABCD])\) (.+)$", body["messages"][-1]["content"], re.M)
+        asked = next(m["content"] for m in body["messages"] if m["role"] == "user")  # a retry adds more after it
+        options = re.findall(r"^\(([ABCD])\) (.+)$", asked, re.M)
         validate_restated(reply, [text for _, text in options], Settings().too_close)
     elif stage == "qa":
         chain = next(json.loads(line) for line in (run / "work" / "chains.jsonl").open() if f'"{cand_id}"' in line)

@@ -144,8 +144,10 @@ def test_a_restatement_is_checked_against_the_options_its_request_shows(tmp_path
     ]
     content = "Question: how do they compare?\n" + "".join(f"({x}) {o}\n" for x, o in zip("ABCD", options))
     part = tmp_path / "distractors-07.part1.jsonl"
-    cid = "distractors-c-0aaa-restate-a1"
-    body = {"model": "m", "messages": [{"role": "system", "content": "edit"}, {"role": "user", "content": content}]}
+    cid = "distractors-c-0aaa-restate-a2"  # a second attempt: the earlier reply and what was wrong follow the options
+    asked = [{"role": "system", "content": "edit"}, {"role": "user", "content": content}]
+    retry = [{"role": "assistant", "content": "{}"}, {"role": "user", "content": "That reply cannot be used: ..."}]
+    body = {"model": "m", "messages": asked + retry}
     part.write_text(
         json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions", "body": body}) + "\n"
     )
