@@ -199,6 +199,12 @@ def settings_options(fn):
             help="Ensemble: a filter model (repeat for each; default: the offline filter, no model).",
         ),
         click.option(
+            "--blind-check",
+            is_flag=True,
+            help="Ensemble: each filter model also answers from the four options alone (no question, no paper); "
+            "an item more than a third of them get right that way is dropped as options_give_away.",
+        ),
+        click.option(
             "--max-section-chars",
             type=click.IntRange(min=1),
             default=70_015,
@@ -310,6 +316,7 @@ def _settings(kw: dict) -> Settings:
         restate_options=kw["restate_options"],
         too_close=kw["too_close"],
         filters=tuple(kw["filters"]) or ("offline",),
+        blind_check=kw["blind_check"],
         max_section_chars=kw["max_section_chars"],
         one_item_per_target=kw["one_item_per_target"],
         attempts=kw["attempts"],

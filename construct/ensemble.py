@@ -11,6 +11,12 @@ check counts as one more shortcut check that never drops: an item whose form
 vote (the option most no-evidence solvers pick, ``artifacts.form_vote``) is the
 gold is silver at best, since its form points to its answer. A model whose
 replies cannot be read after every attempt counts as not choosing the gold.
+
+With ``blind_check`` each model also answers from the four options alone, with no
+question and no paper (the project's addition): more than t models picking the
+gold that way drops the item as ``options_give_away``. A capable reader tells a
+real finding from written ones by texture and memory where the rule-based form
+solvers of the artifact check see nothing.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import re
 from agenthop.construct import offline_filter
 from agenthop.construct.client import ModelSpec
 from agenthop.construct.context import Unusable
-from agenthop.construct.prompts import BadReply, choice_messages, parse_json
+from agenthop.construct.prompts import BadReply, blind_messages, choice_messages, parse_json
 
 LETTERS = "ABCD"
 
@@ -38,9 +44,11 @@ def _letter(reply: str) -> int:
     return LETTERS.index(value.strip().strip("()").upper())
 
 
-def tier(shortcut: int, consensus: int, n: int) -> tuple[str | None, str | None]:
-    """(drop reason or None, tier or None) by the published rule, for n models."""
+def tier(shortcut: int, consensus: int, n: int, blind: int = 0) -> tuple[str | None, str | None]:
+    """(drop reason or None, tier or None) by the published rule, for n models (``blind``: the options-alone hits)."""
     tolerance = n // 3
+    if blind > tolerance:
+        return "options_give_away", None
     if shortcut > tolerance:
         return "shortcut", None
     if consensus < n - tolerance:
@@ -58,9 +66,13 @@ async def run_ensemble(ctx, cands: list[dict]) -> list[dict]:
         return [cand["seed"]] if check == "shortcut" else [cand["seed"], *cand["targets"]]
 
     def messages(cand: dict, check: str) -> list[dict]:
+        if check == "blind":
+            return blind_messages(cand["options"])
         return choice_messages(view, cand["question"], cand["options"], [view.papers[p] for p in papers(cand, check)])
 
     async def answer(spec: ModelSpec, cand: dict, check: str) -> int | None:
+        if spec.offline and check == "blind":
+            return None  # no memory and no reading of register: the artifact check's solvers stand for it
         if spec.offline:
             return offline_filter.choose(view, cand["question"], cand["options"], papers(cand, check))
         try:
@@ -70,6 +82,8 @@ async def run_ensemble(ctx, cands: list[dict]) -> list[dict]:
 
     async def one(cand: dict) -> dict:
         votes: dict[str, dict[str, int | None]] = {"shortcut": {}, "consensus": {}}  # check -> model -> option
+        if s.blind_check:
+            votes["blind"] = {}
         # Batch mode: every filter's two questions in one round.
         ctx.prefetch(
             [
@@ -81,15 +95,15 @@ async def run_ensemble(ctx, cands: list[dict]) -> list[dict]:
             "ensemble",
         )
         for spec in specs:
-            votes["shortcut"][str(spec)] = await answer(spec, cand, "shortcut")
-            votes["consensus"][str(spec)] = await answer(spec, cand, "consensus")
+            for check in votes:
+                votes[check][str(spec)] = await answer(spec, cand, check)
         hits = {check: sum(v == cand["correct_index"] for v in answers.values()) for check, answers in votes.items()}
         pattern = " ".join(
             f"{check}:"
             + "".join("+" if v == cand["correct_index"] else ("?" if v is None else "-") for v in answers.values())
             for check, answers in votes.items()
         )
-        reason, level = tier(hits["shortcut"], hits["consensus"], len(specs))
+        reason, level = tier(hits["shortcut"], hits["consensus"], len(specs), hits.get("blind", 0))
         by_form = cand.get("artifacts", {}).get("picks", {}).get("form_vote") == [cand["correct_index"]]
         if level == "gold" and by_form:
             level = "silver"
@@ -100,6 +114,7 @@ async def run_ensemble(ctx, cands: list[dict]) -> list[dict]:
                 "votes": {k: {m: (None if v is None else LETTERS[v]) for m, v in a.items()} for k, a in votes.items()},
                 "shortcut": hits["shortcut"],
                 "consensus": hits["consensus"],
+                **({"blind": hits["blind"]} if "blind" in hits else {}),
                 "pattern": pattern,
             },
         }

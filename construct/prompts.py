@@ -371,6 +371,20 @@ def choice_messages(view: CorpusView, question: str, options: list[str], papers:
     ]
 
 
+def blind_messages(options: list[str]) -> list[dict]:
+    """Pick an option from the options alone: no question, no paper (the ensemble's blind check)."""
+    listed = "\n".join(f"({letter}) {o}" for letter, o in zip("ABCD", options))
+    return [
+        {"role": "system", "content": "You answer multiple-choice questions about research papers."},
+        {
+            "role": "user",
+            "content": "These are the four options of a multiple-choice question about a research paper; the "
+            f"question is not shown.\n{listed}\nWhich option is most likely the correct answer? "
+            'Reply with JSON only: {"answer": "A|B|C|D"}',
+        },
+    ]
+
+
 def retry_messages(messages: list[dict], reply: str, problem: str) -> list[dict]:
     """The conversation again, with the unusable reply and what was wrong with it."""
     return [

@@ -43,6 +43,7 @@ class Settings:
     too_close: float = 0.9
     # ensemble
     filters: tuple[str, ...] = (OFFLINE,)
+    blind_check: bool = False  # each filter also answers from the options alone; a pick of the gold drops the item
     # post-filter
     max_section_chars: int = 70_015
     one_item_per_target: bool = False  # each target paper serves at most one item (headroom: no item repeats a paper)
@@ -100,6 +101,8 @@ def stage_settings(s: Settings, stage: str) -> dict:
         out["related_pairs"] = s.related_pairs
     if stage == "distractors" and s.informed_distractors:
         out["informed_distractors"] = True
+    if stage == "ensemble" and s.blind_check:
+        out["blind_check"] = True
     if stage == "distractors" and s.restate_options:
         out["restate_options"] = True
     if stage in ("qa", "postfilter") and s.one_item_per_target:

@@ -156,6 +156,24 @@ def test_restated_options_keep_their_figures_and_are_asked_without_saying_which_
     assert release and all(o.startswith("Reportedly ") for r in release for o in r["options"])
 
 
+@pytest.mark.slow
+def test_the_blind_check_drops_an_item_whose_options_give_the_gold_away(tmp_path):
+    script = ConstructScript(CORPUS)
+    with FakeOpenAI(script) as fake:
+        s = dataclasses.replace(settings(fake.base_url), blind_check=True)
+        result = run_pipeline(CORPUS, tmp_path, s, prices=PriceTable(PRICES), echo=lambda line: None)
+    blind = [b for b in fake.requests if "the question is not shown" in b["messages"][1]["content"]]
+    # Asked of every filter model, with the options and nothing else: no question, no paper.
+    assert blind and {b["model"] for b in blind} == {"f1", "f2", "f3"}
+    assert not any("Question:" in b["messages"][1]["content"] or "<paper" in b["messages"][1]["content"] for b in blind)
+    rows = {r["stage"]: r for r in result["attrition"]["rows"]}
+    # The "silver" item (every filter picks its gold from the options alone) is dropped; the others fare as before.
+    assert rows["ensemble"]["reasons"] == {"shortcut": 1, "no_consensus": 1, "options_give_away": 1}
+    records = [json.loads(line) for line in (tmp_path / "work" / "ensemble.jsonl").read_text().splitlines()]
+    dropped = next(r for r in records if r.get("drop", {}).get("reason") == "options_give_away")
+    assert dropped["filter"]["blind"] == 3 and "blind:+++" in dropped["drop"]["detail"]
+
+
 def _construct(out: Path, s: Settings, prices: Path) -> subprocess.Popen:
     args = [
         sys.executable,

@@ -203,9 +203,12 @@ class ConstructScript:
 
     def ensemble(self, body: dict) -> object:
         prompt = body["messages"][1]["content"]
+        options = dict(re.findall(r"^\(([ABCD])\) (.+)$", prompt, re.M))
+        if "the question is not shown" in prompt:  # the blind check: only the "silver" item gives itself away
+            question = next(q for q, g in self.gold.items() if any(g in (t, unrestated(t)) for t in options.values()))
+            return self._blind(self.outcome[self.questions[question]], options, self.gold[question])
         chain, question = self._chain_of(prompt)
         outcome = self.outcome[chain]
-        options = dict(re.findall(r"^\(([ABCD])\) (.+)$", prompt, re.M))
         gold = next(letter for letter, text in options.items() if self.gold[question] in (text, unrestated(text)))
         wrong = next(letter for letter in "ABCD" if letter != gold)
         seed_only = prompt.count("<paper id=") == 1
@@ -213,3 +216,8 @@ class ConstructScript:
             recovers = outcome == "shortcut" or (outcome == "silver" and body["model"] == "f1")
             return _reply({"answer": gold if recovers else wrong})
         return _reply({"answer": wrong if outcome == "no_consensus" else gold})
+
+    @staticmethod
+    def _blind(outcome: str, options: dict[str, str], gold_text: str) -> object:
+        gold = next(letter for letter, text in options.items() if gold_text in (text, unrestated(text)))
+        return _reply({"answer": gold if outcome == "silver" else next(x for x in "ABCD" if x != gold)})
