@@ -179,6 +179,13 @@ def settings_options(fn):
             "paper, which on papers the model already knows yields the right answer reworded.",
         ),
         click.option(
+            "--grounded-distractors",
+            is_flag=True,
+            help="Distractors (model mode): a writer shown the gold writes each wrong option as a finding its source "
+            "really states (the seed, a sibling, the target elsewhere), quoting the sentence, which is checked word "
+            "for word; replaces no_context with same_paper.",
+        ),
+        click.option(
             "--restate-options",
             is_flag=True,
             help="Distractors (model mode): a writer not told which option is right rewrites all four in one "
@@ -313,6 +320,7 @@ def _settings(kw: dict) -> Settings:
         min_strength=kw["min_strength"],
         same_paper=kw["same_paper"],
         informed_distractors=kw["informed_distractors"],
+        grounded_distractors=kw["grounded_distractors"],
         restate_options=kw["restate_options"],
         too_close=kw["too_close"],
         filters=tuple(kw["filters"]) or ("offline",),

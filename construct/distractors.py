@@ -12,6 +12,7 @@ shuffled with a random generator seeded by the run's seed and the candidate.
 
 from __future__ import annotations
 
+import json
 import random
 
 from agenthop.construct import offline_filter, offline_items
@@ -25,12 +26,13 @@ from agenthop.construct.prompts import (
     answer_form,
     answer_messages,
     form_problem,
+    grounded_options_messages,
     informed_options_messages,
     parse_json,
     restate_messages,
 )
 from agenthop.construct.stagefiles import digest
-from agenthop.construct.textspans import closeness, perturb_numbers
+from agenthop.construct.textspans import closeness, perturb_numbers, supported_by, verbatim_in
 
 
 def too_close(option: str, taken: list[str], limit: float) -> str | None:
@@ -128,6 +130,62 @@ def validate_informed(reply: str, kinds: list[str], gold: str, limit: float) -> 
     if problem:
         raise BadReply(problem, "distractor_wrong_form")
     return out
+
+
+def validate_grounded(
+    reply: str, gold: str, evidence: list[str], texts: dict[str, list[str]], limit: float
+) -> tuple[dict[str, str], dict[str, str]]:
+    """A grounded writer's wrong options and the sentences each restates: every source word for word in one of its
+    kind's papers (``texts``: kind -> the papers' full texts), never the gold's evidence, and stating the option's
+    figures and most of its words; then the checks of ``validate_informed``."""
+    value = parse_json(reply)
+    options, sources = {}, {}
+    for kind, papers in texts.items():
+        entry = value.get(kind)
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("answer", "source")):
+            raise BadReply(f"'{kind}' must be an object with an 'answer' and a 'source' string")
+        answer, source = entry["answer"].strip(), entry["source"].strip()
+        if not any(verbatim_in(source, text) for text in papers):
+            raise BadReply(f"{kind}: its source is not word for word in that paper's text", "distractor_not_grounded")
+        if any(verbatim_in(e, source) or verbatim_in(source, e) for e in evidence):
+            raise BadReply(f"{kind}: its source is the correct answer's evidence", "distractor_not_grounded")
+        if not supported_by(answer, source):
+            raise BadReply(
+                f"{kind}: the answer must restate its source (every figure and most of its words from it)",
+                "distractor_not_grounded",
+            )
+        options[kind], sources[kind] = answer, source
+    checked = validate_informed(json.dumps(options), list(texts), gold, limit)
+    return checked, sources
+
+
+def paper_text(view, pid: str) -> str:
+    """A paper's whole text as the corpus holds it: its abstract and every section."""
+    paper = view.papers[pid]
+    return "\n".join([paper.abstract or "", *(sec.text for sec in view.sections(pid))])
+
+
+async def _grounded_options(ctx, cand: dict, spec: ModelSpec) -> dict:
+    view, s = ctx.view, ctx.settings
+    sib = siblings(view, cand, s.seed)
+    if not sib:
+        return {"drop": {"reason": "no_sibling_with_text", "detail": "the citing paper cites no other paper with text"}}
+    seed, targets = view.papers[cand["seed"]], [view.papers[t] for t in cand["targets"]]
+    messages = grounded_options_messages(view, cand, seed, view.papers[sib[0]], targets, answer_form(cand["answer"]))
+    texts = {
+        "seed_only": [paper_text(view, cand["seed"])],
+        "wrong_paper": [paper_text(view, sib[0])],
+        "same_paper": [paper_text(view, t) for t in cand["targets"]],
+    }
+
+    def validate(reply: str) -> tuple[dict[str, str], dict[str, str]]:
+        return validate_grounded(reply, cand["answer"], cand.get("evidence") or [], texts, s.too_close)
+
+    try:
+        options, sources = await ctx.ask(spec, messages, validate, "distractors", f"{cand['id']}/grounded")
+    except Unusable as exc:
+        return {"drop": {"reason": exc.reason, "detail": f"grounded: {exc.detail}"}}
+    return {"options": options, "sources": sources}
 
 
 def length_spread(options: dict[str, str], gold: str) -> str | None:
@@ -284,17 +342,23 @@ async def run_distractors(ctx, cands: list[dict]) -> list[dict]:
     spec = ModelSpec.parse(s.generator)
 
     async def one(cand: dict) -> dict:
+        extra: dict = {}
         if spec.offline and "slots" in cand and not s.same_paper:
             wrong = offline_items.options(view, cand, siblings(view, cand, s.seed), s.seed)
         elif spec.offline:
             wrong = _offline_options(view, cand, kinds, s)
+        elif s.grounded_distractors:
+            grounded = await _grounded_options(ctx, cand, spec)
+            if "drop" in grounded:
+                return {**cand, **grounded}
+            wrong, extra = grounded["options"], {"wrong_sources": grounded["sources"]}
         elif s.informed_distractors:
             wrong = await _informed_options(ctx, cand, kinds, spec)
         else:
             wrong = await _model_options(ctx, cand, kinds, spec)
         if "drop" in wrong:
             return {**cand, **wrong}
-        item = shuffle(cand, wrong, s.seed)
+        item = {**shuffle(cand, wrong, s.seed), **extra}
         if s.restate_options and not spec.offline:
             item = await _restated(ctx, cand, item, spec)
         return {**cand, **item}

@@ -327,6 +327,55 @@ def informed_options_messages(
     ]
 
 
+def grounded_options_messages(
+    view: CorpusView, cand: dict, seed: Paper, sibling: Paper, targets: list[Paper], form: str
+) -> list[dict]:
+    """Ask one writer, shown the gold, for three wrong options that each restate a finding a paper really states.
+
+    Written wrong options, however well matched, lack what a real finding has: a capable reader picked the gold
+    from the options alone, by its texture and by recognising it. Options that are all real findings (of the seed,
+    of a sibling, of the target elsewhere) are all recognisable, and only the question tells them apart.
+    """
+    blocks = "\n\n".join(
+        [paper_block(view, seed, 5000), paper_block(view, sibling, 5000)]
+        + [paper_block(view, t, 8000 // len(targets)) for t in targets]
+    )
+    evidence = " ".join(cand.get("evidence") or [])
+    shape = ", ".join(
+        f'"{k}": {{"answer": "...", "source": "<the sentence(s), copied word for word>"}}' for k in GROUNDED
+    )
+    return [
+        {
+            "role": "system",
+            "content": "You write the wrong options of multiple-choice research questions, so that only reading the "
+            "right paper tells them from the correct answer. " + _DATA_NOTE,
+        },
+        {
+            "role": "user",
+            "content": "The seed paper (first), another paper it cites (second) and the target paper(s) (last):\n"
+            f"{blocks}\n\nQuestion: {cand['question']}\nCorrect answer: {cand['answer']}\n"
+            f'The target paper\'s evidence for it: "{evidence}"\n\n'
+            "Write 3 wrong answers, each restating a finding that one paper actually states:\n"
+            + "\n".join(f'- "{k}": {GROUNDED[k]}' for k in GROUNDED)
+            + "\nChoose findings about the kind of thing the question asks (a comparison, a cause, a figure with its "
+            "meaning, a design choice), so that each reads as a possible answer to the question; each is true of its "
+            "paper but is not the answer to this question. Every wrong answer must:\n"
+            f"- be written as {form};\n"
+            "- restate its finding faithfully: every figure in it, and most of its words, come from the sentence(s) "
+            "you quote as its source (one or more whole sentences of that paper, copied word for word);\n"
+            "- differ in substance from the correct answer and from the other wrong answers.\n"
+            f"Reply with JSON only: {{{shape}}}",
+        },
+    ]
+
+
+GROUNDED = {
+    "seed_only": "a finding the seed paper states",
+    "wrong_paper": "a finding the second paper states",
+    "same_paper": "a finding the target paper states elsewhere (not the evidence above)",
+}
+
+
 def restate_messages(question: str, options: list[str]) -> list[dict]:
     """Ask a writer who is not told which option is right to rewrite all four in one register.
 

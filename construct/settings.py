@@ -39,6 +39,8 @@ class Settings:
     # one writer, shown the gold, writes every wrong option (blind answers from a wrong source are right when the
     # model already knows the target)
     informed_distractors: bool = False
+    # each wrong option restates a finding its source paper states (seed, sibling, target elsewhere), quoted
+    grounded_distractors: bool = False
     restate_options: bool = False  # every option rewritten in one register by a writer not told which is right
     too_close: float = 0.9
     # ensemble
@@ -103,6 +105,8 @@ def stage_settings(s: Settings, stage: str) -> dict:
         out["informed_distractors"] = True
     if stage == "ensemble" and s.blind_check:
         out["blind_check"] = True
+    if stage == "distractors" and s.grounded_distractors:
+        out["grounded_distractors"] = True
     if stage == "distractors" and s.restate_options:
         out["restate_options"] = True
     if stage in ("qa", "postfilter") and s.one_item_per_target:

@@ -27,7 +27,14 @@ import sys
 from pathlib import Path
 
 from agenthop.construct.corpus_view import CorpusView
-from agenthop.construct.distractors import validate_informed, validate_option, validate_restated, wrong_kinds
+from agenthop.construct.distractors import (
+    paper_text,
+    validate_grounded,
+    validate_informed,
+    validate_option,
+    validate_restated,
+    wrong_kinds,
+)
 from agenthop.construct.prompts import BadReply, parse_json
 from agenthop.construct.qa import validate_qa
 from agenthop.construct.settings import Settings
@@ -120,6 +127,16 @@ def _check(run: Path, view: CorpusView, cid: str, reply: str, done: dict[str, st
     elif stage == "qa":
         chain = next(json.loads(line) for line in (run / "work" / "chains.jsonl").open() if f'"{cand_id}"' in line)
         validate_qa(view, chain, reply)
+    elif stage == "distractors" and _kind(cid) == "grounded":  # sources: the request's papers, in order
+        cand = next(json.loads(line) for line in (run / "work" / "qa.jsonl").open() if f'"{cand_id}"' in line)
+        asked = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        ids = re.findall(r'<paper id="([^"]+)">', asked)
+        texts = {
+            "seed_only": [paper_text(view, ids[0])],
+            "wrong_paper": [paper_text(view, ids[1])],
+            "same_paper": [paper_text(view, t) for t in ids[2:]],
+        }
+        validate_grounded(reply, cand["answer"], cand.get("evidence") or [], texts, Settings().too_close)
     elif stage == "distractors" and _kind(cid) == "informed":  # the writer was shown the gold
         cand = next(json.loads(line) for line in (run / "work" / "qa.jsonl").open() if f'"{cand_id}"' in line)
         validate_informed(reply, wrong_kinds(Settings().same_paper), cand["answer"], Settings().too_close)

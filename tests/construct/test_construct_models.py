@@ -22,9 +22,12 @@ from support.paths import REPO as ROOT
 
 from agenthop.construct.chains import hops
 from agenthop.construct.cli import main as construct_main
+from agenthop.construct.corpus_view import CorpusView
+from agenthop.construct.distractors import paper_text, validate_grounded
 from agenthop.construct.pipeline import run_pipeline
-from agenthop.construct.prompts import form_matches
+from agenthop.construct.prompts import BadReply, form_matches
 from agenthop.construct.settings import Settings
+from agenthop.construct.textspans import supported_by, verbatim_in
 from agenthop.corpus.importer import check_release
 from agenthop.llm.pricing import PriceTable
 from agenthop.llm.retry import RetryPolicy
@@ -172,6 +175,36 @@ def test_the_blind_check_drops_an_item_whose_options_give_the_gold_away(tmp_path
     records = [json.loads(line) for line in (tmp_path / "work" / "ensemble.jsonl").read_text().splitlines()]
     dropped = next(r for r in records if r.get("drop", {}).get("reason") == "options_give_away")
     assert dropped["filter"]["blind"] == 3 and "blind:+++" in dropped["drop"]["detail"]
+
+
+@pytest.mark.slow
+def test_grounded_options_each_restate_a_sentence_their_source_paper_states(tmp_path):
+    script = ConstructScript(CORPUS)
+    with FakeOpenAI(script) as fake:
+        s = dataclasses.replace(settings(fake.base_url), grounded_distractors=True)
+        run_pipeline(CORPUS, tmp_path, s, prices=PriceTable(PRICES), echo=lambda line: None)
+    asked = [
+        b["messages"][1]["content"]
+        for b in fake.requests
+        if "You write the wrong options" in b["messages"][0]["content"]
+    ]
+    assert asked and all('"source"' in a and "Correct answer: " in a for a in asked)
+    view = CorpusView(CORPUS)
+    items = [json.loads(line) for line in (tmp_path / "work" / "distractors.jsonl").read_text().splitlines()]
+    kept = [i for i in items if "drop" not in i]
+    assert kept
+    for item in kept:
+        assert sorted(item["distractor_types"]) == ["correct", "same_paper", "seed_only", "wrong_paper"]
+        sources = item["wrong_sources"]
+        assert verbatim_in(sources["seed_only"], paper_text(view, item["seed"]))
+        assert any(verbatim_in(sources["same_paper"], paper_text(view, t)) for t in item["targets"])
+        assert not any(verbatim_in(e, sources["same_paper"]) for e in item["evidence"])
+        for kind, source in sources.items():
+            assert supported_by(item["options"][item["distractor_types"].index(kind)], source)
+    # A reply quoting a sentence its paper does not hold is refused and asked again with what was wrong.
+    reply = {kind: {"answer": "an answer", "source": "A sentence no paper of the corpus holds."} for kind in sources}
+    with pytest.raises(BadReply, match="not word for word"):
+        validate_grounded(json.dumps(reply), kept[0]["answer"], kept[0]["evidence"], {"seed_only": ["text"]}, 0.9)
 
 
 def _construct(out: Path, s: Settings, prices: Path) -> subprocess.Popen:

@@ -13,8 +13,9 @@ import re
 
 from agenthop.construct.artifacts import finding_numbers
 from agenthop.construct.corpus_view import CorpusView
+from agenthop.construct.prompts import form_matches
 from agenthop.construct.stagefiles import canonical, digest
-from agenthop.construct.textspans import sentences
+from agenthop.construct.textspans import closeness, sentences
 from support.fake_openai import HTTPError, completion, system_text
 
 # outcome -> the drop reason it must cause (None: kept)
@@ -182,6 +183,8 @@ class ConstructScript:
             self.failed_once.add(chain)
             return HTTPError(500)
         kinds = re.findall(r'^- "(\w+)": ', prompt, re.M)
+        if '"source"' in prompt:  # grounded: each option the opening words of a sentence its paper states
+            return self._grounded(prompt, kinds, gold)
         pool = [s for sec in self.view.sections(chain[0]) for s in sentences(sec.text) if len(s.split()) >= 12]
         # The first one word longer than the gold, as the writer is told (the gold is never the longest option).
         options = {
@@ -195,6 +198,28 @@ class ConstructScript:
         if outcome == "close_distractor":
             options[kinds[0]] = gold
         return _reply(options)
+
+    def _grounded(self, prompt: str, kinds: list[str], gold: str) -> object:
+        ids = re.findall(r'<paper id="([^"]+)">', prompt)
+        evidence = re.search(r'^The target paper\'s evidence for it: "(.*)"$', prompt, re.M).group(1)
+        papers = {"seed_only": ids[:1], "wrong_paper": ids[1:2], "same_paper": ids[2:]}
+        reply, taken = {}, [gold]
+        for k, kind in enumerate(kinds):
+            n = len(gold.split()) + (k == 0)  # the first one word longer than the gold, as the writer is told
+            found = (
+                (" ".join(sentence.split()[:n]), sentence)
+                for pid in papers[kind]
+                for sec in self.view.sections(pid)
+                for sentence in sentences(sec.text)
+                if len(sentence.split()) >= n and sentence not in evidence
+            )
+            answer, source = next(
+                ((a, src) for a, src in found if form_matches(a, gold) and all(closeness(a, t) < 0.5 for t in taken)),
+                ("no sentence fits", "none"),
+            )
+            reply[kind] = {"answer": answer, "source": source}
+            taken.append(answer)
+        return _reply(reply)
 
     def restate(self, body: dict) -> object:
         """Every option in one voice: each with a word in front, its claims and figures kept."""
