@@ -84,7 +84,7 @@ async def run_ensemble(ctx, cands: list[dict]) -> list[dict]:
         votes: dict[str, dict[str, int | None]] = {"shortcut": {}, "consensus": {}}  # check -> model -> option
         if s.blind_check:
             votes["blind"] = {}
-        # Batch mode: every filter's two questions in one round.
+        # Batch mode: every filter's questions in one round.
         ctx.prefetch(
             [
                 (spec, messages(cand, c), f"{cand['id']}/{c}/{spec.name}")

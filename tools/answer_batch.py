@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 from agenthop.construct.corpus_view import CorpusView
-from agenthop.construct.distractors import (
+from agenthop.construct.option_checks import (
     paper_text,
     validate_grounded,
     validate_informed,

@@ -23,7 +23,7 @@ from support.paths import REPO as ROOT
 from agenthop.construct.chains import hops
 from agenthop.construct.cli import main as construct_main
 from agenthop.construct.corpus_view import CorpusView
-from agenthop.construct.distractors import paper_text, validate_grounded
+from agenthop.construct.option_checks import paper_text, validate_grounded
 from agenthop.construct.pipeline import run_pipeline
 from agenthop.construct.prompts import BadReply, form_matches
 from agenthop.construct.settings import Settings
@@ -107,12 +107,18 @@ def test_every_scripted_failure_is_its_drop_reason_counted_exactly(tmp_path):
         assert rerun["ran"] == ["qa"] and len(fake.requests) == n_requests and tree_digest(out / "release") == before
 
 
+def scripted_run(out: Path, **changes) -> tuple[dict, FakeOpenAI, Settings]:
+    """A whole scripted run with the given settings changed: its result, the fake endpoint (its requests) and the
+    settings."""
+    with FakeOpenAI(ConstructScript(CORPUS)) as fake:
+        s = dataclasses.replace(settings(fake.base_url), **changes)
+        result = run_pipeline(CORPUS, out, s, prices=PriceTable(PRICES), echo=lambda line: None)
+    return result, fake, s
+
+
 @pytest.mark.slow
 def test_an_informed_writer_is_shown_the_gold_once_per_item_and_its_options_are_checked_alike(tmp_path):
-    script = ConstructScript(CORPUS)
-    with FakeOpenAI(script) as fake:
-        s = dataclasses.replace(settings(fake.base_url), informed_distractors=True)
-        result = run_pipeline(CORPUS, tmp_path, s, prices=PriceTable(PRICES), echo=lambda line: None)
+    result, fake, s = scripted_run(tmp_path, informed_distractors=True)
     rows = {r["stage"]: r for r in result["attrition"]["rows"]}
     asked = [
         b["messages"][1]["content"]
@@ -138,10 +144,7 @@ def test_an_informed_writer_is_shown_the_gold_once_per_item_and_its_options_are_
 
 @pytest.mark.slow
 def test_restated_options_keep_their_figures_and_are_asked_without_saying_which_is_right(tmp_path):
-    script = ConstructScript(CORPUS)
-    with FakeOpenAI(script) as fake:
-        s = dataclasses.replace(settings(fake.base_url), informed_distractors=True, restate_options=True)
-        run_pipeline(CORPUS, tmp_path, s, prices=PriceTable(PRICES), echo=lambda line: None)
+    _, fake, _ = scripted_run(tmp_path, informed_distractors=True, restate_options=True)
     asked = [
         b["messages"][1]["content"] for b in fake.requests if "You edit the options" in b["messages"][0]["content"]
     ]
@@ -161,10 +164,7 @@ def test_restated_options_keep_their_figures_and_are_asked_without_saying_which_
 
 @pytest.mark.slow
 def test_the_blind_check_drops_an_item_whose_options_give_the_gold_away(tmp_path):
-    script = ConstructScript(CORPUS)
-    with FakeOpenAI(script) as fake:
-        s = dataclasses.replace(settings(fake.base_url), blind_check=True)
-        result = run_pipeline(CORPUS, tmp_path, s, prices=PriceTable(PRICES), echo=lambda line: None)
+    result, fake, _ = scripted_run(tmp_path, blind_check=True)
     blind = [b for b in fake.requests if "the question is not shown" in b["messages"][1]["content"]]
     # Asked of every filter model, with the options and nothing else: no question, no paper.
     assert blind and {b["model"] for b in blind} == {"f1", "f2", "f3"}
@@ -179,10 +179,7 @@ def test_the_blind_check_drops_an_item_whose_options_give_the_gold_away(tmp_path
 
 @pytest.mark.slow
 def test_grounded_options_each_restate_a_sentence_their_source_paper_states(tmp_path):
-    script = ConstructScript(CORPUS)
-    with FakeOpenAI(script) as fake:
-        s = dataclasses.replace(settings(fake.base_url), grounded_distractors=True)
-        run_pipeline(CORPUS, tmp_path, s, prices=PriceTable(PRICES), echo=lambda line: None)
+    _, fake, _ = scripted_run(tmp_path, grounded_distractors=True)
     asked = [
         b["messages"][1]["content"]
         for b in fake.requests
