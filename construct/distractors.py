@@ -20,16 +20,16 @@ from agenthop.construct.context import Unusable
 from agenthop.construct.corpus_view import Paper
 from agenthop.construct.offline_items import siblings
 from agenthop.construct.option_checks import (
-    paper_text,
+    grounded_texts,
     too_close,
     validate_grounded,
     validate_informed,
     validate_option,
     validate_restated,
+    values_only,
     wrong_kinds,
 )
 from agenthop.construct.prompts import (
-    LONE_VALUE,
     answer_form,
     answer_messages,
     grounded_options_messages,
@@ -38,6 +38,8 @@ from agenthop.construct.prompts import (
 )
 from agenthop.construct.stagefiles import digest
 from agenthop.construct.textspans import perturb_numbers
+
+NO_SIBLING = {"drop": {"reason": "no_sibling_with_text", "detail": "the citing paper cites no other paper with text"}}
 
 
 def _offline_options(view, cand: dict, kinds: list[str], s) -> dict:
@@ -113,14 +115,10 @@ async def _grounded_options(ctx, cand: dict, spec: ModelSpec) -> dict:
     view, s = ctx.view, ctx.settings
     sib = siblings(view, cand, s.seed)
     if not sib:
-        return {"drop": {"reason": "no_sibling_with_text", "detail": "the citing paper cites no other paper with text"}}
+        return NO_SIBLING
     seed, targets = view.papers[cand["seed"]], [view.papers[t] for t in cand["targets"]]
     messages = grounded_options_messages(view, cand, seed, view.papers[sib[0]], targets, answer_form(cand["answer"]))
-    texts = {
-        "seed_only": [paper_text(view, cand["seed"])],
-        "wrong_paper": [paper_text(view, sib[0])],
-        "same_paper": [paper_text(view, t) for t in cand["targets"]],
-    }
+    texts = grounded_texts(view, cand["seed"], sib[0], cand["targets"])
 
     def validate(reply: str) -> tuple[dict[str, str], dict[str, str]]:
         return validate_grounded(reply, cand["answer"], cand.get("evidence") or [], texts, s.too_close)
@@ -141,9 +139,7 @@ async def _model_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) -> 
     for kind in kinds:
         papers = _sources(view, cand, kind, s)
         if papers is None:
-            return {
-                "drop": {"reason": "no_sibling_with_text", "detail": "the citing paper cites no other paper with text"}
-            }
+            return NO_SIBLING
         asks[kind] = _option_messages(view, cand, kind, papers, form)
     # Batch mode: the first request of every kind in one round (none depends on another's reply).
     ctx.prefetch([(spec, m, f"{cand['id']}/{kind}") for kind, m in asks.items()], "distractors")
@@ -164,7 +160,7 @@ async def _informed_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) 
     view, s = ctx.view, ctx.settings
     sib = siblings(view, cand, s.seed)
     if "wrong_paper" in kinds and not sib:
-        return {"drop": {"reason": "no_sibling_with_text", "detail": "the citing paper cites no other paper with text"}}
+        return NO_SIBLING
     sibling = view.papers[sib[0]] if sib else None
     messages = informed_options_messages(
         view, cand, kinds, view.papers[cand["seed"]], sibling, answer_form(cand["answer"])
@@ -181,8 +177,8 @@ async def _informed_options(ctx, cand: dict, kinds: list[str], spec: ModelSpec) 
 
 async def _restated(ctx, cand: dict, item: dict, spec: ModelSpec) -> dict:
     """The shuffled item with every option restated in one register (kept as written in ``written_options``)."""
-    if all(LONE_VALUE.fullmatch(p.strip()) for p in cand["answer"].split("; ")):
-        return item  # values only: nothing to restate
+    if values_only(cand["answer"]):
+        return item
     options = item["options"]
 
     def validate(reply: str) -> list[str]:

@@ -72,11 +72,25 @@ def paper_text(view, pid: str) -> str:
     return "\n".join([paper.abstract or "", *(sec.text for sec in view.sections(pid))])
 
 
+def grounded_texts(view, seed: str, sibling: str, targets: list[str]) -> dict[str, list[str]]:
+    """Where each grounded option's quote must be found: kind -> the full texts of its papers."""
+    return {
+        "seed_only": [paper_text(view, seed)],
+        "wrong_paper": [paper_text(view, sibling)],
+        "same_paper": [paper_text(view, t) for t in targets],
+    }
+
+
+def values_only(gold: str) -> bool:
+    """Every part of the gold is a lone value (its digits are its form: nothing to restate or balance in words)."""
+    return all(LONE_VALUE.fullmatch(p.strip()) for p in gold.split("; "))
+
+
 def length_spread(options: dict[str, str], gold: str) -> str | None:
     """What is wrong with the lengths of a writer's options, who saw the gold: each within 15% of its words, and one
     longer than it. Writers shown the gold write a little short of it, which made the gold the longest option in
     three items of five; now it is never the longest (guessing among the other three is 33%)."""
-    if all(LONE_VALUE.fullmatch(p.strip()) for p in gold.split("; ")):
+    if values_only(gold):
         return None  # a value's digits are its form (form_problem)
     n = len(gold.split())
     low, high = round(0.85 * n), max(round(1.15 * n), n + 1)

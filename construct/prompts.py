@@ -287,6 +287,21 @@ WRONG_SOURCES = {
 }
 
 
+_WRITER_SYSTEM = (
+    "You write the wrong options of multiple-choice research questions, so that only reading the right paper tells "
+    "them from the correct answer. " + _DATA_NOTE
+)
+
+
+def _gold_shown(cand: dict) -> str:
+    """What a writer of wrong options is shown of the item: the question, the gold and the gold's evidence."""
+    evidence = " ".join(cand.get("evidence") or [])
+    return (
+        f"Question: {cand['question']}\nCorrect answer: {cand['answer']}\n"
+        f'The target paper\'s evidence for it: "{evidence}"\n\n'
+    )
+
+
 def informed_options_messages(
     view: CorpusView, cand: dict, kinds: list[str], seed: Paper, sibling: Paper | None, form: str
 ) -> list[dict]:
@@ -300,18 +315,11 @@ def informed_options_messages(
     papers = paper_block(view, seed, 6000) + (f"\n\n{paper_block(view, sibling, 6000)}" if sibling else "")
     wanted = "\n".join(f'- "{k}": {WRONG_SOURCES[k]}' for k in kinds)
     shape = "{" + ", ".join(f'"{k}": "..."' for k in kinds) + "}"
-    evidence = " ".join(cand.get("evidence") or [])
     return [
-        {
-            "role": "system",
-            "content": "You write the wrong options of multiple-choice research questions, so that only reading the "
-            "right paper tells them from the correct answer. " + _DATA_NOTE,
-        },
+        {"role": "system", "content": _WRITER_SYSTEM},
         {
             "role": "user",
-            "content": f"The seed paper (first) and another paper it cites:\n{papers}\n\n"
-            f"Question: {cand['question']}\nCorrect answer: {cand['answer']}\n"
-            f'The target paper\'s evidence for it: "{evidence}"\n\n'
+            "content": f"The seed paper (first) and another paper it cites:\n{papers}\n\n{_gold_shown(cand)}"
             f"Write {len(kinds)} wrong answers, one for each of these sources:\n{wanted}\n"
             "Every wrong answer must:\n"
             f"- be written as {form};\n"
@@ -340,21 +348,15 @@ def grounded_options_messages(
         [paper_block(view, seed, 5000), paper_block(view, sibling, 5000)]
         + [paper_block(view, t, 8000 // len(targets)) for t in targets]
     )
-    evidence = " ".join(cand.get("evidence") or [])
     shape = ", ".join(
         f'"{k}": {{"answer": "...", "source": "<the sentence(s), copied word for word>"}}' for k in GROUNDED
     )
     return [
-        {
-            "role": "system",
-            "content": "You write the wrong options of multiple-choice research questions, so that only reading the "
-            "right paper tells them from the correct answer. " + _DATA_NOTE,
-        },
+        {"role": "system", "content": _WRITER_SYSTEM},
         {
             "role": "user",
             "content": "The seed paper (first), another paper it cites (second) and the target paper(s) (last):\n"
-            f"{blocks}\n\nQuestion: {cand['question']}\nCorrect answer: {cand['answer']}\n"
-            f'The target paper\'s evidence for it: "{evidence}"\n\n'
+            f"{blocks}\n\n{_gold_shown(cand)}"
             "Write 3 wrong answers, each restating a finding that one paper actually states:\n"
             + "\n".join(f'- "{k}": {GROUNDED[k]}' for k in GROUNDED)
             + "\nChoose findings about the kind of thing the question asks (a comparison, a cause, a figure with its "

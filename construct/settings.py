@@ -91,6 +91,14 @@ STAGE_SETTINGS = {
     "audit": (),
     "postfilter": ("max_section_chars",),
 }
+# Settings added later: they enter their stage's fingerprint only when set, so that earlier runs keep theirs.
+LATER_SETTINGS = {
+    "chains": ("related_pairs",),
+    "qa": ("one_item_per_target",),
+    "distractors": ("informed_distractors", "grounded_distractors", "restate_options"),
+    "ensemble": ("blind_check",),
+    "postfilter": ("one_item_per_target",),
+}
 # Model stages also depend on the attempts allowed for bad output (a retry is a different request).
 MODEL_STAGES = {"chains", "qa", "distractors", "ensemble"}
 
@@ -98,19 +106,10 @@ MODEL_STAGES = {"chains", "qa", "distractors", "ensemble"}
 def stage_settings(s: Settings, stage: str) -> dict:
     keys = STAGE_SETTINGS[stage] + (("attempts",) if stage in MODEL_STAGES else ())
     out = {k: getattr(s, k) for k in keys}
-    # Settings added later enter a fingerprint only when set, so that earlier runs keep theirs.
-    if stage == "chains" and s.related_pairs is not None:
-        out["related_pairs"] = s.related_pairs
-    if stage == "distractors" and s.informed_distractors:
-        out["informed_distractors"] = True
-    if stage == "ensemble" and s.blind_check:
-        out["blind_check"] = True
-    if stage == "distractors" and s.grounded_distractors:
-        out["grounded_distractors"] = True
-    if stage == "distractors" and s.restate_options:
-        out["restate_options"] = True
-    if stage in ("qa", "postfilter") and s.one_item_per_target:
-        out["one_item_per_target"] = True
+    for key in LATER_SETTINGS.get(stage, ()):
+        value = getattr(s, key)
+        if value is not None and value is not False:  # unset (a related_pairs of 0.0 is set)
+            out[key] = value
     if stage in MODEL_STAGES and s.sampling is not None:  # only when set, so that earlier runs keep their fingerprints
         out["sampling"] = s.sampling.as_dict()
     return out

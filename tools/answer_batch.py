@@ -28,7 +28,7 @@ from pathlib import Path
 
 from agenthop.construct.corpus_view import CorpusView
 from agenthop.construct.option_checks import (
-    paper_text,
+    grounded_texts,
     validate_grounded,
     validate_informed,
     validate_option,
@@ -131,11 +131,7 @@ def _check(run: Path, view: CorpusView, cid: str, reply: str, done: dict[str, st
         cand = next(json.loads(line) for line in (run / "work" / "qa.jsonl").open() if f'"{cand_id}"' in line)
         asked = next(m["content"] for m in body["messages"] if m["role"] == "user")
         ids = re.findall(r'<paper id="([^"]+)">', asked)
-        texts = {
-            "seed_only": [paper_text(view, ids[0])],
-            "wrong_paper": [paper_text(view, ids[1])],
-            "same_paper": [paper_text(view, t) for t in ids[2:]],
-        }
+        texts = grounded_texts(view, ids[0], ids[1], ids[2:])
         validate_grounded(reply, cand["answer"], cand.get("evidence") or [], texts, Settings().too_close)
     elif stage == "distractors" and _kind(cid) == "informed":  # the writer was shown the gold
         cand = next(json.loads(line) for line in (run / "work" / "qa.jsonl").open() if f'"{cand_id}"' in line)
