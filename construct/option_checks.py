@@ -88,8 +88,8 @@ def values_only(gold: str) -> bool:
 
 def length_spread(options: dict[str, str], gold: str) -> str | None:
     """What is wrong with the lengths of a writer's options, who saw the gold: each within 15% of its words, and one
-    longer than it. Writers shown the gold write a little short of it, which made the gold the longest option in
-    three items of five; now it is never the longest (guessing among the other three is 33%)."""
+    longer than it. A writer shown the gold writes a little short of it, which would make the gold the longest
+    option; this way it never is (and guessing among the other three is 33%)."""
     if values_only(gold):
         return None  # a value's digits are its form (form_problem)
     n = len(gold.split())

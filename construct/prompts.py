@@ -198,8 +198,7 @@ def _word_range(n: int) -> str:
 
 def _length_bounds(n: int) -> tuple[int, int]:
     """The length a wrong option may have beside a gold of ``n`` words: close enough that neither the longest nor the
-    shortest option is a better guess than any other. Writers given a range write towards its top (the first
-    stand-in writers, given 0.8n to 1.25n, left the gold the shortest option in two items of three), so the range
+    shortest option is a better guess than any other. Writers given a range write towards its top, so the range
     reaches further below ``n`` than above it, and the prompt asks for about ``n``."""
     return max(1, round(0.75 * n)), round(1.1 * n) + 1
 
@@ -382,9 +381,8 @@ def restate_messages(question: str, options: list[str]) -> list[dict]:
     """Ask a writer who is not told which option is right to rewrite all four in one register.
 
     The gold is written from the target's evidence, in the paper's own words; wrong options are written by a model,
-    smoothly. A capable reader tells them apart by register alone (it picked the gold from the options alone in 40
-    of 40 items, both when the wrong options were answered blind and when a writer who knew the gold wrote them).
-    Restating every option in one voice takes that away, and keeps each option's claims.
+    smoothly, and a capable reader tells them apart by register alone. Restating every option in one voice takes
+    that away, and keeps each option's claims.
     """
     lengths = sorted(len(o.split()) for o in options)
     listed = "\n".join(f"({letter}) {o}" for letter, o in zip("ABCD", options))
